@@ -1,0 +1,116 @@
+/* Internal interfaces shared by the driver layers: per-ISA kernel tables, dispatch state,
+ * the thread pool and per-thread packing workspaces. Not installed; not part of the public API. */
+#ifndef GEMMKIT_INTERNAL_H
+#define GEMMKIT_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "include/gemmkit.h"
+
+#if defined(__x86_64__) || defined(_M_X64) || defined(__i386__) || defined(_M_IX86)
+#define GEMMKIT_X86 1
+#else
+#define GEMMKIT_X86 0
+#endif
+
+#if defined(_MSC_VER)
+#define GK_RESTRICT __restrict
+#define GK_ALIGN64 __declspec(align(64))
+#else
+#define GK_RESTRICT __restrict__
+#define GK_ALIGN64 __attribute__((aligned(64)))
+#endif
+
+#define GK_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define GK_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/* ---- fp32 ---------------------------------------------------------------------------------- */
+
+/* Full MR x NR tile: C = alpha * A_panel * B_panel + beta * C (beta == 0: C is not read).
+ * a: packed MR-row micro-panel (MR floats per k); b: packed NR-column micro-panel (NR floats per k). */
+typedef void (*gk_sgemm_ukernel_fn)(int64_t kc, const float *GK_RESTRICT a, const float *GK_RESTRICT b,
+                                    float *GK_RESTRICT c, int64_t ldc, float alpha, float beta);
+
+/* One table per ISA: the microkernel and its blocking constants (as BLIS's cntx_init per arch). */
+typedef struct {
+    const char *name;          /* e.g. "ukernel_sgemm_avx512_12x32" */
+    int mr, nr;                /* micro-tile */
+    int64_t mc, kc, nc;        /* cache blocks: A block MC x KC in L2, B block KC x NC in L3 */
+    gk_sgemm_ukernel_fn ukernel;
+} gk_sgemm_kernel_t;
+
+extern const gk_sgemm_kernel_t gk_sgemm_kernel_generic;
+#if GEMMKIT_X86
+extern const gk_sgemm_kernel_t gk_sgemm_kernel_avx2;
+extern const gk_sgemm_kernel_t gk_sgemm_kernel_avx512;
+#endif
+
+/* ---- int8 ---------------------------------------------------------------------------------- */
+
+/* What the int8 microkernel's epilogue adds to the raw sum S[i][j] = sum_k A'[i][k] * B[k][j]
+ * (A' unsigned bytes, B signed bytes) of one MR x NR tile:
+ *   acc  = S + row_comp[i] + col_comp[j]            (exact, in double: |acc| < 2^53)
+ *   C    = round_half_even(alpha * acc + beta * C + row_add[i] + col_add[j]), saturated to int32
+ * beta == 0: C is not read. row_add / col_add may be NULL. */
+typedef struct {
+    const double *row_comp;    /* MR entries */
+    const double *col_comp;    /* NR entries */
+    const double *row_add;     /* MR entries or NULL */
+    const double *col_add;     /* NR entries or NULL */
+    double alpha, beta;
+} gk_i8_epilogue_t;
+
+/* kgroups: number of k-groups in the packed panels (group size = kernel's kgroup bytes).
+ * a: MR rows x kgroup values per group; b: NR columns x kgroup values per group. */
+typedef void (*gk_i8_ukernel_fn)(int64_t kgroups, const void *GK_RESTRICT a, const void *GK_RESTRICT b,
+                                 int32_t *GK_RESTRICT c, int64_t ldc, const gk_i8_epilogue_t *ep);
+/* Raw sums only: S (MR x NR, row stride NR) written to s. Used for K beyond one exact chunk. */
+typedef void (*gk_i8_ukernel_raw_fn)(int64_t kgroups, const void *GK_RESTRICT a,
+                                     const void *GK_RESTRICT b, int32_t *GK_RESTRICT s);
+
+typedef struct {
+    const char *name;
+    int mr, nr;
+    int kgroup;                /* k values interleaved per packed group: 4 (bytes) or 2 (int16 pairs) */
+    int elem_size;             /* bytes per packed element: 1 (u8/s8) or 2 (widened int16) */
+    int64_t mc, kc, nc;        /* kc: max k per exact chunk (multiple of kgroup) */
+    gk_i8_ukernel_fn ukernel;
+    gk_i8_ukernel_raw_fn ukernel_raw;
+} gk_i8_kernel_t;
+
+extern const gk_i8_kernel_t gk_i8_kernel_generic;
+#if GEMMKIT_X86
+extern const gk_i8_kernel_t gk_i8_kernel_avx2;
+extern const gk_i8_kernel_t gk_i8_kernel_avx512;
+extern const gk_i8_kernel_t gk_i8_kernel_avx512_vnni;
+#if defined(GEMMKIT_HAVE_AVX_VNNI)
+extern const gk_i8_kernel_t gk_i8_kernel_avx_vnni;
+#endif
+#endif
+
+/* ---- dispatch ------------------------------------------------------------------------------ */
+
+typedef struct {
+    const char *arch;
+    const gk_sgemm_kernel_t *sgemm;
+    const gk_i8_kernel_t *i8;
+} gk_dispatch_t;
+
+const gk_dispatch_t *gk_dispatch(void);
+
+/* ---- threads and workspaces ---------------------------------------------------------------- */
+
+typedef void (*gk_task_fn)(void *ctx, int tid, int nthreads);
+/* Runs fn(ctx, tid, n) for tid in [0, n) on the pool (the caller runs tid 0); returns when all end. */
+void gk_parallel_run(gk_task_fn fn, void *ctx, int nthreads);
+int gk_num_threads(void);
+
+/* Per-thread, 64-byte aligned, grown on demand and kept for reuse; slot 0/1 are independent. */
+void *gk_thread_workspace(int slot, size_t bytes);
+
+/* Split the M x N output among nthreads into a tm x tn grid (tm * tn <= nthreads). */
+void gk_partition_2d(int64_t m, int64_t n, int mr, int nr, int nthreads, int *tm, int *tn);
+/* [begin, end) of part `idx` of `parts` over `total`, in units of `unit`. */
+void gk_split_range(int64_t total, int unit, int parts, int idx, int64_t *begin, int64_t *end);
+
+#endif /* GEMMKIT_INTERNAL_H */

@@ -1,0 +1,247 @@
+/* int8 GEMM frontend and driver (u8s8s32, s8s8s32): validates as oneDNN does, packs panels with
+ * row/column sums, and applies zero points by compensation in the microkernel's exact epilogue. */
+#include <math.h>
+#include <string.h>
+#include "gemmkit_internal.h"
+#include "pack.h"
+
+gemmkit_status_t gk_check_gemm_args(char transa, char transb, int64_t M, int64_t N, int64_t K,
+                                    const void *A, int64_t lda, const void *B, int64_t ldb,
+                                    const void *C, int64_t ldc);
+int gk_threads_for(int64_t M, int64_t N, int64_t K);
+
+typedef struct {
+    const gk_i8_kernel_t *kern;
+    int transa, transb, flip_a;
+    int64_t M, N, K;
+    double alpha, beta;
+    const uint8_t *A; int64_t lda; int a_ofs; /* a_ofs = ao (u8) or ao + 128 (s8, A flipped to u8) */
+    const int8_t *B; int64_t ldb; int bo;
+    int32_t *C; int64_t ldc;
+    char offsetc; const int32_t *co;
+    int tm, tn;
+    int failed;
+} i8_job_t;
+
+/* round half to even, saturate to int32 (NaN -> INT32_MIN, as the SIMD conversions give). */
+static inline int32_t round_sat(double v) {
+    if (!(v >= -2147483648.0)) return INT32_MIN;
+    if (v >= 2147483647.0) return INT32_MAX;
+    return (int32_t)nearbyint(v);
+}
+
+/* Scalar epilogue for an m x n tile given its exact sums acc (without row/col compensation). */
+static void epilogue_scalar(int64_t m, int64_t n, const int64_t *S, int64_t lds, int32_t *C,
+                            int64_t ldc, const gk_i8_epilogue_t *ep) {
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            double acc = (double)S[i * lds + j] + ep->row_comp[i] + ep->col_comp[j];
+            double v = ep->alpha * acc;
+            if (ep->beta != 0.0) v = v + ep->beta * (double)C[i * ldc + j];
+            if (ep->row_add) v = v + ep->row_add[i];
+            if (ep->col_add) v = v + ep->col_add[j];
+            C[i * ldc + j] = round_sat(v);
+        }
+}
+
+/* Column constants for columns [j0, j0+n) and row constants for rows [i0, i0+m). */
+static void col_terms(const i8_job_t *job, int64_t j0, int64_t n, const int32_t *colsum, double *cc,
+                      double *ca) {
+    for (int64_t j = 0; j < n; j++) {
+        cc[j] = -(double)job->a_ofs * (double)colsum[j];
+        ca[j] = job->offsetc == 'F' ? (double)job->co[0] : job->offsetc == 'R' ? (double)job->co[j0 + j] : 0.0;
+    }
+}
+static void row_terms(const i8_job_t *job, int64_t i0, int64_t m, int64_t K, const int32_t *rowsum,
+                      double *rc, double *ra) {
+    double kab = (double)K * (double)job->a_ofs * (double)job->bo;
+    for (int64_t i = 0; i < m; i++) {
+        rc[i] = -(double)job->bo * (double)rowsum[i] + kab;
+        ra[i] = job->offsetc == 'C' ? (double)job->co[i0 + i] : 0.0;
+    }
+}
+
+static size_t align64(size_t x) { return (x + 63) & ~(size_t)63; }
+
+/* One pass when K fits one exact chunk: pack full-K panels, fused epilogue in the microkernel. */
+static int i8_block(const i8_job_t *job, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+    const gk_i8_kernel_t *kern = job->kern;
+    const int mr = kern->mr, nr = kern->nr, kg = kern->kgroup, es = kern->elem_size;
+    const int64_t K = job->K;
+    const int64_t kchunk = kern->kc;
+    const int64_t nchunks = (K + kchunk - 1) / kchunk;
+    const int64_t kcmax = GK_MIN(K, kchunk);
+    const int64_t kp = (kcmax + kg - 1) / kg * kg;
+    /* Cache blocks scaled to the panel depth: A block ~ L2 budget, B block ~ share of L3. */
+    int64_t MC = GK_MAX((int64_t)mr, GK_MIN(kern->mc, (int64_t)(384 * 1024) / (kp * es) / mr * mr));
+    int64_t NC = GK_MAX((int64_t)nr, GK_MIN(kern->nc, (int64_t)(4 << 20) / (kp * es) / nr * nr));
+    if (nchunks > 1) NC = GK_MIN(NC, (int64_t)GK_MAX(nr, 256 / nr * nr)); /* bound the int64 sums */
+    const int64_t mc_max = GK_MIN(MC, (m1 - m0 + mr - 1) / mr * mr);
+    const int64_t nc_max = GK_MIN(NC, (n1 - n0 + nr - 1) / nr * nr);
+
+    uint8_t *abuf = (uint8_t *)gk_thread_workspace(0, (size_t)(mc_max * kp * es));
+    uint8_t *bbuf = (uint8_t *)gk_thread_workspace(1, (size_t)(nc_max * kp * es));
+    size_t off_rs = 0, off_cs = align64(off_rs + sizeof(int32_t) * mc_max);
+    size_t off_rc = align64(off_cs + sizeof(int32_t) * nc_max);
+    size_t off_ra = align64(off_rc + sizeof(double) * mc_max);
+    size_t off_cc = align64(off_ra + sizeof(double) * mc_max);
+    size_t off_ca = align64(off_cc + sizeof(double) * nc_max);
+    size_t off_rs64 = align64(off_ca + sizeof(double) * nc_max);
+    size_t off_cs64 = align64(off_rs64 + sizeof(int64_t) * mc_max);
+    size_t off_acc = align64(off_cs64 + sizeof(int64_t) * nc_max);
+    size_t ws_bytes = off_acc + (nchunks > 1 ? sizeof(int64_t) * (size_t)(mc_max * nc_max) : 0);
+    uint8_t *ws = (uint8_t *)gk_thread_workspace(2, ws_bytes);
+    if (!abuf || !bbuf || !ws) return -1;
+    int32_t *rowsum = (int32_t *)(ws + off_rs), *colsum = (int32_t *)(ws + off_cs);
+    double *rc = (double *)(ws + off_rc), *ra = (double *)(ws + off_ra);
+    double *cc = (double *)(ws + off_cc), *ca = (double *)(ws + off_ca);
+    int64_t *rs64 = (int64_t *)(ws + off_rs64), *cs64 = (int64_t *)(ws + off_cs64);
+    int64_t *acc = (int64_t *)(ws + off_acc);
+    GK_ALIGN64 int32_t tile[32 * 64];
+    GK_ALIGN64 int64_t tile64[32 * 64];
+    const int has_ra = job->offsetc == 'C', has_ca = job->offsetc == 'F' || job->offsetc == 'R';
+
+    for (int64_t jc = n0; jc < n1; jc += NC) {
+        const int64_t nc = GK_MIN(NC, n1 - jc);
+        if (nchunks == 1) {
+            const int8_t *Bp = job->transb ? job->B + jc * job->ldb : job->B + jc;
+            pack_b_i8(job->transb, Bp, job->ldb, K, nc, nr, kg, es, bbuf, colsum);
+            col_terms(job, jc, nc, colsum, cc, ca);
+        }
+        for (int64_t ic = m0; ic < m1; ic += MC) {
+            const int64_t mc = GK_MIN(MC, m1 - ic);
+            if (nchunks == 1) {
+                const uint8_t *Ap = job->transa ? job->A + ic : job->A + ic * job->lda;
+                pack_a_i8(job->transa, Ap, job->lda, mc, K, mr, kg, es, job->flip_a, abuf, rowsum);
+                row_terms(job, ic, mc, K, rowsum, rc, ra);
+                for (int64_t jr = 0; jr < nc; jr += nr) {
+                    const int64_t nb = GK_MIN((int64_t)nr, nc - jr);
+                    const void *bp = bbuf + (size_t)(jr * kp) * es;
+                    for (int64_t ir = 0; ir < mc; ir += mr) {
+                        const int64_t mb = GK_MIN((int64_t)mr, mc - ir);
+                        const void *ap = abuf + (size_t)(ir * kp) * es;
+                        int32_t *c = job->C + (ic + ir) * job->ldc + jc + jr;
+                        gk_i8_epilogue_t ep = {rc + ir, cc + jr, has_ra ? ra + ir : NULL,
+                                               has_ca ? ca + jr : NULL, job->alpha, job->beta};
+                        if (mb == mr && nb == nr) {
+                            kern->ukernel(kp / kg, ap, bp, c, job->ldc, &ep);
+                        } else {
+                            kern->ukernel_raw(kp / kg, ap, bp, tile);
+                            for (int64_t t = 0; t < (int64_t)mr * nr; t++) tile64[t] = tile[t];
+                            epilogue_scalar(mb, nb, tile64, nr, c, job->ldc, &ep);
+                        }
+                    }
+                }
+                continue;
+            }
+            /* K beyond one exact chunk: raw int32 sums per chunk, accumulated exactly in int64. */
+            memset(acc, 0, sizeof(int64_t) * (size_t)(mc * nc));
+            memset(rs64, 0, sizeof(int64_t) * (size_t)mc);
+            memset(cs64, 0, sizeof(int64_t) * (size_t)nc);
+            for (int64_t pc = 0; pc < K; pc += kchunk) {
+                const int64_t kc = GK_MIN(kchunk, K - pc);
+                const int64_t kpc = (kc + kg - 1) / kg * kg;
+                const int8_t *Bp = job->transb ? job->B + jc * job->ldb + pc : job->B + pc * job->ldb + jc;
+                const uint8_t *Ap = job->transa ? job->A + pc * job->lda + ic : job->A + ic * job->lda + pc;
+                pack_b_i8(job->transb, Bp, job->ldb, kc, nc, nr, kg, es, bbuf, colsum);
+                pack_a_i8(job->transa, Ap, job->lda, mc, kc, mr, kg, es, job->flip_a, abuf, rowsum);
+                for (int64_t j = 0; j < nc; j++) cs64[j] += colsum[j];
+                for (int64_t i = 0; i < mc; i++) rs64[i] += rowsum[i];
+                for (int64_t jr = 0; jr < nc; jr += nr) {
+                    const int64_t nb = GK_MIN((int64_t)nr, nc - jr);
+                    for (int64_t ir = 0; ir < mc; ir += mr) {
+                        const int64_t mb = GK_MIN((int64_t)mr, mc - ir);
+                        kern->ukernel_raw(kpc / kg, abuf + (size_t)(ir * kpc) * es,
+                                          bbuf + (size_t)(jr * kpc) * es, tile);
+                        for (int64_t i = 0; i < mb; i++)
+                            for (int64_t j = 0; j < nb; j++) acc[(ir + i) * nc + jr + j] += tile[i * nr + j];
+                    }
+                }
+            }
+            double kab = (double)K * (double)job->a_ofs * (double)job->bo;
+            for (int64_t j = 0; j < nc; j++) {
+                cc[j] = -(double)job->a_ofs * (double)cs64[j];
+                ca[j] = job->offsetc == 'F' ? (double)job->co[0] : job->offsetc == 'R' ? (double)job->co[jc + j] : 0.0;
+            }
+            for (int64_t i = 0; i < mc; i++) {
+                rc[i] = -(double)job->bo * (double)rs64[i] + kab;
+                ra[i] = has_ra ? (double)job->co[ic + i] : 0.0;
+            }
+            gk_i8_epilogue_t ep = {rc, cc, has_ra ? ra : NULL, has_ca ? ca : NULL, job->alpha, job->beta};
+            epilogue_scalar(mc, nc, acc, nc, job->C + ic * job->ldc + jc, job->ldc, &ep);
+        }
+    }
+    return 0;
+}
+
+static void i8_task(void *ctx, int tid, int nthreads) {
+    i8_job_t *job = (i8_job_t *)ctx;
+    (void)nthreads;
+    int ti = tid / job->tn, tj = tid % job->tn;
+    if (ti >= job->tm) return;
+    int64_t m0, m1, n0, n1;
+    gk_split_range(job->M, job->kern->mr, job->tm, ti, &m0, &m1);
+    gk_split_range(job->N, job->kern->nr, job->tn, tj, &n0, &n1);
+    if (m0 >= m1 || n0 >= n1) return;
+    if (i8_block(job, m0, m1, n0, n1) != 0) job->failed = 1;
+}
+
+/* K == 0 or alpha == 0: C := beta * C + co, with the same rounding and saturation. */
+static void i8_no_product(const i8_job_t *job) {
+    for (int64_t i = 0; i < job->M; i++)
+        for (int64_t j = 0; j < job->N; j++) {
+            int32_t *c = job->C + i * job->ldc + j;
+            double v = 0.0;
+            if (job->beta != 0.0) v = job->beta * (double)*c;
+            double add = job->offsetc == 'F' ? job->co[0] : job->offsetc == 'C' ? job->co[i] : job->co[j];
+            *c = round_sat(v + add);
+        }
+}
+
+static gemmkit_status_t gemm_i8(char transa, char transb, char offsetc, int64_t M, int64_t N, int64_t K,
+                                float alpha, const uint8_t *A, int64_t lda, int a_ofs, int flip_a,
+                                const int8_t *B, int64_t ldb, int bo, float beta, int32_t *C, int64_t ldc,
+                                const int32_t *co) {
+    gemmkit_status_t st = gk_check_gemm_args(transa, transb, M, N, K, A, lda, B, ldb, C, ldc);
+    if (st != gemmkit_success) return st;
+    char oc = (char)(offsetc >= 'a' && offsetc <= 'z' ? offsetc - 32 : offsetc);
+    if (oc != 'F' && oc != 'C' && oc != 'R') return gemmkit_invalid_arguments;
+    if (M > 0 && N > 0 && co == NULL) return gemmkit_invalid_arguments;
+    if (M == 0 || N == 0) return gemmkit_success;
+    i8_job_t job;
+    job.kern = gk_dispatch()->i8;
+    job.transa = transa == 'T' || transa == 't';
+    job.transb = transb == 'T' || transb == 't';
+    job.flip_a = flip_a;
+    job.M = M; job.N = N; job.K = K;
+    job.alpha = alpha; job.beta = beta;
+    job.A = A; job.lda = lda; job.a_ofs = a_ofs;
+    job.B = B; job.ldb = ldb; job.bo = bo;
+    job.C = C; job.ldc = ldc; job.offsetc = oc; job.co = co;
+    job.failed = 0;
+    if (K == 0 || alpha == 0.0f) {
+        i8_no_product(&job);
+        return gemmkit_success;
+    }
+    int nthreads = gk_threads_for(M, N, K / 4 + 1);
+    gk_partition_2d(M, N, job.kern->mr, job.kern->nr, nthreads, &job.tm, &job.tn);
+    gk_parallel_run(i8_task, &job, job.tm * job.tn);
+    return job.failed ? gemmkit_out_of_memory : gemmkit_success;
+}
+
+gemmkit_status_t gemmkit_gemm_u8s8s32(char transa, char transb, char offsetc, int64_t M, int64_t N,
+                                      int64_t K, float alpha, const uint8_t *A, int64_t lda, uint8_t ao,
+                                      const int8_t *B, int64_t ldb, int8_t bo, float beta, int32_t *C,
+                                      int64_t ldc, const int32_t *co) {
+    return gemm_i8(transa, transb, offsetc, M, N, K, alpha, A, lda, (int)ao, 0, B, ldb, (int)bo, beta, C,
+                   ldc, co);
+}
+
+gemmkit_status_t gemmkit_gemm_s8s8s32(char transa, char transb, char offsetc, int64_t M, int64_t N,
+                                      int64_t K, float alpha, const int8_t *A, int64_t lda, int8_t ao,
+                                      const int8_t *B, int64_t ldb, int8_t bo, float beta, int32_t *C,
+                                      int64_t ldc, const int32_t *co) {
+    /* A' = A + 128 as unsigned bytes, so (A - ao) = (A' - (ao + 128)). */
+    return gemm_i8(transa, transb, offsetc, M, N, K, alpha, (const uint8_t *)A, lda, (int)ao + 128, 1, B, ldb,
+                   (int)bo, beta, C, ldc, co);
+}

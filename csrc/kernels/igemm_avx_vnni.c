@@ -1,0 +1,18 @@
+/* AVX-VNNI int8 microkernel (6 x 16, 256-bit vpdpbusd, Alder Lake and later) and its blocking table;
+ * built only where the compiler knows -mavxvnni, selected only where CPUID reports AVX-VNNI. */
+#include "../gemmkit_internal.h"
+#if GEMMKIT_X86
+#define MR 6
+#define NV 2
+#define KG 4
+#define ES 1
+#define I8_STEP(acc, x, b) _mm256_dpbusd_avx_epi32(acc, x, b)
+#define I8_KERNEL_NAME ukernel_i8_avx_vnni_6x16
+#define I8_RAW_NAME ukernel_i8_avx_vnni_6x16_raw
+#include "igemm_ymm_template.h"
+
+const gk_i8_kernel_t gk_i8_kernel_avx_vnni = {
+    "ukernel_i8_avx_vnni_6x16", MR, NR, KG, ES, /*mc*/ 120, /*kc*/ 16384, /*nc*/ 4096,
+    I8_KERNEL_NAME, I8_RAW_NAME,
+};
+#endif

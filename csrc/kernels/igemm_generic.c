@@ -1,0 +1,53 @@
+/* Portable C int8 microkernel (4 x 16, k in groups of 4 bytes) and its blocking table: exact int32
+ * sums of u8 x s8 products, then the double-precision epilogue (compensation, alpha, beta, co). */
+#include <math.h>
+#include "../gemmkit_internal.h"
+
+#define MR 4
+#define NR 16
+#define KG 4
+
+static void ukernel_i8_generic_raw(int64_t kgroups, const void *GK_RESTRICT av, const void *GK_RESTRICT bv,
+                                   int32_t *GK_RESTRICT s) {
+    const uint8_t *a = (const uint8_t *)av;
+    const int8_t *b = (const int8_t *)bv;
+    int32_t acc[MR][NR] = {{0}};
+    for (int64_t g = 0; g < kgroups; g++) {
+        for (int i = 0; i < MR; i++)
+            for (int j = 0; j < NR; j++) {
+                int32_t t = 0;
+                for (int q = 0; q < KG; q++) t += (int32_t)a[i * KG + q] * (int32_t)b[j * KG + q];
+                acc[i][j] += t;
+            }
+        a += MR * KG;
+        b += NR * KG;
+    }
+    for (int i = 0; i < MR; i++)
+        for (int j = 0; j < NR; j++) s[i * NR + j] = acc[i][j];
+}
+
+static inline int32_t round_sat(double v) {
+    if (!(v >= -2147483648.0)) return INT32_MIN;
+    if (v >= 2147483647.0) return INT32_MAX;
+    return (int32_t)nearbyint(v);
+}
+
+static void ukernel_i8_generic_4x16(int64_t kgroups, const void *GK_RESTRICT a, const void *GK_RESTRICT b,
+                                    int32_t *GK_RESTRICT c, int64_t ldc, const gk_i8_epilogue_t *ep) {
+    int32_t s[MR * NR];
+    ukernel_i8_generic_raw(kgroups, a, b, s);
+    for (int i = 0; i < MR; i++)
+        for (int j = 0; j < NR; j++) {
+            double acc = (double)s[i * NR + j] + ep->row_comp[i] + ep->col_comp[j];
+            double v = ep->alpha * acc;
+            if (ep->beta != 0.0) v = v + ep->beta * (double)c[i * ldc + j];
+            if (ep->row_add) v = v + ep->row_add[i];
+            if (ep->col_add) v = v + ep->col_add[j];
+            c[i * ldc + j] = round_sat(v);
+        }
+}
+
+const gk_i8_kernel_t gk_i8_kernel_generic = {
+    "ukernel_i8_generic_4x16", MR, NR, KG, 1, /*mc*/ 128, /*kc*/ 16384, /*nc*/ 2048,
+    ukernel_i8_generic_4x16, ukernel_i8_generic_raw,
+};

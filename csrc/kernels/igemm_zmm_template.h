@@ -1,0 +1,75 @@
+/* Body shared by the 512-bit int8 microkernels (VNNI and AVX-512BW widening): the including file
+ * defines MR, NV, KG, ES, I8_STEP(acc, a_bcast, b) and the kernel names, then includes this. */
+#include <immintrin.h>
+#include <string.h>
+#include "../gemmkit_internal.h"
+
+#define NR (16 * NV)
+
+/* S (16 int32 sums of row i) -> C[0:16] through the exact double-precision epilogue. */
+static inline void i8_zmm_store16(int32_t *c, __m512i s, __m512d rc, const double *cc, const double *ca,
+                                  __m512d ra, int has_ra, __m512d va, __m512d vb, int use_beta) {
+    const __m512d lo_lim = _mm512_set1_pd(-2147483648.0), hi_lim = _mm512_set1_pd(2147483647.0);
+    __m512d d[2];
+    d[0] = _mm512_cvtepi32_pd(_mm512_castsi512_si256(s));
+    d[1] = _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(s, 1));
+    __m256i cvals[2];
+    if (use_beta) {
+        __m512i cv = _mm512_loadu_si512((const void *)c);
+        cvals[0] = _mm512_castsi512_si256(cv);
+        cvals[1] = _mm512_extracti64x4_epi64(cv, 1);
+    }
+    __m256i out[2];
+    for (int h = 0; h < 2; h++) {
+        __m512d acc = _mm512_add_pd(_mm512_add_pd(d[h], rc), _mm512_loadu_pd(cc + 8 * h));
+        __m512d v = _mm512_mul_pd(va, acc);
+        if (use_beta) v = _mm512_add_pd(v, _mm512_mul_pd(vb, _mm512_cvtepi32_pd(cvals[h])));
+        if (has_ra) v = _mm512_add_pd(v, ra);
+        if (ca) v = _mm512_add_pd(v, _mm512_loadu_pd(ca + 8 * h));
+        v = _mm512_roundscale_pd(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        v = _mm512_min_pd(_mm512_max_pd(v, lo_lim), hi_lim);
+        out[h] = _mm512_cvtpd_epi32(v);
+    }
+    _mm512_storeu_si512((void *)c, _mm512_inserti64x4(_mm512_castsi256_si512(out[0]), out[1], 1));
+}
+
+#define I8_MAIN_LOOP()                                                                               \
+    __m512i acc[MR][NV];                                                                             \
+    _Pragma("GCC unroll 16") for (int i = 0; i < MR; i++)                                            \
+        _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++) acc[i][v] = _mm512_setzero_si512();     \
+    const uint8_t *a = (const uint8_t *)av;                                                          \
+    const uint8_t *b = (const uint8_t *)bv;                                                          \
+    for (int64_t g = 0; g < kgroups; g++) {                                                          \
+        __m512i bw[NV];                                                                              \
+        _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++) bw[v] =                                 \
+            _mm512_loadu_si512((const void *)(b + 64 * v));                                          \
+        _Pragma("GCC unroll 16") for (int i = 0; i < MR; i++) {                                      \
+            int32_t w;                                                                               \
+            memcpy(&w, a + (KG * ES) * i, 4);                                              \
+            __m512i x = _mm512_set1_epi32(w);                                                        \
+            _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++) acc[i][v] = I8_STEP(acc[i][v], x, bw[v]); \
+        }                                                                                            \
+        a += MR * KG * ES;                                                                           \
+        b += NR * KG * ES;                                                                           \
+    }
+
+static void I8_RAW_NAME(int64_t kgroups, const void *GK_RESTRICT av, const void *GK_RESTRICT bv,
+                        int32_t *GK_RESTRICT s) {
+    I8_MAIN_LOOP()
+    for (int i = 0; i < MR; i++)
+        for (int v = 0; v < NV; v++) _mm512_storeu_si512((void *)(s + i * NR + 16 * v), acc[i][v]);
+}
+
+static void I8_KERNEL_NAME(int64_t kgroups, const void *GK_RESTRICT av, const void *GK_RESTRICT bv,
+                           int32_t *GK_RESTRICT c, int64_t ldc, const gk_i8_epilogue_t *ep) {
+    I8_MAIN_LOOP()
+    const __m512d va = _mm512_set1_pd(ep->alpha), vb = _mm512_set1_pd(ep->beta);
+    const int use_beta = ep->beta != 0.0, has_ra = ep->row_add != NULL;
+    for (int i = 0; i < MR; i++) {
+        __m512d rc = _mm512_set1_pd(ep->row_comp[i]);
+        __m512d ra = _mm512_set1_pd(has_ra ? ep->row_add[i] : 0.0);
+        for (int v = 0; v < NV; v++)
+            i8_zmm_store16(c + i * ldc + 16 * v, acc[i][v], rc, ep->col_comp + 16 * v,
+                           ep->col_add ? ep->col_add + 16 * v : NULL, ra, has_ra, va, vb, use_beta);
+    }
+}

@@ -1,0 +1,149 @@
+/* sgemm frontend and driver: validates arguments as oneDNN does, handles the degenerate cases,
+ * then splits C among threads and runs the Goto/BLIS NC -> KC -> MC -> NR -> MR loops per thread. */
+#include <string.h>
+#include "gemmkit_internal.h"
+#include "pack.h"
+
+typedef struct {
+    const gk_sgemm_kernel_t *kern;
+    int transa, transb;
+    int64_t M, N, K;
+    float alpha, beta;
+    const float *A; int64_t lda;
+    const float *B; int64_t ldb;
+    float *C; int64_t ldc;
+    int tm, tn;
+    int failed;
+} sgemm_job_t;
+
+/* C[m x n] = alpha * T + beta * C for an edge tile computed into T (row stride ldt). */
+static void merge_edge_tile(int64_t m, int64_t n, const float *T, int64_t ldt, float *C, int64_t ldc,
+                            float beta) {
+    for (int64_t i = 0; i < m; i++) {
+        float *c = C + i * ldc;
+        const float *t = T + i * ldt;
+        if (beta == 0.0f) for (int64_t j = 0; j < n; j++) c[j] = t[j];
+        else for (int64_t j = 0; j < n; j++) c[j] = t[j] + beta * c[j];
+    }
+}
+
+/* The Goto/BLIS loop nest over C[m0:m1, n0:n1] with this thread's packing buffers. */
+static int sgemm_block(const sgemm_job_t *job, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+    const gk_sgemm_kernel_t *kern = job->kern;
+    const int mr = kern->mr, nr = kern->nr;
+    const int64_t MC = kern->mc, KC = kern->kc, NC = kern->nc;
+    const int64_t K = job->K;
+    const int64_t kc_max = GK_MIN(KC, K);
+    const int64_t mc_max = GK_MIN(MC, (m1 - m0 + mr - 1) / mr * mr);
+    const int64_t nc_max = GK_MIN(NC, (n1 - n0 + nr - 1) / nr * nr);
+    float *abuf = (float *)gk_thread_workspace(0, sizeof(float) * (size_t)(mc_max * kc_max));
+    float *bbuf = (float *)gk_thread_workspace(1, sizeof(float) * (size_t)(nc_max * kc_max));
+    if (!abuf || !bbuf) return -1;
+    GK_ALIGN64 float tile[32 * 64];
+
+    for (int64_t jc = n0; jc < n1; jc += NC) {
+        int64_t nc = GK_MIN(NC, n1 - jc);
+        for (int64_t pc = 0; pc < K; pc += KC) {
+            int64_t kc = GK_MIN(KC, K - pc);
+            float beta = pc == 0 ? job->beta : 1.0f;
+            const float *Bp = job->transb ? job->B + jc * job->ldb + pc : job->B + pc * job->ldb + jc;
+            pack_b_f32(job->transb, Bp, job->ldb, kc, nc, nr, bbuf);
+            for (int64_t ic = m0; ic < m1; ic += MC) {
+                int64_t mc = GK_MIN(MC, m1 - ic);
+                const float *Ap = job->transa ? job->A + pc * job->lda + ic : job->A + ic * job->lda + pc;
+                pack_a_f32(job->transa, Ap, job->lda, mc, kc, mr, abuf);
+                for (int64_t jr = 0; jr < nc; jr += nr) {
+                    int64_t nb = GK_MIN((int64_t)nr, nc - jr);
+                    const float *bp = bbuf + jr * kc;
+                    for (int64_t ir = 0; ir < mc; ir += mr) {
+                        int64_t mb = GK_MIN((int64_t)mr, mc - ir);
+                        const float *ap = abuf + ir * kc;
+                        float *c = job->C + (ic + ir) * job->ldc + jc + jr;
+                        if (mb == mr && nb == nr) {
+                            kern->ukernel(kc, ap, bp, c, job->ldc, job->alpha, beta);
+                        } else {
+                            kern->ukernel(kc, ap, bp, tile, nr, job->alpha, 0.0f);
+                            merge_edge_tile(mb, nb, tile, nr, c, job->ldc, beta);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+static void sgemm_task(void *ctx, int tid, int nthreads) {
+    sgemm_job_t *job = (sgemm_job_t *)ctx;
+    (void)nthreads;
+    int ti = tid / job->tn, tj = tid % job->tn;
+    if (ti >= job->tm) return;
+    int64_t m0, m1, n0, n1;
+    gk_split_range(job->M, job->kern->mr, job->tm, ti, &m0, &m1);
+    gk_split_range(job->N, job->kern->nr, job->tn, tj, &n0, &n1);
+    if (m0 >= m1 || n0 >= n1) return;
+    if (sgemm_block(job, m0, m1, n0, n1) != 0) job->failed = 1;
+}
+
+/* C := beta * C over M x N (beta == 0 writes zeros without reading C). */
+static void scale_c(int64_t M, int64_t N, float beta, float *C, int64_t ldc) {
+    if (beta == 1.0f) return;
+    for (int64_t i = 0; i < M; i++) {
+        float *c = C + i * ldc;
+        if (beta == 0.0f) memset(c, 0, sizeof(float) * (size_t)N);
+        else for (int64_t j = 0; j < N; j++) c[j] *= beta;
+    }
+}
+
+/* Threads worth using for an M x N x K product: about one per 2^21 multiply-adds. */
+int gk_threads_for(int64_t M, int64_t N, int64_t K) {
+    double macs = (double)M * (double)N * (double)K;
+    int n = gk_num_threads();
+    double per_thread = 1 << 21;
+    if (macs < 2.0 * per_thread) return 1;
+    int want = (int)(macs / per_thread);
+    return GK_MAX(1, GK_MIN(n, want));
+}
+
+static int is_trans(char t) { return t == 'T' || t == 't'; }
+static int is_notrans(char t) { return t == 'N' || t == 'n'; }
+
+gemmkit_status_t gk_check_gemm_args(char transa, char transb, int64_t M, int64_t N, int64_t K,
+                                    const void *A, int64_t lda, const void *B, int64_t ldb,
+                                    const void *C, int64_t ldc) {
+    if (!(is_trans(transa) || is_notrans(transa))) return gemmkit_invalid_arguments;
+    if (!(is_trans(transb) || is_notrans(transb))) return gemmkit_invalid_arguments;
+    if (M < 0 || N < 0 || K < 0) return gemmkit_invalid_arguments;
+    if (lda < GK_MAX((int64_t)1, is_trans(transa) ? M : K)) return gemmkit_invalid_arguments;
+    if (ldb < GK_MAX((int64_t)1, is_trans(transb) ? K : N)) return gemmkit_invalid_arguments;
+    if (ldc < GK_MAX((int64_t)1, N)) return gemmkit_invalid_arguments;
+    if (M > 0 && N > 0) {
+        if (C == NULL) return gemmkit_invalid_arguments;
+        if (K > 0 && (A == NULL || B == NULL)) return gemmkit_invalid_arguments;
+    }
+    return gemmkit_success;
+}
+
+gemmkit_status_t gemmkit_sgemm(char transa, char transb, int64_t M, int64_t N, int64_t K, float alpha,
+                               const float *A, int64_t lda, const float *B, int64_t ldb, float beta,
+                               float *C, int64_t ldc) {
+    gemmkit_status_t st = gk_check_gemm_args(transa, transb, M, N, K, A, lda, B, ldb, C, ldc);
+    if (st != gemmkit_success) return st;
+    if (M == 0 || N == 0) return gemmkit_success;
+    if (K == 0 || alpha == 0.0f) {
+        scale_c(M, N, beta, C, ldc);
+        return gemmkit_success;
+    }
+    sgemm_job_t job;
+    job.kern = gk_dispatch()->sgemm;
+    job.transa = is_trans(transa);
+    job.transb = is_trans(transb);
+    job.M = M; job.N = N; job.K = K;
+    job.alpha = alpha; job.beta = beta;
+    job.A = A; job.lda = lda; job.B = B; job.ldb = ldb; job.C = C; job.ldc = ldc;
+    job.failed = 0;
+    int nthreads = gk_threads_for(M, N, K);
+    gk_partition_2d(M, N, job.kern->mr, job.kern->nr, nthreads, &job.tm, &job.tn);
+    gk_parallel_run(sgemm_task, &job, job.tm * job.tn);
+    return job.failed ? gemmkit_out_of_memory : gemmkit_success;
+}

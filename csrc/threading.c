@@ -1,0 +1,295 @@
+/* Thread pool, thread count and per-thread packing workspaces for the drivers: persistent workers
+ * woken per call (the caller runs part 0), pthreads on POSIX and Win32 threads on Windows. */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
+#endif
+#include <stdlib.h>
+#include <string.h>
+#include "gemmkit_internal.h"
+
+#if defined(_WIN32)
+#include <windows.h>
+typedef CRITICAL_SECTION gk_mutex_t;
+typedef CONDITION_VARIABLE gk_cond_t;
+#define gk_mutex_init(m) InitializeCriticalSection(m)
+#define gk_mutex_lock(m) EnterCriticalSection(m)
+#define gk_mutex_trylock(m) (TryEnterCriticalSection(m) ? 0 : 1)
+#define gk_mutex_unlock(m) LeaveCriticalSection(m)
+#define gk_cond_init(c) InitializeConditionVariable(c)
+#define gk_cond_wait(c, m) SleepConditionVariableCS(c, m, INFINITE)
+#define gk_cond_broadcast(c) WakeAllConditionVariable(c)
+#else
+#include <pthread.h>
+#include <unistd.h>
+#if defined(__linux__)
+#include <sched.h>
+#endif
+typedef pthread_mutex_t gk_mutex_t;
+typedef pthread_cond_t gk_cond_t;
+#define gk_mutex_init(m) pthread_mutex_init(m, NULL)
+#define gk_mutex_lock(m) pthread_mutex_lock(m)
+#define gk_mutex_trylock(m) pthread_mutex_trylock(m)
+#define gk_mutex_unlock(m) pthread_mutex_unlock(m)
+#define gk_cond_init(c) pthread_cond_init(c, NULL)
+#define gk_cond_wait(c, m) pthread_cond_wait(c, m)
+#define gk_cond_broadcast(c) pthread_cond_broadcast(c)
+#endif
+
+#define GK_MAX_THREADS 256
+
+/* ---- thread count -------------------------------------------------------------------------- */
+
+static int default_threads(void) {
+    const char *env = getenv("GEMMKIT_NUM_THREADS");
+    if (env && *env) {
+        int n = atoi(env);
+        if (n > 0) return GK_MIN(n, GK_MAX_THREADS);
+    }
+    int n = 1;
+#if defined(_WIN32)
+    DWORD_PTR proc_mask, sys_mask;
+    if (GetProcessAffinityMask(GetCurrentProcess(), &proc_mask, &sys_mask)) {
+        n = 0;
+        for (; proc_mask; proc_mask &= proc_mask - 1) n++;
+    }
+#elif defined(__linux__)
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0) n = CPU_COUNT(&set);
+    else n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+#else
+    n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+#endif
+    return GK_MAX(1, GK_MIN(n, GK_MAX_THREADS));
+}
+
+static int num_threads = 0;
+
+int gemmkit_get_num_threads(void) {
+    if (num_threads <= 0) num_threads = default_threads();
+    return num_threads;
+}
+
+void gemmkit_set_num_threads(int n) {
+    num_threads = n <= 0 ? default_threads() : GK_MIN(n, GK_MAX_THREADS);
+}
+
+int gk_num_threads(void) { return gemmkit_get_num_threads(); }
+
+/* ---- pool ---------------------------------------------------------------------------------- */
+
+typedef struct {
+    gk_mutex_t lock;          /* guards everything below */
+    gk_cond_t wake, done;
+    gk_mutex_t busy;          /* held by the one caller using the pool; others run serially */
+    int started;              /* workers alive */
+    unsigned long generation; /* bumped per job */
+    gk_task_fn fn;
+    void *ctx;
+    int nthreads;
+    int remaining;
+} gk_pool_t;
+
+static gk_pool_t pool;
+static int pool_ready = 0;
+
+#if defined(_WIN32)
+static INIT_ONCE pool_once = INIT_ONCE_STATIC_INIT;
+static BOOL CALLBACK pool_init_cb(PINIT_ONCE o, PVOID p, PVOID *c) {
+    (void)o; (void)p; (void)c;
+    gk_mutex_init(&pool.lock); gk_mutex_init(&pool.busy);
+    gk_cond_init(&pool.wake); gk_cond_init(&pool.done);
+    pool_ready = 1;
+    return TRUE;
+}
+static void pool_init(void) { InitOnceExecuteOnce(&pool_once, pool_init_cb, NULL, NULL); }
+#else
+static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
+static void pool_reset_after_fork(void) {
+    /* The child has none of the parent's workers: start over with a fresh, unlocked pool. */
+    memset(&pool, 0, sizeof(pool));
+    gk_mutex_init(&pool.lock); gk_mutex_init(&pool.busy);
+    gk_cond_init(&pool.wake); gk_cond_init(&pool.done);
+}
+static void pool_init_once(void) {
+    pool_reset_after_fork();
+    pthread_atfork(NULL, NULL, pool_reset_after_fork);
+    pool_ready = 1;
+}
+static void pool_init(void) { pthread_once(&pool_once, pool_init_once); }
+#endif
+
+typedef struct { int tid; unsigned long start_gen; } worker_arg_t;
+static worker_arg_t worker_args[GK_MAX_THREADS];
+
+#if defined(_WIN32)
+static DWORD WINAPI worker_main(LPVOID p)
+#else
+static void *worker_main(void *p)
+#endif
+{
+    int tid = ((worker_arg_t *)p)->tid;
+    gk_mutex_lock(&pool.lock);
+    /* The generation when this worker was created: a job posted before it first ran is still seen. */
+    unsigned long seen = ((worker_arg_t *)p)->start_gen;
+    for (;;) {
+        while (pool.generation == seen) gk_cond_wait(&pool.wake, &pool.lock);
+        seen = pool.generation;
+        if (tid >= pool.nthreads) continue;
+        gk_task_fn fn = pool.fn;
+        void *ctx = pool.ctx;
+        int n = pool.nthreads;
+        gk_mutex_unlock(&pool.lock);
+        fn(ctx, tid, n);
+        gk_mutex_lock(&pool.lock);
+        if (--pool.remaining == 0) gk_cond_broadcast(&pool.done);
+    }
+#if defined(_WIN32)
+    return 0;
+#else
+    return NULL;
+#endif
+}
+
+/* Start workers 1..n-1 if not yet running; returns how many threads the pool can use. */
+static int pool_grow(int n) {
+    while (pool.started + 1 < n) {
+        int tid = pool.started + 1;
+        worker_args[tid].tid = tid;
+        worker_args[tid].start_gen = pool.generation;
+#if defined(_WIN32)
+        HANDLE h = CreateThread(NULL, 0, worker_main, &worker_args[tid], 0, NULL);
+        if (h == NULL) break;
+        CloseHandle(h);
+#else
+        pthread_t th;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        int rc = pthread_create(&th, &attr, worker_main, &worker_args[tid]);
+        pthread_attr_destroy(&attr);
+        if (rc != 0) break;
+#endif
+        pool.started++;
+    }
+    return pool.started + 1;
+}
+
+void gk_parallel_run(gk_task_fn fn, void *ctx, int nthreads) {
+    if (nthreads <= 1) { fn(ctx, 0, 1); return; }
+    pool_init();
+    if (gk_mutex_trylock(&pool.busy) != 0) {
+        /* Another caller thread is using the pool: run this call serially rather than oversubscribe. */
+        fn(ctx, 0, 1);
+        return;
+    }
+    gk_mutex_lock(&pool.lock);
+    nthreads = GK_MIN(nthreads, pool_grow(nthreads));
+    if (nthreads <= 1) {
+        gk_mutex_unlock(&pool.lock);
+        gk_mutex_unlock(&pool.busy);
+        fn(ctx, 0, 1);
+        return;
+    }
+    pool.fn = fn;
+    pool.ctx = ctx;
+    pool.nthreads = nthreads;
+    pool.remaining = nthreads - 1;
+    pool.generation++;
+    gk_cond_broadcast(&pool.wake);
+    gk_mutex_unlock(&pool.lock);
+    fn(ctx, 0, nthreads);
+    gk_mutex_lock(&pool.lock);
+    while (pool.remaining > 0) gk_cond_wait(&pool.done, &pool.lock);
+    gk_mutex_unlock(&pool.lock);
+    gk_mutex_unlock(&pool.busy);
+}
+
+/* ---- per-thread workspaces ------------------------------------------------------------------ */
+
+#define GK_WS_SLOTS 3
+typedef struct { void *ptr[GK_WS_SLOTS]; size_t size[GK_WS_SLOTS]; } gk_ws_t;
+
+static void ws_free(void *p) {
+    gk_ws_t *ws = (gk_ws_t *)p;
+    if (!ws) return;
+    for (int i = 0; i < GK_WS_SLOTS; i++) {
+#if defined(_WIN32)
+        _aligned_free(ws->ptr[i]);
+#else
+        free(ws->ptr[i]);
+#endif
+    }
+    free(ws);
+}
+
+#if defined(_WIN32)
+static DWORD ws_key = FLS_OUT_OF_INDEXES;
+static INIT_ONCE ws_once = INIT_ONCE_STATIC_INIT;
+static VOID WINAPI ws_free_cb(PVOID p) { ws_free(p); }
+static BOOL CALLBACK ws_init_cb(PINIT_ONCE o, PVOID p, PVOID *c) {
+    (void)o; (void)p; (void)c;
+    ws_key = FlsAlloc(ws_free_cb);
+    return TRUE;
+}
+static gk_ws_t *ws_get(void) {
+    InitOnceExecuteOnce(&ws_once, ws_init_cb, NULL, NULL);
+    gk_ws_t *ws = (gk_ws_t *)FlsGetValue(ws_key);
+    if (!ws) { ws = (gk_ws_t *)calloc(1, sizeof(gk_ws_t)); if (ws) FlsSetValue(ws_key, ws); }
+    return ws;
+}
+#else
+static pthread_key_t ws_key;
+static pthread_once_t ws_once = PTHREAD_ONCE_INIT;
+static void ws_init(void) { pthread_key_create(&ws_key, ws_free); }
+static gk_ws_t *ws_get(void) {
+    pthread_once(&ws_once, ws_init);
+    gk_ws_t *ws = (gk_ws_t *)pthread_getspecific(ws_key);
+    if (!ws) { ws = (gk_ws_t *)calloc(1, sizeof(gk_ws_t)); if (ws) pthread_setspecific(ws_key, ws); }
+    return ws;
+}
+#endif
+
+void *gk_thread_workspace(int slot, size_t bytes) {
+    gk_ws_t *ws = ws_get();
+    if (!ws || slot < 0 || slot >= GK_WS_SLOTS) return NULL;
+    if (ws->size[slot] >= bytes && ws->ptr[slot]) return ws->ptr[slot];
+    bytes = (bytes + 4095) & ~(size_t)4095;
+#if defined(_WIN32)
+    _aligned_free(ws->ptr[slot]);
+    ws->ptr[slot] = _aligned_malloc(bytes, 64);
+#else
+    free(ws->ptr[slot]);
+    if (posix_memalign(&ws->ptr[slot], 64, bytes) != 0) ws->ptr[slot] = NULL;
+#endif
+    ws->size[slot] = ws->ptr[slot] ? bytes : 0;
+    return ws->ptr[slot];
+}
+
+/* ---- work partitioning ---------------------------------------------------------------------- */
+
+void gk_split_range(int64_t total, int unit, int parts, int idx, int64_t *begin, int64_t *end) {
+    int64_t units = (total + unit - 1) / unit;
+    int64_t base = units / parts, extra = units % parts;
+    int64_t ub = idx * base + GK_MIN((int64_t)idx, extra);
+    int64_t ue = ub + base + (idx < extra ? 1 : 0);
+    *begin = GK_MIN(ub * unit, total);
+    *end = GK_MIN(ue * unit, total);
+}
+
+void gk_partition_2d(int64_t m, int64_t n, int mr, int nr, int nthreads, int *tm, int *tn) {
+    /* Pick a tm x tn grid (tm * tn <= nthreads) minimising the largest per-thread block (the
+     * critical path) plus its perimeter (what each thread packs); no thread gets an empty slice. */
+    int64_t mt = (m + mr - 1) / mr, nt = (n + nr - 1) / nr;
+    int best_m = 1, best_n = 1;
+    double best = -1.0;
+    for (int a = 1; a <= nthreads; a++) {
+        int b = nthreads / a;
+        if (a > mt) break;
+        if (b > nt) b = (int)nt;
+        double bm = (double)((mt + a - 1) / a) * mr, bn = (double)((nt + b - 1) / b) * nr;
+        double cost = bm * bn + 8.0 * (bm + bn);
+        if (best < 0 || cost < best) { best = cost; best_m = a; best_n = b; }
+    }
+    *tm = best_m;
+    *tn = best_n;
+}

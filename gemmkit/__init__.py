@@ -1,0 +1,101 @@
+"""gemmkit: BLAS-style GEMM kernels (sgemm, u8s8s32, s8s8s32) with runtime CPU dispatch.
+
+The functions mirror oneDNN's BLAS-like API (row-major, C updated in place and returned):
+
+    gemmkit.sgemm(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
+    gemmkit.gemm_u8s8s32(transa, transb, offsetc, M, N, K, alpha, A, lda, ao, B, ldb, bo, beta, C, ldc, co)
+    gemmkit.gemm_s8s8s32(...)
+"""
+import contextlib
+import os
+
+from ._version import __version__
+from . import _core
+from ._core import (gemm_s8s8s32, gemm_u8s8s32, get_num_threads, sgemm)
+
+__all__ = ["sgemm", "gemm_u8s8s32", "gemm_s8s8s32", "set_num_threads", "get_num_threads",
+           "show_config", "use_arch", "set_arch", "get_arch", "available_archs", "__version__"]
+
+ARCHS = _core.ARCHS
+
+
+def set_num_threads(n):
+    """Threads for later calls; n <= 0 restores the default (GEMMKIT_NUM_THREADS or the CPUs this
+    process may run on)."""
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise TypeError(f"n must be an int, got {type(n).__name__}")
+    _core.set_num_threads(n)
+
+
+def available_archs():
+    """Kernel paths this CPU and this build can run, best last."""
+    current = _core.get_arch()
+    ok = []
+    for name in ARCHS:
+        try:
+            _core.set_arch(name)
+            ok.append(name)
+        except (RuntimeError, ValueError):
+            pass
+    _core.set_arch(current)
+    return ok
+
+
+def set_arch(name=None):
+    """Force a kernel path by name (see ARCHS); None selects the best one for this CPU."""
+    if name is not None and name not in ARCHS:
+        raise ValueError(f"unknown kernel path {name!r}; expected one of {', '.join(ARCHS)}")
+    _core.set_arch(name)
+
+
+def get_arch():
+    return _core.get_arch()
+
+
+@contextlib.contextmanager
+def use_arch(name):
+    """Run the block with kernel path `name` forced (for tests and bug reports); not thread-safe."""
+    previous = _core.get_arch()
+    set_arch(name)
+    try:
+        yield
+    finally:
+        _core.set_arch(previous)
+
+
+def show_config(print_out=True):
+    """What runs here: CPU features, the chosen kernels and their blocking, threads."""
+    info = {
+        "version": __version__,
+        "cpu_features": _core.cpu_features(),
+        "available_archs": available_archs(),
+        "num_threads": get_num_threads(),
+        "GEMMKIT_ARCH": os.environ.get("GEMMKIT_ARCH"),
+        "GEMMKIT_NUM_THREADS": os.environ.get("GEMMKIT_NUM_THREADS"),
+    }
+    info.update(_core.kernel_info())
+    if print_out:
+        feats = ", ".join(k for k, v in info["cpu_features"].items() if v) or "none beyond baseline"
+        s, q = info["sgemm"], info["int8"]
+        print(f"gemmkit {info['version']}")
+        print(f"  cpu features : {feats}")
+        print(f"  kernel path  : {info['arch']} (available: {', '.join(info['available_archs'])})")
+        print(f"  sgemm kernel : {s['kernel']}  MR={s['MR']} NR={s['NR']} MC={s['MC']} KC={s['KC']} NC={s['NC']}")
+        print(f"  int8 kernel  : {q['kernel']}  MR={q['MR']} NR={q['NR']} k_group={q['k_group']} "
+              f"MC={q['MC']} K_chunk={q['K_chunk']} NC={q['NC']}")
+        print(f"  threads      : {info['num_threads']}")
+    return info
+
+
+def _apply_env_arch():
+    name = os.environ.get("GEMMKIT_ARCH")
+    if name:
+        if name not in ARCHS and name != "auto":
+            raise ImportError(f"GEMMKIT_ARCH={name!r} is not a kernel path; expected one of {', '.join(ARCHS)}")
+        try:
+            _core.set_arch(None if name == "auto" else name)
+        except RuntimeError as e:
+            raise ImportError(f"GEMMKIT_ARCH={name!r}: {e}") from None
+
+
+_apply_env_arch()

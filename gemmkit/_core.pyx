@@ -1,0 +1,322 @@
+# cython: language_level=3
+"""Thin Cython layer over the C core: checks arguments and buffers (naming the argument at fault),
+then calls gemmkit_* with the GIL released. No arithmetic on matrix data happens here."""
+
+from cpython.buffer cimport (PyObject_GetBuffer, PyBuffer_Release, PyBUF_STRIDES, PyBUF_FORMAT,
+                             PyBUF_WRITABLE)
+from libc.stdint cimport int64_t, int32_t, uint8_t, int8_t, uint32_t, INT64_MAX
+
+import numpy as np
+
+cdef extern from "include/gemmkit.h" nogil:
+    ctypedef int gemmkit_status_t
+    gemmkit_status_t gemmkit_sgemm(char transa, char transb, int64_t M, int64_t N, int64_t K,
+            float alpha, const float *A, int64_t lda, const float *B, int64_t ldb, float beta,
+            float *C, int64_t ldc)
+    gemmkit_status_t gemmkit_gemm_u8s8s32(char transa, char transb, char offsetc, int64_t M,
+            int64_t N, int64_t K, float alpha, const uint8_t *A, int64_t lda, uint8_t ao,
+            const int8_t *B, int64_t ldb, int8_t bo, float beta, int32_t *C, int64_t ldc,
+            const int32_t *co)
+    gemmkit_status_t gemmkit_gemm_s8s8s32(char transa, char transb, char offsetc, int64_t M,
+            int64_t N, int64_t K, float alpha, const int8_t *A, int64_t lda, int8_t ao,
+            const int8_t *B, int64_t ldb, int8_t bo, float beta, int32_t *C, int64_t ldc,
+            const int32_t *co)
+    int gemmkit_get_num_threads()
+    void gemmkit_set_num_threads(int n)
+    gemmkit_status_t gemmkit_set_arch(const char *name)
+    const char *gemmkit_get_arch()
+    uint32_t gemmkit_cpu_features()
+
+cdef extern from "gemmkit_internal.h" nogil:
+    ctypedef struct gk_sgemm_kernel_t:
+        const char *name
+        int mr, nr
+        int64_t mc, kc, nc
+    ctypedef struct gk_i8_kernel_t:
+        const char *name
+        int mr, nr, kgroup, elem_size
+        int64_t mc, kc, nc
+    ctypedef struct gk_dispatch_t:
+        const char *arch
+        const gk_sgemm_kernel_t *sgemm
+        const gk_i8_kernel_t *i8
+    const gk_dispatch_t *gk_dispatch()
+
+CPU_FEATURE_BITS = {"avx2": 1, "avx512": 2, "avx512_vnni": 4, "avx_vnni": 8}
+ARCHS = ("generic", "avx2", "avx_vnni", "avx512", "avx512_vnni")
+
+
+# ---- argument checks (same order and meaning as oneDNN's) ----------------------------------------
+
+cdef char _trans_flag(object t, str name) except 0:
+    if not isinstance(t, str) or len(t) != 1 or t not in "NnTt":
+        raise ValueError(f"{name} must be one of 'N', 'n', 'T', 't', got {t!r}")
+    return ord(t)
+
+
+cdef char _offsetc_flag(object t) except 0:
+    if not isinstance(t, str) or len(t) != 1 or t not in "FfCcRr":
+        raise ValueError(f"offsetc must be one of 'F', 'C', 'R' (either case), got {t!r}")
+    return ord(t.upper())
+
+
+cdef inline bint _is_t(char t) noexcept:
+    return t == b'T' or t == b't'
+
+
+cdef int _check_dims_lds(char ta, char tb, int64_t M, int64_t N, int64_t K, int64_t lda, int64_t ldb,
+                         int64_t ldc) except -1:
+    if M < 0:
+        raise ValueError(f"M must be >= 0, got {M}")
+    if N < 0:
+        raise ValueError(f"N must be >= 0, got {N}")
+    if K < 0:
+        raise ValueError(f"K must be >= 0, got {K}")
+    cdef int64_t need
+    need = max(1, M if _is_t(ta) else K)
+    if lda < need:
+        raise ValueError(f"lda={lda} must be >= {need} (max(1, {'M' if _is_t(ta) else 'K'}) "
+                         f"for transa={chr(ta)!r})")
+    need = max(1, K if _is_t(tb) else N)
+    if ldb < need:
+        raise ValueError(f"ldb={ldb} must be >= {need} (max(1, {'K' if _is_t(tb) else 'N'}) "
+                         f"for transb={chr(tb)!r})")
+    need = max(1, N)
+    if ldc < need:
+        raise ValueError(f"ldc={ldc} must be >= {need} (max(1, N))")
+    return 0
+
+
+# ---- buffers ----------------------------------------------------------------------------------
+
+cdef str _dtype_of(const char *fmt, Py_ssize_t itemsize):
+    cdef bytes f = fmt if fmt != NULL else b"B"
+    if f[:1] in (b"@", b"=", b"<", b"|"):
+        f = f[1:]
+    if f == b"f" and itemsize == 4:
+        return "float32"
+    if f in (b"i", b"l") and itemsize == 4:
+        return "int32"
+    if f == b"b" and itemsize == 1:
+        return "int8"
+    if f == b"B" and itemsize == 1:
+        return "uint8"
+    return f"format {fmt.decode() if fmt != NULL else 'B'!r} (itemsize {itemsize})"
+
+
+cdef class _Operand:
+    """A buffer seen as a row-major matrix of `rows` x `cols` with row stride `ld` elements."""
+    cdef Py_buffer view
+    cdef bint held
+    cdef void *ptr
+
+    def __dealloc__(self):
+        if self.held:
+            PyBuffer_Release(&self.view)
+
+    cdef int acquire(self, object obj, str name, str dtype, int64_t rows, int64_t cols, int64_t ld,
+                     bint writable) except -1:
+        cdef int flags = PyBUF_STRIDES | PyBUF_FORMAT
+        if writable:
+            flags |= PyBUF_WRITABLE
+        if obj is None:
+            raise TypeError(f"{name} must be a {dtype} array or buffer, got None")
+        try:
+            PyObject_GetBuffer(obj, &self.view, flags)
+        except BufferError as e:
+            if writable:
+                try:
+                    PyObject_GetBuffer(obj, &self.view, PyBUF_STRIDES | PyBUF_FORMAT)
+                except Exception:
+                    raise TypeError(f"{name} must be a writable {dtype} array or buffer ({e})") from None
+                PyBuffer_Release(&self.view)
+                raise ValueError(f"{name} is read-only: it must be writable") from None
+            raise TypeError(f"{name} must be a {dtype} array or buffer ({e})") from None
+        except TypeError:
+            raise TypeError(f"{name} must be a {dtype} array or buffer, got {type(obj).__name__}") from None
+        self.held = True
+        self.ptr = self.view.buf
+        got = _dtype_of(self.view.format, self.view.itemsize)
+        if got != dtype:
+            raise TypeError(f"{name} must have dtype {dtype}, got {got}")
+        cdef Py_ssize_t isz = self.view.itemsize
+        cdef int64_t need
+        if rows == 0 or cols == 0:
+            need = 0
+        else:
+            if rows > 1 and ld > (INT64_MAX - cols) // (rows - 1):
+                raise ValueError(f"{name}: extent (rows-1)*ld+cols overflows")
+            need = (rows - 1) * ld + cols
+        if self.view.ndim == 1:
+            if self.view.strides[0] != isz and self.view.shape[0] > 1:
+                raise ValueError(f"{name} must be contiguous: a 1-D {name} is read as a flat buffer")
+            if self.view.shape[0] < need:
+                raise ValueError(f"{name} is too small: {self.view.shape[0]} elements, but "
+                                 f"{rows} x {cols} with ld={ld} needs {need}")
+        elif self.view.ndim == 2:
+            if self.view.shape[0] * self.view.shape[1] == 0:
+                if need > 0:
+                    raise ValueError(f"{name} is empty but {rows} x {cols} elements are needed")
+            else:
+                if self.view.shape[1] > 1 and self.view.strides[1] != isz:
+                    raise ValueError(f"{name} must be contiguous along rows (unit column stride); "
+                                     f"got strides {self.view.strides[0]}, {self.view.strides[1]} bytes")
+                if self.view.shape[0] > 1 and self.view.strides[0] != ld * isz:
+                    raise ValueError(
+                        f"{name} rows are {self.view.strides[0] // isz} elements apart but "
+                        f"ld={ld}: a 2-D {name} must have rows exactly ld elements apart "
+                        f"(pass a 1-D flat buffer, or a C-ordered array X or X[:, :k] with ld=X.shape[1])")
+                if self.view.shape[0] < rows or self.view.shape[1] < cols:
+                    raise ValueError(f"{name} is too small: shape ({self.view.shape[0]}, "
+                                     f"{self.view.shape[1]}), but {rows} x {cols} is needed")
+        else:
+            raise ValueError(f"{name} must be 1-D (flat buffer) or 2-D, got {self.view.ndim}-D")
+        return 0
+
+
+cdef int _raise_status(int st, str fn) except -1:
+    if st == 0:
+        return 0
+    if st == 1:
+        raise MemoryError(f"{fn}: out of memory")
+    if st == 2:
+        raise ValueError(f"{fn}: invalid arguments")
+    raise NotImplementedError(f"{fn}: unimplemented (status {st})")
+
+
+# ---- entry points -----------------------------------------------------------------------------
+
+def sgemm(transa, transb, int64_t M, int64_t N, int64_t K, float alpha, A, int64_t lda, B,
+          int64_t ldb, float beta, C, int64_t ldc):
+    """C := alpha * op(A) @ op(B) + beta * C (row-major, float32, in place); returns C."""
+    cdef char ta = _trans_flag(transa, "transa"), tb = _trans_flag(transb, "transb")
+    _check_dims_lds(ta, tb, M, N, K, lda, ldb, ldc)
+    cdef bint work = M > 0 and N > 0
+    cdef bint reads_ab = work and K > 0 and alpha != 0.0
+    cdef _Operand a = _Operand(), b = _Operand(), c = _Operand()
+    a.acquire(A, "A", "float32", (K if _is_t(ta) else M) if reads_ab else 0,
+              (M if _is_t(ta) else K) if reads_ab else 0, lda, False)
+    b.acquire(B, "B", "float32", (N if _is_t(tb) else K) if reads_ab else 0,
+              (K if _is_t(tb) else N) if reads_ab else 0, ldb, False)
+    c.acquire(C, "C", "float32", M if work else 0, N if work else 0, ldc, True)
+    cdef int st
+    with nogil:
+        st = gemmkit_sgemm(ta, tb, M, N, K, alpha, <const float *>a.ptr, lda, <const float *>b.ptr,
+                           ldb, beta, <float *>c.ptr, ldc)
+    _raise_status(st, "sgemm")
+    return C
+
+
+cdef object _offset_vector(object co, char oc, int64_t M, int64_t N):
+    """co as a contiguous int32 NumPy array, its length checked against offsetc."""
+    cdef int64_t need = 1 if oc == b'F' else (M if oc == b'C' else N)
+    if co is None:
+        raise TypeError("co must be an int32 array, an int or a sequence of ints, got None")
+    try:
+        arr = np.asarray(co)
+    except Exception as e:
+        raise TypeError(f"co must be an int32 array, an int or a sequence of ints ({e})") from None
+    if arr.dtype.kind not in "iu" and not (arr.dtype.kind == "O" and arr.size == 0):
+        raise TypeError(f"co must hold integers, got dtype {arr.dtype}")
+    if arr.dtype != np.int32:
+        if arr.size and (arr.min() < -2**31 or arr.max() > 2**31 - 1):
+            raise ValueError("co values must fit in int32")
+        arr = arr.astype(np.int32)
+    arr = np.ascontiguousarray(arr.reshape(-1))
+    if arr.shape[0] < need:
+        what = {ord('F'): "1 (offsetc='F')", ord('C'): f"M={M} (offsetc='C')",
+                ord('R'): f"N={N} (offsetc='R')"}[oc]
+        raise ValueError(f"co has {arr.shape[0]} elements but needs at least {what}")
+    return arr
+
+
+cdef object _gemm_i8(str fn, bint a_signed, transa, transb, offsetc, int64_t M, int64_t N, int64_t K,
+                     float alpha, A, int64_t lda, ao, B, int64_t ldb, bo, float beta, C, int64_t ldc,
+                     co):
+    cdef char ta = _trans_flag(transa, "transa"), tb = _trans_flag(transb, "transb")
+    cdef char oc = _offsetc_flag(offsetc)
+    _check_dims_lds(ta, tb, M, N, K, lda, ldb, ldc)
+    lo, hi = (-128, 127) if a_signed else (0, 255)
+    if not isinstance(ao, (int, np.integer)) or not lo <= ao <= hi:
+        raise ValueError(f"ao must be an integer in [{lo}, {hi}], got {ao!r}")
+    if not isinstance(bo, (int, np.integer)) or not -128 <= bo <= 127:
+        raise ValueError(f"bo must be an integer in [-128, 127], got {bo!r}")
+    cdef bint work = M > 0 and N > 0
+    cdef bint reads_ab = work and K > 0 and alpha != 0.0
+    co_arr = _offset_vector(co, oc, M, N)
+    cdef _Operand a = _Operand(), b = _Operand(), c = _Operand(), o = _Operand()
+    a.acquire(A, "A", "int8" if a_signed else "uint8", (K if _is_t(ta) else M) if reads_ab else 0,
+              (M if _is_t(ta) else K) if reads_ab else 0, lda, False)
+    b.acquire(B, "B", "int8", (N if _is_t(tb) else K) if reads_ab else 0,
+              (K if _is_t(tb) else N) if reads_ab else 0, ldb, False)
+    c.acquire(C, "C", "int32", M if work else 0, N if work else 0, ldc, True)
+    o.acquire(co_arr, "co", "int32", 0, 0, 1, False)
+    cdef int st
+    cdef int ao_i = ao, bo_i = bo
+    if a_signed:
+        with nogil:
+            st = gemmkit_gemm_s8s8s32(ta, tb, oc, M, N, K, alpha, <const int8_t *>a.ptr, lda,
+                                      <int8_t>ao_i, <const int8_t *>b.ptr, ldb, <int8_t>bo_i, beta,
+                                      <int32_t *>c.ptr, ldc, <const int32_t *>o.ptr)
+    else:
+        with nogil:
+            st = gemmkit_gemm_u8s8s32(ta, tb, oc, M, N, K, alpha, <const uint8_t *>a.ptr, lda,
+                                      <uint8_t>ao_i, <const int8_t *>b.ptr, ldb, <int8_t>bo_i, beta,
+                                      <int32_t *>c.ptr, ldc, <const int32_t *>o.ptr)
+    _raise_status(st, fn)
+    return C
+
+
+def gemm_u8s8s32(transa, transb, offsetc, int64_t M, int64_t N, int64_t K, float alpha, A,
+                 int64_t lda, ao, B, int64_t ldb, bo, float beta, C, int64_t ldc, co):
+    """C := alpha * (op(A) - ao) @ (op(B) - bo) + beta * C + co; A uint8, B int8, C int32."""
+    return _gemm_i8("gemm_u8s8s32", False, transa, transb, offsetc, M, N, K, alpha, A, lda, ao, B,
+                    ldb, bo, beta, C, ldc, co)
+
+
+def gemm_s8s8s32(transa, transb, offsetc, int64_t M, int64_t N, int64_t K, float alpha, A,
+                 int64_t lda, ao, B, int64_t ldb, bo, float beta, C, int64_t ldc, co):
+    """C := alpha * (op(A) - ao) @ (op(B) - bo) + beta * C + co; A int8, B int8, C int32."""
+    return _gemm_i8("gemm_s8s8s32", True, transa, transb, offsetc, M, N, K, alpha, A, lda, ao, B,
+                    ldb, bo, beta, C, ldc, co)
+
+
+# ---- configuration ----------------------------------------------------------------------------
+
+def get_num_threads():
+    return gemmkit_get_num_threads()
+
+
+def set_num_threads(int n):
+    gemmkit_set_num_threads(n)
+
+
+def cpu_features():
+    cdef uint32_t f = gemmkit_cpu_features()
+    return {name: bool(f & bit) for name, bit in CPU_FEATURE_BITS.items()}
+
+
+def set_arch(name):
+    """Force a kernel path ('generic', 'avx2', 'avx_vnni', 'avx512', 'avx512_vnni'); None = best."""
+    cdef bytes b = (name or "").encode()
+    cdef int st = gemmkit_set_arch(b)
+    if st == 2:
+        raise ValueError(f"unknown kernel path {name!r}; expected one of {', '.join(ARCHS)}")
+    if st == 3:
+        raise RuntimeError(f"kernel path {name!r} is not supported by this CPU or this build")
+
+
+def get_arch():
+    return gemmkit_get_arch().decode()
+
+
+def kernel_info():
+    cdef const gk_dispatch_t *d = gk_dispatch()
+    return {
+        "arch": d.arch.decode(),
+        "sgemm": {"kernel": d.sgemm.name.decode(), "MR": d.sgemm.mr, "NR": d.sgemm.nr,
+                  "MC": d.sgemm.mc, "KC": d.sgemm.kc, "NC": d.sgemm.nc},
+        "int8": {"kernel": d.i8.name.decode(), "MR": d.i8.mr, "NR": d.i8.nr,
+                 "k_group": d.i8.kgroup, "packed_bytes": d.i8.elem_size,
+                 "MC": d.i8.mc, "K_chunk": d.i8.kc, "NC": d.i8.nc},
+    }

@@ -1,0 +1,108 @@
+"""Build of gemmkit's C core and Cython extension.
+
+Each ISA kernel file is compiled with its own instruction-set flags (and only that file), so the rest
+of the library stays baseline x86-64 (or the platform's baseline) and runtime dispatch decides what
+runs. Non-x86 targets compile only the portable kernels.
+"""
+import os
+import sys
+import sysconfig
+import tempfile
+
+import numpy
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+CORE_SOURCES = [
+    "csrc/dispatch.c",
+    "csrc/threading.c",
+    "csrc/sgemm.c",
+    "csrc/igemm.c",
+    "csrc/pack_sgemm.c",
+    "csrc/pack_igemm.c",
+    "csrc/kernels/sgemm_generic.c",
+    "csrc/kernels/igemm_generic.c",
+]
+
+# kernel file -> (gcc/clang flags, MSVC flags); compiled only for x86-64 targets.
+X86_KERNELS = {
+    "csrc/kernels/sgemm_avx2.c": (["-mavx2", "-mfma"], ["/arch:AVX2"]),
+    "csrc/kernels/igemm_avx2.c": (["-mavx2", "-mfma"], ["/arch:AVX2"]),
+    "csrc/kernels/sgemm_avx512.c": (
+        ["-mavx512f", "-mavx512bw", "-mavx512dq", "-mavx512vl", "-mfma", "-mavx2"], ["/arch:AVX512"]),
+    "csrc/kernels/igemm_avx512.c": (
+        ["-mavx512f", "-mavx512bw", "-mavx512dq", "-mavx512vl", "-mfma", "-mavx2"], ["/arch:AVX512"]),
+    "csrc/kernels/igemm_avx512_vnni.c": (
+        ["-mavx512f", "-mavx512bw", "-mavx512dq", "-mavx512vl", "-mavx512vnni", "-mfma", "-mavx2"],
+        ["/arch:AVX512"]),
+}
+# Built only where the compiler knows AVX-VNNI (gcc >= 11, clang >= 12, MSVC 2019 16.10+).
+AVX_VNNI_KERNEL = ("csrc/kernels/igemm_avx_vnni.c", (["-mavx2", "-mfma", "-mavxvnni"], ["/arch:AVX2"]))
+
+
+def target_is_x86_64():
+    plat = sysconfig.get_platform().lower()  # honours _PYTHON_HOST_PLATFORM (cross builds)
+    archflags = os.environ.get("ARCHFLAGS", "")
+    if plat.startswith("macosx") and archflags:
+        return "x86_64" in archflags and "arm64" not in archflags
+    return any(t in plat for t in ("x86_64", "amd64", "win-amd64")) or plat in ("linux-x86_64",)
+
+
+class BuildExtWithKernels(build_ext):
+    """Compiles the per-ISA kernel files with their own flags and links them into the extension."""
+
+    def _is_msvc(self):
+        return self.compiler.compiler_type == "msvc"
+
+    def _compiler_accepts(self, flags):
+        with tempfile.TemporaryDirectory() as tmp:
+            src = os.path.join(tmp, "probe.c")
+            with open(src, "w") as f:
+                f.write("#include <immintrin.h>\nint main(void){return 0;}\n")
+            try:
+                self.compiler.compile([src], output_dir=tmp, extra_postargs=flags)
+                return True
+            except Exception:
+                return False
+
+    def build_extension(self, ext):
+        if target_is_x86_64():
+            kernels = dict(X86_KERNELS)
+            path, (gnu, msvc) = AVX_VNNI_KERNEL
+            if self._is_msvc() or self._compiler_accepts(gnu):
+                kernels[path] = (gnu, msvc)
+                ext.define_macros.append(("GEMMKIT_HAVE_AVX_VNNI", "1"))
+            objects = []
+            base_args = list(ext.extra_compile_args or [])
+            for src, (gnu, msvc) in kernels.items():
+                flags = base_args + (msvc if self._is_msvc() else gnu)
+                objects += self.compiler.compile(
+                    [src], output_dir=self.build_temp, macros=ext.define_macros,
+                    include_dirs=ext.include_dirs, extra_postargs=flags, debug=self.debug)
+            ext.extra_objects = list(ext.extra_objects or []) + objects
+        super().build_extension(ext)
+
+
+def extra_compile_args():
+    if sys.platform == "win32":
+        return ["/O2"]
+    return ["-O3", "-std=c11", "-fno-strict-aliasing"]
+
+
+extensions = [
+    Extension(
+        "gemmkit._core",
+        sources=["gemmkit/_core.pyx"] + CORE_SOURCES,
+        include_dirs=["csrc", numpy.get_include()],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        extra_compile_args=extra_compile_args(),
+        extra_link_args=[] if sys.platform in ("win32", "darwin") else ["-pthread"],
+    )
+]
+
+setup(
+    ext_modules=cythonize(extensions, language_level=3,
+                          compiler_directives={"boundscheck": False, "wraparound": False}),
+    cmdclass={"build_ext": BuildExtWithKernels},
+)
