@@ -4,6 +4,7 @@ Each ISA kernel file is compiled with its own instruction-set flags (and only th
 of the library stays baseline x86-64 (or the platform's baseline) and runtime dispatch decides what
 runs. Non-x86 targets compile only the portable kernels.
 """
+import glob
 import os
 import sys
 import sysconfig
@@ -90,10 +91,14 @@ def extra_compile_args():
     return ["-O3", "-std=c11", "-fno-strict-aliasing"]
 
 
+# Rebuild when any C source or header changes (kernel templates are headers).
+DEPENDS = sorted(glob.glob("csrc/**/*.[ch]", recursive=True))
+
 extensions = [
     Extension(
         "gemmkit._core",
         sources=["gemmkit/_core.pyx"] + CORE_SOURCES,
+        depends=DEPENDS,
         include_dirs=["csrc", numpy.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=extra_compile_args(),

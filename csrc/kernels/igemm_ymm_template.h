@@ -30,43 +30,56 @@ static inline void i8_ymm_store8(int32_t *c, __m256i s, __m256d rc, const double
     _mm256_storeu_si256((__m256i *)c, _mm256_set_m128i(out[1], out[0]));
 }
 
-#define I8_MAIN_LOOP()                                                                               \
-    __m256i acc[MR][NV];                                                                             \
-    _Pragma("GCC unroll 16") for (int i = 0; i < MR; i++)                                            \
-        _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++) acc[i][v] = _mm256_setzero_si256();     \
-    const uint8_t *a = (const uint8_t *)av;                                                          \
-    const uint8_t *b = (const uint8_t *)bv;                                                          \
-    for (int64_t g = 0; g < kgroups; g++) {                                                          \
-        __m256i bw[NV];                                                                              \
-        _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++) bw[v] =                                 \
-            _mm256_loadu_si256((const __m256i *)(b + 32 * v));                                       \
-        _Pragma("GCC unroll 16") for (int i = 0; i < MR; i++) {                                      \
-            int32_t w;                                                                               \
-            memcpy(&w, a + (KG * ES) * i, 4);                                                        \
-            __m256i x = _mm256_set1_epi32(w);                                                        \
-            _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++) acc[i][v] = I8_STEP(acc[i][v], x, bw[v]); \
-        }                                                                                            \
-        a += MR * KG * ES;                                                                           \
-        b += NR * KG * ES;                                                                           \
+/* The k loop with MR x 2 accumulators in named variables (GCC keeps arrays of vectors in memory),
+ * ending with all sums stored to the aligned tile s[MR][NR]. */
+#define I8_DECL(i) __m256i c##i##0 = _mm256_setzero_si256(), c##i##1 = _mm256_setzero_si256();
+#define I8_ROW(i)                                                                                    \
+    {                                                                                                \
+        int32_t w;                                                                                   \
+        memcpy(&w, a + (KG * ES) * (i), 4);                                                          \
+        const __m256i x = _mm256_set1_epi32(w);                                                                 \
+        c##i##0 = I8_STEP(c##i##0, x, b0);                                                           \
+        c##i##1 = I8_STEP(c##i##1, x, b1);                                                           \
     }
+#define I8_SAVE(i) _mm256_store_si256((__m256i *)(s + (i) * NR), c##i##0); _mm256_store_si256((__m256i *)(s + (i) * NR + 8), c##i##1);
+#if MR == 12
+#define I8_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
+#elif MR == 6
+#define I8_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
+#else
+#error "unsupported MR"
+#endif
+
+static inline void i8_tile_sums(int64_t kgroups, const uint8_t *GK_RESTRICT a, const uint8_t *GK_RESTRICT b,
+                                int32_t *GK_RESTRICT s) {
+    I8_ROWS(I8_DECL)
+    for (int64_t g = 0; g < kgroups; g++) {
+        const __m256i b0 = _mm256_loadu_si256((const __m256i *)b), b1 = _mm256_loadu_si256((const __m256i *)(b + 32));
+        I8_ROWS(I8_ROW)
+        a += MR * KG * ES;
+        b += NR * KG * ES;
+    }
+    I8_ROWS(I8_SAVE)
+}
 
 static void I8_RAW_NAME(int64_t kgroups, const void *GK_RESTRICT av, const void *GK_RESTRICT bv,
                         int32_t *GK_RESTRICT s) {
-    I8_MAIN_LOOP()
-    for (int i = 0; i < MR; i++)
-        for (int v = 0; v < NV; v++) _mm256_storeu_si256((__m256i *)(s + i * NR + 8 * v), acc[i][v]);
+    GK_ALIGN64 int32_t t[MR * NR];
+    i8_tile_sums(kgroups, (const uint8_t *)av, (const uint8_t *)bv, t);
+    memcpy(s, t, sizeof(t));
 }
 
 static void I8_KERNEL_NAME(int64_t kgroups, const void *GK_RESTRICT av, const void *GK_RESTRICT bv,
                            int32_t *GK_RESTRICT c, int64_t ldc, const gk_i8_epilogue_t *ep) {
-    I8_MAIN_LOOP()
+    GK_ALIGN64 int32_t s[MR * NR];
+    i8_tile_sums(kgroups, (const uint8_t *)av, (const uint8_t *)bv, s);
     const __m256d va = _mm256_set1_pd(ep->alpha), vb = _mm256_set1_pd(ep->beta);
     const int use_beta = ep->beta != 0.0, has_ra = ep->row_add != NULL;
     for (int i = 0; i < MR; i++) {
         __m256d rc = _mm256_set1_pd(ep->row_comp[i]);
         __m256d ra = _mm256_set1_pd(has_ra ? ep->row_add[i] : 0.0);
         for (int v = 0; v < NV; v++)
-            i8_ymm_store8(c + i * ldc + 8 * v, acc[i][v], rc, ep->col_comp + 8 * v,
+            i8_ymm_store8(c + i * ldc + 8 * v, _mm256_load_si256((const __m256i *)(s + i * NR + 8 * v)), rc, ep->col_comp + 8 * v,
                           ep->col_add ? ep->col_add + 8 * v : NULL, ra, has_ra, va, vb, use_beta);
     }
 }
