@@ -27,9 +27,12 @@
 /* ---- fp32 ---------------------------------------------------------------------------------- */
 
 /* Full MR x NR tile: C = alpha * A_panel * B_panel + beta * C (beta == 0: C is not read).
- * a: packed MR-row micro-panel (MR floats per k); b: packed NR-column micro-panel (NR floats per k). */
-typedef void (*gk_sgemm_ukernel_fn)(int64_t kc, const float *GK_RESTRICT a, const float *GK_RESTRICT b,
-                                    float *GK_RESTRICT c, int64_t ldc, float alpha, float beta);
+ * a: MR-row micro-panel, MR contiguous floats per k, consecutive k `rsa` floats apart (MR when packed,
+ *    lda when read in place from a transposed A); b: NR-column micro-panel, NR contiguous floats per k,
+ *    consecutive k `rsb` floats apart (NR when packed, ldb when read in place from a plain B). */
+typedef void (*gk_sgemm_ukernel_fn)(int64_t kc, const float *GK_RESTRICT a, int64_t rsa,
+                                    const float *GK_RESTRICT b, int64_t rsb, float *GK_RESTRICT c,
+                                    int64_t ldc, float alpha, float beta);
 
 /* One table per ISA: the microkernel and its blocking constants (as BLIS's cntx_init per arch). */
 typedef struct {

@@ -2,6 +2,32 @@
  * NR-column micro-panels (k-major, zero-padded at the edges) so the microkernels stream them. */
 #include <string.h>
 #include "pack.h"
+#if defined(__SSE2__) || defined(_M_X64)
+#include <emmintrin.h>
+#define GK_PACK_SSE 1
+#endif
+
+#if GK_PACK_SSE
+/* Rows r..r+3 of a k-major micro-panel from 4 rows of A (row stride lda), 4 k at a time through
+ * 4x4 in-register transposes; k tail copied scalar. */
+static void pack_a_rows4_sse(const float *A, int64_t lda, int64_t kc, int mr, float *dst) {
+    const float *r0 = A, *r1 = A + lda, *r2 = A + 2 * lda, *r3 = A + 3 * lda;
+    int64_t k = 0;
+    for (; k + 4 <= kc; k += 4) {
+        __m128 x0 = _mm_loadu_ps(r0 + k), x1 = _mm_loadu_ps(r1 + k), x2 = _mm_loadu_ps(r2 + k),
+               x3 = _mm_loadu_ps(r3 + k);
+        _MM_TRANSPOSE4_PS(x0, x1, x2, x3);
+        _mm_storeu_ps(dst + (k + 0) * mr, x0);
+        _mm_storeu_ps(dst + (k + 1) * mr, x1);
+        _mm_storeu_ps(dst + (k + 2) * mr, x2);
+        _mm_storeu_ps(dst + (k + 3) * mr, x3);
+    }
+    for (; k < kc; k++) {
+        float *d = dst + k * mr;
+        d[0] = r0[k]; d[1] = r1[k]; d[2] = r2[k]; d[3] = r3[k];
+    }
+}
+#endif
 
 /* op(A)[i][k] = transa ? A[k*lda + i] : A[i*lda + k]; panel p holds rows [p*mr, p*mr+mr). */
 void pack_a_f32(int transa, const float *A, int64_t lda, int64_t mc, int64_t kc, int mr,
@@ -9,6 +35,13 @@ void pack_a_f32(int transa, const float *A, int64_t lda, int64_t mc, int64_t kc,
     for (int64_t i0 = 0; i0 < mc; i0 += mr) {
         int64_t mb = GK_MIN((int64_t)mr, mc - i0);
         if (!transa) {
+#if GK_PACK_SSE
+            if (mb == mr && mr % 4 == 0) {
+                for (int i = 0; i < mr; i += 4) pack_a_rows4_sse(A + (i0 + i) * lda, lda, kc, mr, dst + i);
+                dst += (int64_t)mr * kc;
+                continue;
+            }
+#endif
             for (int64_t i = 0; i < mb; i++) {
                 const float *src = A + (i0 + i) * lda;
                 for (int64_t k = 0; k < kc; k++) dst[k * mr + i] = src[k];

@@ -12,9 +12,13 @@ typedef struct {
     const float *A; int64_t lda;
     const float *B; int64_t ldb;
     float *C; int64_t ldc;
+    int direct;  /* no-pack path: small problem, read operands in place where the layout allows */
     int tm, tn;
     int failed;
 } sgemm_job_t;
+
+/* Problems up to this many multiply-adds skip packing where they can: it costs more than it saves. */
+#define GK_SGEMM_DIRECT_MAX_MACS (160.0 * 160.0 * 160.0)
 
 /* C[m x n] = alpha * T + beta * C for an edge tile computed into T (row stride ldt). */
 static void merge_edge_tile(int64_t m, int64_t n, const float *T, int64_t ldt, float *C, int64_t ldc,
@@ -27,42 +31,51 @@ static void merge_edge_tile(int64_t m, int64_t n, const float *T, int64_t ldt, f
     }
 }
 
-/* The Goto/BLIS loop nest over C[m0:m1, n0:n1] with this thread's packing buffers. */
+/* The Goto/BLIS loop nest over C[m0:m1, n0:n1] with this thread's packing buffers. On the no-pack
+ * path (small problems) full tiles read B in place when it is not transposed and A in place when it
+ * is (the layouts the microkernel can stream); only edge panels are packed (zero-padded). */
 static int sgemm_block(const sgemm_job_t *job, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
     const gk_sgemm_kernel_t *kern = job->kern;
     const int mr = kern->mr, nr = kern->nr;
     const int64_t MC = kern->mc, KC = kern->kc, NC = kern->nc;
     const int64_t K = job->K;
+    const int direct_a = job->direct && job->transa, direct_b = job->direct && !job->transb;
     const int64_t kc_max = GK_MIN(KC, K);
-    const int64_t mc_max = GK_MIN(MC, (m1 - m0 + mr - 1) / mr * mr);
-    const int64_t nc_max = GK_MIN(NC, (n1 - n0 + nr - 1) / nr * nr);
+    const int64_t mc_max = direct_a ? mr : GK_MIN(MC, (m1 - m0 + mr - 1) / mr * mr);
+    const int64_t nc_max = direct_b ? nr : GK_MIN(NC, (n1 - n0 + nr - 1) / nr * nr);
     float *abuf = (float *)gk_thread_workspace(0, sizeof(float) * (size_t)(mc_max * kc_max));
     float *bbuf = (float *)gk_thread_workspace(1, sizeof(float) * (size_t)(nc_max * kc_max));
     if (!abuf || !bbuf) return -1;
     GK_ALIGN64 float tile[32 * 64];
 
     for (int64_t jc = n0; jc < n1; jc += NC) {
-        int64_t nc = GK_MIN(NC, n1 - jc);
+        const int64_t nc = GK_MIN(NC, n1 - jc);
+        const int64_t nc_full = nc / nr * nr;
         for (int64_t pc = 0; pc < K; pc += KC) {
-            int64_t kc = GK_MIN(KC, K - pc);
-            float beta = pc == 0 ? job->beta : 1.0f;
+            const int64_t kc = GK_MIN(KC, K - pc);
+            const float beta = pc == 0 ? job->beta : 1.0f;
             const float *Bp = job->transb ? job->B + jc * job->ldb + pc : job->B + pc * job->ldb + jc;
-            pack_b_f32(job->transb, Bp, job->ldb, kc, nc, nr, bbuf);
+            if (!direct_b) pack_b_f32(job->transb, Bp, job->ldb, kc, nc, nr, bbuf);
+            else if (nc_full < nc) pack_b_f32(0, Bp + nc_full, job->ldb, kc, nc - nc_full, nr, bbuf);
             for (int64_t ic = m0; ic < m1; ic += MC) {
-                int64_t mc = GK_MIN(MC, m1 - ic);
+                const int64_t mc = GK_MIN(MC, m1 - ic);
+                const int64_t mc_full = mc / mr * mr;
                 const float *Ap = job->transa ? job->A + pc * job->lda + ic : job->A + ic * job->lda + pc;
-                pack_a_f32(job->transa, Ap, job->lda, mc, kc, mr, abuf);
+                if (!direct_a) pack_a_f32(job->transa, Ap, job->lda, mc, kc, mr, abuf);
+                else if (mc_full < mc) pack_a_f32(1, Ap + mc_full, job->lda, mc - mc_full, kc, mr, abuf);
                 for (int64_t jr = 0; jr < nc; jr += nr) {
-                    int64_t nb = GK_MIN((int64_t)nr, nc - jr);
-                    const float *bp = bbuf + jr * kc;
+                    const int64_t nb = GK_MIN((int64_t)nr, nc - jr);
+                    const float *bp = direct_b ? (nb == nr ? Bp + jr : bbuf) : bbuf + jr * kc;
+                    const int64_t rsb = direct_b && nb == nr ? job->ldb : nr;
                     for (int64_t ir = 0; ir < mc; ir += mr) {
-                        int64_t mb = GK_MIN((int64_t)mr, mc - ir);
-                        const float *ap = abuf + ir * kc;
+                        const int64_t mb = GK_MIN((int64_t)mr, mc - ir);
+                        const float *ap = direct_a ? (mb == mr ? Ap + ir : abuf) : abuf + ir * kc;
+                        const int64_t rsa = direct_a && mb == mr ? job->lda : mr;
                         float *c = job->C + (ic + ir) * job->ldc + jc + jr;
                         if (mb == mr && nb == nr) {
-                            kern->ukernel(kc, ap, bp, c, job->ldc, job->alpha, beta);
+                            kern->ukernel(kc, ap, rsa, bp, rsb, c, job->ldc, job->alpha, beta);
                         } else {
-                            kern->ukernel(kc, ap, bp, tile, nr, job->alpha, 0.0f);
+                            kern->ukernel(kc, ap, rsa, bp, rsb, tile, nr, job->alpha, 0.0f);
                             merge_edge_tile(mb, nb, tile, nr, c, job->ldc, beta);
                         }
                     }
@@ -142,6 +155,7 @@ gemmkit_status_t gemmkit_sgemm(char transa, char transb, int64_t M, int64_t N, i
     job.alpha = alpha; job.beta = beta;
     job.A = A; job.lda = lda; job.B = B; job.ldb = ldb; job.C = C; job.ldc = ldc;
     job.failed = 0;
+    job.direct = (double)M * (double)N * (double)K <= GK_SGEMM_DIRECT_MAX_MACS;
     int nthreads = gk_threads_for(M, N, K);
     gk_partition_2d(M, N, job.kern->mr, job.kern->nr, nthreads, &job.tm, &job.tn);
     gk_parallel_run(sgemm_task, &job, job.tm * job.tn);

@@ -7,8 +7,8 @@
 #define MR 6
 #define NR 16
 
-static void ukernel_sgemm_avx2_6x16(int64_t kc, const float *GK_RESTRICT a, const float *GK_RESTRICT b,
-                                    float *GK_RESTRICT c, int64_t ldc, float alpha, float beta) {
+static void ukernel_sgemm_avx2_6x16(int64_t kc, const float *GK_RESTRICT a, int64_t rsa, const float *GK_RESTRICT b,
+                                    int64_t rsb, float *GK_RESTRICT c, int64_t ldc, float alpha, float beta) {
     __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps(), c10 = _mm256_setzero_ps(),
            c11 = _mm256_setzero_ps(), c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps(),
            c30 = _mm256_setzero_ps(), c31 = _mm256_setzero_ps(), c40 = _mm256_setzero_ps(),
@@ -22,8 +22,8 @@ static void ukernel_sgemm_avx2_6x16(int64_t kc, const float *GK_RESTRICT a, cons
         x = _mm256_broadcast_ss(a + 3); c30 = _mm256_fmadd_ps(x, b0, c30); c31 = _mm256_fmadd_ps(x, b1, c31);
         x = _mm256_broadcast_ss(a + 4); c40 = _mm256_fmadd_ps(x, b0, c40); c41 = _mm256_fmadd_ps(x, b1, c41);
         x = _mm256_broadcast_ss(a + 5); c50 = _mm256_fmadd_ps(x, b0, c50); c51 = _mm256_fmadd_ps(x, b1, c51);
-        a += MR;
-        b += NR;
+        a += rsa;
+        b += rsb;
     }
     const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
 #define STORE_ROW(i, r0, r1)                                                                         \

@@ -1,31 +1,16 @@
-/* AVX-512F sgemm microkernel (MR x 16*NV: MR*NV zmm accumulators) and its blocking table; this file
+/* AVX-512F sgemm microkernel (12 x 32: 24 zmm accumulators) and its blocking table; this file
  * alone is compiled with AVX-512 flags and runs only when dispatch found AVX-512 with OS zmm state. */
 #include "../gemmkit_internal.h"
 #if GEMMKIT_X86
 #include <immintrin.h>
 
-#ifndef SG512_MR
-#define SG512_MR 12
-#endif
-#ifndef SG512_NV
-#define SG512_NV 2
-#endif
-#define SG512_NR_2 32
-#define SG512_NR_3 48
-#define SG512_NR_4 64
-#define SG512_CAT(a, b) a##b
-#define SG512_NRV(nv) SG512_CAT(SG512_NR_, nv)
-#define SG512_NR SG512_NRV(SG512_NV)
-#define MR SG512_MR
-#define NV SG512_NV
+#define MR 12
+#define NV 2 /* zmm vectors per row of the tile */
 #define NR (16 * NV)
 
-#define GK_STR2(x) #x
-#define GK_STR(x) GK_STR2(x)
-#define KNAME "ukernel_sgemm_avx512_" GK_STR(SG512_MR) "x" GK_STR(SG512_NR)
-
-static void ukernel_sgemm_avx512(int64_t kc, const float *GK_RESTRICT a, const float *GK_RESTRICT b,
-                                 float *GK_RESTRICT c, int64_t ldc, float alpha, float beta) {
+/* The accumulator array stays in registers only while every loop over it is fully unrolled. */
+static void ukernel_sgemm_avx512_12x32(int64_t kc, const float *GK_RESTRICT a, int64_t rsa, const float *GK_RESTRICT b,
+                                       int64_t rsb, float *GK_RESTRICT c, int64_t ldc, float alpha, float beta) {
     __m512 acc[MR][NV];
 #pragma GCC unroll 16
     for (int i = 0; i < MR; i++)
@@ -35,15 +20,14 @@ static void ukernel_sgemm_avx512(int64_t kc, const float *GK_RESTRICT a, const f
         __m512 bv[NV];
 #pragma GCC unroll 4
         for (int v = 0; v < NV; v++) bv[v] = _mm512_loadu_ps(b + 16 * v);
-        _mm_prefetch((const char *)(b + 8 * NR), _MM_HINT_T0);
 #pragma GCC unroll 16
         for (int i = 0; i < MR; i++) {
             __m512 x = _mm512_set1_ps(a[i]);
 #pragma GCC unroll 4
             for (int v = 0; v < NV; v++) acc[i][v] = _mm512_fmadd_ps(x, bv[v], acc[i][v]);
         }
-        a += MR;
-        b += NR;
+        a += rsa;
+        b += rsb;
     }
     const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
     if (beta == 0.0f) {
@@ -63,7 +47,7 @@ static void ukernel_sgemm_avx512(int64_t kc, const float *GK_RESTRICT a, const f
 }
 
 const gk_sgemm_kernel_t gk_sgemm_kernel_avx512 = {
-    KNAME, MR, NR, /*mc*/ 12 * 20, /*kc*/ 384, /*nc*/ 4096,
-    ukernel_sgemm_avx512,
+    "ukernel_sgemm_avx512_12x32", MR, NR, /*mc*/ 12 * 10, /*kc*/ 512, /*nc*/ 4096,
+    ukernel_sgemm_avx512_12x32,
 };
 #endif

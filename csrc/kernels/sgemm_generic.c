@@ -5,12 +5,12 @@
 #define MR 4
 #define NR 16
 
-static void ukernel_sgemm_generic_4x16(int64_t kc, const float *GK_RESTRICT a, const float *GK_RESTRICT b,
-                                       float *GK_RESTRICT c, int64_t ldc, float alpha, float beta) {
+static void ukernel_sgemm_generic_4x16(int64_t kc, const float *GK_RESTRICT a, int64_t rsa, const float *GK_RESTRICT b,
+                                       int64_t rsb, float *GK_RESTRICT c, int64_t ldc, float alpha, float beta) {
     float acc[MR][NR] = {{0}};
     for (int64_t k = 0; k < kc; k++) {
-        const float *bk = b + k * NR;
-        const float *ak = a + k * MR;
+        const float *bk = b + k * rsb;
+        const float *ak = a + k * rsa;
         for (int i = 0; i < MR; i++)
             for (int j = 0; j < NR; j++) acc[i][j] += ak[i] * bk[j];
     }
