@@ -2,93 +2,137 @@
  * (4 bytes for VNNI, 2 int16 for the widening kernels), computing row/column sums on the way. */
 #include <string.h>
 #include "pack.h"
+#if defined(__SSE2__) || defined(_M_X64)
+#include <emmintrin.h>
+#define GK_PACK_SSE 1
+#endif
 
-static inline void put(void *dst, int64_t idx, int elem_size, int v) {
-    if (elem_size == 1) ((uint8_t *)dst)[idx] = (uint8_t)v;
-    else ((int16_t *)dst)[idx] = (int16_t)v;
+/* Both operands reduce to one of two source shapes for a panel `pw` wide (MR rows of A' or NR columns
+ * of B), of which `w` are real (the rest zero):
+ *   k-major:     element (k, x) at src[k * ld + x]  (A transposed, B plain)
+ *   k-contiguous: element (k, x) at src[x * ld + k] (A plain, B transposed)
+ * The packed panel holds element (k, x) at [(k / kg) * pw * kg + x * kg + k % kg], k zero-padded to a
+ * multiple of kg. xr is XORed into every byte (0x80 turns s8 A into u8 A' = A + 128); sums[x] gets the
+ * sum over k of the packed values (signed bytes for B, unsigned for A'). */
+
+static inline int val(uint8_t byte, uint8_t xr, int is_signed) {
+    uint8_t v = (uint8_t)(byte ^ xr);
+    return is_signed ? (int)(int8_t)v : (int)v;
+}
+
+static void sums_kmajor(const uint8_t *src, int64_t ld, int64_t kc, int64_t w, uint8_t xr, int is_signed,
+                        int32_t *GK_RESTRICT sums) {
+    for (int64_t x = 0; x < w; x++) sums[x] = 0;
+    for (int64_t k = 0; k < kc; k++) {
+        const uint8_t *row = src + k * ld;
+        if (is_signed) for (int64_t x = 0; x < w; x++) sums[x] += (int8_t)(row[x] ^ xr);
+        else for (int64_t x = 0; x < w; x++) sums[x] += (uint8_t)(row[x] ^ xr);
+    }
+}
+
+static void pack_kmajor(const uint8_t *src, int64_t ld, int64_t kc, int64_t w, int pw, int kg, int es,
+                        uint8_t xr, int is_signed, uint8_t *GK_RESTRICT dst, int32_t *GK_RESTRICT sums) {
+    sums_kmajor(src, ld, kc, w, xr, is_signed, sums);
+    const int64_t groups = (kc + kg - 1) / kg;
+    for (int64_t g = 0; g < groups; g++) {
+        const uint8_t *rows[4];
+        for (int q = 0; q < kg; q++) rows[q] = g * kg + q < kc ? src + (g * kg + q) * ld : NULL;
+        if (es == 1 && kg == 4) {
+            uint8_t *d = dst + g * pw * 4;
+            int64_t x = 0;
+#if GK_PACK_SSE
+            if (rows[3] != NULL) {
+                const __m128i vx = _mm_set1_epi8((char)xr);
+                for (; x + 16 <= w; x += 16) {
+                    __m128i r0 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(rows[0] + x)), vx);
+                    __m128i r1 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(rows[1] + x)), vx);
+                    __m128i r2 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(rows[2] + x)), vx);
+                    __m128i r3 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(rows[3] + x)), vx);
+                    __m128i p01l = _mm_unpacklo_epi8(r0, r1), p01h = _mm_unpackhi_epi8(r0, r1);
+                    __m128i p23l = _mm_unpacklo_epi8(r2, r3), p23h = _mm_unpackhi_epi8(r2, r3);
+                    _mm_storeu_si128((__m128i *)(d + 4 * x), _mm_unpacklo_epi16(p01l, p23l));
+                    _mm_storeu_si128((__m128i *)(d + 4 * x + 16), _mm_unpackhi_epi16(p01l, p23l));
+                    _mm_storeu_si128((__m128i *)(d + 4 * x + 32), _mm_unpacklo_epi16(p01h, p23h));
+                    _mm_storeu_si128((__m128i *)(d + 4 * x + 48), _mm_unpackhi_epi16(p01h, p23h));
+                }
+            }
+#endif
+            for (; x < w; x++)
+                for (int q = 0; q < 4; q++) d[4 * x + q] = rows[q] ? (uint8_t)(rows[q][x] ^ xr) : 0;
+            memset(d + 4 * w, 0, (size_t)(pw - w) * 4);
+        } else {
+            for (int64_t x = 0; x < pw; x++)
+                for (int q = 0; q < kg; q++) {
+                    int v = (x < w && rows[q]) ? val(rows[q][x], xr, is_signed) : 0;
+                    int64_t idx = g * pw * kg + x * kg + q;
+                    if (es == 1) dst[idx] = (uint8_t)v;
+                    else ((int16_t *)dst)[idx] = (int16_t)v;
+                }
+        }
+    }
+}
+
+static void pack_kcontig(const uint8_t *src, int64_t ld, int64_t kc, int64_t w, int pw, int kg, int es,
+                         uint8_t xr, int is_signed, uint8_t *GK_RESTRICT dst, int32_t *GK_RESTRICT sums) {
+    const int64_t groups = (kc + kg - 1) / kg, kfull = kc / kg * kg;
+    for (int64_t x = 0; x < pw; x++) {
+        const uint8_t *s = src + x * ld;
+        int32_t sum = 0;
+        if (x >= w) {
+            for (int64_t g = 0; g < groups; g++)
+                memset(dst + (size_t)((g * pw + x) * kg) * es, 0, (size_t)kg * es);
+            continue;
+        }
+        if (es == 1 && kg == 4) {
+            const uint32_t x4 = 0x01010101u * xr;
+            for (int64_t g = 0; g < kfull / 4; g++) {
+                uint32_t v;
+                memcpy(&v, s + 4 * g, 4);
+                v ^= x4;
+                memcpy(dst + (g * pw + x) * 4, &v, 4);
+            }
+            if (is_signed) for (int64_t k = 0; k < kfull; k++) sum += (int8_t)(s[k] ^ xr);
+            else for (int64_t k = 0; k < kfull; k++) sum += (uint8_t)(s[k] ^ xr);
+        } else {
+            for (int64_t k = 0; k < kfull; k++) {
+                int v = val(s[k], xr, is_signed);
+                sum += v;
+                int64_t idx = (k / kg * pw + x) * kg + k % kg;
+                if (es == 1) dst[idx] = (uint8_t)v;
+                else ((int16_t *)dst)[idx] = (int16_t)v;
+            }
+        }
+        for (int64_t k = kfull; k < groups * kg; k++) { /* partial last group, zero-padded */
+            int v = k < kc ? val(s[k], xr, is_signed) : 0;
+            sum += v;
+            int64_t idx = (k / kg * pw + x) * kg + k % kg;
+            if (es == 1) dst[idx] = (uint8_t)v;
+            else ((int16_t *)dst)[idx] = (int16_t)v;
+        }
+        sums[x] = sum;
+    }
 }
 
 void pack_a_i8(int transa, const uint8_t *A, int64_t lda, int64_t mc, int64_t kc, int mr, int kgroup,
                int elem_size, int flip, void *GK_RESTRICT dst, int32_t *GK_RESTRICT rowsum) {
     const int64_t kp = (kc + kgroup - 1) / kgroup * kgroup;
-    const uint8_t x = flip ? 0x80 : 0x00;
-    uint8_t *d8 = (uint8_t *)dst;
+    const uint8_t xr = flip ? 0x80 : 0x00;
     for (int64_t i0 = 0; i0 < mc; i0 += mr) {
         int64_t mb = GK_MIN((int64_t)mr, mc - i0);
-        void *panel = d8 + (size_t)(i0 * kp) * elem_size;
-        if (!transa && kgroup == 4 && elem_size == 1 && kc % 4 == 0) {
-            /* Fast path: each row's 4 consecutive k are one dword of the group. */
-            uint32_t *p32 = (uint32_t *)panel;
-            const uint32_t x4 = flip ? 0x80808080u : 0u;
-            for (int64_t i = 0; i < mr; i++) {
-                int32_t s = 0;
-                if (i < mb) {
-                    const uint8_t *src = A + (i0 + i) * lda;
-                    for (int64_t g = 0; g < kp / 4; g++) {
-                        uint32_t w;
-                        memcpy(&w, src + 4 * g, 4);
-                        w ^= x4;
-                        p32[g * mr + i] = w;
-                        s += (int32_t)(w & 0xff) + (int32_t)((w >> 8) & 0xff) + (int32_t)((w >> 16) & 0xff) +
-                             (int32_t)(w >> 24);
-                    }
-                    rowsum[i0 + i] = s;
-                } else {
-                    for (int64_t g = 0; g < kp / 4; g++) p32[g * mr + i] = 0;
-                }
-            }
-            continue;
-        }
-        for (int64_t i = 0; i < mr; i++) {
-            int32_t s = 0;
-            for (int64_t k = 0; k < kp; k++) {
-                int v = 0;
-                if (i < mb && k < kc) {
-                    v = (uint8_t)((transa ? A[k * lda + i0 + i] : A[(i0 + i) * lda + k]) ^ x);
-                    s += v;
-                }
-                put(panel, (k / kgroup) * mr * kgroup + i * kgroup + k % kgroup, elem_size, v);
-            }
-            if (i < mb) rowsum[i0 + i] = s;
-        }
+        uint8_t *panel = (uint8_t *)dst + (size_t)(i0 * kp) * elem_size;
+        if (transa) pack_kmajor(A + i0, lda, kc, mb, mr, kgroup, elem_size, xr, 0, panel, rowsum + i0);
+        else pack_kcontig(A + i0 * lda, lda, kc, mb, mr, kgroup, elem_size, xr, 0, panel, rowsum + i0);
     }
 }
 
 void pack_b_i8(int transb, const int8_t *B, int64_t ldb, int64_t kc, int64_t nc, int nr, int kgroup,
                int elem_size, void *GK_RESTRICT dst, int32_t *GK_RESTRICT colsum) {
     const int64_t kp = (kc + kgroup - 1) / kgroup * kgroup;
-    uint8_t *d8 = (uint8_t *)dst;
+    const uint8_t *Bu = (const uint8_t *)B;
     for (int64_t j0 = 0; j0 < nc; j0 += nr) {
         int64_t nb = GK_MIN((int64_t)nr, nc - j0);
-        void *panel = d8 + (size_t)(j0 * kp) * elem_size;
-        for (int64_t j = 0; j < nb; j++) colsum[j0 + j] = 0;
-        if (!transb) {
-            /* Rows of B are contiguous along j: walk k outer, j inner. */
-            for (int64_t k = 0; k < kp; k++) {
-                const int8_t *src = B + k * ldb + j0;
-                int64_t base = (k / kgroup) * nr * kgroup + k % kgroup;
-                if (k < kc) {
-                    for (int64_t j = 0; j < nb; j++) {
-                        int v = src[j];
-                        colsum[j0 + j] += v;
-                        put(panel, base + j * kgroup, elem_size, v);
-                    }
-                    for (int64_t j = nb; j < nr; j++) put(panel, base + j * kgroup, elem_size, 0);
-                } else {
-                    for (int64_t j = 0; j < nr; j++) put(panel, base + j * kgroup, elem_size, 0);
-                }
-            }
-        } else {
-            for (int64_t j = 0; j < nr; j++) {
-                const int8_t *src = B + (j0 + j) * ldb;
-                int32_t s = 0;
-                for (int64_t k = 0; k < kp; k++) {
-                    int v = (j < nb && k < kc) ? src[k] : 0;
-                    s += v;
-                    put(panel, (k / kgroup) * nr * kgroup + j * kgroup + k % kgroup, elem_size, v);
-                }
-                if (j < nb) colsum[j0 + j] = s;
-            }
-        }
+        uint8_t *panel = (uint8_t *)dst + (size_t)(j0 * kp) * elem_size;
+        if (transb) pack_kcontig(Bu + j0 * ldb, ldb, kc, nb, nr, kgroup, elem_size, 0, 1, panel, colsum + j0);
+        else pack_kmajor(Bu + j0, ldb, kc, nb, nr, kgroup, elem_size, 0, 1, panel, colsum + j0);
     }
 }

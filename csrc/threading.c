@@ -282,9 +282,11 @@ void gk_partition_2d(int64_t m, int64_t n, int mr, int nr, int nthreads, int *tm
     int64_t mt = (m + mr - 1) / mr, nt = (n + nr - 1) / nr;
     int best_m = 1, best_n = 1;
     double best = -1.0;
-    for (int a = 1; a <= nthreads; a++) {
+    /* Ties go to more row slices: each thread then packs a smaller share of A (the transposing,
+     * costlier pack for row-major A) and reads B's packed block once. */
+    for (int a = nthreads; a >= 1; a--) {
         int b = nthreads / a;
-        if (a > mt) break;
+        if (a > mt) continue;
         if (b > nt) b = (int)nt;
         double bm = (double)((mt + a - 1) / a) * mr, bn = (double)((nt + b - 1) / b) * nr;
         double cost = bm * bn + 8.0 * (bm + bn);
