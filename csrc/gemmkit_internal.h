@@ -54,13 +54,21 @@ extern const gk_sgemm_kernel_t gk_sgemm_kernel_avx512;
  * (A' unsigned bytes, B signed bytes) of one MR x NR tile:
  *   acc  = S + row_comp[i] + col_comp[j]            (exact, in double: |acc| < 2^53)
  *   C    = round_half_even(alpha * acc + beta * C + row_add[i] + col_add[j]), saturated to int32
- * beta == 0: C is not read. row_add / col_add may be NULL. */
+ * beta == 0: C is not read. row_add / col_add may be NULL.
+ * Integer shortcuts a kernel may take instead (same results, the double fields stay valid):
+ *   GK_EP_INT64: alpha == 1, beta in {0, 1}: C = sat32(S + row_int[i] + col_int[j] + beta * C)
+ *   GK_EP_INT32: alpha == 1, beta == 0 and |S| + |row| + |col| < 2^31 proven by the driver:
+ *                C = S + row_i32[i] + col_i32[j] in int32 arithmetic */
+enum { GK_EP_DOUBLE = 0, GK_EP_INT64 = 1, GK_EP_INT32 = 2 };
 typedef struct {
     const double *row_comp;    /* MR entries */
     const double *col_comp;    /* NR entries */
     const double *row_add;     /* MR entries or NULL */
     const double *col_add;     /* NR entries or NULL */
     double alpha, beta;
+    int mode;
+    const int64_t *row_int, *col_int;   /* comp + add, as integers (GK_EP_INT64) */
+    const int32_t *row_i32, *col_i32;   /* the same, narrowed (GK_EP_INT32) */
 } gk_i8_epilogue_t;
 
 /* kgroups: number of k-groups in the packed panels (group size = kernel's kgroup bytes).

@@ -44,26 +44,60 @@ static void epilogue_scalar(int64_t m, int64_t n, const int64_t *S, int64_t lds,
         }
 }
 
-/* Column constants for columns [j0, j0+n) and row constants for rows [i0, i0+m). */
-static void col_terms(const i8_job_t *job, int64_t j0, int64_t n, const int32_t *colsum, double *cc,
-                      double *ca) {
+/* Per-column and per-row terms of the epilogue for columns [j0, j0+n) / rows [i0, i0+m): the
+ * compensation (comp) and offset (add) as doubles, their sum as an integer, and max |sum|. */
+typedef struct {
+    double *comp, *add;
+    int64_t *sum64;
+    int32_t *sum32;
+    int64_t max_abs;
+} i8_terms_t;
+
+static void col_terms(const i8_job_t *job, int64_t j0, int64_t n, const int64_t *colsum, i8_terms_t *t) {
+    t->max_abs = 0;
     for (int64_t j = 0; j < n; j++) {
-        cc[j] = -(double)job->a_ofs * (double)colsum[j];
-        ca[j] = job->offsetc == 'F' ? (double)job->co[0] : job->offsetc == 'R' ? (double)job->co[j0 + j] : 0.0;
+        int64_t comp = -(int64_t)job->a_ofs * colsum[j];
+        int64_t add = job->offsetc == 'F' ? job->co[0] : job->offsetc == 'R' ? job->co[j0 + j] : 0;
+        t->comp[j] = (double)comp;
+        t->add[j] = (double)add;
+        t->sum64[j] = comp + add;
+        t->sum32[j] = (int32_t)GK_MAX(GK_MIN(comp + add, (int64_t)INT32_MAX), (int64_t)INT32_MIN);
+        t->max_abs = GK_MAX(t->max_abs, comp + add < 0 ? -(comp + add) : comp + add);
     }
 }
-static void row_terms(const i8_job_t *job, int64_t i0, int64_t m, int64_t K, const int32_t *rowsum,
-                      double *rc, double *ra) {
-    double kab = (double)K * (double)job->a_ofs * (double)job->bo;
+static void row_terms(const i8_job_t *job, int64_t i0, int64_t m, const int64_t *rowsum, i8_terms_t *t) {
+    const int64_t kab = job->K * (int64_t)job->a_ofs * (int64_t)job->bo;
+    t->max_abs = 0;
     for (int64_t i = 0; i < m; i++) {
-        rc[i] = -(double)job->bo * (double)rowsum[i] + kab;
-        ra[i] = job->offsetc == 'C' ? (double)job->co[i0 + i] : 0.0;
+        int64_t comp = -(int64_t)job->bo * rowsum[i] + kab;
+        int64_t add = job->offsetc == 'C' ? job->co[i0 + i] : 0;
+        t->comp[i] = (double)comp;
+        t->add[i] = (double)add;
+        t->sum64[i] = comp + add;
+        t->sum32[i] = (int32_t)GK_MAX(GK_MIN(comp + add, (int64_t)INT32_MAX), (int64_t)INT32_MIN);
+        t->max_abs = GK_MAX(t->max_abs, comp + add < 0 ? -(comp + add) : comp + add);
     }
+}
+
+/* Which epilogue the tiles of this block may use (see gk_i8_epilogue_t). */
+static int epilogue_mode(const i8_job_t *job, const i8_terms_t *rows, const i8_terms_t *cols) {
+    if (job->alpha != 1.0 || (job->beta != 0.0 && job->beta != 1.0)) return GK_EP_DOUBLE;
+    const int64_t s_max = job->K * 255 * 128; /* |sum_k a' b| with a' in [0, 255], b in [-128, 127] */
+    if (job->beta == 0.0 && s_max + rows->max_abs + cols->max_abs <= (int64_t)INT32_MAX) return GK_EP_INT32;
+    return GK_EP_INT64;
 }
 
 static size_t align64(size_t x) { return (x + 63) & ~(size_t)63; }
 
-/* One pass when K fits one exact chunk: pack full-K panels, fused epilogue in the microkernel. */
+static void *carve(uint8_t **cursor, size_t bytes) {
+    void *p = *cursor;
+    *cursor += align64(bytes);
+    return p;
+}
+
+/* The loop nest over C[m0:m1, n0:n1]. K up to one exact chunk (the common case): full-K panels, one
+ * microkernel call per tile with the epilogue fused. Longer K: raw int32 sums per chunk, accumulated
+ * exactly in int64, then the scalar epilogue. */
 static int i8_block(const i8_job_t *job, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
     const gk_i8_kernel_t *kern = job->kern;
     const int mr = kern->mr, nr = kern->nr, kg = kern->kgroup, es = kern->elem_size;
@@ -81,22 +115,25 @@ static int i8_block(const i8_job_t *job, int64_t m0, int64_t m1, int64_t n0, int
 
     uint8_t *abuf = (uint8_t *)gk_thread_workspace(0, (size_t)(mc_max * kp * es));
     uint8_t *bbuf = (uint8_t *)gk_thread_workspace(1, (size_t)(nc_max * kp * es));
-    size_t off_rs = 0, off_cs = align64(off_rs + sizeof(int32_t) * mc_max);
-    size_t off_rc = align64(off_cs + sizeof(int32_t) * nc_max);
-    size_t off_ra = align64(off_rc + sizeof(double) * mc_max);
-    size_t off_cc = align64(off_ra + sizeof(double) * mc_max);
-    size_t off_ca = align64(off_cc + sizeof(double) * nc_max);
-    size_t off_rs64 = align64(off_ca + sizeof(double) * nc_max);
-    size_t off_cs64 = align64(off_rs64 + sizeof(int64_t) * mc_max);
-    size_t off_acc = align64(off_cs64 + sizeof(int64_t) * nc_max);
-    size_t ws_bytes = off_acc + (nchunks > 1 ? sizeof(int64_t) * (size_t)(mc_max * nc_max) : 0);
+    const size_t per_row = 2 * sizeof(int32_t) + 2 * sizeof(int64_t) + 2 * sizeof(double);
+    const size_t ws_bytes = (size_t)(mc_max + nc_max) * per_row + 16 * 64 +
+                            (nchunks > 1 ? sizeof(int64_t) * (size_t)(mc_max * nc_max) : 0);
     uint8_t *ws = (uint8_t *)gk_thread_workspace(2, ws_bytes);
     if (!abuf || !bbuf || !ws) return -1;
-    int32_t *rowsum = (int32_t *)(ws + off_rs), *colsum = (int32_t *)(ws + off_cs);
-    double *rc = (double *)(ws + off_rc), *ra = (double *)(ws + off_ra);
-    double *cc = (double *)(ws + off_cc), *ca = (double *)(ws + off_ca);
-    int64_t *rs64 = (int64_t *)(ws + off_rs64), *cs64 = (int64_t *)(ws + off_cs64);
-    int64_t *acc = (int64_t *)(ws + off_acc);
+    int32_t *rowsum = (int32_t *)carve(&ws, sizeof(int32_t) * mc_max);
+    int32_t *colsum = (int32_t *)carve(&ws, sizeof(int32_t) * nc_max);
+    int64_t *rs64 = (int64_t *)carve(&ws, sizeof(int64_t) * mc_max);
+    int64_t *cs64 = (int64_t *)carve(&ws, sizeof(int64_t) * nc_max);
+    i8_terms_t rows, cols;
+    rows.comp = (double *)carve(&ws, sizeof(double) * mc_max);
+    rows.add = (double *)carve(&ws, sizeof(double) * mc_max);
+    rows.sum64 = (int64_t *)carve(&ws, sizeof(int64_t) * mc_max);
+    rows.sum32 = (int32_t *)carve(&ws, sizeof(int32_t) * mc_max);
+    cols.comp = (double *)carve(&ws, sizeof(double) * nc_max);
+    cols.add = (double *)carve(&ws, sizeof(double) * nc_max);
+    cols.sum64 = (int64_t *)carve(&ws, sizeof(int64_t) * nc_max);
+    cols.sum32 = (int32_t *)carve(&ws, sizeof(int32_t) * nc_max);
+    int64_t *acc = nchunks > 1 ? (int64_t *)carve(&ws, sizeof(int64_t) * (size_t)(mc_max * nc_max)) : NULL;
     GK_ALIGN64 int32_t tile[32 * 64];
     GK_ALIGN64 int64_t tile64[32 * 64];
     const int has_ra = job->offsetc == 'C', has_ca = job->offsetc == 'F' || job->offsetc == 'R';
@@ -106,14 +143,17 @@ static int i8_block(const i8_job_t *job, int64_t m0, int64_t m1, int64_t n0, int
         if (nchunks == 1) {
             const int8_t *Bp = job->transb ? job->B + jc * job->ldb : job->B + jc;
             pack_b_i8(job->transb, Bp, job->ldb, K, nc, nr, kg, es, bbuf, colsum);
-            col_terms(job, jc, nc, colsum, cc, ca);
+            for (int64_t j = 0; j < nc; j++) cs64[j] = colsum[j];
+            col_terms(job, jc, nc, cs64, &cols);
         }
         for (int64_t ic = m0; ic < m1; ic += MC) {
             const int64_t mc = GK_MIN(MC, m1 - ic);
             if (nchunks == 1) {
                 const uint8_t *Ap = job->transa ? job->A + ic : job->A + ic * job->lda;
                 pack_a_i8(job->transa, Ap, job->lda, mc, K, mr, kg, es, job->flip_a, abuf, rowsum);
-                row_terms(job, ic, mc, K, rowsum, rc, ra);
+                for (int64_t i = 0; i < mc; i++) rs64[i] = rowsum[i];
+                row_terms(job, ic, mc, rs64, &rows);
+                const int mode = epilogue_mode(job, &rows, &cols);
                 for (int64_t jr = 0; jr < nc; jr += nr) {
                     const int64_t nb = GK_MIN((int64_t)nr, nc - jr);
                     const void *bp = bbuf + (size_t)(jr * kp) * es;
@@ -121,8 +161,9 @@ static int i8_block(const i8_job_t *job, int64_t m0, int64_t m1, int64_t n0, int
                         const int64_t mb = GK_MIN((int64_t)mr, mc - ir);
                         const void *ap = abuf + (size_t)(ir * kp) * es;
                         int32_t *c = job->C + (ic + ir) * job->ldc + jc + jr;
-                        gk_i8_epilogue_t ep = {rc + ir, cc + jr, has_ra ? ra + ir : NULL,
-                                               has_ca ? ca + jr : NULL, job->alpha, job->beta};
+                        gk_i8_epilogue_t ep = {rows.comp + ir, cols.comp + jr, has_ra ? rows.add + ir : NULL,
+                                               has_ca ? cols.add + jr : NULL, job->alpha, job->beta, mode,
+                                               rows.sum64 + ir, cols.sum64 + jr, rows.sum32 + ir, cols.sum32 + jr};
                         if (mb == mr && nb == nr) {
                             kern->ukernel(kp / kg, ap, bp, c, job->ldc, &ep);
                         } else {
@@ -134,7 +175,6 @@ static int i8_block(const i8_job_t *job, int64_t m0, int64_t m1, int64_t n0, int
                 }
                 continue;
             }
-            /* K beyond one exact chunk: raw int32 sums per chunk, accumulated exactly in int64. */
             memset(acc, 0, sizeof(int64_t) * (size_t)(mc * nc));
             memset(rs64, 0, sizeof(int64_t) * (size_t)mc);
             memset(cs64, 0, sizeof(int64_t) * (size_t)nc);
@@ -158,16 +198,10 @@ static int i8_block(const i8_job_t *job, int64_t m0, int64_t m1, int64_t n0, int
                     }
                 }
             }
-            double kab = (double)K * (double)job->a_ofs * (double)job->bo;
-            for (int64_t j = 0; j < nc; j++) {
-                cc[j] = -(double)job->a_ofs * (double)cs64[j];
-                ca[j] = job->offsetc == 'F' ? (double)job->co[0] : job->offsetc == 'R' ? (double)job->co[jc + j] : 0.0;
-            }
-            for (int64_t i = 0; i < mc; i++) {
-                rc[i] = -(double)job->bo * (double)rs64[i] + kab;
-                ra[i] = has_ra ? (double)job->co[ic + i] : 0.0;
-            }
-            gk_i8_epilogue_t ep = {rc, cc, has_ra ? ra : NULL, has_ca ? ca : NULL, job->alpha, job->beta};
+            col_terms(job, jc, nc, cs64, &cols);
+            row_terms(job, ic, mc, rs64, &rows);
+            gk_i8_epilogue_t ep = {rows.comp, cols.comp, has_ra ? rows.add : NULL, has_ca ? cols.add : NULL,
+                                   job->alpha, job->beta, GK_EP_DOUBLE, NULL, NULL, NULL, NULL};
             epilogue_scalar(mc, nc, acc, nc, job->C + ic * job->ldc + jc, job->ldc, &ep);
         }
     }

@@ -174,20 +174,27 @@ static int pool_grow(int n) {
     return pool.started + 1;
 }
 
+/* The work was split into `parts` pieces: run them all on the calling thread. */
+static void run_serially(gk_task_fn fn, void *ctx, int parts) {
+    for (int tid = 0; tid < parts; tid++) fn(ctx, tid, parts);
+}
+
 void gk_parallel_run(gk_task_fn fn, void *ctx, int nthreads) {
+    const int requested = nthreads;
     if (nthreads <= 1) { fn(ctx, 0, 1); return; }
     pool_init();
     if (gk_mutex_trylock(&pool.busy) != 0) {
-        /* Another caller thread is using the pool: run this call serially rather than oversubscribe. */
-        fn(ctx, 0, 1);
+        /* Another caller thread is using the pool: run every part here rather than oversubscribe. */
+        run_serially(fn, ctx, nthreads);
         return;
     }
     gk_mutex_lock(&pool.lock);
-    nthreads = GK_MIN(nthreads, pool_grow(nthreads));
-    if (nthreads <= 1) {
+    nthreads = pool_grow(nthreads);
+    if (nthreads < requested) nthreads = 1; /* fewer workers than parts: keep it simple, run serially */
+    if (nthreads <= 1) { /* no worker could be started */
         gk_mutex_unlock(&pool.lock);
         gk_mutex_unlock(&pool.busy);
-        fn(ctx, 0, 1);
+        run_serially(fn, ctx, requested);
         return;
     }
     pool.fn = fn;

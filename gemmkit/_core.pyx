@@ -123,7 +123,7 @@ cdef class _Operand:
             raise TypeError(f"{name} must be a {dtype} array or buffer, got None")
         try:
             PyObject_GetBuffer(obj, &self.view, flags)
-        except BufferError as e:
+        except (BufferError, ValueError) as e:  # NumPy says ValueError for a read-only array
             if writable:
                 try:
                     PyObject_GetBuffer(obj, &self.view, PyBUF_STRIDES | PyBUF_FORMAT)
@@ -216,7 +216,9 @@ cdef object _offset_vector(object co, char oc, int64_t M, int64_t N):
         arr = np.asarray(co)
     except Exception as e:
         raise TypeError(f"co must be an int32 array, an int or a sequence of ints ({e})") from None
-    if arr.dtype.kind not in "iu" and not (arr.dtype.kind == "O" and arr.size == 0):
+    if arr.size == 0:
+        arr = arr.astype(np.int32)  # an empty list is float64 to NumPy; no offsets are read anyway
+    if arr.dtype.kind not in "iu":
         raise TypeError(f"co must hold integers, got dtype {arr.dtype}")
     if arr.dtype != np.int32:
         if arr.size and (arr.min() < -2**31 or arr.max() > 2**31 - 1):

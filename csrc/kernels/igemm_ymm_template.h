@@ -73,6 +73,17 @@ static void I8_KERNEL_NAME(int64_t kgroups, const void *GK_RESTRICT av, const vo
                            int32_t *GK_RESTRICT c, int64_t ldc, const gk_i8_epilogue_t *ep) {
     GK_ALIGN64 int32_t s[MR * NR];
     i8_tile_sums(kgroups, (const uint8_t *)av, (const uint8_t *)bv, s);
+    if (ep->mode == GK_EP_INT32) { /* (GK_EP_INT64 takes the exact double path: AVX2 has no vpmovsqd) */
+        for (int i = 0; i < MR; i++) {
+            const __m256i r = _mm256_set1_epi32(ep->row_i32[i]);
+            for (int v = 0; v < NV; v++) {
+                __m256i x = _mm256_add_epi32(_mm256_load_si256((const __m256i *)(s + i * NR + 8 * v)), r);
+                x = _mm256_add_epi32(x, _mm256_loadu_si256((const __m256i *)(ep->col_i32 + 8 * v)));
+                _mm256_storeu_si256((__m256i *)(c + i * ldc + 8 * v), x);
+            }
+        }
+        return;
+    }
     const __m256d va = _mm256_set1_pd(ep->alpha), vb = _mm256_set1_pd(ep->beta);
     const int use_beta = ep->beta != 0.0, has_ra = ep->row_add != NULL;
     for (int i = 0; i < MR; i++) {

@@ -76,6 +76,39 @@ static void I8_KERNEL_NAME(int64_t kgroups, const void *GK_RESTRICT av, const vo
                            int32_t *GK_RESTRICT c, int64_t ldc, const gk_i8_epilogue_t *ep) {
     GK_ALIGN64 int32_t s[MR * NR];
     i8_tile_sums(kgroups, (const uint8_t *)av, (const uint8_t *)bv, s);
+    if (ep->mode == GK_EP_INT32) {
+        for (int i = 0; i < MR; i++) {
+            const __m512i r = _mm512_set1_epi32(ep->row_i32[i]);
+            for (int v = 0; v < NV; v++) {
+                __m512i x = _mm512_add_epi32(_mm512_load_si512((const void *)(s + i * NR + 16 * v)), r);
+                x = _mm512_add_epi32(x, _mm512_loadu_si512((const void *)(ep->col_i32 + 16 * v)));
+                _mm512_storeu_si512((void *)(c + i * ldc + 16 * v), x);
+            }
+        }
+        return;
+    }
+    if (ep->mode == GK_EP_INT64) {
+        const int use_c = ep->beta != 0.0;
+        for (int i = 0; i < MR; i++) {
+            const __m512i r = _mm512_set1_epi64(ep->row_int[i]);
+            for (int v = 0; v < NV; v++) {
+                const __m512i sv = _mm512_load_si512((const void *)(s + i * NR + 16 * v));
+                const int64_t *col = ep->col_int + 16 * v;
+                int32_t *cp = c + i * ldc + 16 * v;
+                __m512i lo = _mm512_cvtepi32_epi64(_mm512_castsi512_si256(sv));
+                __m512i hi = _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(sv, 1));
+                lo = _mm512_add_epi64(_mm512_add_epi64(lo, r), _mm512_loadu_si512((const void *)col));
+                hi = _mm512_add_epi64(_mm512_add_epi64(hi, r), _mm512_loadu_si512((const void *)(col + 8)));
+                if (use_c) {
+                    lo = _mm512_add_epi64(lo, _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)cp)));
+                    hi = _mm512_add_epi64(hi, _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)(cp + 8))));
+                }
+                _mm512_storeu_si512((void *)cp, _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtsepi64_epi32(lo)),
+                                                                   _mm512_cvtsepi64_epi32(hi), 1));
+            }
+        }
+        return;
+    }
     const __m512d va = _mm512_set1_pd(ep->alpha), vb = _mm512_set1_pd(ep->beta);
     const int use_beta = ep->beta != 0.0, has_ra = ep->row_add != NULL;
     for (int i = 0; i < MR; i++) {

@@ -1,0 +1,434 @@
+"""Argument checking for sgemm, gemm_u8s8s32 and gemm_s8s8s32.
+
+oneDNN order: transa, transb, M, N, K, lda, ldb, ldc; then buffers. Every rejected call raises the
+documented exception naming the argument at fault and leaves C untouched.
+"""
+import re
+
+import numpy as np
+import pytest
+
+import gemmkit
+
+FUNCS = ["sgemm", "u8", "s8"]
+ORDER_S = ["transa", "transb", "M", "N", "K", "alpha", "A", "lda", "B", "ldb", "beta", "C", "ldc"]
+ORDER_I = ["transa", "transb", "offsetc", "M", "N", "K", "alpha", "A", "lda", "ao", "B", "ldb", "bo",
+           "beta", "C", "ldc", "co"]
+DT = {"sgemm": (np.float32, np.float32, np.float32), "u8": (np.uint8, np.int8, np.int32),
+      "s8": (np.int8, np.int8, np.int32)}
+LAYOUT_WORDS = r"(contiguous|stride|apart|layout|[12]-D)"
+
+
+def _fn(kind):
+    return {"sgemm": gemmkit.sgemm, "u8": gemmkit.gemm_u8s8s32, "s8": gemmkit.gemm_s8s8s32}[kind]
+
+
+def sentinel(kind):
+    return DT[kind][2](-42)
+
+
+def valid_args(kind, M=3, N=4, K=5, ta="N", tb="N"):
+    """A valid call (2-D operands with minimal lds); every test changes one thing."""
+    tA, tB, tC = DT[kind]
+    ash = (K, M) if ta in "Tt" else (M, K)
+    bsh = (N, K) if tb in "Tt" else (K, N)
+    args = dict(transa=ta, transb=tb, M=M, N=N, K=K, alpha=1.0, A=np.ones(ash, tA), lda=max(1, ash[1]),
+                B=np.ones(bsh, tB), ldb=max(1, bsh[1]), beta=0.0, C=np.full((M, N), sentinel(kind), tC),
+                ldc=max(1, N))
+    if kind != "sgemm":
+        args.update(offsetc="F", ao=0, bo=0, co=[0])
+    return args
+
+
+def call(kind, args):
+    order = ORDER_S if kind == "sgemm" else ORDER_I
+    return _fn(kind)(*[args[k] for k in order])
+
+
+def expect(kind, exc, name, args, extra=None):
+    """Call with args; expect exc whose message names `name` (as a word); C must be unchanged."""
+    C = args["C"]
+    before = np.array(C, copy=True) if isinstance(C, np.ndarray) else None
+    with pytest.raises(exc) as info:
+        call(kind, args)
+    msg = str(info.value)
+    assert re.search(rf"(?<![A-Za-z_]){re.escape(name)}(?![A-Za-z_])", msg), \
+        f"{exc.__name__} message does not name {name!r}: {msg!r}"
+    if extra is not None:
+        assert re.search(extra, msg), f"message {msg!r} does not match {extra!r}"
+    if before is not None:
+        assert np.array_equal(C, before), "C was modified by a rejected call"
+    return msg
+
+
+def test_valid_args_are_valid():
+    for kind in FUNCS:
+        for ta in "NT":
+            for tb in "NT":
+                args = valid_args(kind, ta=ta, tb=tb)
+                assert call(kind, args) is args["C"]
+                assert (args["C"] == 5).all()
+
+
+# ---- transa / transb / offsetc --------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", FUNCS)
+@pytest.mark.parametrize("which", ["transa", "transb"])
+@pytest.mark.parametrize("bad", ["P", "C", "c", "X", "", "NN", "TN", " N", "n ", None, 1, b"N"])
+def test_bad_trans(kind, which, bad):
+    args = valid_args(kind)
+    args[which] = bad
+    expect(kind, ValueError, which, args)
+
+
+@pytest.mark.parametrize("kind", ["u8", "s8"])
+@pytest.mark.parametrize("bad", ["X", "N", "T", "A", "", "FF", "f ", None, 0, b"F"])
+def test_bad_offsetc(kind, bad):
+    args = valid_args(kind)
+    args["offsetc"] = bad
+    expect(kind, ValueError, "offsetc", args)
+
+
+@pytest.mark.parametrize("kind", ["u8", "s8"])
+@pytest.mark.parametrize("oc", list("FfCcRr"))
+def test_offsetc_all_cases_accepted(kind, oc):
+    args = valid_args(kind)
+    args["offsetc"] = oc
+    args["co"] = [1, 2, 3, 4]
+    call(kind, args)
+    expected = {"F": np.full((3, 4), 6), "C": 5 + np.array([[1], [2], [3]]) + np.zeros((3, 4), int),
+                "R": 5 + np.array([[1, 2, 3, 4]]) + np.zeros((3, 4), int)}[oc.upper()]
+    assert np.array_equal(args["C"], expected)
+
+
+# ---- dimensions and leading dimensions -----------------------------------------------------
+
+@pytest.mark.parametrize("kind", FUNCS)
+@pytest.mark.parametrize("dim", ["M", "N", "K"])
+@pytest.mark.parametrize("value", [-1, -100, -(2**62)])
+def test_negative_dims(kind, dim, value):
+    args = valid_args(kind)
+    args[dim] = value
+    expect(kind, ValueError, dim, args)
+
+
+def _ld_cases():
+    # (transa, transb, M, N, K, which ld, bad value); need = max(1, ...)
+    return [
+        ("N", "N", 3, 4, 5, "lda", 4), ("N", "N", 3, 4, 5, "lda", 0), ("N", "N", 3, 4, 5, "lda", -1),
+        ("T", "N", 3, 4, 5, "lda", 2),   # transposed A needs lda >= M (4 would be fine)
+        ("T", "N", 6, 4, 5, "lda", 5),   # ... and 5 >= K does not help
+        ("N", "N", 0, 4, 0, "lda", 0),   # max(1, .) even when M = K = 0
+        ("T", "N", 0, 4, 0, "lda", 0),
+        ("N", "N", 3, 4, 5, "ldb", 3), ("N", "N", 3, 4, 5, "ldb", 0),
+        ("N", "T", 3, 4, 5, "ldb", 4),   # transposed B needs ldb >= K
+        ("N", "T", 3, 4, 6, "ldb", 5),   # ... 5 >= N does not help
+        ("N", "N", 3, 0, 5, "ldb", 0), ("N", "T", 3, 4, 0, "ldb", 0),
+        ("N", "N", 3, 4, 5, "ldc", 3), ("N", "N", 3, 4, 5, "ldc", 0), ("T", "T", 3, 4, 5, "ldc", 3),
+        ("N", "N", 0, 0, 0, "ldc", 0),
+    ]
+
+
+@pytest.mark.parametrize("kind", FUNCS)
+@pytest.mark.parametrize("ta,tb,M,N,K,which,bad", _ld_cases())
+def test_leading_dimensions(kind, ta, tb, M, N, K, which, bad):
+    args = valid_args(kind, M=M, N=N, K=K, ta=ta, tb=tb)
+    args[which] = bad
+    args["C"] = np.full(64, sentinel(kind), DT[kind][2])
+    args["A"] = np.ones(64, DT[kind][0])
+    args["B"] = np.ones(64, DT[kind][1])
+    expect(kind, ValueError, which, args)
+
+
+@pytest.mark.parametrize("kind", FUNCS)
+@pytest.mark.parametrize("ta,tb", ["NN", "nt", "TN", "tt"])
+def test_minimal_lds_accepted(kind, ta, tb):
+    """The bounds are inclusive and depend on the transposes: lda = M for 'T' even when K > M."""
+    M, N, K = 2, 3, 7
+    args = valid_args(kind, M=M, N=N, K=K, ta=ta, tb=tb)
+    assert args["lda"] == (M if ta in "Tt" else K) and args["ldb"] == (K if tb in "Tt" else N)
+    assert call(kind, args) is args["C"]
+    assert (args["C"] == K).all()
+
+
+@pytest.mark.parametrize("kind", FUNCS)
+def test_check_order(kind):
+    """oneDNN order: transa, transb, M, N, K, lda, ldb, ldc, and all before the buffers."""
+    def bad(**kw):
+        args = valid_args(kind)
+        args.update(kw)
+        return args
+    expect(kind, ValueError, "transa", bad(transa="P", transb="P", M=-1, lda=0, A=None))
+    expect(kind, ValueError, "transb", bad(transb="P", M=-1, lda=0))
+    expect(kind, ValueError, "M", bad(M=-1, N=-1, K=-1, lda=0))
+    expect(kind, ValueError, "N", bad(N=-1, K=-1, lda=0))
+    # (transa='T' so that a wrongly reported lda message, "max(1, M)", would not mention K)
+    expect(kind, ValueError, "K", bad(transa="T", K=-1, lda=0, ldb=0))
+    expect(kind, ValueError, "lda", bad(lda=0, ldb=0, ldc=0))
+    expect(kind, ValueError, "ldb", bad(ldb=0, ldc=0, A=None))
+    expect(kind, ValueError, "ldc", bad(ldc=0, A=None, B=np.ones(2, np.float64)))
+    expect(kind, ValueError, "M", bad(M=-1, C=None))
+
+
+# ---- buffers: size -------------------------------------------------------------------------
+
+def _dims(ta, tb, M, N, K):
+    ash = (K, M) if ta in "Tt" else (M, K)
+    bsh = (N, K) if tb in "Tt" else (K, N)
+    return {"A": ash, "B": bsh, "C": (M, N)}
+
+
+@pytest.mark.parametrize("kind", FUNCS)
+@pytest.mark.parametrize("which", ["A", "B", "C"])
+@pytest.mark.parametrize("trans", ["NN", "TT"])
+@pytest.mark.parametrize("pad", [0, 3])
+def test_too_small_flat_buffer(kind, which, trans, pad):
+    ta, tb = trans
+    M, N, K = 3, 4, 5
+    args = valid_args(kind, M=M, N=N, K=K, ta=ta, tb=tb)
+    ld = {"A": "lda", "B": "ldb", "C": "ldc"}[which]
+    args[ld] += pad
+    rows, cols = _dims(ta, tb, M, N, K)[which]
+    need = (rows - 1) * args[ld] + cols
+    dt = DT[kind]["ABC".index(which)]
+    for name, shape in [("A", _dims(ta, tb, M, N, K)["A"]), ("B", _dims(ta, tb, M, N, K)["B"]),
+                        ("C", (M, N))]:
+        ldn = args[{"A": "lda", "B": "ldb", "C": "ldc"}[name]]
+        size = (shape[0] - 1) * ldn + shape[1]
+        args[name] = np.full(size, sentinel(kind) if name == "C" else 1, DT[kind]["ABC".index(name)])
+    assert call(kind, dict(args, C=args["C"].copy())) is not None   # exactly big enough is fine
+    args[which] = np.full(need - 1, sentinel(kind) if which == "C" else 1, dt)
+    expect(kind, ValueError, which, args, extra="small")
+
+
+@pytest.mark.parametrize("kind", FUNCS)
+@pytest.mark.parametrize("which", ["A", "B", "C"])
+def test_too_small_2d_buffer(kind, which):
+    M, N, K = 3, 4, 5
+    args = valid_args(kind, M=M, N=N, K=K)
+    rows, cols = _dims("N", "N", M, N, K)[which]
+    dt = DT[kind]["ABC".index(which)]
+    ld = {"A": "lda", "B": "ldb", "C": "ldc"}[which]
+    # too few rows
+    args[which] = np.full((rows - 1, cols), sentinel(kind), dt)
+    expect(kind, ValueError, which, args, extra="small")
+    # too few columns (a slice of a wider array, so the row stride is right)
+    X = np.full((rows, cols), sentinel(kind), dt)
+    args[which] = X[:, :cols - 1]
+    expect(kind, ValueError, which, args, extra="small")
+    # empty 2-D array
+    args[which] = np.zeros((0, cols), dt)
+    expect(kind, ValueError, which, args)
+    assert args[ld] == cols
+
+
+@pytest.mark.parametrize("kind", FUNCS)
+def test_extent_overflow(kind):
+    args = valid_args(kind)
+    args["lda"] = 2**62
+    args["A"] = np.ones(64, DT[kind][0])
+    expect(kind, ValueError, "A", args)
+
+
+# ---- buffers: dtype ------------------------------------------------------------------------
+
+WRONG_DTYPES = {
+    "sgemm": {"A": [np.float64, np.int32, np.float16, np.uint8, np.complex64],
+              "B": [np.float64, np.int32, np.int8],
+              "C": [np.float64, np.int32, np.float16]},
+    "u8": {"A": [np.int8, np.int32, np.float32, np.uint16, np.bool_],
+           "B": [np.uint8, np.int16, np.float32],
+           "C": [np.int64, np.uint32, np.float32, np.int16]},
+    "s8": {"A": [np.uint8, np.int32, np.float32, np.bool_],
+           "B": [np.uint8, np.int32, np.float64],
+           "C": [np.int64, np.uint32, np.float32, np.float64]},
+}
+DTYPE_CASES = [(k, w, d) for k, ws in WRONG_DTYPES.items() for w, ds in ws.items() for d in ds]
+
+
+@pytest.mark.parametrize("kind,which,dtype", DTYPE_CASES,
+                         ids=[f"{k}-{w}-{np.dtype(d).name}" for k, w, d in DTYPE_CASES])
+def test_wrong_dtype(kind, which, dtype):
+    args = valid_args(kind)
+    shape = args[which].shape
+    args[which] = np.ones(shape, dtype)
+    expect(kind, TypeError, which, args, extra="dtype")
+    if which != "C":
+        # C (right dtype) must be untouched
+        assert (args["C"] == sentinel(kind)).all()
+
+
+@pytest.mark.parametrize("kind,which", [("sgemm", "A"), ("sgemm", "B"), ("sgemm", "C"), ("u8", "C"),
+                                        ("s8", "C")])
+def test_byteswapped_dtype_rejected(kind, which):
+    """A non-native byte order is a different element format: reading it natively would be wrong."""
+    args = valid_args(kind)
+    dt = np.dtype(DT[kind]["ABC".index(which)])
+    assert dt.itemsize > 1
+    args[which] = np.ones(args[which].shape, dt.newbyteorder())
+    expect(kind, TypeError, which, args)
+
+
+@pytest.mark.parametrize("kind", FUNCS)
+@pytest.mark.parametrize("which", ["A", "B", "C"])
+@pytest.mark.parametrize("obj", [None, "list", "str", 1.5, "dict"])
+def test_non_buffer_objects(kind, which, obj):
+    args = valid_args(kind)
+    obj = {"list": [[1] * 5] * 5, "str": "abcdefghijklmnopqrstuvwxyz", "dict": {"a": 1}}.get(obj, obj) \
+        if isinstance(obj, str) else obj
+    args[which] = obj
+    expect(kind, TypeError, which, args)
+
+
+@pytest.mark.parametrize("kind", FUNCS)
+def test_read_only_c_numpy(kind):
+    args = valid_args(kind)
+    args["C"].setflags(write=False)
+    expect(kind, ValueError, "C", args, extra="read-only|writable")
+
+
+@pytest.mark.parametrize("kind", FUNCS)
+def test_read_only_c_bytes(kind):
+    """bytes are read-only buffers too."""
+    args = valid_args(kind)
+    args["C"] = bytes(4 * 12)
+    with pytest.raises(ValueError, match=r"\bC\b"):
+        call(kind, args)
+
+
+@pytest.mark.parametrize("kind", FUNCS)
+def test_read_only_inputs_accepted(kind):
+    args = valid_args(kind)
+    args["A"].setflags(write=False)
+    args["B"].setflags(write=False)
+    assert call(kind, args) is args["C"]
+    assert (args["C"] == 5).all()
+
+
+@pytest.mark.parametrize("kind", ["u8", "s8"])
+def test_any_buffer_object(kind):
+    """Not only NumPy arrays: bytes / bytearray / memoryview / array.array of the right type."""
+    import array
+    M, N, K = 2, 3, 4
+    A = bytes([2] * (M * K)) if kind == "u8" else memoryview(bytes([2] * (M * K))).cast("b")
+    B = array.array("b", [3] * (K * N))
+    C = array.array("i", [0] * (M * N))
+    out = _fn(kind)('N', 'N', 'F', M, N, K, 1.0, A, K, 0, B, N, 0, 0.0, C, N, array.array("i", [1]))
+    assert out is C
+    assert list(C) == [25] * (M * N)
+
+
+# ---- buffers: layout -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", FUNCS)
+@pytest.mark.parametrize("which", ["A", "B", "C"])
+@pytest.mark.parametrize("layout", ["fortran", "row_stride_too_big", "row_stride_too_small", "transposed_view",
+                                    "strided_1d", "column_step", "3d"])
+def test_bad_layouts(kind, which, layout):
+    args = valid_args(kind)
+    ld = args[{"A": "lda", "B": "ldb", "C": "ldc"}[which]]
+    rows, cols = args[which].shape
+    dt = args[which].dtype
+    fill = sentinel(kind)
+    if layout == "fortran":
+        obj = np.asfortranarray(np.full((rows, cols), fill, dt))
+    elif layout == "row_stride_too_big":
+        obj = np.full((rows, cols + 2), fill, dt)[:, :cols]      # rows ld+2 apart
+    elif layout == "row_stride_too_small":
+        obj = np.full((rows, cols), fill, dt)
+        args[{"A": "lda", "B": "ldb", "C": "ldc"}[which]] = ld + 1  # valid ld, but rows ld apart
+    elif layout == "transposed_view":
+        obj = np.full((cols, rows), fill, dt).T
+    elif layout == "strided_1d":
+        obj = np.full(2 * rows * cols, fill, dt)[::2]
+    elif layout == "column_step":
+        obj = np.full((rows, 2 * cols), fill, dt)[:, ::2]
+    else:
+        obj = np.full((1, rows, cols), fill, dt)
+    parent_before = (obj.base if obj.base is not None else obj).copy()
+    args[which] = obj
+    expect(kind, ValueError, which, args, extra=LAYOUT_WORDS)
+    assert np.array_equal(obj.base if obj.base is not None else obj, parent_before)
+
+
+# ---- int8 specific: offsets and co ---------------------------------------------------------
+
+@pytest.mark.parametrize("kind,which,bad", [
+    ("u8", "ao", -1), ("u8", "ao", 256), ("u8", "ao", -128), ("u8", "ao", 1000),
+    ("s8", "ao", -129), ("s8", "ao", 128), ("s8", "ao", 255),
+    ("u8", "bo", -129), ("u8", "bo", 128), ("u8", "bo", 255),
+    ("s8", "bo", -129), ("s8", "bo", 128), ("s8", "bo", 2**40),
+])
+def test_zero_point_out_of_range(kind, which, bad):
+    args = valid_args(kind)
+    args[which] = bad
+    expect(kind, ValueError, which, args)
+    args[which] = np.int64(bad)
+    expect(kind, ValueError, which, args)
+
+
+@pytest.mark.parametrize("kind", ["u8", "s8"])
+@pytest.mark.parametrize("which", ["ao", "bo"])
+@pytest.mark.parametrize("bad", [1.5, "1", None])
+def test_zero_point_not_an_integer(kind, which, bad):
+    args = valid_args(kind)
+    args[which] = bad
+    expect(kind, (ValueError, TypeError), which, args)
+
+
+@pytest.mark.parametrize("kind,ao,bo", [("u8", 0, -128), ("u8", 255, 127), ("s8", -128, -128), ("s8", 127, 127)])
+def test_zero_point_extremes_accepted(kind, ao, bo):
+    args = valid_args(kind)
+    args["ao"], args["bo"] = ao, bo
+    call(kind, args)
+    a = 1 - ao
+    assert (args["C"] == 5 * a * (1 - bo)).all()
+
+
+@pytest.mark.parametrize("kind", ["u8", "s8"])
+@pytest.mark.parametrize("offsetc,co", [("F", []), ("f", np.array([], np.int32)), ("C", [1, 2]),
+                                        ("c", np.zeros(2, np.int32)), ("R", [1, 2, 3]),
+                                        ("r", np.zeros(3, np.int32)), ("C", 7), ("R", np.int32(7))])
+def test_co_too_short(kind, offsetc, co):
+    args = valid_args(kind)   # M = 3, N = 4
+    args["offsetc"], args["co"] = offsetc, co
+    expect(kind, ValueError, "co", args)
+
+
+@pytest.mark.parametrize("kind", ["u8", "s8"])
+@pytest.mark.parametrize("co", [np.array([1.0], np.float64), [1.5], None, "abc", np.array([1], np.float32),
+                                [[1], "x"]])
+def test_co_wrong_type(kind, co):
+    args = valid_args(kind)
+    args["co"] = co
+    expect(kind, (TypeError, ValueError), "co", args)
+
+
+@pytest.mark.parametrize("kind", ["u8", "s8"])
+@pytest.mark.parametrize("co", [[2**31], [-(2**31) - 1], np.array([2**40], np.int64)])
+def test_co_out_of_int32_range(kind, co):
+    args = valid_args(kind)
+    args["co"] = co
+    expect(kind, ValueError, "co", args)
+
+
+@pytest.mark.parametrize("kind", ["u8", "s8"])
+def test_co_int32_extremes_and_other_int_dtypes_accepted(kind):
+    for co in ([2**31 - 1], [-(2**31)], np.array([7], np.int64), np.array([7], np.uint8), np.int16(7), 7):
+        args = valid_args(kind)
+        args["co"] = co
+        call(kind, args)
+        v = int(np.asarray(co).reshape(-1)[0])
+        assert (args["C"] == np.clip(5 + v, -2**31, 2**31 - 1)).all()
+
+
+# ---- errors do not depend on the kernel path -----------------------------------------------
+
+@pytest.mark.parametrize("kind", FUNCS)
+def test_errors_on_every_arch(arch, kind):
+    args = valid_args(kind)
+    args["lda"] = 1
+    expect(kind, ValueError, "lda", args)
+    args = valid_args(kind)
+    args["A"] = np.ones(3, DT[kind][0])
+    expect(kind, ValueError, "A", args)
