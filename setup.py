@@ -43,6 +43,8 @@ AVX_VNNI_KERNEL = ("csrc/kernels/igemm_avx_vnni.c", (["-mavx2", "-mfma", "-mavxv
 
 
 def target_is_x86_64():
+    if os.name == "nt" and os.environ.get("VSCMD_ARG_TGT_ARCH"):  # MSVC cross builds (e.g. ARM64)
+        return os.environ["VSCMD_ARG_TGT_ARCH"].lower() in ("x64", "amd64")
     plat = sysconfig.get_platform().lower()  # honours _PYTHON_HOST_PLATFORM (cross builds)
     archflags = os.environ.get("ARCHFLAGS", "")
     if plat.startswith("macosx") and archflags:
@@ -69,6 +71,7 @@ class BuildExtWithKernels(build_ext):
 
     def build_extension(self, ext):
         if target_is_x86_64():
+            ext.define_macros.append(("GEMMKIT_X86_KERNELS", "1"))
             kernels = dict(X86_KERNELS)
             path, (gnu, msvc) = AVX_VNNI_KERNEL
             if self._is_msvc() or self._compiler_accepts(gnu):

@@ -7,7 +7,9 @@
 #include <stdint.h>
 #include "include/gemmkit.h"
 
-#if defined(__x86_64__) || defined(_M_X64) || defined(__i386__) || defined(_M_IX86)
+/* x86-64 kernels exist only where setup.py compiled them (it defines GEMMKIT_X86_KERNELS); a
+ * 32-bit x86 or universal2 slice without them builds the portable path alone. */
+#if defined(GEMMKIT_X86_KERNELS) && (defined(__x86_64__) || defined(_M_X64))
 #define GEMMKIT_X86 1
 #else
 #define GEMMKIT_X86 0
@@ -112,8 +114,15 @@ const gk_dispatch_t *gk_dispatch(void);
 /* ---- threads and workspaces ---------------------------------------------------------------- */
 
 typedef void (*gk_task_fn)(void *ctx, int tid, int nthreads);
-/* Runs fn(ctx, tid, n) for tid in [0, n) on the pool (the caller runs tid 0); returns when all end. */
+/* Runs fn(ctx, tid, n) for tid in [0, n) concurrently on the pool (the caller runs tid 0) and returns
+ * when all end. Where n threads cannot run at once (another caller holds the pool), it calls
+ * fn(ctx, 0, 1) instead: a task given nthreads == 1 does all the work. */
 void gk_parallel_run(gk_task_fn fn, void *ctx, int nthreads);
+
+/* Spin barrier for the threads of one gk_parallel_run call. */
+typedef struct { long count, phase; int n; } gk_barrier_t;
+void gk_barrier_init(gk_barrier_t *b, int n);
+void gk_barrier_wait(gk_barrier_t *b);
 int gk_num_threads(void);
 
 /* Per-thread, 64-byte aligned, grown on demand and kept for reuse; slot 0/1 are independent. */

@@ -210,7 +210,10 @@ static int i8_block(const i8_job_t *job, int64_t m0, int64_t m1, int64_t n0, int
 
 static void i8_task(void *ctx, int tid, int nthreads) {
     i8_job_t *job = (i8_job_t *)ctx;
-    (void)nthreads;
+    if (nthreads == 1) { /* all the work on this thread */
+        if (i8_block(job, 0, job->M, 0, job->N) != 0) job->failed = 1;
+        return;
+    }
     int ti = tid / job->tn, tj = tid % job->tn;
     if (ti >= job->tm) return;
     int64_t m0, m1, n0, n1;

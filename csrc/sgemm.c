@@ -13,9 +13,16 @@ typedef struct {
     const float *B; int64_t ldb;
     float *C; int64_t ldc;
     int direct;  /* no-pack path: small problem, read operands in place where the layout allows */
-    int tm, tn;
+    int tm, tn;  /* thread grid planned for the requested thread count */
+    float *shared_b;        /* tn == 1: the threads pack one B block together into this buffer */
+    gk_barrier_t barrier;
     int failed;
 } sgemm_job_t;
+
+/* How the threads of a call share the packed B block (NULL: each packs its own). */
+typedef struct {
+    int tid, nthreads;
+} sgemm_share_t;
 
 /* Problems up to this many multiply-adds skip packing where they can: it costs more than it saves. */
 #define GK_SGEMM_DIRECT_MAX_MACS (160.0 * 160.0 * 160.0)
@@ -34,7 +41,8 @@ static void merge_edge_tile(int64_t m, int64_t n, const float *T, int64_t ldt, f
 /* The Goto/BLIS loop nest over C[m0:m1, n0:n1] with this thread's packing buffers. On the no-pack
  * path (small problems) full tiles read B in place when it is not transposed and A in place when it
  * is (the layouts the microkernel can stream); only edge panels are packed (zero-padded). */
-static int sgemm_block(const sgemm_job_t *job, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+static int sgemm_block(sgemm_job_t *job, int64_t m0, int64_t m1, int64_t n0, int64_t n1,
+                       const sgemm_share_t *share) {
     const gk_sgemm_kernel_t *kern = job->kern;
     const int mr = kern->mr, nr = kern->nr;
     const int64_t MC = kern->mc, KC = kern->kc, NC = kern->nc;
@@ -44,8 +52,11 @@ static int sgemm_block(const sgemm_job_t *job, int64_t m0, int64_t m1, int64_t n
     const int64_t mc_max = direct_a ? mr : GK_MIN(MC, (m1 - m0 + mr - 1) / mr * mr);
     const int64_t nc_max = direct_b ? nr : GK_MIN(NC, (n1 - n0 + nr - 1) / nr * nr);
     float *abuf = (float *)gk_thread_workspace(0, sizeof(float) * (size_t)(mc_max * kc_max));
-    float *bbuf = (float *)gk_thread_workspace(1, sizeof(float) * (size_t)(nc_max * kc_max));
-    if (!abuf || !bbuf) return -1;
+    float *bbuf = share ? job->shared_b : (float *)gk_thread_workspace(1, sizeof(float) * (size_t)(nc_max * kc_max));
+    /* Shared B: a thread without its A buffer still packs and meets every barrier, or the others
+     * would wait forever; it reports the failure at the end. */
+    const int ok = abuf != NULL && bbuf != NULL;
+    if (!ok && !share) return -1;
     GK_ALIGN64 float tile[32 * 64];
 
     for (int64_t jc = n0; jc < n1; jc += NC) {
@@ -55,9 +66,22 @@ static int sgemm_block(const sgemm_job_t *job, int64_t m0, int64_t m1, int64_t n
             const int64_t kc = GK_MIN(KC, K - pc);
             const float beta = pc == 0 ? job->beta : 1.0f;
             const float *Bp = job->transb ? job->B + jc * job->ldb + pc : job->B + pc * job->ldb + jc;
-            if (!direct_b) pack_b_f32(job->transb, Bp, job->ldb, kc, nc, nr, bbuf);
-            else if (nc_full < nc) pack_b_f32(0, Bp + nc_full, job->ldb, kc, nc - nc_full, nr, bbuf);
-            for (int64_t ic = m0; ic < m1; ic += MC) {
+            if (share) {
+                /* Each thread packs a share of the block's NR panels, then all wait for the block. */
+                int64_t p0, p1;
+                gk_split_range((nc + nr - 1) / nr, 1, share->nthreads, share->tid, &p0, &p1);
+                if (p0 < p1) {
+                    int64_t j0 = p0 * nr, w = GK_MIN(nc, p1 * nr) - j0;
+                    pack_b_f32(job->transb, job->transb ? Bp + j0 * job->ldb : Bp + j0, job->ldb, kc, w, nr,
+                               bbuf + j0 * kc);
+                }
+                gk_barrier_wait(&job->barrier);
+            } else if (!direct_b) {
+                pack_b_f32(job->transb, Bp, job->ldb, kc, nc, nr, bbuf);
+            } else if (nc_full < nc) {
+                pack_b_f32(0, Bp + nc_full, job->ldb, kc, nc - nc_full, nr, bbuf);
+            }
+            for (int64_t ic = m0; ok && ic < m1; ic += MC) {
                 const int64_t mc = GK_MIN(MC, m1 - ic);
                 const int64_t mc_full = mc / mr * mr;
                 const float *Ap = job->transa ? job->A + pc * job->lda + ic : job->A + ic * job->lda + pc;
@@ -81,21 +105,32 @@ static int sgemm_block(const sgemm_job_t *job, int64_t m0, int64_t m1, int64_t n
                     }
                 }
             }
+            if (share) gk_barrier_wait(&job->barrier); /* the block is read until all are done */
         }
     }
-    return 0;
+    return ok ? 0 : -1;
 }
 
 static void sgemm_task(void *ctx, int tid, int nthreads) {
     sgemm_job_t *job = (sgemm_job_t *)ctx;
-    (void)nthreads;
+    if (nthreads == 1) { /* all the work on this thread */
+        if (sgemm_block(job, 0, job->M, 0, job->N, NULL) != 0) job->failed = 1;
+        return;
+    }
+    int64_t m0, m1, n0, n1;
+    if (job->shared_b) {
+        sgemm_share_t share = {tid, nthreads};
+        gk_split_range(job->M, job->kern->mr, nthreads, tid, &m0, &m1);
+        /* Even a thread without rows takes part in packing B and in the barriers. */
+        if (sgemm_block(job, m0, m1, 0, job->N, &share) != 0) job->failed = 1;
+        return;
+    }
     int ti = tid / job->tn, tj = tid % job->tn;
     if (ti >= job->tm) return;
-    int64_t m0, m1, n0, n1;
     gk_split_range(job->M, job->kern->mr, job->tm, ti, &m0, &m1);
     gk_split_range(job->N, job->kern->nr, job->tn, tj, &n0, &n1);
     if (m0 >= m1 || n0 >= n1) return;
-    if (sgemm_block(job, m0, m1, n0, n1) != 0) job->failed = 1;
+    if (sgemm_block(job, m0, m1, n0, n1, NULL) != 0) job->failed = 1;
 }
 
 /* C := beta * C over M x N (beta == 0 writes zeros without reading C). */
@@ -158,6 +193,15 @@ gemmkit_status_t gemmkit_sgemm(char transa, char transb, int64_t M, int64_t N, i
     job.direct = (double)M * (double)N * (double)K <= GK_SGEMM_DIRECT_MAX_MACS;
     int nthreads = gk_threads_for(M, N, K);
     gk_partition_2d(M, N, job.kern->mr, job.kern->nr, nthreads, &job.tm, &job.tn);
+    job.shared_b = NULL;
+    if (job.tm > 1 && job.tn == 1 && !job.direct) {
+        /* Row slices: one packed B block for all threads (less packing, one copy in L3). */
+        const int64_t kc = GK_MIN(job.kern->kc, K);
+        const int64_t nc = GK_MIN(job.kern->nc, (N + job.kern->nr - 1) / job.kern->nr * job.kern->nr);
+        job.shared_b = (float *)gk_thread_workspace(1, sizeof(float) * (size_t)(kc * nc));
+        if (!job.shared_b) return gemmkit_out_of_memory;
+        gk_barrier_init(&job.barrier, job.tm);
+    }
     gk_parallel_run(sgemm_task, &job, job.tm * job.tn);
     return job.failed ? gemmkit_out_of_memory : gemmkit_success;
 }

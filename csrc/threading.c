@@ -21,9 +21,7 @@ typedef CONDITION_VARIABLE gk_cond_t;
 #else
 #include <pthread.h>
 #include <unistd.h>
-#if defined(__linux__)
 #include <sched.h>
-#endif
 typedef pthread_mutex_t gk_mutex_t;
 typedef pthread_cond_t gk_cond_t;
 #define gk_mutex_init(m) pthread_mutex_init(m, NULL)
@@ -174,9 +172,10 @@ static int pool_grow(int n) {
     return pool.started + 1;
 }
 
-/* The work was split into `parts` pieces: run them all on the calling thread. */
+/* No concurrency to be had: one call that does all the work (tasks treat nthreads == 1 as "all"). */
 static void run_serially(gk_task_fn fn, void *ctx, int parts) {
-    for (int tid = 0; tid < parts; tid++) fn(ctx, tid, parts);
+    (void)parts;
+    fn(ctx, 0, 1);
 }
 
 void gk_parallel_run(gk_task_fn fn, void *ctx, int nthreads) {
@@ -189,8 +188,9 @@ void gk_parallel_run(gk_task_fn fn, void *ctx, int nthreads) {
         return;
     }
     gk_mutex_lock(&pool.lock);
-    nthreads = pool_grow(nthreads);
-    if (nthreads < requested) nthreads = 1; /* fewer workers than parts: keep it simple, run serially */
+    /* The pool may hold more workers than this call wants: only `requested` take part. */
+    nthreads = GK_MIN(requested, pool_grow(requested));
+    if (nthreads < requested) nthreads = 1; /* workers could not be started: run serially */
     if (nthreads <= 1) { /* no worker could be started */
         gk_mutex_unlock(&pool.lock);
         gk_mutex_unlock(&pool.busy);
@@ -209,6 +209,50 @@ void gk_parallel_run(gk_task_fn fn, void *ctx, int nthreads) {
     while (pool.remaining > 0) gk_cond_wait(&pool.done, &pool.lock);
     gk_mutex_unlock(&pool.lock);
     gk_mutex_unlock(&pool.busy);
+}
+
+/* ---- barrier -------------------------------------------------------------------------------- */
+
+#if defined(_MSC_VER)
+#include <intrin.h>
+#define GK_ATOMIC_INC(p) _InterlockedIncrement((volatile long *)(p))
+#define GK_ATOMIC_LOAD(p) (_ReadWriteBarrier(), *(volatile long *)(p))
+#define GK_ATOMIC_STORE(p, v) (_ReadWriteBarrier(), *(volatile long *)(p) = (v), _ReadWriteBarrier())
+#else
+#define GK_ATOMIC_INC(p) __atomic_add_fetch((p), 1, __ATOMIC_ACQ_REL)
+#define GK_ATOMIC_LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define GK_ATOMIC_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#endif
+#if GEMMKIT_X86
+#include <immintrin.h>
+#define GK_PAUSE() _mm_pause()
+#else
+#define GK_PAUSE() ((void)0)
+#endif
+
+void gk_barrier_init(gk_barrier_t *b, int n) {
+    b->count = 0;
+    b->phase = 0;
+    b->n = n;
+}
+
+/* Sense-counting spin barrier: the threads of one call are all running (they are the pool's), so a
+ * short spin beats sleeping; after a while it yields the core. */
+void gk_barrier_wait(gk_barrier_t *b) {
+    long phase = GK_ATOMIC_LOAD(&b->phase);
+    if (GK_ATOMIC_INC(&b->count) == b->n) {
+        GK_ATOMIC_STORE(&b->count, 0);
+        GK_ATOMIC_STORE(&b->phase, phase + 1);
+        return;
+    }
+    for (long spins = 0; GK_ATOMIC_LOAD(&b->phase) == phase; spins++) {
+        GK_PAUSE();
+#if defined(_WIN32)
+        if (spins > 100000) SwitchToThread();
+#else
+        if (spins > 100000) sched_yield();
+#endif
+    }
 }
 
 /* ---- per-thread workspaces ------------------------------------------------------------------ */

@@ -99,3 +99,4 @@ def _apply_env_arch():
 
 
 _apply_env_arch()
+from . import _threadpoolctl  # noqa: E402,F401  (registers gemmkit with threadpoolctl when it is installed)

@@ -2,10 +2,18 @@
 
 Only ``import gemmkit`` is used, so the suite runs against an installed package from any directory.
 """
-import numpy as np
-import pytest
+import os
+import sys
 
-import gemmkit
+# `python -m pytest tests` from a checkout puts the checkout first on sys.path, where `gemmkit/` has
+# no compiled extension: test the installed package instead.
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _ROOT]
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import gemmkit  # noqa: E402
 
 AVAILABLE_ARCHS = tuple(gemmkit.available_archs())
 THREAD_COUNTS = (1, 2)

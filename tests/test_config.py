@@ -2,6 +2,7 @@
 import os
 import subprocess
 import sys
+import tempfile
 import textwrap
 
 import numpy as np
@@ -21,8 +22,9 @@ def run_python(code, env_updates=None, env_remove=(), tmp_path=None):
     for k in ("GEMMKIT_ARCH", "GEMMKIT_NUM_THREADS", *env_remove):
         env.pop(k, None)
     env.update(env_updates or {})
+    cwd = str(tmp_path) if tmp_path else tempfile.gettempdir()  # never the checkout (no built _core)
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, capture_output=True,
-                          text=True, timeout=120, cwd=str(tmp_path) if tmp_path else None)
+                          text=True, timeout=120, cwd=cwd)
 
 
 # ---- show_config -------------------------------------------------------------------------

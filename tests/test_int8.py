@@ -624,3 +624,12 @@ def test_property_u8s8s32(data):
 @given(data=st.data())
 def test_property_s8s8s32(data):
     _property("s8", data)
+
+
+@pytest.mark.parametrize("kind", FUNCS)
+def test_thread_count_changes(kind, arch, rng):
+    """A later call with fewer threads than the pool holds uses only what it asked for."""
+    for n in (4, 3, 2, 3, 1, 2):
+        gemmkit.set_num_threads(n)
+        run_int8(kind, rng, "N", "N", "R", 263, 257, 251, 1.0, 3, -2, 1.0)
+        run_int8(kind, rng, "T", "N", "C", 301, 97, 130, 2.33, 0, 0, 1.01)

@@ -439,3 +439,14 @@ def test_property_sgemm(data):
                       c_data="nan" if beta == 0.0 else "normal", ab_nan=(alpha == 0.0))
     finally:
         gemmkit.set_num_threads(prev)
+
+
+@pytest.mark.parametrize("trans", ["NN", "TN"])
+def test_thread_count_changes(arch, trans, rng):
+    """The pool keeps the workers of an earlier, larger thread count; a later call with fewer threads
+    must use only as many as it asked for (regression: extra workers raced on C)."""
+    ta, tb = trans
+    for n in (4, 3, 2, 3, 1, 2):
+        gemmkit.set_num_threads(n)
+        for (M, N, K) in [(263, 257, 251), (301, 97, 130)]:
+            run_sgemm(rng, ta, tb, M, N, K, 1.0, 1.0)
