@@ -20,8 +20,20 @@ typedef struct {
     int32_t *C; int64_t ldc;
     char offsetc; const int32_t *co;
     int tm, tn;
+    uint8_t *shared_b;        /* tm > 1, tn == 1, one K chunk: the threads pack one B block together */
+    int32_t *shared_colsum;
+    gk_barrier_t barrier;
     int failed;
 } i8_job_t;
+
+/* Blocking of the NC x K panels of B and MC x K panels of A for a given packed depth kp. */
+static void i8_blocks(const gk_i8_kernel_t *kern, int64_t kp, int nchunks_gt1, int64_t *MC, int64_t *NC) {
+    const int mr = kern->mr, nr = kern->nr, es = kern->elem_size;
+    /* Cache blocks scaled to the panel depth: A block ~ L2 budget, B block ~ share of L3. */
+    *MC = GK_MAX((int64_t)mr, GK_MIN(kern->mc, (int64_t)(384 * 1024) / (kp * es) / mr * mr));
+    *NC = GK_MAX((int64_t)nr, GK_MIN(kern->nc, (int64_t)(4 << 20) / (kp * es) / nr * nr));
+    if (nchunks_gt1) *NC = GK_MIN(*NC, (int64_t)GK_MAX(nr, 256 / nr * nr)); /* bound the int64 sums */
+}
 
 /* round half to even, saturate to int32 (NaN -> INT32_MIN, as the SIMD conversions give). */
 static inline int32_t round_sat(double v) {
@@ -98,7 +110,8 @@ static void *carve(uint8_t **cursor, size_t bytes) {
 /* The loop nest over C[m0:m1, n0:n1]. K up to one exact chunk (the common case): full-K panels, one
  * microkernel call per tile with the epilogue fused. Longer K: raw int32 sums per chunk, accumulated
  * exactly in int64, then the scalar epilogue. */
-static int i8_block(const i8_job_t *job, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+static int i8_block(i8_job_t *job, int64_t m0, int64_t m1, int64_t n0, int64_t n1, int tid, int nthreads) {
+    const int share = job->shared_b != NULL && nthreads > 1;
     const gk_i8_kernel_t *kern = job->kern;
     const int mr = kern->mr, nr = kern->nr, kg = kern->kgroup, es = kern->elem_size;
     const int64_t K = job->K;
@@ -106,20 +119,28 @@ static int i8_block(const i8_job_t *job, int64_t m0, int64_t m1, int64_t n0, int
     const int64_t nchunks = (K + kchunk - 1) / kchunk;
     const int64_t kcmax = GK_MIN(K, kchunk);
     const int64_t kp = (kcmax + kg - 1) / kg * kg;
-    /* Cache blocks scaled to the panel depth: A block ~ L2 budget, B block ~ share of L3. */
-    int64_t MC = GK_MAX((int64_t)mr, GK_MIN(kern->mc, (int64_t)(384 * 1024) / (kp * es) / mr * mr));
-    int64_t NC = GK_MAX((int64_t)nr, GK_MIN(kern->nc, (int64_t)(4 << 20) / (kp * es) / nr * nr));
-    if (nchunks > 1) NC = GK_MIN(NC, (int64_t)GK_MAX(nr, 256 / nr * nr)); /* bound the int64 sums */
+    int64_t MC, NC;
+    i8_blocks(kern, kp, nchunks > 1, &MC, &NC);
     const int64_t mc_max = GK_MIN(MC, (m1 - m0 + mr - 1) / mr * mr);
     const int64_t nc_max = GK_MIN(NC, (n1 - n0 + nr - 1) / nr * nr);
 
     uint8_t *abuf = (uint8_t *)gk_thread_workspace(0, (size_t)(mc_max * kp * es));
-    uint8_t *bbuf = (uint8_t *)gk_thread_workspace(1, (size_t)(nc_max * kp * es));
+    uint8_t *bbuf = share ? job->shared_b : (uint8_t *)gk_thread_workspace(1, (size_t)(nc_max * kp * es));
     const size_t per_row = 2 * sizeof(int32_t) + 2 * sizeof(int64_t) + 2 * sizeof(double);
     const size_t ws_bytes = (size_t)(mc_max + nc_max) * per_row + 16 * 64 +
                             (nchunks > 1 ? sizeof(int64_t) * (size_t)(mc_max * nc_max) : 0);
     uint8_t *ws = (uint8_t *)gk_thread_workspace(2, ws_bytes);
-    if (!abuf || !bbuf || !ws) return -1;
+    /* Shared B: a thread without its buffers still packs and meets every barrier (else the others
+     * would wait forever) and reports the failure at the end. */
+    const int ok = abuf != NULL && bbuf != NULL && ws != NULL;
+    if (!ok && !share) return -1;
+    if (!ok) {
+        for (int64_t jc = n0; jc < n1; jc += NC) {
+            gk_barrier_wait(&job->barrier);
+            gk_barrier_wait(&job->barrier);
+        }
+        return -1;
+    }
     int32_t *rowsum = (int32_t *)carve(&ws, sizeof(int32_t) * mc_max);
     int32_t *colsum = (int32_t *)carve(&ws, sizeof(int32_t) * nc_max);
     int64_t *rs64 = (int64_t *)carve(&ws, sizeof(int64_t) * mc_max);
@@ -142,8 +163,20 @@ static int i8_block(const i8_job_t *job, int64_t m0, int64_t m1, int64_t n0, int
         const int64_t nc = GK_MIN(NC, n1 - jc);
         if (nchunks == 1) {
             const int8_t *Bp = job->transb ? job->B + jc * job->ldb : job->B + jc;
-            pack_b_i8(job->transb, Bp, job->ldb, K, nc, nr, kg, es, bbuf, colsum);
-            for (int64_t j = 0; j < nc; j++) cs64[j] = colsum[j];
+            if (share) { /* each thread packs a share of the NR panels, then all wait for the block */
+                int64_t p0, p1;
+                gk_split_range((nc + nr - 1) / nr, 1, nthreads, tid, &p0, &p1);
+                if (p0 < p1) {
+                    const int64_t j0 = p0 * nr, w = GK_MIN(nc, p1 * nr) - j0;
+                    pack_b_i8(job->transb, job->transb ? Bp + j0 * job->ldb : Bp + j0, job->ldb, K, w, nr, kg, es,
+                              bbuf + (size_t)(j0 * kp) * es, job->shared_colsum + j0);
+                }
+                gk_barrier_wait(&job->barrier);
+                for (int64_t j = 0; j < nc; j++) cs64[j] = job->shared_colsum[j];
+            } else {
+                pack_b_i8(job->transb, Bp, job->ldb, K, nc, nr, kg, es, bbuf, colsum);
+                for (int64_t j = 0; j < nc; j++) cs64[j] = colsum[j];
+            }
             col_terms(job, jc, nc, cs64, &cols);
         }
         for (int64_t ic = m0; ic < m1; ic += MC) {
@@ -175,6 +208,7 @@ static int i8_block(const i8_job_t *job, int64_t m0, int64_t m1, int64_t n0, int
                 }
                 continue;
             }
+            if (share) continue; /* (never: sharing is for one K chunk only) */
             memset(acc, 0, sizeof(int64_t) * (size_t)(mc * nc));
             memset(rs64, 0, sizeof(int64_t) * (size_t)mc);
             memset(cs64, 0, sizeof(int64_t) * (size_t)nc);
@@ -204,6 +238,7 @@ static int i8_block(const i8_job_t *job, int64_t m0, int64_t m1, int64_t n0, int
                                    job->alpha, job->beta, GK_EP_DOUBLE, NULL, NULL, NULL, NULL};
             epilogue_scalar(mc, nc, acc, nc, job->C + ic * job->ldc + jc, job->ldc, &ep);
         }
+        if (share) gk_barrier_wait(&job->barrier); /* the block is read until all are done */
     }
     return 0;
 }
@@ -211,16 +246,22 @@ static int i8_block(const i8_job_t *job, int64_t m0, int64_t m1, int64_t n0, int
 static void i8_task(void *ctx, int tid, int nthreads) {
     i8_job_t *job = (i8_job_t *)ctx;
     if (nthreads == 1) { /* all the work on this thread */
-        if (i8_block(job, 0, job->M, 0, job->N) != 0) job->failed = 1;
+        if (i8_block(job, 0, job->M, 0, job->N, 0, 1) != 0) job->failed = 1;
+        return;
+    }
+    int64_t m0, m1, n0, n1;
+    if (job->shared_b) {
+        gk_split_range(job->M, job->kern->mr, nthreads, tid, &m0, &m1);
+        /* Even a thread without rows takes part in packing B and in the barriers. */
+        if (i8_block(job, m0, m1, 0, job->N, tid, nthreads) != 0) job->failed = 1;
         return;
     }
     int ti = tid / job->tn, tj = tid % job->tn;
     if (ti >= job->tm) return;
-    int64_t m0, m1, n0, n1;
     gk_split_range(job->M, job->kern->mr, job->tm, ti, &m0, &m1);
     gk_split_range(job->N, job->kern->nr, job->tn, tj, &n0, &n1);
     if (m0 >= m1 || n0 >= n1) return;
-    if (i8_block(job, m0, m1, n0, n1) != 0) job->failed = 1;
+    if (i8_block(job, m0, m1, n0, n1, tid, nthreads) != 0) job->failed = 1;
 }
 
 /* K == 0 or alpha == 0: C := beta * C + co, with the same rounding and saturation. */
@@ -262,6 +303,22 @@ static gemmkit_status_t gemm_i8(char transa, char transb, char offsetc, int64_t 
     }
     int nthreads = gk_threads_for(M, N, K / 4 + 1);
     gk_partition_2d(M, N, job.kern->mr, job.kern->nr, nthreads, &job.tm, &job.tn);
+    job.shared_b = NULL;
+    job.shared_colsum = NULL;
+    if (job.tm > 1 && job.tn == 1 && K <= job.kern->kc) {
+        /* Row slices: one packed B block (and its column sums) for all threads. */
+        const int kg = job.kern->kgroup, es = job.kern->elem_size, nr = job.kern->nr;
+        const int64_t kp = (K + kg - 1) / kg * kg;
+        int64_t MC, NC;
+        i8_blocks(job.kern, kp, 0, &MC, &NC);
+        const int64_t nc = GK_MIN(NC, (N + nr - 1) / nr * nr);
+        const size_t bbytes = ((size_t)(nc * kp * es) + 63) & ~(size_t)63;
+        uint8_t *buf = (uint8_t *)gk_thread_workspace(1, bbytes + sizeof(int32_t) * (size_t)nc);
+        if (!buf) return gemmkit_out_of_memory;
+        job.shared_b = buf;
+        job.shared_colsum = (int32_t *)(buf + bbytes);
+        gk_barrier_init(&job.barrier, job.tm);
+    }
     gk_parallel_run(i8_task, &job, job.tm * job.tn);
     return job.failed ? gemmkit_out_of_memory : gemmkit_success;
 }

@@ -60,6 +60,15 @@ static void pack_kmajor(const uint8_t *src, int64_t ld, int64_t kc, int64_t w, i
             for (; x < w; x++)
                 for (int q = 0; q < 4; q++) d[4 * x + q] = rows[q] ? (uint8_t)(rows[q][x] ^ xr) : 0;
             memset(d + 4 * w, 0, (size_t)(pw - w) * 4);
+        } else if (es == 2 && kg == 2) { /* widened int16 pairs for the vpmaddwd kernels */
+            int16_t *d = (int16_t *)dst + g * pw * 2;
+            for (int q = 0; q < 2; q++) {
+                const uint8_t *r = rows[q];
+                if (!r) { for (int64_t x = 0; x < pw; x++) d[2 * x + q] = 0; continue; }
+                if (is_signed) for (int64_t x = 0; x < w; x++) d[2 * x + q] = (int8_t)(r[x] ^ xr);
+                else for (int64_t x = 0; x < w; x++) d[2 * x + q] = (uint8_t)(r[x] ^ xr);
+                for (int64_t x = w; x < pw; x++) d[2 * x + q] = 0;
+            }
         } else {
             for (int64_t x = 0; x < pw; x++)
                 for (int q = 0; q < kg; q++) {
@@ -93,6 +102,14 @@ static void pack_kcontig(const uint8_t *src, int64_t ld, int64_t kc, int64_t w, 
             }
             if (is_signed) for (int64_t k = 0; k < kfull; k++) sum += (int8_t)(s[k] ^ xr);
             else for (int64_t k = 0; k < kfull; k++) sum += (uint8_t)(s[k] ^ xr);
+        } else if (es == 2 && kg == 2) {
+            int16_t *d = (int16_t *)dst + 2 * x;
+            for (int64_t g = 0; g < kfull / 2; g++) {
+                int v0 = val(s[2 * g], xr, is_signed), v1 = val(s[2 * g + 1], xr, is_signed);
+                d[g * pw * 2] = (int16_t)v0;
+                d[g * pw * 2 + 1] = (int16_t)v1;
+                sum += v0 + v1;
+            }
         } else {
             for (int64_t k = 0; k < kfull; k++) {
                 int v = val(s[k], xr, is_signed);
