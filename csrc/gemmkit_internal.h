@@ -73,13 +73,13 @@ typedef struct {
     const int32_t *row_i32, *col_i32;   /* the same, narrowed (GK_EP_INT32) */
 } gk_i8_epilogue_t;
 
-/* kgroups: number of k-groups in the packed panels (group size = kernel's kgroup bytes).
- * a: MR rows x kgroup values per group; b: NR columns x kgroup values per group. */
+/* One MR x NR tile over `kgroups` k-groups of packed panels (group size = the kernel's kgroup):
+ * a: MR rows x kgroup values per group; b: NR columns x kgroup values per group. The raw int32 sums are
+ * added to s (MR x NR, row stride NR, 64-byte aligned) when `accumulate`, else they replace it. With
+ * ep != NULL the tile is then finished: the epilogue writes C from the sums (s is left undefined). */
 typedef void (*gk_i8_ukernel_fn)(int64_t kgroups, const void *GK_RESTRICT a, const void *GK_RESTRICT b,
-                                 int32_t *GK_RESTRICT c, int64_t ldc, const gk_i8_epilogue_t *ep);
-/* Raw sums only: S (MR x NR, row stride NR) written to s. Used for K beyond one exact chunk. */
-typedef void (*gk_i8_ukernel_raw_fn)(int64_t kgroups, const void *GK_RESTRICT a,
-                                     const void *GK_RESTRICT b, int32_t *GK_RESTRICT s);
+                                 int32_t *GK_RESTRICT s, int accumulate, int32_t *GK_RESTRICT c, int64_t ldc,
+                                 const gk_i8_epilogue_t *ep);
 
 typedef struct {
     const char *name;
@@ -87,8 +87,8 @@ typedef struct {
     int kgroup;                /* k values interleaved per packed group: 4 (bytes) or 2 (int16 pairs) */
     int elem_size;             /* bytes per packed element: 1 (u8/s8) or 2 (widened int16) */
     int64_t mc, kc, nc;        /* kc: max k per exact chunk (multiple of kgroup) */
+    int64_t kb;                /* k per cache block within a chunk: a B sub-panel kb x NR stays in L1 */
     gk_i8_ukernel_fn ukernel;
-    gk_i8_ukernel_raw_fn ukernel_raw;
 } gk_i8_kernel_t;
 
 extern const gk_i8_kernel_t gk_i8_kernel_generic;

@@ -127,7 +127,7 @@ static int i8_block(i8_job_t *job, int64_t m0, int64_t m1, int64_t n0, int64_t n
     uint8_t *abuf = (uint8_t *)gk_thread_workspace(0, (size_t)(mc_max * kp * es));
     uint8_t *bbuf = share ? job->shared_b : (uint8_t *)gk_thread_workspace(1, (size_t)(nc_max * kp * es));
     const size_t per_row = 2 * sizeof(int32_t) + 2 * sizeof(int64_t) + 2 * sizeof(double);
-    const size_t ws_bytes = (size_t)(mc_max + nc_max) * per_row + 16 * 64 +
+    const size_t ws_bytes = (size_t)(mc_max + nc_max) * per_row + 17 * 64 + sizeof(int32_t) * (size_t)(mc_max * nr) +
                             (nchunks > 1 ? sizeof(int64_t) * (size_t)(mc_max * nc_max) : 0);
     uint8_t *ws = (uint8_t *)gk_thread_workspace(2, ws_bytes);
     /* Shared B: a thread without its buffers still packs and meets every barrier (else the others
@@ -155,6 +155,7 @@ static int i8_block(i8_job_t *job, int64_t m0, int64_t m1, int64_t n0, int64_t n
     cols.sum64 = (int64_t *)carve(&ws, sizeof(int64_t) * nc_max);
     cols.sum32 = (int32_t *)carve(&ws, sizeof(int32_t) * nc_max);
     int64_t *acc = nchunks > 1 ? (int64_t *)carve(&ws, sizeof(int64_t) * (size_t)(mc_max * nc_max)) : NULL;
+    int32_t *acc_tiles = (int32_t *)carve(&ws, sizeof(int32_t) * (size_t)(mc_max * nr));
     GK_ALIGN64 int32_t tile[32 * 64];
     GK_ALIGN64 int64_t tile64[32 * 64];
     const int has_ra = job->offsetc == 'C', has_ca = job->offsetc == 'F' || job->offsetc == 'R';
@@ -187,22 +188,31 @@ static int i8_block(i8_job_t *job, int64_t m0, int64_t m1, int64_t n0, int64_t n
                 for (int64_t i = 0; i < mc; i++) rs64[i] = rowsum[i];
                 row_terms(job, ic, mc, rs64, &rows);
                 const int mode = epilogue_mode(job, &rows, &cols);
+                /* Per NR column panel, k in blocks of kb: the B sub-panel (kb x NR) stays in L1 while
+                 * every MR row panel adds its sums to its own tile in acc_tiles; the last block
+                 * finishes the tiles (the raw int32 sums over K <= kc are exact). */
+                const int64_t kgroups = kp / kg, kb_groups = GK_MAX((int64_t)1, kern->kb / kg);
                 for (int64_t jr = 0; jr < nc; jr += nr) {
                     const int64_t nb = GK_MIN((int64_t)nr, nc - jr);
-                    const void *bp = bbuf + (size_t)(jr * kp) * es;
-                    for (int64_t ir = 0; ir < mc; ir += mr) {
-                        const int64_t mb = GK_MIN((int64_t)mr, mc - ir);
-                        const void *ap = abuf + (size_t)(ir * kp) * es;
-                        int32_t *c = job->C + (ic + ir) * job->ldc + jc + jr;
-                        gk_i8_epilogue_t ep = {rows.comp + ir, cols.comp + jr, has_ra ? rows.add + ir : NULL,
-                                               has_ca ? cols.add + jr : NULL, job->alpha, job->beta, mode,
-                                               rows.sum64 + ir, cols.sum64 + jr, rows.sum32 + ir, cols.sum32 + jr};
-                        if (mb == mr && nb == nr) {
-                            kern->ukernel(kp / kg, ap, bp, c, job->ldc, &ep);
-                        } else {
-                            kern->ukernel_raw(kp / kg, ap, bp, tile);
-                            for (int64_t t = 0; t < (int64_t)mr * nr; t++) tile64[t] = tile[t];
-                            epilogue_scalar(mb, nb, tile64, nr, c, job->ldc, &ep);
+                    const uint8_t *bp = bbuf + (size_t)(jr * kp) * es;
+                    for (int64_t g0 = 0; g0 < kgroups; g0 += kb_groups) {
+                        const int64_t gn = GK_MIN(kb_groups, kgroups - g0);
+                        const int last = g0 + gn == kgroups;
+                        for (int64_t ir = 0; ir < mc; ir += mr) {
+                            const int64_t mb = GK_MIN((int64_t)mr, mc - ir);
+                            const uint8_t *ap = abuf + (size_t)(ir * kp + g0 * mr * kg) * es;
+                            int32_t *s_tile = acc_tiles + ir * nr;
+                            int32_t *c = job->C + (ic + ir) * job->ldc + jc + jr;
+                            const int full = mb == mr && nb == nr;
+                            gk_i8_epilogue_t ep = {rows.comp + ir, cols.comp + jr, has_ra ? rows.add + ir : NULL,
+                                                   has_ca ? cols.add + jr : NULL, job->alpha, job->beta, mode,
+                                                   rows.sum64 + ir, cols.sum64 + jr, rows.sum32 + ir, cols.sum32 + jr};
+                            kern->ukernel(gn, ap, bp + (size_t)(g0 * nr * kg) * es, s_tile, g0 > 0, c, job->ldc,
+                                          last && full ? &ep : NULL);
+                            if (last && !full) {
+                                for (int64_t t = 0; t < (int64_t)mr * nr; t++) tile64[t] = s_tile[t];
+                                epilogue_scalar(mb, nb, tile64, nr, c, job->ldc, &ep);
+                            }
                         }
                     }
                 }
@@ -225,8 +235,8 @@ static int i8_block(i8_job_t *job, int64_t m0, int64_t m1, int64_t n0, int64_t n
                     const int64_t nb = GK_MIN((int64_t)nr, nc - jr);
                     for (int64_t ir = 0; ir < mc; ir += mr) {
                         const int64_t mb = GK_MIN((int64_t)mr, mc - ir);
-                        kern->ukernel_raw(kpc / kg, abuf + (size_t)(ir * kpc) * es,
-                                          bbuf + (size_t)(jr * kpc) * es, tile);
+                        kern->ukernel(kpc / kg, abuf + (size_t)(ir * kpc) * es, bbuf + (size_t)(jr * kpc) * es,
+                                      tile, 0, NULL, 0, NULL);
                         for (int64_t i = 0; i < mb; i++)
                             for (int64_t j = 0; j < nb; j++) acc[(ir + i) * nc + jr + j] += tile[i * nr + j];
                     }

@@ -8,11 +8,10 @@
 #define ES 2
 #define I8_STEP(acc, x, b) _mm512_add_epi32(acc, _mm512_madd_epi16(x, b))
 #define I8_KERNEL_NAME ukernel_i8_avx512bw_12x32
-#define I8_RAW_NAME ukernel_i8_avx512bw_12x32_raw
 #include "igemm_zmm_template.h"
 
 const gk_i8_kernel_t gk_i8_kernel_avx512 = {
-    "ukernel_i8_avx512bw_12x32", MR, NR, KG, ES, /*mc*/ 240, /*kc*/ 16384, /*nc*/ 4096,
-    I8_KERNEL_NAME, I8_RAW_NAME,
+    "ukernel_i8_avx512bw_12x32", MR, NR, KG, ES, /*mc*/ 240, /*kc*/ 16384, /*nc*/ 4096, /*kb*/ 256,
+    I8_KERNEL_NAME,
 };
 #endif

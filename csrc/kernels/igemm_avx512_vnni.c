@@ -8,12 +8,11 @@
 #define ES 1
 #define I8_STEP(acc, x, b) _mm512_dpbusd_epi32(acc, x, b)
 #define I8_KERNEL_NAME ukernel_i8_avx512_vnni_12x32
-#define I8_RAW_NAME ukernel_i8_avx512_vnni_12x32_raw
 #include "igemm_zmm_template.h"
 
 /* kc: 65536 * 255 * 128 < 2^31, so 16384 leaves ample margin. */
 const gk_i8_kernel_t gk_i8_kernel_avx512_vnni = {
-    "ukernel_i8_avx512_vnni_12x32", MR, NR, KG, ES, /*mc*/ 240, /*kc*/ 16384, /*nc*/ 4096,
-    I8_KERNEL_NAME, I8_RAW_NAME,
+    "ukernel_i8_avx512_vnni_12x32", MR, NR, KG, ES, /*mc*/ 240, /*kc*/ 16384, /*nc*/ 4096, /*kb*/ 512,
+    I8_KERNEL_NAME,
 };
 #endif

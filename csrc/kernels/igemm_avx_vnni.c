@@ -8,11 +8,10 @@
 #define ES 1
 #define I8_STEP(acc, x, b) _mm256_dpbusd_avx_epi32(acc, x, b)
 #define I8_KERNEL_NAME ukernel_i8_avx_vnni_6x16
-#define I8_RAW_NAME ukernel_i8_avx_vnni_6x16_raw
 #include "igemm_ymm_template.h"
 
 const gk_i8_kernel_t gk_i8_kernel_avx_vnni = {
-    "ukernel_i8_avx_vnni_6x16", MR, NR, KG, ES, /*mc*/ 120, /*kc*/ 16384, /*nc*/ 4096,
-    I8_KERNEL_NAME, I8_RAW_NAME,
+    "ukernel_i8_avx_vnni_6x16", MR, NR, KG, ES, /*mc*/ 120, /*kc*/ 16384, /*nc*/ 4096, /*kb*/ 512,
+    I8_KERNEL_NAME,
 };
 #endif

@@ -7,11 +7,13 @@
 #define NR 16
 #define KG 4
 
-static void ukernel_i8_generic_raw(int64_t kgroups, const void *GK_RESTRICT av, const void *GK_RESTRICT bv,
-                                   int32_t *GK_RESTRICT s) {
+static void tile_sums(int64_t kgroups, const void *GK_RESTRICT av, const void *GK_RESTRICT bv,
+                      int32_t *GK_RESTRICT s, int accumulate) {
     const uint8_t *a = (const uint8_t *)av;
     const int8_t *b = (const int8_t *)bv;
-    int32_t acc[MR][NR] = {{0}};
+    int32_t acc[MR][NR];
+    for (int i = 0; i < MR; i++)
+        for (int j = 0; j < NR; j++) acc[i][j] = accumulate ? s[i * NR + j] : 0;
     for (int64_t g = 0; g < kgroups; g++) {
         for (int i = 0; i < MR; i++)
             for (int j = 0; j < NR; j++) {
@@ -33,9 +35,10 @@ static inline int32_t round_sat(double v) {
 }
 
 static void ukernel_i8_generic_4x16(int64_t kgroups, const void *GK_RESTRICT a, const void *GK_RESTRICT b,
-                                    int32_t *GK_RESTRICT c, int64_t ldc, const gk_i8_epilogue_t *ep) {
-    int32_t s[MR * NR];
-    ukernel_i8_generic_raw(kgroups, a, b, s);
+                                    int32_t *GK_RESTRICT s, int accumulate, int32_t *GK_RESTRICT c, int64_t ldc,
+                                    const gk_i8_epilogue_t *ep) {
+    tile_sums(kgroups, a, b, s, accumulate);
+    if (ep == NULL) return;
     for (int i = 0; i < MR; i++)
         for (int j = 0; j < NR; j++) {
             double acc = (double)s[i * NR + j] + ep->row_comp[i] + ep->col_comp[j];
@@ -48,6 +51,6 @@ static void ukernel_i8_generic_4x16(int64_t kgroups, const void *GK_RESTRICT a, 
 }
 
 const gk_i8_kernel_t gk_i8_kernel_generic = {
-    "ukernel_i8_generic_4x16", MR, NR, KG, 1, /*mc*/ 128, /*kc*/ 16384, /*nc*/ 2048,
-    ukernel_i8_generic_4x16, ukernel_i8_generic_raw,
+    "ukernel_i8_generic_4x16", MR, NR, KG, 1, /*mc*/ 128, /*kc*/ 16384, /*nc*/ 2048, /*kb*/ 1024,
+    ukernel_i8_generic_4x16,
 };

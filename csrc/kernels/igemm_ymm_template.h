@@ -32,7 +32,7 @@ static inline void i8_ymm_store8(int32_t *c, __m256i s, __m256d rc, const double
 
 /* The k loop with MR x 2 accumulators in named variables (GCC keeps arrays of vectors in memory),
  * ending with all sums stored to the aligned tile s[MR][NR]. */
-#define I8_DECL(i) __m256i c##i##0 = _mm256_setzero_si256(), c##i##1 = _mm256_setzero_si256();
+#define I8_DECL(i) __m256i c##i##0 = zero, c##i##1 = zero; if (accumulate) { c##i##0 = _mm256_loadu_si256((const __m256i *)(s + (i) * NR)); c##i##1 = _mm256_loadu_si256((const __m256i *)(s + (i) * NR + 8)); }
 #define I8_ROW(i)                                                                                    \
     {                                                                                                \
         int32_t w;                                                                                   \
@@ -41,7 +41,7 @@ static inline void i8_ymm_store8(int32_t *c, __m256i s, __m256d rc, const double
         c##i##0 = I8_STEP(c##i##0, x, b0);                                                           \
         c##i##1 = I8_STEP(c##i##1, x, b1);                                                           \
     }
-#define I8_SAVE(i) _mm256_store_si256((__m256i *)(s + (i) * NR), c##i##0); _mm256_store_si256((__m256i *)(s + (i) * NR + 8), c##i##1);
+#define I8_SAVE(i) _mm256_storeu_si256((__m256i *)(s + (i) * NR), c##i##0); _mm256_storeu_si256((__m256i *)(s + (i) * NR + 8), c##i##1);
 #if MR == 12
 #define I8_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
 #elif MR == 6
@@ -51,7 +51,8 @@ static inline void i8_ymm_store8(int32_t *c, __m256i s, __m256d rc, const double
 #endif
 
 static inline void i8_tile_sums(int64_t kgroups, const uint8_t *GK_RESTRICT a, const uint8_t *GK_RESTRICT b,
-                                int32_t *GK_RESTRICT s) {
+                                int32_t *GK_RESTRICT s, int accumulate) {
+    const __m256i zero = _mm256_setzero_si256();
     I8_ROWS(I8_DECL)
     for (int64_t g = 0; g < kgroups; g++) {
         const __m256i b0 = _mm256_loadu_si256((const __m256i *)b), b1 = _mm256_loadu_si256((const __m256i *)(b + 32));
@@ -62,22 +63,16 @@ static inline void i8_tile_sums(int64_t kgroups, const uint8_t *GK_RESTRICT a, c
     I8_ROWS(I8_SAVE)
 }
 
-static void I8_RAW_NAME(int64_t kgroups, const void *GK_RESTRICT av, const void *GK_RESTRICT bv,
-                        int32_t *GK_RESTRICT s) {
-    GK_ALIGN64 int32_t t[MR * NR];
-    i8_tile_sums(kgroups, (const uint8_t *)av, (const uint8_t *)bv, t);
-    memcpy(s, t, sizeof(t));
-}
-
 static void I8_KERNEL_NAME(int64_t kgroups, const void *GK_RESTRICT av, const void *GK_RESTRICT bv,
-                           int32_t *GK_RESTRICT c, int64_t ldc, const gk_i8_epilogue_t *ep) {
-    GK_ALIGN64 int32_t s[MR * NR];
-    i8_tile_sums(kgroups, (const uint8_t *)av, (const uint8_t *)bv, s);
+                           int32_t *GK_RESTRICT s, int accumulate, int32_t *GK_RESTRICT c, int64_t ldc,
+                           const gk_i8_epilogue_t *ep) {
+    i8_tile_sums(kgroups, (const uint8_t *)av, (const uint8_t *)bv, s, accumulate);
+    if (ep == NULL) return;
     if (ep->mode == GK_EP_INT32) { /* (GK_EP_INT64 takes the exact double path: AVX2 has no vpmovsqd) */
         for (int i = 0; i < MR; i++) {
             const __m256i r = _mm256_set1_epi32(ep->row_i32[i]);
             for (int v = 0; v < NV; v++) {
-                __m256i x = _mm256_add_epi32(_mm256_load_si256((const __m256i *)(s + i * NR + 8 * v)), r);
+                __m256i x = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(s + i * NR + 8 * v)), r);
                 x = _mm256_add_epi32(x, _mm256_loadu_si256((const __m256i *)(ep->col_i32 + 8 * v)));
                 _mm256_storeu_si256((__m256i *)(c + i * ldc + 8 * v), x);
             }
@@ -90,7 +85,7 @@ static void I8_KERNEL_NAME(int64_t kgroups, const void *GK_RESTRICT av, const vo
         __m256d rc = _mm256_set1_pd(ep->row_comp[i]);
         __m256d ra = _mm256_set1_pd(has_ra ? ep->row_add[i] : 0.0);
         for (int v = 0; v < NV; v++)
-            i8_ymm_store8(c + i * ldc + 8 * v, _mm256_load_si256((const __m256i *)(s + i * NR + 8 * v)), rc, ep->col_comp + 8 * v,
+            i8_ymm_store8(c + i * ldc + 8 * v, _mm256_loadu_si256((const __m256i *)(s + i * NR + 8 * v)), rc, ep->col_comp + 8 * v,
                           ep->col_add ? ep->col_add + 8 * v : NULL, ra, has_ra, va, vb, use_beta);
     }
 }

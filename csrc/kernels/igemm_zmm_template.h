@@ -35,7 +35,7 @@ static inline void i8_zmm_store16(int32_t *c, __m512i s, __m512d rc, const doubl
 
 /* The k loop with MR x 2 accumulators in named variables (GCC keeps arrays of vectors in memory),
  * ending with all sums stored to the aligned tile s[MR][NR]. */
-#define I8_DECL(i) __m512i c##i##0 = _mm512_setzero_si512(), c##i##1 = _mm512_setzero_si512();
+#define I8_DECL(i) __m512i c##i##0 = zero, c##i##1 = zero; if (accumulate) { c##i##0 = _mm512_loadu_si512((const void *)(s + (i) * NR)); c##i##1 = _mm512_loadu_si512((const void *)(s + (i) * NR + 16)); }
 #define I8_ROW(i)                                                                                    \
     {                                                                                                \
         int32_t w;                                                                                   \
@@ -44,7 +44,7 @@ static inline void i8_zmm_store16(int32_t *c, __m512i s, __m512d rc, const doubl
         c##i##0 = I8_STEP(c##i##0, x, b0);                                                           \
         c##i##1 = I8_STEP(c##i##1, x, b1);                                                           \
     }
-#define I8_SAVE(i) _mm512_store_si512((void *)(s + (i) * NR), c##i##0); _mm512_store_si512((void *)(s + (i) * NR + 16), c##i##1);
+#define I8_SAVE(i) _mm512_storeu_si512((void *)(s + (i) * NR), c##i##0); _mm512_storeu_si512((void *)(s + (i) * NR + 16), c##i##1);
 #if MR == 12
 #define I8_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
 #elif MR == 6
@@ -54,7 +54,8 @@ static inline void i8_zmm_store16(int32_t *c, __m512i s, __m512d rc, const doubl
 #endif
 
 static inline void i8_tile_sums(int64_t kgroups, const uint8_t *GK_RESTRICT a, const uint8_t *GK_RESTRICT b,
-                                int32_t *GK_RESTRICT s) {
+                                int32_t *GK_RESTRICT s, int accumulate) {
+    const __m512i zero = _mm512_setzero_si512();
     I8_ROWS(I8_DECL)
     for (int64_t g = 0; g < kgroups; g++) {
         const __m512i b0 = _mm512_loadu_si512((const void *)b), b1 = _mm512_loadu_si512((const void *)(b + 64));
@@ -65,22 +66,16 @@ static inline void i8_tile_sums(int64_t kgroups, const uint8_t *GK_RESTRICT a, c
     I8_ROWS(I8_SAVE)
 }
 
-static void I8_RAW_NAME(int64_t kgroups, const void *GK_RESTRICT av, const void *GK_RESTRICT bv,
-                        int32_t *GK_RESTRICT s) {
-    GK_ALIGN64 int32_t t[MR * NR];
-    i8_tile_sums(kgroups, (const uint8_t *)av, (const uint8_t *)bv, t);
-    memcpy(s, t, sizeof(t));
-}
-
 static void I8_KERNEL_NAME(int64_t kgroups, const void *GK_RESTRICT av, const void *GK_RESTRICT bv,
-                           int32_t *GK_RESTRICT c, int64_t ldc, const gk_i8_epilogue_t *ep) {
-    GK_ALIGN64 int32_t s[MR * NR];
-    i8_tile_sums(kgroups, (const uint8_t *)av, (const uint8_t *)bv, s);
+                           int32_t *GK_RESTRICT s, int accumulate, int32_t *GK_RESTRICT c, int64_t ldc,
+                           const gk_i8_epilogue_t *ep) {
+    i8_tile_sums(kgroups, (const uint8_t *)av, (const uint8_t *)bv, s, accumulate);
+    if (ep == NULL) return;
     if (ep->mode == GK_EP_INT32) {
         for (int i = 0; i < MR; i++) {
             const __m512i r = _mm512_set1_epi32(ep->row_i32[i]);
             for (int v = 0; v < NV; v++) {
-                __m512i x = _mm512_add_epi32(_mm512_load_si512((const void *)(s + i * NR + 16 * v)), r);
+                __m512i x = _mm512_add_epi32(_mm512_loadu_si512((const void *)(s + i * NR + 16 * v)), r);
                 x = _mm512_add_epi32(x, _mm512_loadu_si512((const void *)(ep->col_i32 + 16 * v)));
                 _mm512_storeu_si512((void *)(c + i * ldc + 16 * v), x);
             }
@@ -92,7 +87,7 @@ static void I8_KERNEL_NAME(int64_t kgroups, const void *GK_RESTRICT av, const vo
         for (int i = 0; i < MR; i++) {
             const __m512i r = _mm512_set1_epi64(ep->row_int[i]);
             for (int v = 0; v < NV; v++) {
-                const __m512i sv = _mm512_load_si512((const void *)(s + i * NR + 16 * v));
+                const __m512i sv = _mm512_loadu_si512((const void *)(s + i * NR + 16 * v));
                 const int64_t *col = ep->col_int + 16 * v;
                 int32_t *cp = c + i * ldc + 16 * v;
                 __m512i lo = _mm512_cvtepi32_epi64(_mm512_castsi512_si256(sv));
@@ -115,7 +110,7 @@ static void I8_KERNEL_NAME(int64_t kgroups, const void *GK_RESTRICT av, const vo
         __m512d rc = _mm512_set1_pd(ep->row_comp[i]);
         __m512d ra = _mm512_set1_pd(has_ra ? ep->row_add[i] : 0.0);
         for (int v = 0; v < NV; v++)
-            i8_zmm_store16(c + i * ldc + 16 * v, _mm512_load_si512((const void *)(s + i * NR + 16 * v)), rc, ep->col_comp + 16 * v,
+            i8_zmm_store16(c + i * ldc + 16 * v, _mm512_loadu_si512((const void *)(s + i * NR + 16 * v)), rc, ep->col_comp + 16 * v,
                            ep->col_add ? ep->col_add + 16 * v : NULL, ra, has_ra, va, vb, use_beta);
     }
 }
