@@ -13,11 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gemmkit
+from _support import TRANS_PAIRS, TRANS_PAIRS_UPPER, Operand, _edge_sizes, _is_t, _kernel
 
 I32_MIN, I32_MAX = -2**31, 2**31 - 1
 C_SENTINEL = np.int32(-123456789)
-TRANS_PAIRS = [a + b for a in "NnTt" for b in "NnTt"]
-TRANS_PAIRS_UPPER = ["NN", "NT", "TN", "TT"]
 FUNCS = ["u8", "s8"]
 A_RANGE = {"u8": (0, 255), "s8": (-128, 127)}
 A_DTYPE = {"u8": np.uint8, "s8": np.int8}
@@ -25,57 +24,6 @@ A_DTYPE = {"u8": np.uint8, "s8": np.int8}
 
 def _fn(kind):
     return gemmkit.gemm_u8s8s32 if kind == "u8" else gemmkit.gemm_s8s8s32
-
-
-def _is_t(t):
-    return t in "Tt"
-
-
-def _kernel(kind="int8"):
-    return gemmkit.show_config(print_out=False)[kind]
-
-
-def _edge_sizes(mr, nr):
-    return sorted({1, mr - 1, mr, mr + 1, nr - 1, nr, nr + 1, 2 * nr + 1} - {0})
-
-
-class Operand:
-    """rows x cols matrix with leading dimension ld, passed as a 1-D flat buffer or a 2-D view;
-    `parent` holds the padding (and a spare row) so stray writes are seen."""
-
-    def __init__(self, data, ld, layout, pad_value):
-        data = np.asarray(data)
-        rows, cols = data.shape
-        self.rows, self.cols, self.ld, self.layout = rows, cols, ld, layout
-        if layout == "1d":
-            self.parent = np.full(rows * ld + ld, pad_value, dtype=data.dtype)
-            grid = self.parent[:rows * ld].reshape(rows, ld)
-            need = (rows - 1) * ld + cols if rows and cols else 0
-            self.arg = self.parent[:need]
-            self.mask = np.zeros(self.parent.shape, bool)
-            self.mask[:rows * ld].reshape(rows, ld)[:, :cols] = True
-        else:
-            self.parent = np.full((rows + 1, ld), pad_value, dtype=data.dtype)
-            grid = self.parent[:rows]
-            self.arg = self.parent[:rows, :cols]
-            self.mask = np.zeros(self.parent.shape, bool)
-            self.mask[:rows, :cols] = True
-        grid[:, :cols] = data
-        self.before = self.parent.copy()
-
-    @property
-    def matrix(self):
-        if self.layout == "1d":
-            return self.parent[:self.rows * self.ld].reshape(self.rows, self.ld)[:, :self.cols]
-        return self.parent[:self.rows, :self.cols]
-
-    def assert_untouched(self, what):
-        assert np.array_equal(self.parent, self.before), f"{what} was modified"
-
-    def assert_outside_untouched(self, what):
-        out = ~self.mask
-        assert np.array_equal(self.parent[out], self.before[out]), \
-            f"{what}: elements outside the {self.rows}x{self.cols} matrix (ld={self.ld}) were written"
 
 
 def exact_acc(ta, tb, A, ao, B, bo):
@@ -193,7 +141,7 @@ AB_CYCLE = [(1.0, 0.0), (1.0, 1.0), (2.0, 1.0), (1.0, 2.0), (2.33, 1.01), (-1.5,
 @pytest.mark.parametrize("trans", TRANS_PAIRS)
 def test_kernel_edges(arch, nthreads, kind, trans, rng):
     ta, tb = trans
-    k = _kernel()
+    k = _kernel("int8")
     sizes = _edge_sizes(k["MR"], k["NR"])
     ks = [1, 2, 3, 4, 5, 9, 31, 64, 67]
     lo, hi = A_RANGE[kind]
@@ -222,7 +170,7 @@ def test_prime_sizes(arch, nthreads, kind, trans, rng):
 @pytest.mark.parametrize("offsetc", list("FfCcRr"))
 @pytest.mark.parametrize("co_form", ["array", "list", "tuple", "int", "int64"])
 def test_offsetc_and_co_forms(arch, kind, offsetc, co_form, rng):
-    k = _kernel()
+    k = _kernel("int8")
     M, N, K = k["MR"] + 1, k["NR"] + 1, 19
     if co_form == "int" and offsetc in "Cc":
         M = 1      # a bare int is a 1-element co: valid per row only when M == 1
@@ -252,7 +200,7 @@ ZERO_POINT_CASES = [("u8", ao, bo) for ao in U8_AO for bo in BO] + [("s8", ao, b
 
 @pytest.mark.parametrize("kind,ao,bo", ZERO_POINT_CASES)
 def test_zero_points(arch, kind, ao, bo, rng):
-    k = _kernel()
+    k = _kernel("int8")
     M, N, K = k["MR"] + 1, k["NR"] + 3, 67
     for i, (ta, tb) in enumerate(TRANS_PAIRS_UPPER):
         alpha, beta = [(1.0, 0.0), (1.0, 1.0), (2.33, 1.01), (-1.5, 0.5)][i]
@@ -265,7 +213,7 @@ def test_zero_points(arch, kind, ao, bo, rng):
 def test_extreme_data_all_offset_extremes(arch, kind):
     """Constant extreme data (every product at the edge of int16) with every extreme zero point."""
     lo, hi = A_RANGE[kind]
-    k = _kernel()
+    k = _kernel("int8")
     M, N, K = k["MR"] + 2, k["NR"] + 2, 301
     rng = np.random.default_rng(1)
     for aval in (lo, hi):
@@ -289,7 +237,7 @@ ALPHA_BETA = [(1.0, 0.0), (1.0, 1.0), (2.0, 1.0), (1.0, 2.0), (2.33, 1.01), (-1.
 @pytest.mark.parametrize("kind", FUNCS)
 @pytest.mark.parametrize("alpha,beta", ALPHA_BETA)
 def test_alpha_beta(arch, nthreads, kind, alpha, beta, rng):
-    k = _kernel()
+    k = _kernel("int8")
     M, N, K = 2 * k["MR"] + 1, k["NR"] + 5, 45
     lo, hi = A_RANGE[kind]
     for i, (ta, tb) in enumerate(TRANS_PAIRS_UPPER):
@@ -335,7 +283,7 @@ def test_float_order_of_operations(arch, kind):
 @pytest.mark.parametrize("kind", FUNCS)
 @pytest.mark.parametrize("alpha", [1.0, 2.33])
 def test_beta_zero_ignores_c(arch, kind, alpha, rng):
-    k = _kernel()
+    k = _kernel("int8")
     M, N, K = k["MR"] + 3, 2 * k["NR"] + 1, 33
     lo, hi = A_RANGE[kind]
     A0 = rng.integers(lo, hi + 1, size=(M, K)).astype(A_DTYPE[kind])
@@ -403,7 +351,7 @@ def test_empty_co_sequence_when_none_needed(kind, offsetc, M, N):
 def test_large_k_random(arch, nthreads, kind, trans, rng):
     """K across the exact int32 chunk (K_chunk) boundaries, up to 70000, full-range data."""
     ta, tb = trans
-    kc = _kernel()["K_chunk"]
+    kc = _kernel("int8")["K_chunk"]
     lo, hi = A_RANGE[kind]
     for i, K in enumerate(sorted({kc - 1, kc, kc + 1, 2 * kc + 3, 70000})):
         run_int8(kind, rng, ta, tb, "FCR"[i % 3], 3, 17, K, *[(1.0, 0, 0, 1.0), (2.33, hi, -128, 1.01),
@@ -458,7 +406,7 @@ def test_large_k_sum_just_beyond_int32_then_back(arch, kind):
 
 @pytest.mark.parametrize("kind", FUNCS)
 def test_saturation(arch, kind, rng):
-    k = _kernel()
+    k = _kernel("int8")
     M, N, K = k["MR"] + 1, k["NR"] + 1, 100
     lo, hi = A_RANGE[kind]
     A_pos = np.full((M, K), hi, A_DTYPE[kind])
@@ -511,7 +459,7 @@ def test_saturation(arch, kind, rng):
 @pytest.mark.parametrize("trans", TRANS_PAIRS_UPPER)
 def test_padded_lds(arch, nthreads, kind, layouts, trans, rng):
     ta, tb = trans
-    k = _kernel()
+    k = _kernel("int8")
     mr, nr = k["MR"], k["NR"]
     cases = [((1, 1, 1), (1, 2, 3)), ((mr + 1, nr + 1, 9), (3, 5, 1)), ((mr, 2 * nr + 1, 40), (7, 0, 16)),
              ((37, 45, 29), (0, 13, 0)), ((3, 1, 70), (64, 64, 64))]

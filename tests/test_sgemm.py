@@ -10,71 +10,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gemmkit
+from _support import TRANS_PAIRS, TRANS_PAIRS_UPPER, Operand, _edge_sizes, _is_t, _kernel
 
 EPS32 = float(np.finfo(np.float32).eps)
 C_SENTINEL = np.float32(-7777.25)   # fills C's padding; must survive every call
-TRANS_PAIRS = [a + b for a in "NnTt" for b in "NnTt"]
-TRANS_PAIRS_UPPER = ["NN", "NT", "TN", "TT"]
-
-
-def _is_t(t):
-    return t in "Tt"
-
-
-def _kernel(kind="sgemm"):
-    return gemmkit.show_config(print_out=False)[kind]
-
-
-def _edge_sizes(mr, nr):
-    return sorted({1, mr - 1, mr, mr + 1, nr - 1, nr, nr + 1, 2 * nr + 1} - {0})
-
-
-class Operand:
-    """A rows x cols matrix stored with leading dimension ld, as a 1-D flat buffer or a 2-D view.
-
-    `arg` is what is passed to gemmkit; `parent` is the whole allocation (including padding between
-    rows and a spare row/tail after the matrix), so writes outside the matrix can be detected.
-    """
-
-    def __init__(self, data, ld, layout, pad_value):
-        data = np.asarray(data)
-        rows, cols = data.shape
-        assert ld >= cols
-        self.rows, self.cols, self.ld, self.layout = rows, cols, ld, layout
-        if layout == "1d":
-            self.parent = np.full(rows * ld + ld, pad_value, dtype=data.dtype)
-            grid = self.parent[:rows * ld].reshape(rows, ld)
-            need = (rows - 1) * ld + cols if rows and cols else 0
-            self.arg = self.parent[:need]
-            self.mask = np.zeros(self.parent.shape, bool)
-            self.mask[:rows * ld].reshape(rows, ld)[:, :cols] = True
-        elif layout == "2d":
-            self.parent = np.full((rows + 1, ld), pad_value, dtype=data.dtype)
-            grid = self.parent[:rows]
-            self.arg = self.parent[:rows, :cols]
-            self.mask = np.zeros(self.parent.shape, bool)
-            self.mask[:rows, :cols] = True
-        else:
-            raise AssertionError(layout)
-        grid[:, :cols] = data
-        self.before = self.parent.copy()
-
-    @property
-    def matrix(self):
-        """The logical rows x cols matrix (a view into parent)."""
-        if self.layout == "1d":
-            return self.parent[:self.rows * self.ld].reshape(self.rows, self.ld)[:, :self.cols]
-        return self.parent[:self.rows, :self.cols]
-
-    def assert_untouched(self, what):
-        assert np.array_equal(self.parent, self.before, equal_nan=True), f"{what} was modified"
-
-    def assert_outside_untouched(self, what):
-        outside = ~self.mask
-        assert np.array_equal(self.parent[outside], self.before[outside], equal_nan=True), \
-            f"{what}: elements outside the {self.rows}x{self.cols} matrix (padding, ld={self.ld}) were written"
-
-
 def ref_sgemm(ta, tb, alpha, A, B, beta, C0):
     """float64 reference and an elementwise error bound."""
     opA = (A.T if _is_t(ta) else A).astype(np.float64)
@@ -172,7 +111,7 @@ def test_small_smoke(arch, trans, rng):
 def test_kernel_edges(arch, nthreads, trans, rng):
     """M, N in {1, MR-1, MR, MR+1, NR-1, NR, NR+1, 2NR+1}; small-integer data so results are exact."""
     ta, tb = trans
-    k = _kernel()
+    k = _kernel("sgemm")
     sizes = _edge_sizes(k["MR"], k["NR"])
     ks = [1, 2, 7, k["MR"], 33]
     alphabeta = [(1.0, 0.0), (1.0, 1.0), (-1.0, 2.5), (2.5, -1.0)]
@@ -189,7 +128,7 @@ def test_kernel_edges(arch, nthreads, trans, rng):
 @pytest.mark.parametrize("trans", TRANS_PAIRS_UPPER)
 def test_kernel_edges_random_floats(arch, trans, rng):
     ta, tb = trans
-    k = _kernel()
+    k = _kernel("sgemm")
     sizes = _edge_sizes(k["MR"], k["NR"])
     for i, M in enumerate(sizes):
         for j, N in enumerate(sizes):
@@ -213,7 +152,7 @@ def test_prime_sizes(arch, nthreads, trans, rng):
 def test_k_range(arch, nthreads, trans, rng):
     """K from 0 up to 10000, across the KC blocking boundaries; small M, N."""
     ta, tb = trans
-    kc = _kernel()["KC"]
+    kc = _kernel("sgemm")["KC"]
     ks = sorted({0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, kc - 1, kc, kc + 1, 2 * kc + 1,
                  1000, 4097, 10000})
     for i, K in enumerate(ks):
@@ -224,7 +163,7 @@ def test_k_range(arch, nthreads, trans, rng):
 @pytest.mark.parametrize("alpha", [0.0, 1.0, -1.0, 2.5])
 @pytest.mark.parametrize("beta", [0.0, 1.0, -1.0, 2.5])
 def test_alpha_beta(arch, nthreads, alpha, beta, rng):
-    k = _kernel()
+    k = _kernel("sgemm")
     M, N, K = 2 * k["MR"] + 1, k["NR"] + 3, 29
     for ta, tb in ["NN", "TN", "NT", "TT"]:
         # beta == 0 must not read C (NaN in C must not leak); alpha == 0 must not read A/B.
@@ -240,7 +179,7 @@ def test_alpha_beta(arch, nthreads, alpha, beta, rng):
 @pytest.mark.parametrize("trans", TRANS_PAIRS_UPPER)
 def test_padded_lds(arch, nthreads, layouts, trans, rng):
     ta, tb = trans
-    k = _kernel()
+    k = _kernel("sgemm")
     mr, nr = k["MR"], k["NR"]
     cases = [((1, 1, 1), (1, 2, 3)), ((mr + 1, nr + 1, 9), (3, 5, 1)), ((mr, 2 * nr + 1, 40), (7, 0, 16)),
              ((37, 45, 29), (0, 13, 0)), ((3, 1, 70), (64, 64, 64))]

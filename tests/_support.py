@@ -1,0 +1,66 @@
+"""Helpers shared by the sgemm and int8 tests: transpose cases, tile-edge sizes and operands with
+padding that detect writes outside the matrix."""
+import numpy as np
+
+import gemmkit
+
+TRANS_PAIRS = [a + b for a in "NnTt" for b in "NnTt"]
+TRANS_PAIRS_UPPER = ["NN", "NT", "TN", "TT"]
+
+
+def _is_t(t):
+    return t in "Tt"
+
+
+def _kernel(kind):
+    return gemmkit.show_config(print_out=False)[kind]
+
+
+def _edge_sizes(mr, nr):
+    return sorted({1, mr - 1, mr, mr + 1, nr - 1, nr, nr + 1, 2 * nr + 1} - {0})
+
+
+class Operand:
+    """A rows x cols matrix stored with leading dimension ld, as a 1-D flat buffer or a 2-D view.
+
+    `arg` is what is passed to gemmkit; `parent` is the whole allocation (including padding between
+    rows and a spare row/tail after the matrix), so writes outside the matrix can be detected.
+    """
+
+    def __init__(self, data, ld, layout, pad_value):
+        data = np.asarray(data)
+        rows, cols = data.shape
+        assert ld >= cols
+        self.rows, self.cols, self.ld, self.layout = rows, cols, ld, layout
+        if layout == "1d":
+            self.parent = np.full(rows * ld + ld, pad_value, dtype=data.dtype)
+            grid = self.parent[:rows * ld].reshape(rows, ld)
+            need = (rows - 1) * ld + cols if rows and cols else 0
+            self.arg = self.parent[:need]
+            self.mask = np.zeros(self.parent.shape, bool)
+            self.mask[:rows * ld].reshape(rows, ld)[:, :cols] = True
+        elif layout == "2d":
+            self.parent = np.full((rows + 1, ld), pad_value, dtype=data.dtype)
+            grid = self.parent[:rows]
+            self.arg = self.parent[:rows, :cols]
+            self.mask = np.zeros(self.parent.shape, bool)
+            self.mask[:rows, :cols] = True
+        else:
+            raise AssertionError(layout)
+        grid[:, :cols] = data
+        self.before = self.parent.copy()
+
+    @property
+    def matrix(self):
+        """The logical rows x cols matrix (a view into parent)."""
+        if self.layout == "1d":
+            return self.parent[:self.rows * self.ld].reshape(self.rows, self.ld)[:, :self.cols]
+        return self.parent[:self.rows, :self.cols]
+
+    def assert_untouched(self, what):
+        assert np.array_equal(self.parent, self.before, equal_nan=True), f"{what} was modified"
+
+    def assert_outside_untouched(self, what):
+        outside = ~self.mask
+        assert np.array_equal(self.parent[outside], self.before[outside], equal_nan=True), \
+            f"{what}: elements outside the {self.rows}x{self.cols} matrix (padding, ld={self.ld}) were written"
