@@ -42,6 +42,9 @@ typedef struct {
     int mr, nr;                /* micro-tile */
     int64_t mc, kc, nc;        /* cache blocks: A block MC x KC in L2, B block KC x NC in L3 */
     gk_sgemm_ukernel_fn ukernel;
+    /* Optional: ukernel_rows[m] computes only the first m (1 <= m < MR) rows of a full-width tile,
+     * straight into C (edge row panels, skinny M); NULL: edges go through a scratch tile. */
+    const gk_sgemm_ukernel_fn *ukernel_rows;
 } gk_sgemm_kernel_t;
 
 extern const gk_sgemm_kernel_t gk_sgemm_kernel_generic;

@@ -12,7 +12,8 @@ typedef struct {
     const float *A; int64_t lda;
     const float *B; int64_t ldb;
     float *C; int64_t ldc;
-    int direct;  /* no-pack path: small problem, read operands in place where the layout allows */
+    int direct_a, direct_b;  /* no-pack path: read the operand in place (layouts the kernel streams) */
+    int64_t kc;              /* k block: the kernel table's, or GK_SGEMM_SKINNY_KC for skinny M */
     int tm, tn;  /* thread grid planned for the requested thread count */
     float *shared_b;        /* tn == 1: the threads pack one B block together into this buffer */
     gk_barrier_t barrier;
@@ -26,6 +27,11 @@ typedef struct {
 
 /* Problems up to this many multiply-adds skip packing where they can: it costs more than it saves. */
 #define GK_SGEMM_DIRECT_MAX_MACS (160.0 * 160.0 * 160.0)
+/* Up to this many MR-row panels of C, a plain B is read in place at any size, in k blocks of
+ * GK_SGEMM_SKINNY_KC rows: each kernel call then reads a few rows of B, continuing where the call for
+ * the previous column panel stopped, so the rows stream (B is used too few times to pay for packing). */
+#define GK_SGEMM_DIRECT_MAX_ROW_PANELS 4
+#define GK_SGEMM_SKINNY_KC 16
 
 /* C[m x n] = alpha * T + beta * C for an edge tile computed into T (row stride ldt). */
 static void merge_edge_tile(int64_t m, int64_t n, const float *T, int64_t ldt, float *C, int64_t ldc,
@@ -45,9 +51,9 @@ static int sgemm_block(sgemm_job_t *job, int64_t m0, int64_t m1, int64_t n0, int
                        const sgemm_share_t *share) {
     const gk_sgemm_kernel_t *kern = job->kern;
     const int mr = kern->mr, nr = kern->nr;
-    const int64_t MC = kern->mc, KC = kern->kc, NC = kern->nc;
+    const int direct_a = job->direct_a, direct_b = job->direct_b;
+    const int64_t MC = kern->mc, NC = kern->nc, KC = job->kc;
     const int64_t K = job->K;
-    const int direct_a = job->direct && job->transa, direct_b = job->direct && !job->transb;
     const int64_t kc_max = GK_MIN(KC, K);
     const int64_t mc_max = direct_a ? mr : GK_MIN(MC, (m1 - m0 + mr - 1) / mr * mr);
     const int64_t nc_max = direct_b ? nr : GK_MIN(NC, (n1 - n0 + nr - 1) / nr * nr);
@@ -98,6 +104,8 @@ static int sgemm_block(sgemm_job_t *job, int64_t m0, int64_t m1, int64_t n0, int
                         float *c = job->C + (ic + ir) * job->ldc + jc + jr;
                         if (mb == mr && nb == nr) {
                             kern->ukernel(kc, ap, rsa, bp, rsb, c, job->ldc, job->alpha, beta);
+                        } else if (nb == nr && kern->ukernel_rows) { /* fewer rows: kernel for mb rows */
+                            kern->ukernel_rows[mb](kc, ap, rsa, bp, rsb, c, job->ldc, job->alpha, beta);
                         } else {
                             kern->ukernel(kc, ap, rsa, bp, rsb, tile, nr, job->alpha, 0.0f);
                             merge_edge_tile(mb, nb, tile, nr, c, job->ldc, beta);
@@ -190,13 +198,18 @@ gemmkit_status_t gemmkit_sgemm(char transa, char transb, int64_t M, int64_t N, i
     job.alpha = alpha; job.beta = beta;
     job.A = A; job.lda = lda; job.B = B; job.ldb = ldb; job.C = C; job.ldc = ldc;
     job.failed = 0;
-    job.direct = (double)M * (double)N * (double)K <= GK_SGEMM_DIRECT_MAX_MACS;
+    /* Small problems skip packing where they can. So do few rows of C against a plain B: packing B
+     * would copy all of it for a handful of uses, while the kernel can stream it in place. */
+    const int small = (double)M * (double)N * (double)K <= GK_SGEMM_DIRECT_MAX_MACS;
+    job.direct_a = small && job.transa;
+    job.direct_b = !job.transb && (small || M <= GK_SGEMM_DIRECT_MAX_ROW_PANELS * job.kern->mr);
+    job.kc = job.direct_b && !small ? GK_SGEMM_SKINNY_KC : job.kern->kc;
     int nthreads = gk_threads_for(M, N, K);
     gk_partition_2d(M, N, job.kern->mr, job.kern->nr, nthreads, &job.tm, &job.tn);
     job.shared_b = NULL;
-    if (job.tm > 1 && job.tn == 1 && !job.direct) {
+    if (job.tm > 1 && job.tn == 1 && !job.direct_b) {
         /* Row slices: one packed B block for all threads (less packing, one copy in L3). */
-        const int64_t kc = GK_MIN(job.kern->kc, K);
+        const int64_t kc = GK_MIN(job.kc, K);
         const int64_t nc = GK_MIN(job.kern->nc, (N + job.kern->nr - 1) / job.kern->nr * job.kern->nr);
         job.shared_b = (float *)gk_thread_workspace(1, sizeof(float) * (size_t)(kc * nc));
         if (!job.shared_b) return gemmkit_out_of_memory;

@@ -339,7 +339,7 @@ void gk_partition_2d(int64_t m, int64_t n, int mr, int nr, int nthreads, int *tm
         int b = nthreads / a;
         if (a > mt) continue;
         if (b > nt) b = (int)nt;
-        double bm = (double)((mt + a - 1) / a) * mr, bn = (double)((nt + b - 1) / b) * nr;
+        double bm = (double)GK_MIN(((mt + a - 1) / a) * mr, m), bn = (double)GK_MIN(((nt + b - 1) / b) * nr, n);
         double cost = bm * bn + 8.0 * (bm + bn);
         if (best < 0 || cost < best) { best = cost; best_m = a; best_n = b; }
     }

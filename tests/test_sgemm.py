@@ -389,3 +389,12 @@ def test_thread_count_changes(arch, trans, rng):
         gemmkit.set_num_threads(n)
         for (M, N, K) in [(263, 257, 251), (301, 97, 130)]:
             run_sgemm(rng, ta, tb, M, N, K, 1.0, 1.0)
+
+
+@pytest.mark.parametrize("trans", ["NN", "TN", "NT"])
+def test_skinny_m(arch, nthreads, trans, rng):
+    """Few rows of C against a large B: plain B is streamed in place in short k blocks, with the
+    row-count kernels for the panels shorter than MR."""
+    ta, tb = trans
+    for M in (1, 5, 13, 47, 49):
+        run_sgemm(rng, ta, tb, M, 701, 6001, 1.0, 0.5 if M % 2 else 0.0, pads=(3, 0, 5))

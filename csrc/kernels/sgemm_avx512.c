@@ -1,5 +1,5 @@
-/* AVX-512F sgemm microkernel (12 x 32: 24 zmm accumulators) and its blocking table; this file
- * alone is compiled with AVX-512 flags and runs only when dispatch found AVX-512 with OS zmm state. */
+/* AVX-512F sgemm microkernel (12 x 32: 24 zmm accumulators, plus 1..11-row variants for edge row
+ * panels and skinny M) and its blocking table; compiled alone with AVX-512 flags. */
 #include "../gemmkit_internal.h"
 #if GEMMKIT_X86
 #include <immintrin.h>
@@ -7,21 +7,34 @@
 #define MR 12
 #define NV 2 /* zmm vectors per row of the tile */
 #define NR (16 * NV)
+#define PF_COLS 128 /* rows kernels with m <= 4: prefetch B this many columns ahead (4 panels) */
 
-/* The accumulator array stays in registers only while every loop over it is fully unrolled. */
-static void ukernel_sgemm_avx512_12x32(int64_t kc, const float *GK_RESTRICT a, int64_t rsa, const float *GK_RESTRICT b,
-                                       int64_t rsb, float *GK_RESTRICT c, int64_t ldc, float alpha, float beta) {
+#if defined(_MSC_VER)
+#define GK_FORCEINLINE __forceinline
+#else
+#define GK_FORCEINLINE inline __attribute__((always_inline))
+#endif
+
+/* The tile body for the first m rows; m is a constant in every caller, so the loops unroll fully
+ * and the accumulator array stays in registers. */
+static GK_FORCEINLINE void sgemm_tile_avx512(const int m, int64_t kc, const float *GK_RESTRICT a, int64_t rsa,
+                                             const float *GK_RESTRICT b, int64_t rsb, float *GK_RESTRICT c,
+                                             int64_t ldc, float alpha, float beta) {
     __m512 acc[MR][NV];
 #pragma GCC unroll 16
-    for (int i = 0; i < MR; i++)
+    for (int i = 0; i < m; i++)
 #pragma GCC unroll 4
         for (int v = 0; v < NV; v++) acc[i][v] = _mm512_setzero_ps();
     for (int64_t k = 0; k < kc; k++) {
         __m512 bv[NV];
 #pragma GCC unroll 4
         for (int v = 0; v < NV; v++) bv[v] = _mm512_loadu_ps(b + 16 * v);
+        if (m <= 4) { /* few rows: streaming B in place is latency bound; fetch the next panel's lines */
+            _mm_prefetch((const char *)(b + PF_COLS), _MM_HINT_T0);
+            _mm_prefetch((const char *)(b + PF_COLS + 16), _MM_HINT_T0);
+        }
 #pragma GCC unroll 16
-        for (int i = 0; i < MR; i++) {
+        for (int i = 0; i < m; i++) {
             __m512 x = _mm512_set1_ps(a[i]);
 #pragma GCC unroll 4
             for (int v = 0; v < NV; v++) acc[i][v] = _mm512_fmadd_ps(x, bv[v], acc[i][v]);
@@ -32,12 +45,12 @@ static void ukernel_sgemm_avx512_12x32(int64_t kc, const float *GK_RESTRICT a, i
     const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
     if (beta == 0.0f) {
 #pragma GCC unroll 16
-        for (int i = 0; i < MR; i++)
+        for (int i = 0; i < m; i++)
 #pragma GCC unroll 4
             for (int v = 0; v < NV; v++) _mm512_storeu_ps(c + i * ldc + 16 * v, _mm512_mul_ps(va, acc[i][v]));
     } else {
 #pragma GCC unroll 16
-        for (int i = 0; i < MR; i++)
+        for (int i = 0; i < m; i++)
 #pragma GCC unroll 4
             for (int v = 0; v < NV; v++) {
                 float *cp = c + i * ldc + 16 * v;
@@ -46,8 +59,26 @@ static void ukernel_sgemm_avx512_12x32(int64_t kc, const float *GK_RESTRICT a, i
     }
 }
 
+#define DEFINE_ROWS_KERNEL(m)                                                                        \
+    static void ukernel_sgemm_avx512_##m##x32(int64_t kc, const float *GK_RESTRICT a, int64_t rsa,   \
+                                               const float *GK_RESTRICT b, int64_t rsb,              \
+                                               float *GK_RESTRICT c, int64_t ldc, float alpha,       \
+                                               float beta) {                                         \
+        sgemm_tile_avx512(m, kc, a, rsa, b, rsb, c, ldc, alpha, beta);                               \
+    }
+DEFINE_ROWS_KERNEL(1) DEFINE_ROWS_KERNEL(2) DEFINE_ROWS_KERNEL(3) DEFINE_ROWS_KERNEL(4)
+DEFINE_ROWS_KERNEL(5) DEFINE_ROWS_KERNEL(6) DEFINE_ROWS_KERNEL(7) DEFINE_ROWS_KERNEL(8)
+DEFINE_ROWS_KERNEL(9) DEFINE_ROWS_KERNEL(10) DEFINE_ROWS_KERNEL(11) DEFINE_ROWS_KERNEL(12)
+
+static const gk_sgemm_ukernel_fn rows_kernels[MR] = {
+    NULL, ukernel_sgemm_avx512_1x32, ukernel_sgemm_avx512_2x32, ukernel_sgemm_avx512_3x32,
+    ukernel_sgemm_avx512_4x32, ukernel_sgemm_avx512_5x32, ukernel_sgemm_avx512_6x32,
+    ukernel_sgemm_avx512_7x32, ukernel_sgemm_avx512_8x32, ukernel_sgemm_avx512_9x32,
+    ukernel_sgemm_avx512_10x32, ukernel_sgemm_avx512_11x32,
+};
+
 const gk_sgemm_kernel_t gk_sgemm_kernel_avx512 = {
     "ukernel_sgemm_avx512_12x32", MR, NR, /*mc*/ 12 * 10, /*kc*/ 512, /*nc*/ 4096,
-    ukernel_sgemm_avx512_12x32,
+    ukernel_sgemm_avx512_12x32, rows_kernels,
 };
 #endif
