@@ -92,6 +92,10 @@ typedef struct {
     int64_t mc, kc, nc;        /* kc: max k per exact chunk (multiple of kgroup) */
     int64_t kb;                /* k per cache block within a chunk: a B sub-panel kb x NR stays in L1 */
     gk_i8_ukernel_fn ukernel;
+    /* Optional ISA-specific packing of a plain (k-major) B block, `width` columns into NR panels,
+     * with column sums; NULL: the portable pack_b_i8. */
+    void (*pack_b_kmajor)(const int8_t *B, int64_t ldb, int64_t kc, int64_t width, uint8_t *GK_RESTRICT dst,
+                          int32_t *GK_RESTRICT colsum);
 } gk_i8_kernel_t;
 
 extern const gk_i8_kernel_t gk_i8_kernel_generic;

@@ -101,6 +101,14 @@ static int epilogue_mode(const i8_job_t *job, const i8_terms_t *rows, const i8_t
 
 static size_t align64(size_t x) { return (x + 63) & ~(size_t)63; }
 
+/* B block [kc x nc] into NR panels with column sums: the kernel's own packer when it has one. */
+static void pack_b_block(const i8_job_t *job, const int8_t *Bp, int64_t kc, int64_t nc, uint8_t *dst,
+                         int32_t *colsum) {
+    const gk_i8_kernel_t *kern = job->kern;
+    if (!job->transb && kern->pack_b_kmajor) kern->pack_b_kmajor(Bp, job->ldb, kc, nc, dst, colsum);
+    else pack_b_i8(job->transb, Bp, job->ldb, kc, nc, kern->nr, kern->kgroup, kern->elem_size, dst, colsum);
+}
+
 static void *carve(uint8_t **cursor, size_t bytes) {
     void *p = *cursor;
     *cursor += align64(bytes);
@@ -169,13 +177,13 @@ static int i8_block(i8_job_t *job, int64_t m0, int64_t m1, int64_t n0, int64_t n
                 gk_split_range((nc + nr - 1) / nr, 1, nthreads, tid, &p0, &p1);
                 if (p0 < p1) {
                     const int64_t j0 = p0 * nr, w = GK_MIN(nc, p1 * nr) - j0;
-                    pack_b_i8(job->transb, job->transb ? Bp + j0 * job->ldb : Bp + j0, job->ldb, K, w, nr, kg, es,
-                              bbuf + (size_t)(j0 * kp) * es, job->shared_colsum + j0);
+                    pack_b_block(job, job->transb ? Bp + j0 * job->ldb : Bp + j0, K, w,
+                                 bbuf + (size_t)(j0 * kp) * es, job->shared_colsum + j0);
                 }
                 gk_barrier_wait(&job->barrier);
                 for (int64_t j = 0; j < nc; j++) cs64[j] = job->shared_colsum[j];
             } else {
-                pack_b_i8(job->transb, Bp, job->ldb, K, nc, nr, kg, es, bbuf, colsum);
+                pack_b_block(job, Bp, K, nc, bbuf, colsum);
                 for (int64_t j = 0; j < nc; j++) cs64[j] = colsum[j];
             }
             col_terms(job, jc, nc, cs64, &cols);
@@ -227,7 +235,7 @@ static int i8_block(i8_job_t *job, int64_t m0, int64_t m1, int64_t n0, int64_t n
                 const int64_t kpc = (kc + kg - 1) / kg * kg;
                 const int8_t *Bp = job->transb ? job->B + jc * job->ldb + pc : job->B + pc * job->ldb + jc;
                 const uint8_t *Ap = job->transa ? job->A + pc * job->lda + ic : job->A + ic * job->lda + pc;
-                pack_b_i8(job->transb, Bp, job->ldb, kc, nc, nr, kg, es, bbuf, colsum);
+                pack_b_block(job, Bp, kc, nc, bbuf, colsum);
                 pack_a_i8(job->transa, Ap, job->lda, mc, kc, mr, kg, es, job->flip_a, abuf, rowsum);
                 for (int64_t j = 0; j < nc; j++) cs64[j] += colsum[j];
                 for (int64_t i = 0; i < mc; i++) rs64[i] += rowsum[i];

@@ -30,53 +30,66 @@ static void sums_kmajor(const uint8_t *src, int64_t ld, int64_t kc, int64_t w, u
     }
 }
 
-static void pack_kmajor(const uint8_t *src, int64_t ld, int64_t kc, int64_t w, int pw, int kg, int es,
-                        uint8_t xr, int is_signed, uint8_t *GK_RESTRICT dst, int32_t *GK_RESTRICT sums) {
-    sums_kmajor(src, ld, kc, w, xr, is_signed, sums);
-    const int64_t groups = (kc + kg - 1) / kg;
-    for (int64_t g = 0; g < groups; g++) {
-        const uint8_t *rows[4];
-        for (int q = 0; q < kg; q++) rows[q] = g * kg + q < kc ? src + (g * kg + q) * ld : NULL;
-        if (es == 1 && kg == 4) {
-            uint8_t *d = dst + g * pw * 4;
-            int64_t x = 0;
+/* One k-group of one panel from k-major rows (rows[q] NULL past kc): w real columns of pw. */
+static void pack_kmajor_group(const uint8_t *const rows[4], int64_t w, int pw, int kg, int es, uint8_t xr,
+                              int is_signed, uint8_t *GK_RESTRICT dst) {
+    if (es == 1 && kg == 4) {
+        uint8_t *d = dst;
+        int64_t x = 0;
 #if GK_PACK_SSE
-            if (rows[3] != NULL) {
-                const __m128i vx = _mm_set1_epi8((char)xr);
-                for (; x + 16 <= w; x += 16) {
-                    __m128i r0 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(rows[0] + x)), vx);
-                    __m128i r1 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(rows[1] + x)), vx);
-                    __m128i r2 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(rows[2] + x)), vx);
-                    __m128i r3 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(rows[3] + x)), vx);
-                    __m128i p01l = _mm_unpacklo_epi8(r0, r1), p01h = _mm_unpackhi_epi8(r0, r1);
-                    __m128i p23l = _mm_unpacklo_epi8(r2, r3), p23h = _mm_unpackhi_epi8(r2, r3);
-                    _mm_storeu_si128((__m128i *)(d + 4 * x), _mm_unpacklo_epi16(p01l, p23l));
-                    _mm_storeu_si128((__m128i *)(d + 4 * x + 16), _mm_unpackhi_epi16(p01l, p23l));
-                    _mm_storeu_si128((__m128i *)(d + 4 * x + 32), _mm_unpacklo_epi16(p01h, p23h));
-                    _mm_storeu_si128((__m128i *)(d + 4 * x + 48), _mm_unpackhi_epi16(p01h, p23h));
-                }
+        if (rows[3] != NULL) {
+            const __m128i vx = _mm_set1_epi8((char)xr);
+            for (; x + 16 <= w; x += 16) {
+                __m128i r0 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(rows[0] + x)), vx);
+                __m128i r1 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(rows[1] + x)), vx);
+                __m128i r2 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(rows[2] + x)), vx);
+                __m128i r3 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(rows[3] + x)), vx);
+                __m128i p01l = _mm_unpacklo_epi8(r0, r1), p01h = _mm_unpackhi_epi8(r0, r1);
+                __m128i p23l = _mm_unpacklo_epi8(r2, r3), p23h = _mm_unpackhi_epi8(r2, r3);
+                _mm_storeu_si128((__m128i *)(d + 4 * x), _mm_unpacklo_epi16(p01l, p23l));
+                _mm_storeu_si128((__m128i *)(d + 4 * x + 16), _mm_unpackhi_epi16(p01l, p23l));
+                _mm_storeu_si128((__m128i *)(d + 4 * x + 32), _mm_unpacklo_epi16(p01h, p23h));
+                _mm_storeu_si128((__m128i *)(d + 4 * x + 48), _mm_unpackhi_epi16(p01h, p23h));
             }
+        }
 #endif
-            for (; x < w; x++)
-                for (int q = 0; q < 4; q++) d[4 * x + q] = rows[q] ? (uint8_t)(rows[q][x] ^ xr) : 0;
-            memset(d + 4 * w, 0, (size_t)(pw - w) * 4);
-        } else if (es == 2 && kg == 2) { /* widened int16 pairs for the vpmaddwd kernels */
-            int16_t *d = (int16_t *)dst + g * pw * 2;
-            for (int q = 0; q < 2; q++) {
-                const uint8_t *r = rows[q];
-                if (!r) { for (int64_t x = 0; x < pw; x++) d[2 * x + q] = 0; continue; }
-                if (is_signed) for (int64_t x = 0; x < w; x++) d[2 * x + q] = (int8_t)(r[x] ^ xr);
-                else for (int64_t x = 0; x < w; x++) d[2 * x + q] = (uint8_t)(r[x] ^ xr);
-                for (int64_t x = w; x < pw; x++) d[2 * x + q] = 0;
+        for (; x < w; x++)
+            for (int q = 0; q < 4; q++) d[4 * x + q] = rows[q] ? (uint8_t)(rows[q][x] ^ xr) : 0;
+        memset(d + 4 * w, 0, (size_t)(pw - w) * 4);
+    } else if (es == 2 && kg == 2) { /* widened int16 pairs for the vpmaddwd kernels */
+        int16_t *d = (int16_t *)dst;
+        for (int q = 0; q < 2; q++) {
+            const uint8_t *r = rows[q];
+            if (!r) { for (int64_t x = 0; x < pw; x++) d[2 * x + q] = 0; continue; }
+            if (is_signed) for (int64_t x = 0; x < w; x++) d[2 * x + q] = (int8_t)(r[x] ^ xr);
+            else for (int64_t x = 0; x < w; x++) d[2 * x + q] = (uint8_t)(r[x] ^ xr);
+            for (int64_t x = w; x < pw; x++) d[2 * x + q] = 0;
+        }
+    } else {
+        for (int64_t x = 0; x < pw; x++)
+            for (int q = 0; q < kg; q++) {
+                int v = (x < w && rows[q]) ? val(rows[q][x], xr, is_signed) : 0;
+                if (es == 1) dst[x * kg + q] = (uint8_t)v;
+                else ((int16_t *)dst)[x * kg + q] = (int16_t)v;
             }
-        } else {
-            for (int64_t x = 0; x < pw; x++)
-                for (int q = 0; q < kg; q++) {
-                    int v = (x < w && rows[q]) ? val(rows[q][x], xr, is_signed) : 0;
-                    int64_t idx = g * pw * kg + x * kg + q;
-                    if (es == 1) dst[idx] = (uint8_t)v;
-                    else ((int16_t *)dst)[idx] = (int16_t)v;
-                }
+    }
+}
+
+/* A whole block of k-major source, `width` columns, into consecutive panels of pw: k groups outer,
+ * so every source row is read once, front to back (streaming), whatever the panel width. */
+static void pack_kmajor(const uint8_t *src, int64_t ld, int64_t kc, int64_t width, int pw, int kg, int es,
+                        uint8_t xr, int is_signed, uint8_t *GK_RESTRICT dst, int32_t *GK_RESTRICT sums) {
+    sums_kmajor(src, ld, kc, width, xr, is_signed, sums);
+    const int64_t groups = (kc + kg - 1) / kg;
+    const size_t panel_bytes = (size_t)(groups * kg * pw) * es, group_bytes = (size_t)(kg * pw) * es;
+    for (int64_t g = 0; g < groups; g++) {
+        const uint8_t *rows[4] = {NULL, NULL, NULL, NULL};
+        for (int q = 0; q < kg; q++) rows[q] = g * kg + q < kc ? src + (g * kg + q) * ld : NULL;
+        for (int64_t x0 = 0, p = 0; x0 < width; x0 += pw, p++) {
+            const uint8_t *prow[4];
+            for (int q = 0; q < 4; q++) prow[q] = rows[q] ? rows[q] + x0 : NULL;
+            pack_kmajor_group(prow, GK_MIN((int64_t)pw, width - x0), pw, kg, es, xr, is_signed,
+                              dst + p * panel_bytes + g * group_bytes);
         }
     }
 }
@@ -134,11 +147,14 @@ void pack_a_i8(int transa, const uint8_t *A, int64_t lda, int64_t mc, int64_t kc
                int elem_size, int flip, void *GK_RESTRICT dst, int32_t *GK_RESTRICT rowsum) {
     const int64_t kp = (kc + kgroup - 1) / kgroup * kgroup;
     const uint8_t xr = flip ? 0x80 : 0x00;
+    if (transa) { /* A^T stored k-major: the whole block in one streaming pass */
+        pack_kmajor(A, lda, kc, mc, mr, kgroup, elem_size, xr, 0, (uint8_t *)dst, rowsum);
+        return;
+    }
     for (int64_t i0 = 0; i0 < mc; i0 += mr) {
         int64_t mb = GK_MIN((int64_t)mr, mc - i0);
         uint8_t *panel = (uint8_t *)dst + (size_t)(i0 * kp) * elem_size;
-        if (transa) pack_kmajor(A + i0, lda, kc, mb, mr, kgroup, elem_size, xr, 0, panel, rowsum + i0);
-        else pack_kcontig(A + i0 * lda, lda, kc, mb, mr, kgroup, elem_size, xr, 0, panel, rowsum + i0);
+        pack_kcontig(A + i0 * lda, lda, kc, mb, mr, kgroup, elem_size, xr, 0, panel, rowsum + i0);
     }
 }
 
@@ -146,10 +162,13 @@ void pack_b_i8(int transb, const int8_t *B, int64_t ldb, int64_t kc, int64_t nc,
                int elem_size, void *GK_RESTRICT dst, int32_t *GK_RESTRICT colsum) {
     const int64_t kp = (kc + kgroup - 1) / kgroup * kgroup;
     const uint8_t *Bu = (const uint8_t *)B;
+    if (!transb) { /* plain B is k-major: the whole block in one streaming pass */
+        pack_kmajor(Bu, ldb, kc, nc, nr, kgroup, elem_size, 0, 1, (uint8_t *)dst, colsum);
+        return;
+    }
     for (int64_t j0 = 0; j0 < nc; j0 += nr) {
         int64_t nb = GK_MIN((int64_t)nr, nc - j0);
         uint8_t *panel = (uint8_t *)dst + (size_t)(j0 * kp) * elem_size;
-        if (transb) pack_kcontig(Bu + j0 * ldb, ldb, kc, nb, nr, kgroup, elem_size, 0, 1, panel, colsum + j0);
-        else pack_kmajor(Bu + j0, ldb, kc, nb, nr, kgroup, elem_size, 0, 1, panel, colsum + j0);
+        pack_kcontig(Bu + j0 * ldb, ldb, kc, nb, nr, kgroup, elem_size, 0, 1, panel, colsum + j0);
     }
 }

@@ -5,7 +5,13 @@
 #if defined(__SSE2__) || defined(_M_X64)
 #include <emmintrin.h>
 #define GK_PACK_SSE 1
+#define gk_prefetch(p) _mm_prefetch((const char *)(p), _MM_HINT_T0)
+#elif defined(__GNUC__)
+#define gk_prefetch(p) __builtin_prefetch(p)
+#else
+#define gk_prefetch(p) ((void)0)
 #endif
+#define GK_PACK_PF_ROWS 4 /* rows of B prefetched ahead while packing */
 
 #if GK_PACK_SSE
 /* Rows r..r+3 of a k-major micro-panel from 4 rows of A (row stride lda), 4 k at a time through
@@ -64,28 +70,32 @@ void pack_a_f32(int transa, const float *A, int64_t lda, int64_t mc, int64_t kc,
 /* op(B)[k][j] = transb ? B[j*ldb + k] : B[k*ldb + j]; panel p holds columns [p*nr, p*nr+nr). */
 void pack_b_f32(int transb, const float *B, int64_t ldb, int64_t kc, int64_t nc, int nr,
                 float *GK_RESTRICT dst) {
-    for (int64_t j0 = 0; j0 < nc; j0 += nr) {
-        int64_t nb = GK_MIN((int64_t)nr, nc - j0);
-        if (!transb) {
-            if (nb == nr) {
-                for (int64_t k = 0; k < kc; k++) memcpy(dst + k * nr, B + k * ldb + j0, sizeof(float) * nr);
-            } else {
-                for (int64_t k = 0; k < kc; k++) {
-                    const float *src = B + k * ldb + j0;
-                    float *d = dst + k * nr;
-                    int64_t j = 0;
-                    for (; j < nb; j++) d[j] = src[j];
-                    for (; j < nr; j++) d[j] = 0.0f;
-                }
+    const int64_t panels = (nc + nr - 1) / nr, nc_full = nc / nr * nr;
+    if (!transb) {
+        /* Rows outer: each row of the block is read once, front to back, with the row a few ahead
+         * prefetched (a column-strip order would touch every row once per panel, latency bound). */
+        for (int64_t k = 0; k < kc; k++) {
+            const float *src = B + k * ldb;
+            if (k + GK_PACK_PF_ROWS < kc)
+                for (int64_t j = 0; j < nc; j += 16) gk_prefetch(src + GK_PACK_PF_ROWS * ldb + j);
+            for (int64_t j0 = 0; j0 < nc_full; j0 += nr) memcpy(dst + j0 * kc + k * nr, src + j0, sizeof(float) * nr);
+            if (nc_full < nc) {
+                float *d = dst + nc_full * kc + k * nr;
+                int64_t j = 0;
+                for (; j < nc - nc_full; j++) d[j] = src[nc_full + j];
+                for (; j < nr; j++) d[j] = 0.0f;
             }
-        } else {
-            for (int64_t j = 0; j < nb; j++) {
-                const float *src = B + (j0 + j) * ldb;
-                for (int64_t k = 0; k < kc; k++) dst[k * nr + j] = src[k];
-            }
-            for (int64_t j = nb; j < nr; j++)
-                for (int64_t k = 0; k < kc; k++) dst[k * nr + j] = 0.0f;
         }
-        dst += (int64_t)nr * kc;
+        return;
+    }
+    for (int64_t p = 0; p < panels; p++) {
+        const int64_t j0 = p * nr, nb = GK_MIN((int64_t)nr, nc - j0);
+        float *d = dst + j0 * kc;
+        for (int64_t j = 0; j < nb; j++) {
+            const float *src = B + (j0 + j) * ldb;
+            for (int64_t k = 0; k < kc; k++) d[k * nr + j] = src[k];
+        }
+        for (int64_t j = nb; j < nr; j++)
+            for (int64_t k = 0; k < kc; k++) d[k * nr + j] = 0.0f;
     }
 }
