@@ -73,6 +73,28 @@ void gemmkit_set_num_threads(int n) {
 
 int gk_num_threads(void) { return gemmkit_get_num_threads(); }
 
+/* ---- atomics ------------------------------------------------------------------------------- */
+
+#if defined(_MSC_VER)
+#include <intrin.h>
+#define GK_ATOMIC_INC(p) _InterlockedIncrement((volatile long *)(p))
+#define GK_ATOMIC_LOAD(p) (_ReadWriteBarrier(), *(volatile long *)(p))
+#define GK_ATOMIC_STORE(p, v) (_ReadWriteBarrier(), *(volatile long *)(p) = (v), _ReadWriteBarrier())
+#else
+#define GK_ATOMIC_INC(p) __atomic_add_fetch((p), 1, __ATOMIC_ACQ_REL)
+#define GK_ATOMIC_LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define GK_ATOMIC_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#endif
+/* Spin loops poll without `pause`: under a hypervisor, pause-loop exiting turns a tight pause loop
+ * into a VM exit that can deschedule the virtual CPU for milliseconds (seen here: 256^3 on two
+ * threads 10x slower than on one). The polled loads alone keep the loop cheap. */
+#define GK_PAUSE() ((void)0)
+
+/* Poll this many times (some tens of microseconds) for the next job, or for the workers to finish,
+ * before sleeping on a condition variable: waking a sleeping thread costs tens of microseconds, as
+ * much as a whole 256^3 product. Longer spins cost more than they save on a shared virtual machine. */
+#define GK_SPIN_STEPS (1 << 15)
+
 /* ---- pool ---------------------------------------------------------------------------------- */
 
 typedef struct {
@@ -130,6 +152,12 @@ static void *worker_main(void *p)
     /* The generation when this worker was created: a job posted before it first ran is still seen. */
     unsigned long seen = ((worker_arg_t *)p)->start_gen;
     for (;;) {
+        if (pool.generation == seen) { /* spin a while for the next job before sleeping */
+            gk_mutex_unlock(&pool.lock);
+            for (int i = 0; i < GK_SPIN_STEPS && (unsigned long)GK_ATOMIC_LOAD(&pool.generation) == seen; i++)
+                GK_PAUSE();
+            gk_mutex_lock(&pool.lock);
+        }
         while (pool.generation == seen) gk_cond_wait(&pool.wake, &pool.lock);
         seen = pool.generation;
         if (tid >= pool.nthreads) continue;
@@ -139,7 +167,8 @@ static void *worker_main(void *p)
         gk_mutex_unlock(&pool.lock);
         fn(ctx, tid, n);
         gk_mutex_lock(&pool.lock);
-        if (--pool.remaining == 0) gk_cond_broadcast(&pool.done);
+        GK_ATOMIC_STORE(&pool.remaining, pool.remaining - 1); /* (read unlocked by the spinning caller) */
+        if (pool.remaining == 0) gk_cond_broadcast(&pool.done);
     }
 #if defined(_WIN32)
     return 0;
@@ -201,10 +230,11 @@ void gk_parallel_run(gk_task_fn fn, void *ctx, int nthreads) {
     pool.ctx = ctx;
     pool.nthreads = nthreads;
     pool.remaining = nthreads - 1;
-    pool.generation++;
+    GK_ATOMIC_STORE(&pool.generation, pool.generation + 1); /* (read unlocked by spinning workers) */
     gk_cond_broadcast(&pool.wake);
     gk_mutex_unlock(&pool.lock);
     fn(ctx, 0, nthreads);
+    for (int i = 0; i < GK_SPIN_STEPS && GK_ATOMIC_LOAD(&pool.remaining) > 0; i++) GK_PAUSE();
     gk_mutex_lock(&pool.lock);
     while (pool.remaining > 0) gk_cond_wait(&pool.done, &pool.lock);
     gk_mutex_unlock(&pool.lock);
@@ -213,22 +243,6 @@ void gk_parallel_run(gk_task_fn fn, void *ctx, int nthreads) {
 
 /* ---- barrier -------------------------------------------------------------------------------- */
 
-#if defined(_MSC_VER)
-#include <intrin.h>
-#define GK_ATOMIC_INC(p) _InterlockedIncrement((volatile long *)(p))
-#define GK_ATOMIC_LOAD(p) (_ReadWriteBarrier(), *(volatile long *)(p))
-#define GK_ATOMIC_STORE(p, v) (_ReadWriteBarrier(), *(volatile long *)(p) = (v), _ReadWriteBarrier())
-#else
-#define GK_ATOMIC_INC(p) __atomic_add_fetch((p), 1, __ATOMIC_ACQ_REL)
-#define GK_ATOMIC_LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
-#define GK_ATOMIC_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
-#endif
-#if GEMMKIT_X86
-#include <immintrin.h>
-#define GK_PAUSE() _mm_pause()
-#else
-#define GK_PAUSE() ((void)0)
-#endif
 
 void gk_barrier_init(gk_barrier_t *b, int n) {
     b->count = 0;
