@@ -45,6 +45,10 @@ typedef struct {
     /* Optional: ukernel_rows[m] computes only the first m (1 <= m < MR) rows of a full-width tile,
      * straight into C (edge row panels, skinny M); NULL: edges go through a scratch tile. */
     const gk_sgemm_ukernel_fn *ukernel_rows;
+    /* Optional dot-product path for few rows against a transposed B (both operands contiguous in k):
+     * C[0:m, 0:n] = alpha * A B^T + beta * C, A m x k (lda), B n x k (ldb). NULL: packed path only. */
+    void (*dot)(int64_t m, int64_t n, int64_t k, float alpha, const float *A, int64_t lda, const float *B,
+                int64_t ldb, float beta, float *C, int64_t ldc);
 } gk_sgemm_kernel_t;
 
 extern const gk_sgemm_kernel_t gk_sgemm_kernel_generic;
@@ -96,6 +100,10 @@ typedef struct {
      * with column sums; NULL: the portable pack_b_i8. */
     void (*pack_b_kmajor)(const int8_t *B, int64_t ldb, int64_t kc, int64_t width, uint8_t *GK_RESTRICT dst,
                           int32_t *GK_RESTRICT colsum);
+    /* Optional dot-product path for few rows against a transposed B: raw sums S[i][j] (ld n) of
+     * A'[i][:] . B[j][:] (A' = A ^ xr as u8) and colsum[j] = sum_k B[j][k], for k up to kc. */
+    void (*dot)(int64_t m, int64_t n, int64_t k, const uint8_t *A, int64_t lda, uint8_t xr, const int8_t *B,
+                int64_t ldb, int32_t *GK_RESTRICT S, int32_t *GK_RESTRICT colsum);
 } gk_i8_kernel_t;
 
 extern const gk_i8_kernel_t gk_i8_kernel_generic;
@@ -131,6 +139,8 @@ typedef struct { long count, phase; int n; } gk_barrier_t;
 void gk_barrier_init(gk_barrier_t *b, int n);
 void gk_barrier_wait(gk_barrier_t *b);
 int gk_num_threads(void);
+/* Threads worth using for an M x N x K product (1 for small ones). */
+int gk_threads_for(int64_t M, int64_t N, int64_t K);
 
 /* Per-thread, 64-byte aligned, grown on demand and kept for reuse; slot 0/1 are independent. */
 void *gk_thread_workspace(int slot, size_t bytes);

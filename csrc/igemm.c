@@ -8,7 +8,6 @@
 gemmkit_status_t gk_check_gemm_args(char transa, char transb, int64_t M, int64_t N, int64_t K,
                                     const void *A, int64_t lda, const void *B, int64_t ldb,
                                     const void *C, int64_t ldc);
-int gk_threads_for(int64_t M, int64_t N, int64_t K);
 
 typedef struct {
     const gk_i8_kernel_t *kern;
@@ -282,6 +281,70 @@ static void i8_task(void *ctx, int tid, int nthreads) {
     if (i8_block(job, m0, m1, n0, n1, tid, nthreads) != 0) job->failed = 1;
 }
 
+/* Few rows of C against a transposed B: dot products along k (kernel->dot), B streamed in place, N
+ * split among threads; the epilogue per element as on the edge tiles. */
+#define GK_I8_DOT_MAX_M 16
+#define GK_I8_DOT_COLS 64 /* columns per dot call: sums for M x 64 stay on the stack */
+
+typedef struct {
+    const i8_job_t *job;
+    const uint8_t *A; int64_t lda;  /* op(A) row-major M x K, bytes as given (flipped in the kernel) */
+    const i8_terms_t *rows;         /* all M rows */
+} i8_dot_job_t;
+
+static void i8_dot_task(void *ctx, int tid, int nthreads) {
+    const i8_dot_job_t *d = (const i8_dot_job_t *)ctx;
+    const i8_job_t *job = d->job;
+    const int64_t M = job->M, K = job->K;
+    int64_t j0, j1;
+    gk_split_range(job->N, 16, nthreads, tid, &j0, &j1);
+    int32_t S[GK_I8_DOT_MAX_M * GK_I8_DOT_COLS], colsum[GK_I8_DOT_COLS];
+    int64_t S64[GK_I8_DOT_MAX_M * GK_I8_DOT_COLS], cs64[GK_I8_DOT_COLS];
+    double comp[GK_I8_DOT_COLS], add[GK_I8_DOT_COLS];
+    int64_t sum64[GK_I8_DOT_COLS];
+    int32_t sum32[GK_I8_DOT_COLS];
+    i8_terms_t cols = {comp, add, sum64, sum32, 0};
+    const int has_ra = job->offsetc == 'C', has_ca = job->offsetc == 'F' || job->offsetc == 'R';
+    for (int64_t jb = j0; jb < j1; jb += GK_I8_DOT_COLS) {
+        const int64_t n = GK_MIN((int64_t)GK_I8_DOT_COLS, j1 - jb);
+        job->kern->dot(M, n, K, d->A, d->lda, job->flip_a ? 0x80 : 0, job->B + jb * job->ldb, job->ldb, S, colsum);
+        for (int64_t j = 0; j < n; j++) cs64[j] = colsum[j];
+        for (int64_t t = 0; t < M * n; t++) S64[t] = S[t];
+        col_terms(job, jb, n, cs64, &cols);
+        gk_i8_epilogue_t ep = {d->rows->comp, cols.comp, has_ra ? d->rows->add : NULL, has_ca ? cols.add : NULL,
+                               job->alpha, job->beta, GK_EP_DOUBLE, NULL, NULL, NULL, NULL};
+        epilogue_scalar(M, n, S64, n, job->C + jb, job->ldc, &ep);
+    }
+}
+
+static gemmkit_status_t i8_dot(const i8_job_t *job) {
+    const int64_t M = job->M, K = job->K;
+    const size_t a_bytes = job->transa ? align64((size_t)(M * K)) : 0;
+    uint8_t *ws = (uint8_t *)gk_thread_workspace(0, a_bytes + 4 * sizeof(int64_t) * GK_I8_DOT_MAX_M);
+    if (!ws) return gemmkit_out_of_memory;
+    i8_dot_job_t d = {job, job->A, job->lda, NULL};
+    if (job->transa) { /* A is K x M: copy op(A) row-major (M x K, small) */
+        for (int64_t k = 0; k < K; k++)
+            for (int64_t i = 0; i < M; i++) ws[i * K + k] = job->A[k * job->lda + i];
+        d.A = ws;
+        d.lda = K;
+    }
+    int64_t *rowsum = (int64_t *)(ws + a_bytes);
+    int32_t rows32[GK_I8_DOT_MAX_M];
+    i8_terms_t rows = {(double *)(rowsum + GK_I8_DOT_MAX_M), (double *)(rowsum + 2 * GK_I8_DOT_MAX_M),
+                       rowsum + 3 * GK_I8_DOT_MAX_M, rows32, 0};
+    const uint8_t xr = job->flip_a ? 0x80 : 0;
+    for (int64_t i = 0; i < M; i++) {
+        int64_t s = 0;
+        for (int64_t k = 0; k < K; k++) s += (uint8_t)(d.A[i * d.lda + k] ^ xr);
+        rowsum[i] = s;
+    }
+    row_terms(job, 0, M, rowsum, &rows);
+    d.rows = &rows;
+    gk_parallel_run(i8_dot_task, &d, gk_threads_for(M, job->N, K / 4 + 1));
+    return gemmkit_success;
+}
+
 /* K == 0 or alpha == 0: C := beta * C + co, with the same rounding and saturation. */
 static void i8_no_product(const i8_job_t *job) {
     for (int64_t i = 0; i < job->M; i++)
@@ -319,6 +382,7 @@ static gemmkit_status_t gemm_i8(char transa, char transb, char offsetc, int64_t 
         i8_no_product(&job);
         return gemmkit_success;
     }
+    if (job.transb && M <= GK_I8_DOT_MAX_M && job.kern->dot && K <= job.kern->kc) return i8_dot(&job);
     int nthreads = gk_threads_for(M, N, K / 4 + 1);
     gk_partition_2d(M, N, job.kern->mr, job.kern->nr, nthreads, &job.tm, &job.tn);
     job.shared_b = NULL;

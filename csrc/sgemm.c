@@ -141,6 +141,44 @@ static void sgemm_task(void *ctx, int tid, int nthreads) {
     if (sgemm_block(job, m0, m1, n0, n1, NULL) != 0) job->failed = 1;
 }
 
+/* Few rows of C against a transposed B: dot products along k, B streamed in place, N split among
+ * threads (a packed path would transpose all of B for a handful of rows). */
+#define GK_SGEMM_DOT_MAX_M 16
+
+typedef struct {
+    const gk_sgemm_kernel_t *kern;
+    int64_t M, N, K;
+    float alpha, beta;
+    const float *A; int64_t lda;  /* row-major M x K (packed when the caller's A was transposed) */
+    const float *B; int64_t ldb;
+    float *C; int64_t ldc;
+} sgemm_dot_job_t;
+
+static void sgemm_dot_task(void *ctx, int tid, int nthreads) {
+    const sgemm_dot_job_t *job = (const sgemm_dot_job_t *)ctx;
+    int64_t j0, j1;
+    gk_split_range(job->N, 16, nthreads, tid, &j0, &j1);
+    if (j0 < j1)
+        job->kern->dot(job->M, j1 - j0, job->K, job->alpha, job->A, job->lda, job->B + j0 * job->ldb, job->ldb,
+                       job->beta, job->C + j0, job->ldc);
+}
+
+static gemmkit_status_t sgemm_dot(const gk_sgemm_kernel_t *kern, int transa, int64_t M, int64_t N, int64_t K,
+                                  float alpha, const float *A, int64_t lda, const float *B, int64_t ldb,
+                                  float beta, float *C, int64_t ldc) {
+    sgemm_dot_job_t job = {kern, M, N, K, alpha, beta, A, lda, B, ldb, C, ldc};
+    if (transa) { /* A is K x M: copy op(A) row-major (M x K, small) */
+        float *a = (float *)gk_thread_workspace(0, sizeof(float) * (size_t)(M * K));
+        if (!a) return gemmkit_out_of_memory;
+        for (int64_t k = 0; k < K; k++)
+            for (int64_t i = 0; i < M; i++) a[i * K + k] = A[k * lda + i];
+        job.A = a;
+        job.lda = K;
+    }
+    gk_parallel_run(sgemm_dot_task, &job, gk_threads_for(M, N, K));
+    return gemmkit_success;
+}
+
 /* C := beta * C over M x N (beta == 0 writes zeros without reading C). */
 static void scale_c(int64_t M, int64_t N, float beta, float *C, int64_t ldc) {
     if (beta == 1.0f) return;
@@ -190,8 +228,11 @@ gemmkit_status_t gemmkit_sgemm(char transa, char transb, int64_t M, int64_t N, i
         scale_c(M, N, beta, C, ldc);
         return gemmkit_success;
     }
+    const gk_sgemm_kernel_t *kern = gk_dispatch()->sgemm;
+    if (is_trans(transb) && M <= GK_SGEMM_DOT_MAX_M && kern->dot)
+        return sgemm_dot(kern, is_trans(transa), M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     sgemm_job_t job;
-    job.kern = gk_dispatch()->sgemm;
+    job.kern = kern;
     job.transa = is_trans(transa);
     job.transb = is_trans(transb);
     job.M = M; job.N = N; job.K = K;

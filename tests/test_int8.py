@@ -581,3 +581,16 @@ def test_thread_count_changes(kind, arch, rng):
         gemmkit.set_num_threads(n)
         run_int8(kind, rng, "N", "N", "R", 263, 257, 251, 1.0, 3, -2, 1.0)
         run_int8(kind, rng, "T", "N", "C", 301, 97, 130, 2.33, 0, 0, 1.01)
+
+
+@pytest.mark.parametrize("kind", FUNCS)
+@pytest.mark.parametrize("ta", ["N", "T"])
+def test_few_rows_transposed_b(kind, arch, nthreads, ta, rng):
+    """op(B) = B^T with few rows of C: the dot-product path (masked k tails of 64 bytes, column groups
+    of 4 and their remainder, row groups of 4), with zero points and every offsetc."""
+    for M in (1, 3, 4, 5, 16, 17):
+        for K in (1, 63, 64, 65, 1000):
+            oc = "FCR"[(M + K) % 3]
+            run_int8(kind, rng, ta, "T", oc, M, 37, K, 1.0, 77 if kind == "u8" else -9, -5, 1.0 if K % 2 else 0.0,
+                     pads=(2, 3, 1))
+    run_int8(kind, rng, ta, "T", "R", 7, 2053, 4099, 2.33, 1, 2, 1.01)

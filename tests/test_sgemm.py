@@ -398,3 +398,13 @@ def test_skinny_m(arch, nthreads, trans, rng):
     ta, tb = trans
     for M in (1, 5, 13, 47, 49):
         run_sgemm(rng, ta, tb, M, 701, 6001, 1.0, 0.5 if M % 2 else 0.0, pads=(3, 0, 5))
+
+
+@pytest.mark.parametrize("ta", ["N", "T"])
+def test_few_rows_transposed_b(arch, nthreads, ta, rng):
+    """op(B) = B^T with few rows of C: the dot-product path (k tails of the 16-wide vectors, column
+    groups of 4 and their remainder, row groups of 4)."""
+    for M in (1, 3, 4, 5, 16, 17):
+        for K in (1, 15, 16, 17, 1000):
+            run_sgemm(rng, ta, "T", M, 37, K, 1.5, -0.5 if K % 2 else 0.0, pads=(2, 3, 1))
+    run_sgemm(rng, ta, "T", 7, 2053, 4099, 1.0, 1.0)

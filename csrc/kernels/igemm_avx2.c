@@ -12,6 +12,6 @@
 
 const gk_i8_kernel_t gk_i8_kernel_avx2 = {
     "ukernel_i8_avx2_6x16", MR, NR, KG, ES, /*mc*/ 120, /*kc*/ 16384, /*nc*/ 4096, /*kb*/ 256,
-    I8_KERNEL_NAME, NULL,
+    I8_KERNEL_NAME, NULL, NULL,
 };
 #endif

@@ -55,9 +55,73 @@ static void pack_b_avx512_vnni_k4(const int8_t *B, int64_t ldb, int64_t kc, int6
     }
 }
 
+#if defined(_MSC_VER)
+#define GK_FORCEINLINE __forceinline
+#else
+#define GK_FORCEINLINE inline __attribute__((always_inline))
+#endif
+
+/* Raw sums S[i][j] = A'[i][:] . B[j][:] for the first m (<= 4) rows and nj (<= 4) columns, 64 k at a
+ * time (masked tail), and B's column sums when `colsums`. */
+static GK_FORCEINLINE void i8_dot_block(const int m, const int nj, int64_t k, const uint8_t *A, int64_t lda,
+                                        uint8_t xr, const int8_t *B, int64_t ldb, int32_t *S, int64_t lds,
+                                        int32_t *colsum, int colsums) {
+    const __m512i vx = _mm512_set1_epi8((char)xr), ones = _mm512_set1_epi8(1);
+    __m512i acc[4][4], cs[4];
+#pragma GCC unroll 4
+    for (int j = 0; j < nj; j++) {
+        cs[j] = _mm512_setzero_si512();
+#pragma GCC unroll 4
+        for (int i = 0; i < m; i++) acc[i][j] = _mm512_setzero_si512();
+    }
+    for (int64_t p = 0; p < k; p += 64) {
+        const __mmask64 mask = k - p >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (k - p)) - 1);
+        __m512i bv[4], av[4];
+#pragma GCC unroll 4
+        for (int j = 0; j < nj; j++) {
+            bv[j] = _mm512_maskz_loadu_epi8(mask, B + j * ldb + p);
+            _mm_prefetch((const char *)(B + j * ldb + p + 512), _MM_HINT_T0);
+            if (colsums) cs[j] = _mm512_dpbusd_epi32(cs[j], ones, bv[j]);
+        }
+#pragma GCC unroll 4
+        for (int i = 0; i < m; i++) /* flip, then zero the tail again (0 ^ 0x80 is not 0) */
+            av[i] = _mm512_maskz_mov_epi8(mask, _mm512_xor_si512(_mm512_maskz_loadu_epi8(mask, A + i * lda + p), vx));
+#pragma GCC unroll 4
+        for (int i = 0; i < m; i++)
+#pragma GCC unroll 4
+            for (int j = 0; j < nj; j++) acc[i][j] = _mm512_dpbusd_epi32(acc[i][j], av[i], bv[j]);
+    }
+#pragma GCC unroll 4
+    for (int j = 0; j < nj; j++) {
+        if (colsums) colsum[j] = _mm512_reduce_add_epi32(cs[j]);
+#pragma GCC unroll 4
+        for (int i = 0; i < m; i++) S[i * lds + j] = _mm512_reduce_add_epi32(acc[i][j]);
+    }
+}
+
+#define DOT_ROWS(mm, nj)                                                                             \
+    case mm:                                                                                         \
+        i8_dot_block(mm, nj, k, A + i * lda, lda, xr, B + j * ldb, ldb, S + i * n + j, n, colsum + j, i == 0); \
+        break;
+
+/* Column groups outer, row groups inner: 4 rows of B stream from memory once per column group. */
+static void i8_dot_avx512_vnni(int64_t m, int64_t n, int64_t k, const uint8_t *A, int64_t lda, uint8_t xr,
+                               const int8_t *B, int64_t ldb, int32_t *GK_RESTRICT S, int32_t *GK_RESTRICT colsum) {
+    int64_t j = 0;
+    for (; j + 4 <= n; j += 4)
+        for (int64_t i = 0; i < m; i += 4) switch (GK_MIN((int64_t)4, m - i)) {
+            DOT_ROWS(1, 4) DOT_ROWS(2, 4) DOT_ROWS(3, 4) DOT_ROWS(4, 4)
+        }
+    for (; j < n; j++)
+        for (int64_t i = 0; i < m; i += 4) switch (GK_MIN((int64_t)4, m - i)) {
+            DOT_ROWS(1, 1) DOT_ROWS(2, 1) DOT_ROWS(3, 1) DOT_ROWS(4, 1)
+        }
+}
+#undef DOT_ROWS
+
 /* kc: 65536 * 255 * 128 < 2^31, so 16384 leaves ample margin. */
 const gk_i8_kernel_t gk_i8_kernel_avx512_vnni = {
     "ukernel_i8_avx512_vnni_12x32", MR, NR, KG, ES, /*mc*/ 240, /*kc*/ 16384, /*nc*/ 4096, /*kb*/ 512,
-    I8_KERNEL_NAME, pack_b_avx512_vnni_k4,
+    I8_KERNEL_NAME, pack_b_avx512_vnni_k4, i8_dot_avx512_vnni,
 };
 #endif

@@ -12,6 +12,6 @@
 
 const gk_i8_kernel_t gk_i8_kernel_avx_vnni = {
     "ukernel_i8_avx_vnni_6x16", MR, NR, KG, ES, /*mc*/ 120, /*kc*/ 16384, /*nc*/ 4096, /*kb*/ 512,
-    I8_KERNEL_NAME, NULL,
+    I8_KERNEL_NAME, NULL, NULL,
 };
 #endif

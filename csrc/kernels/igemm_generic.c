@@ -52,5 +52,5 @@ static void ukernel_i8_generic_4x16(int64_t kgroups, const void *GK_RESTRICT a, 
 
 const gk_i8_kernel_t gk_i8_kernel_generic = {
     "ukernel_i8_generic_4x16", MR, NR, KG, 1, /*mc*/ 128, /*kc*/ 16384, /*nc*/ 2048, /*kb*/ 1024,
-    ukernel_i8_generic_4x16, NULL,
+    ukernel_i8_generic_4x16, NULL, NULL,
 };

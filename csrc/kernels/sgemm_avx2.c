@@ -44,6 +44,6 @@ static void ukernel_sgemm_avx2_6x16(int64_t kc, const float *GK_RESTRICT a, int6
 
 const gk_sgemm_kernel_t gk_sgemm_kernel_avx2 = {
     "ukernel_sgemm_avx2_6x16", MR, NR, /*mc*/ 144, /*kc*/ 256, /*nc*/ 4080,
-    ukernel_sgemm_avx2_6x16, NULL,
+    ukernel_sgemm_avx2_6x16, NULL, NULL,
 };
 #endif

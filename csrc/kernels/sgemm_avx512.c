@@ -77,8 +77,75 @@ static const gk_sgemm_ukernel_fn rows_kernels[MR] = {
     ukernel_sgemm_avx512_10x32, ukernel_sgemm_avx512_11x32,
 };
 
+/* C[i][j..j+NJ) for the first m (<= 4) rows, as dot products along k: B's rows stream in place,
+ * 16 k at a time (masked tail), into m x NJ vector sums reduced at the end. */
+static GK_FORCEINLINE void sgemm_dot_block(const int m, const int nj, int64_t k, float alpha,
+                                           const float *A, int64_t lda, const float *B, int64_t ldb,
+                                           float beta, float *C, int64_t ldc) {
+    __m512 acc[4][4];
+#pragma GCC unroll 4
+    for (int i = 0; i < m; i++)
+#pragma GCC unroll 4
+        for (int j = 0; j < nj; j++) acc[i][j] = _mm512_setzero_ps();
+    int64_t p = 0;
+    for (; p + 16 <= k; p += 16) {
+        __m512 bv[4], av[4];
+#pragma GCC unroll 4
+        for (int j = 0; j < nj; j++) {
+            bv[j] = _mm512_loadu_ps(B + j * ldb + p);
+            _mm_prefetch((const char *)(B + j * ldb + p + 256), _MM_HINT_T0);
+        }
+#pragma GCC unroll 4
+        for (int i = 0; i < m; i++) av[i] = _mm512_loadu_ps(A + i * lda + p);
+#pragma GCC unroll 4
+        for (int i = 0; i < m; i++)
+#pragma GCC unroll 4
+            for (int j = 0; j < nj; j++) acc[i][j] = _mm512_fmadd_ps(av[i], bv[j], acc[i][j]);
+    }
+    if (p < k) {
+        const __mmask16 mask = (__mmask16)((1u << (k - p)) - 1u);
+        __m512 bv[4], av[4];
+#pragma GCC unroll 4
+        for (int j = 0; j < nj; j++) bv[j] = _mm512_maskz_loadu_ps(mask, B + j * ldb + p);
+#pragma GCC unroll 4
+        for (int i = 0; i < m; i++) av[i] = _mm512_maskz_loadu_ps(mask, A + i * lda + p);
+#pragma GCC unroll 4
+        for (int i = 0; i < m; i++)
+#pragma GCC unroll 4
+            for (int j = 0; j < nj; j++) acc[i][j] = _mm512_fmadd_ps(av[i], bv[j], acc[i][j]);
+    }
+#pragma GCC unroll 4
+    for (int i = 0; i < m; i++)
+#pragma GCC unroll 4
+        for (int j = 0; j < nj; j++) {
+            float v = alpha * _mm512_reduce_add_ps(acc[i][j]);
+            C[i * ldc + j] = beta == 0.0f ? v : v + beta * C[i * ldc + j];
+        }
+}
+
+#define DOT_ROWS(mm, nj)                                                                             \
+    case mm:                                                                                         \
+        sgemm_dot_block(mm, nj, k, alpha, A + i * lda, lda, B + j * ldb, ldb, beta, C + i * ldc + j, ldc); \
+        break;
+
+/* Column groups outer, row groups inner: the 4 rows of B in flight are read from memory once and
+ * from cache for the other rows of A. */
+static void sgemm_dot_avx512(int64_t m, int64_t n, int64_t k, float alpha, const float *A, int64_t lda,
+                             const float *B, int64_t ldb, float beta, float *C, int64_t ldc) {
+    int64_t j = 0;
+    for (; j + 4 <= n; j += 4)
+        for (int64_t i = 0; i < m; i += 4) switch (GK_MIN((int64_t)4, m - i)) {
+            DOT_ROWS(1, 4) DOT_ROWS(2, 4) DOT_ROWS(3, 4) DOT_ROWS(4, 4)
+        }
+    for (; j < n; j++)
+        for (int64_t i = 0; i < m; i += 4) switch (GK_MIN((int64_t)4, m - i)) {
+            DOT_ROWS(1, 1) DOT_ROWS(2, 1) DOT_ROWS(3, 1) DOT_ROWS(4, 1)
+        }
+}
+#undef DOT_ROWS
+
 const gk_sgemm_kernel_t gk_sgemm_kernel_avx512 = {
     "ukernel_sgemm_avx512_12x32", MR, NR, /*mc*/ 12 * 10, /*kc*/ 512, /*nc*/ 4096,
-    ukernel_sgemm_avx512_12x32, rows_kernels,
+    ukernel_sgemm_avx512_12x32, rows_kernels, sgemm_dot_avx512,
 };
 #endif

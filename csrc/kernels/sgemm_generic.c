@@ -23,5 +23,5 @@ static void ukernel_sgemm_generic_4x16(int64_t kc, const float *GK_RESTRICT a, i
 
 const gk_sgemm_kernel_t gk_sgemm_kernel_generic = {
     "ukernel_sgemm_generic_4x16", MR, NR, /*mc*/ 128, /*kc*/ 256, /*nc*/ 2048,
-    ukernel_sgemm_generic_4x16, NULL,
+    ukernel_sgemm_generic_4x16, NULL, NULL,
 };
