@@ -14,8 +14,8 @@
 #define GK_PACK_PF_ROWS 4 /* rows of B prefetched ahead while packing */
 
 #if GK_PACK_SSE
-/* Rows r..r+3 of a k-major micro-panel from 4 rows of A (row stride lda), 4 k at a time through
- * 4x4 in-register transposes; k tail copied scalar. */
+/* Rows r..r+3 of a k-major micro-panel (row stride `mr` floats) from 4 rows contiguous in k (A, or
+ * B^T), 4 k at a time through 4x4 in-register transposes; k tail copied scalar. */
 static void pack_a_rows4_sse(const float *A, int64_t lda, int64_t kc, int mr, float *dst) {
     const float *r0 = A, *r1 = A + lda, *r2 = A + 2 * lda, *r3 = A + 3 * lda;
     int64_t k = 0;
@@ -91,6 +91,12 @@ void pack_b_f32(int transb, const float *B, int64_t ldb, int64_t kc, int64_t nc,
     for (int64_t p = 0; p < panels; p++) {
         const int64_t j0 = p * nr, nb = GK_MIN((int64_t)nr, nc - j0);
         float *d = dst + j0 * kc;
+#if GK_PACK_SSE
+        if (nb == nr && nr % 4 == 0) { /* B^T rows are contiguous in k: same 4x4 transposes as A */
+            for (int j = 0; j < nr; j += 4) pack_a_rows4_sse(B + (j0 + j) * ldb, ldb, kc, nr, d + j);
+            continue;
+        }
+#endif
         for (int64_t j = 0; j < nb; j++) {
             const float *src = B + (j0 + j) * ldb;
             for (int64_t k = 0; k < kc; k++) d[k * nr + j] = src[k];
