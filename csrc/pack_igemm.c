@@ -94,10 +94,54 @@ static void pack_kmajor(const uint8_t *src, int64_t ld, int64_t kc, int64_t widt
     }
 }
 
+#if GK_PACK_SSE
+/* Rows x..x+3 (all real), k in [0, k16) with k16 a multiple of 16, 4-byte groups: 16 bytes of each row
+ * at a time, a 4x4 dword transpose, so each group's 4 rows go out as one 16-byte store; row sums by
+ * psadbw on the unsigned view (signed values: bytes ^ 0x80, less 128 per byte afterwards). */
+static void pack_kcontig_rows4_k4(const uint8_t *src, int64_t ld, int64_t k16, int pw, uint8_t xr,
+                                  int is_signed, uint8_t *GK_RESTRICT dst, int64_t x, int64_t sum[4]) {
+    const __m128i vx = _mm_set1_epi8((char)xr), vs = _mm_set1_epi8((char)(is_signed ? 0x80 : 0));
+    const __m128i zero = _mm_setzero_si128();
+    __m128i acc[4] = {zero, zero, zero, zero};
+    for (int64_t k = 0; k < k16; k += 16) {
+        __m128i r[4];
+        for (int q = 0; q < 4; q++) {
+            r[q] = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(src + (x + q) * ld + k)), vx);
+            acc[q] = _mm_add_epi64(acc[q], _mm_sad_epu8(_mm_xor_si128(r[q], vs), zero));
+        }
+        __m128 f0 = _mm_castsi128_ps(r[0]), f1 = _mm_castsi128_ps(r[1]), f2 = _mm_castsi128_ps(r[2]),
+               f3 = _mm_castsi128_ps(r[3]);
+        _MM_TRANSPOSE4_PS(f0, f1, f2, f3); /* f_g = group (k/4 + g) of rows x..x+3 */
+        uint8_t *d = dst + ((k / 4) * pw + x) * 4;
+        _mm_storeu_ps((float *)d, f0);
+        _mm_storeu_ps((float *)(d + pw * 4), f1);
+        _mm_storeu_ps((float *)(d + 2 * pw * 4), f2);
+        _mm_storeu_ps((float *)(d + 3 * pw * 4), f3);
+    }
+    for (int q = 0; q < 4; q++) {
+        int64_t lanes[2];
+        memcpy(lanes, &acc[q], sizeof(lanes));
+        sum[q] = lanes[0] + lanes[1] - (is_signed ? 128 * k16 : 0);
+    }
+}
+#endif
+
 static void pack_kcontig(const uint8_t *src, int64_t ld, int64_t kc, int64_t w, int pw, int kg, int es,
                          uint8_t xr, int is_signed, uint8_t *GK_RESTRICT dst, int32_t *GK_RESTRICT sums) {
     const int64_t groups = (kc + kg - 1) / kg, kfull = kc / kg * kg;
+    int64_t x_fast = 0, k16 = 0; /* rows [0, x_fast) have k in [0, k16) packed by the SSE path */
+#if GK_PACK_SSE
+    if (es == 1 && kg == 4 && kc >= 16) {
+        k16 = kc / 16 * 16;
+        for (; x_fast + 4 <= w; x_fast += 4) {
+            int64_t s4[4];
+            pack_kcontig_rows4_k4(src, ld, k16, pw, xr, is_signed, dst, x_fast, s4);
+            for (int q = 0; q < 4; q++) sums[x_fast + q] = (int32_t)s4[q];
+        }
+    }
+#endif
     for (int64_t x = 0; x < pw; x++) {
+        const int64_t k0 = x < x_fast ? k16 : 0; /* where this row's scalar packing starts */
         const uint8_t *s = src + x * ld;
         int32_t sum = 0;
         if (x >= w) {
@@ -107,14 +151,15 @@ static void pack_kcontig(const uint8_t *src, int64_t ld, int64_t kc, int64_t w, 
         }
         if (es == 1 && kg == 4) {
             const uint32_t x4 = 0x01010101u * xr;
-            for (int64_t g = 0; g < kfull / 4; g++) {
+            if (k0 > 0) sum = sums[x];
+            for (int64_t g = k0 / 4; g < kfull / 4; g++) {
                 uint32_t v;
                 memcpy(&v, s + 4 * g, 4);
                 v ^= x4;
                 memcpy(dst + (g * pw + x) * 4, &v, 4);
             }
-            if (is_signed) for (int64_t k = 0; k < kfull; k++) sum += (int8_t)(s[k] ^ xr);
-            else for (int64_t k = 0; k < kfull; k++) sum += (uint8_t)(s[k] ^ xr);
+            if (is_signed) for (int64_t k = k0; k < kfull; k++) sum += (int8_t)(s[k] ^ xr);
+            else for (int64_t k = k0; k < kfull; k++) sum += (uint8_t)(s[k] ^ xr);
         } else if (es == 2 && kg == 2) {
             int16_t *d = (int16_t *)dst + 2 * x;
             for (int64_t g = 0; g < kfull / 2; g++) {
