@@ -179,6 +179,52 @@ static gemmkit_status_t sgemm_dot(const gk_sgemm_kernel_t *kern, int transa, int
     return gemmkit_success;
 }
 
+/* One or two rows of C against a plain B: a GEMV that streams B row after row (fully contiguous, so
+ * the hardware prefetchers run at memory bandwidth) into the C rows, which stay in L1; 8 rows of B per
+ * pass over C. Portable C: the loop is memory bound, SSE2 is plenty. */
+#define GK_SGEMV_MAX_M 2
+
+typedef struct {
+    int64_t M, N, K;
+    float alpha, beta;
+    int transa;
+    const float *A; int64_t lda;
+    const float *B; int64_t ldb;
+    float *C; int64_t ldc;
+} sgemv_job_t;
+
+static void sgemv_task(void *ctx, int tid, int nthreads) {
+    const sgemv_job_t *job = (const sgemv_job_t *)ctx;
+    int64_t j0, j1;
+    gk_split_range(job->N, 16, nthreads, tid, &j0, &j1);
+    const int64_t n = j1 - j0, K = job->K;
+    if (n <= 0) return;
+    for (int64_t i = 0; i < job->M; i++) {
+        float *GK_RESTRICT c = job->C + i * job->ldc + j0;
+        const float *a = job->transa ? job->A + i : job->A + i * job->lda;
+        const int64_t sa = job->transa ? job->lda : 1;
+        if (job->beta == 0.0f) memset(c, 0, sizeof(float) * (size_t)n);
+        else if (job->beta != 1.0f) for (int64_t j = 0; j < n; j++) c[j] *= job->beta;
+        int64_t k = 0;
+        for (; k + 8 <= K; k += 8) {
+            float av[8];
+            const float *bk[8];
+            for (int q = 0; q < 8; q++) {
+                av[q] = job->alpha * a[(k + q) * sa];
+                bk[q] = job->B + (k + q) * job->ldb + j0;
+            }
+            for (int64_t j = 0; j < n; j++)
+                c[j] += (av[0] * bk[0][j] + av[1] * bk[1][j] + av[2] * bk[2][j] + av[3] * bk[3][j]) +
+                        (av[4] * bk[4][j] + av[5] * bk[5][j] + av[6] * bk[6][j] + av[7] * bk[7][j]);
+        }
+        for (; k < K; k++) {
+            const float a0 = job->alpha * a[k * sa];
+            const float *GK_RESTRICT b0 = job->B + k * job->ldb + j0;
+            for (int64_t j = 0; j < n; j++) c[j] += a0 * b0[j];
+        }
+    }
+}
+
 /* C := beta * C over M x N (beta == 0 writes zeros without reading C). */
 static void scale_c(int64_t M, int64_t N, float beta, float *C, int64_t ldc) {
     if (beta == 1.0f) return;
@@ -229,6 +275,11 @@ gemmkit_status_t gemmkit_sgemm(char transa, char transb, int64_t M, int64_t N, i
         return gemmkit_success;
     }
     const gk_sgemm_kernel_t *kern = gk_dispatch()->sgemm;
+    if (!is_trans(transb) && M <= GK_SGEMV_MAX_M) {
+        sgemv_job_t g = {M, N, K, alpha, beta, is_trans(transa), A, lda, B, ldb, C, ldc};
+        gk_parallel_run(sgemv_task, &g, gk_threads_for(M, N, K));
+        return gemmkit_success;
+    }
     if (is_trans(transb) && M <= GK_SGEMM_DOT_MAX_M && kern->dot)
         return sgemm_dot(kern, is_trans(transa), M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     sgemm_job_t job;

@@ -408,3 +408,12 @@ def test_few_rows_transposed_b(arch, nthreads, ta, rng):
         for K in (1, 15, 16, 17, 1000):
             run_sgemm(rng, ta, "T", M, 37, K, 1.5, -0.5 if K % 2 else 0.0, pads=(2, 3, 1))
     run_sgemm(rng, ta, "T", 7, 2053, 4099, 1.0, 1.0)
+
+
+@pytest.mark.parametrize("ta", ["N", "T"])
+def test_one_or_two_rows_plain_b(arch, nthreads, ta, rng):
+    """M <= 2 against a plain B: the row-streaming GEMV path (k in steps of 8 plus a tail)."""
+    for M in (1, 2):
+        for K in (1, 7, 8, 9, 300):
+            run_sgemm(rng, ta, "N", M, 53, K, -2.5, 1.0 if K % 2 else 0.0, pads=(1, 4, 2))
+        run_sgemm(rng, ta, "N", M, 3001, 2049, 1.0, -1.0)
