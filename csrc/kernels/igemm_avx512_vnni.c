@@ -1,5 +1,5 @@
-/* AVX-512 VNNI int8 microkernel (12 x 32, vpdpbusd over 4-byte k groups) and its blocking table;
- * vpdpbusd does not saturate, and the k chunk bound (kc) keeps every int32 partial sum exact. */
+/* AVX-512 VNNI int8: 12 x 32 microkernel (vpdpbusd over 4-byte k groups), B packer, dot path for few
+ * rows x B^T, blocking table; vpdpbusd does not saturate and the kc bound keeps int32 sums exact. */
 #include "../gemmkit_internal.h"
 #if GEMMKIT_X86
 #define MR 12

@@ -1,5 +1,5 @@
-/* AVX-512F sgemm microkernel (12 x 32: 24 zmm accumulators, plus 1..11-row variants for edge row
- * panels and skinny M) and its blocking table; compiled alone with AVX-512 flags. */
+/* AVX-512F sgemm: 12 x 32 microkernel (24 zmm accumulators) with 1..11-row variants, a dot path for
+ * few rows x B^T, and the blocking table; this file alone is compiled with AVX-512 flags. */
 #include "../gemmkit_internal.h"
 #if GEMMKIT_X86
 #include <immintrin.h>
