@@ -104,6 +104,8 @@ typedef struct {
      * A'[i][:] . B[j][:] (A' = A ^ xr as u8) and colsum[j] = sum_k B[j][k], for k up to kc. */
     void (*dot)(int64_t m, int64_t n, int64_t k, const uint8_t *A, int64_t lda, uint8_t xr, const int8_t *B,
                 int64_t ldb, int32_t *GK_RESTRICT S, int32_t *GK_RESTRICT colsum);
+    /* Optional: ukernel_rows[m] handles only the first m (1 <= m < MR) rows of a full-width tile. */
+    const gk_i8_ukernel_fn *ukernel_rows;
 } gk_i8_kernel_t;
 
 extern const gk_i8_kernel_t gk_i8_kernel_generic;

@@ -210,12 +210,16 @@ static int i8_block(i8_job_t *job, int64_t m0, int64_t m1, int64_t n0, int64_t n
                             const uint8_t *ap = abuf + (size_t)(ir * kp + g0 * mr * kg) * es;
                             int32_t *s_tile = acc_tiles + ir * nr;
                             int32_t *c = job->C + (ic + ir) * job->ldc + jc + jr;
-                            const int full = mb == mr && nb == nr;
+                            /* full tiles, and edge row panels where the kernel has a row-count
+                             * variant, finish in the kernel; other edges in the scalar epilogue */
+                            const gk_i8_ukernel_fn fn = mb == mr ? kern->ukernel
+                                                        : kern->ukernel_rows ? kern->ukernel_rows[mb] : kern->ukernel;
+                            const int full = nb == nr && (mb == mr || kern->ukernel_rows != NULL);
                             gk_i8_epilogue_t ep = {rows.comp + ir, cols.comp + jr, has_ra ? rows.add + ir : NULL,
                                                    has_ca ? cols.add + jr : NULL, job->alpha, job->beta, mode,
                                                    rows.sum64 + ir, cols.sum64 + jr, rows.sum32 + ir, cols.sum32 + jr};
-                            kern->ukernel(gn, ap, bp + (size_t)(g0 * nr * kg) * es, s_tile, g0 > 0, c, job->ldc,
-                                          last && full ? &ep : NULL);
+                            fn(gn, ap, bp + (size_t)(g0 * nr * kg) * es, s_tile, g0 > 0, c, job->ldc,
+                               last && full ? &ep : NULL);
                             if (last && !full) {
                                 for (int64_t t = 0; t < (int64_t)mr * nr; t++) tile64[t] = s_tile[t];
                                 epilogue_scalar(mb, nb, tile64, nr, c, job->ldc, &ep);

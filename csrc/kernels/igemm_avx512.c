@@ -12,6 +12,6 @@
 
 const gk_i8_kernel_t gk_i8_kernel_avx512 = {
     "ukernel_i8_avx512bw_12x32", MR, NR, KG, ES, /*mc*/ 240, /*kc*/ 16384, /*nc*/ 4096, /*kb*/ 256,
-    I8_KERNEL_NAME, NULL, NULL,
+    I8_KERNEL_NAME, NULL, NULL, ukernel_i8_avx512bw_12x32_rows,
 };
 #endif

@@ -55,11 +55,6 @@ static void pack_b_avx512_vnni_k4(const int8_t *B, int64_t ldb, int64_t kc, int6
     }
 }
 
-#if defined(_MSC_VER)
-#define GK_FORCEINLINE __forceinline
-#else
-#define GK_FORCEINLINE inline __attribute__((always_inline))
-#endif
 
 /* Raw sums S[i][j] = A'[i][:] . B[j][:] for the first m (<= 4) rows and nj (<= 4) columns, 64 k at a
  * time (masked tail), and B's column sums when `colsums`. */
@@ -122,6 +117,6 @@ static void i8_dot_avx512_vnni(int64_t m, int64_t n, int64_t k, const uint8_t *A
 /* kc: 65536 * 255 * 128 < 2^31, so 16384 leaves ample margin. */
 const gk_i8_kernel_t gk_i8_kernel_avx512_vnni = {
     "ukernel_i8_avx512_vnni_12x32", MR, NR, KG, ES, /*mc*/ 240, /*kc*/ 16384, /*nc*/ 4096, /*kb*/ 512,
-    I8_KERNEL_NAME, pack_b_avx512_vnni_k4, i8_dot_avx512_vnni,
+    I8_KERNEL_NAME, pack_b_avx512_vnni_k4, i8_dot_avx512_vnni, ukernel_i8_avx512_vnni_12x32_rows,
 };
 #endif
