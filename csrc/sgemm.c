@@ -141,68 +141,30 @@ static void sgemm_task(void *ctx, int tid, int nthreads) {
     if (sgemm_block(job, m0, m1, n0, n1, NULL) != 0) job->failed = 1;
 }
 
-/* Few rows of C against a transposed B: dot products along k, B streamed in place, N split among
- * threads (a packed path would transpose all of B for a handful of rows). */
+/* Few rows of C: N is split among threads and each thread streams its columns of B in place, with
+ * no packing (which would copy all of B for a handful of rows). Two kernels serve it:
+ *  - B transposed (rows contiguous in k), M <= GK_SGEMM_DOT_MAX_M: the ISA's dot-product kernel;
+ *  - B plain, M <= GK_SGEMV_MAX_M: a GEMV streaming B row after row (fully contiguous, so the
+ *    prefetchers run at memory bandwidth) into C rows that stay in L1, 8 rows of B per pass. Portable
+ *    C: the loop is memory bound, SSE2 is plenty. */
 #define GK_SGEMM_DOT_MAX_M 16
-
-typedef struct {
-    const gk_sgemm_kernel_t *kern;
-    int64_t M, N, K;
-    float alpha, beta;
-    const float *A; int64_t lda;  /* row-major M x K (packed when the caller's A was transposed) */
-    const float *B; int64_t ldb;
-    float *C; int64_t ldc;
-} sgemm_dot_job_t;
-
-static void sgemm_dot_task(void *ctx, int tid, int nthreads) {
-    const sgemm_dot_job_t *job = (const sgemm_dot_job_t *)ctx;
-    int64_t j0, j1;
-    gk_split_range(job->N, 16, nthreads, tid, &j0, &j1);
-    if (j0 < j1)
-        job->kern->dot(job->M, j1 - j0, job->K, job->alpha, job->A, job->lda, job->B + j0 * job->ldb, job->ldb,
-                       job->beta, job->C + j0, job->ldc);
-}
-
-static gemmkit_status_t sgemm_dot(const gk_sgemm_kernel_t *kern, int transa, int64_t M, int64_t N, int64_t K,
-                                  float alpha, const float *A, int64_t lda, const float *B, int64_t ldb,
-                                  float beta, float *C, int64_t ldc) {
-    sgemm_dot_job_t job = {kern, M, N, K, alpha, beta, A, lda, B, ldb, C, ldc};
-    if (transa) { /* A is K x M: copy op(A) row-major (M x K, small) */
-        float *a = (float *)gk_thread_workspace(0, sizeof(float) * (size_t)(M * K));
-        if (!a) return gemmkit_out_of_memory;
-        for (int64_t k = 0; k < K; k++)
-            for (int64_t i = 0; i < M; i++) a[i * K + k] = A[k * lda + i];
-        job.A = a;
-        job.lda = K;
-    }
-    gk_parallel_run(sgemm_dot_task, &job, gk_threads_for(M, N, K));
-    return gemmkit_success;
-}
-
-/* One or two rows of C against a plain B: a GEMV that streams B row after row (fully contiguous, so
- * the hardware prefetchers run at memory bandwidth) into the C rows, which stay in L1; 8 rows of B per
- * pass over C. Portable C: the loop is memory bound, SSE2 is plenty. */
 #define GK_SGEMV_MAX_M 2
 
 typedef struct {
+    const gk_sgemm_kernel_t *kern;
+    int use_dot;
     int64_t M, N, K;
     float alpha, beta;
-    int transa;
-    const float *A; int64_t lda;
+    const float *A; int64_t rsa, csa; /* op(A)[i][k] = A[i * rsa + k * csa] */
     const float *B; int64_t ldb;
     float *C; int64_t ldc;
-} sgemv_job_t;
+} sgemm_rows_job_t;
 
-static void sgemv_task(void *ctx, int tid, int nthreads) {
-    const sgemv_job_t *job = (const sgemv_job_t *)ctx;
-    int64_t j0, j1;
-    gk_split_range(job->N, 16, nthreads, tid, &j0, &j1);
-    const int64_t n = j1 - j0, K = job->K;
-    if (n <= 0) return;
+static void sgemv_columns(const sgemm_rows_job_t *job, int64_t j0, int64_t n) {
+    const int64_t K = job->K, sa = job->csa;
     for (int64_t i = 0; i < job->M; i++) {
         float *GK_RESTRICT c = job->C + i * job->ldc + j0;
-        const float *a = job->transa ? job->A + i : job->A + i * job->lda;
-        const int64_t sa = job->transa ? job->lda : 1;
+        const float *a = job->A + i * job->rsa;
         if (job->beta == 0.0f) memset(c, 0, sizeof(float) * (size_t)n);
         else if (job->beta != 1.0f) for (int64_t j = 0; j < n; j++) c[j] *= job->beta;
         int64_t k = 0;
@@ -223,6 +185,40 @@ static void sgemv_task(void *ctx, int tid, int nthreads) {
             for (int64_t j = 0; j < n; j++) c[j] += a0 * b0[j];
         }
     }
+}
+
+static void sgemm_rows_task(void *ctx, int tid, int nthreads) {
+    const sgemm_rows_job_t *job = (const sgemm_rows_job_t *)ctx;
+    int64_t j0, j1;
+    gk_split_range(job->N, 16, nthreads, tid, &j0, &j1);
+    if (j0 >= j1) return;
+    if (job->use_dot)
+        job->kern->dot(job->M, j1 - j0, job->K, job->alpha, job->A, job->rsa, job->B + j0 * job->ldb, job->ldb,
+                       job->beta, job->C + j0, job->ldc);
+    else
+        sgemv_columns(job, j0, j1 - j0);
+}
+
+/* Returns 1 and computes C when the few-rows path applies, 0 to fall through to the packed driver. */
+static int sgemm_rows(const gk_sgemm_kernel_t *kern, int transa, int transb, int64_t M, int64_t N, int64_t K,
+                      float alpha, const float *A, int64_t lda, const float *B, int64_t ldb, float beta,
+                      float *C, int64_t ldc, gemmkit_status_t *st) {
+    const int use_dot = transb && M <= GK_SGEMM_DOT_MAX_M && kern->dot != NULL;
+    if (!use_dot && !(!transb && M <= GK_SGEMV_MAX_M)) return 0;
+    sgemm_rows_job_t job = {kern, use_dot, M, N, K, alpha, beta, A, transa ? 1 : lda, transa ? lda : 1,
+                            B, ldb, C, ldc};
+    *st = gemmkit_success;
+    if (use_dot && transa) { /* the dot kernel wants A's rows contiguous: copy op(A) (M x K, small) */
+        float *a = (float *)gk_thread_workspace(0, sizeof(float) * (size_t)(M * K));
+        if (!a) { *st = gemmkit_out_of_memory; return 1; }
+        for (int64_t k = 0; k < K; k++)
+            for (int64_t i = 0; i < M; i++) a[i * K + k] = A[k * lda + i];
+        job.A = a;
+        job.rsa = K;
+        job.csa = 1;
+    }
+    gk_parallel_run(sgemm_rows_task, &job, gk_threads_for(M, N, K));
+    return 1;
 }
 
 /* C := beta * C over M x N (beta == 0 writes zeros without reading C). */
@@ -275,13 +271,8 @@ gemmkit_status_t gemmkit_sgemm(char transa, char transb, int64_t M, int64_t N, i
         return gemmkit_success;
     }
     const gk_sgemm_kernel_t *kern = gk_dispatch()->sgemm;
-    if (!is_trans(transb) && M <= GK_SGEMV_MAX_M) {
-        sgemv_job_t g = {M, N, K, alpha, beta, is_trans(transa), A, lda, B, ldb, C, ldc};
-        gk_parallel_run(sgemv_task, &g, gk_threads_for(M, N, K));
-        return gemmkit_success;
-    }
-    if (is_trans(transb) && M <= GK_SGEMM_DOT_MAX_M && kern->dot)
-        return sgemm_dot(kern, is_trans(transa), M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (sgemm_rows(kern, is_trans(transa), is_trans(transb), M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, &st))
+        return st;
     sgemm_job_t job;
     job.kern = kern;
     job.transa = is_trans(transa);
