@@ -1,5 +1,7 @@
 """Helpers shared by the sgemm and int8 tests: transpose cases, tile-edge sizes and operands with
 padding that detect writes outside the matrix."""
+import threading
+
 import numpy as np
 
 import gemmkit
@@ -64,3 +66,31 @@ class Operand:
         outside = ~self.mask
         assert np.array_equal(self.parent[outside], self.before[outside], equal_nan=True), \
             f"{what}: elements outside the {self.rows}x{self.cols} matrix (padding, ld={self.ld}) were written"
+
+
+def run_while_pool_busy(big_call, small_call, calls=20):
+    """Call `small_call()` `calls` times while another Python thread keeps gemmkit's pool busy with
+    `big_call()`. Each returns the number of wrong elements of its result (0 when right); asserts
+    that every call, on either thread, computed all of C."""
+    stop = threading.Event()
+    big_bad, wrong = [], []
+
+    def blocker():
+        while not stop.is_set():
+            bad = big_call()
+            if bad:
+                big_bad.append(bad)
+
+    t = threading.Thread(target=blocker)
+    t.start()
+    try:
+        for _ in range(calls):
+            bad = small_call()
+            if bad:
+                wrong.append(bad)
+    finally:
+        stop.set()
+        t.join()
+    assert not wrong, (f"{len(wrong)} of {calls} calls made while another thread used the pool were wrong "
+                       f"({wrong[:3]} elements)")
+    assert not big_bad, f"{len(big_bad)} big calls on the other thread were wrong"

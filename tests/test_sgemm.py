@@ -2,7 +2,6 @@
 
 C := alpha * op(A) @ op(B) + beta * C, row-major, C updated in place and returned.
 """
-import threading
 
 import numpy as np
 import pytest
@@ -10,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gemmkit
-from _support import TRANS_PAIRS, TRANS_PAIRS_UPPER, Operand, _edge_sizes, _is_t, _kernel
+from _support import run_while_pool_busy, TRANS_PAIRS, TRANS_PAIRS_UPPER, Operand, _edge_sizes, _is_t, _kernel
 
 EPS32 = float(np.finfo(np.float32).eps)
 C_SENTINEL = np.float32(-7777.25)   # fills C's padding; must survive every call
@@ -323,32 +322,18 @@ def test_concurrent_python_callers(arch, rng):
     ref, bound = ref_sgemm('N', 'N', 1.0, A, B, 0.0, np.zeros((M, N), np.float32))
     Mb = 600
     Ab = np.ones((Mb, Mb), np.float32)
-    stop = threading.Event()
-    blocker_bad = []
-    wrong = []
 
-    def blocker():  # keeps the pool busy with big multi-threaded calls
-        while not stop.is_set():
-            Cb = np.zeros((Mb, Mb), np.float32)
-            gemmkit.sgemm('N', 'N', Mb, Mb, Mb, 1.0, Ab, Mb, Ab, Mb, 0.0, Cb, Mb)
-            if not (Cb == Mb).all():
-                blocker_bad.append(int((Cb != Mb).sum()))
+    def big():  # keeps the pool busy with big multi-threaded calls
+        Cb = np.zeros((Mb, Mb), np.float32)
+        gemmkit.sgemm('N', 'N', Mb, Mb, Mb, 1.0, Ab, Mb, Ab, Mb, 0.0, Cb, Mb)
+        return int((Cb != Mb).sum())
 
-    t = threading.Thread(target=blocker)
-    t.start()
-    try:
-        for _ in range(20):
-            C = np.zeros((M, N), np.float32)
-            gemmkit.sgemm('N', 'N', M, N, K, 1.0, A, K, B, N, 0.0, C, N)
-            bad = int((~(np.abs(C - ref) <= bound)).sum())
-            if bad:
-                wrong.append(bad)
-    finally:
-        stop.set()
-        t.join()
-    assert not wrong, (f"{len(wrong)} of 20 calls made while another thread used the pool were incomplete "
-                       f"({wrong[:3]} wrong elements of {M * N})")
-    assert not blocker_bad, f"{len(blocker_bad)} big calls were incomplete"
+    def small():
+        C = np.zeros((M, N), np.float32)
+        gemmkit.sgemm('N', 'N', M, N, K, 1.0, A, K, B, N, 0.0, C, N)
+        return int((~(np.abs(C - ref) <= bound)).sum())
+
+    run_while_pool_busy(big, small)
 
 
 # ---- property test -------------------------------------------------------------------------
