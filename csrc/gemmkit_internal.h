@@ -23,6 +23,16 @@
 #define GK_ALIGN64 __attribute__((aligned(64)))
 #endif
 
+/* A read prefetch hint to all cache levels (never faults, even past a buffer's end). */
+#if defined(__GNUC__) || defined(__clang__)
+#define GK_PREFETCH(p) __builtin_prefetch((const void *)(p), 0, 3)
+#elif defined(_M_X64) || defined(_M_IX86)
+#include <xmmintrin.h>
+#define GK_PREFETCH(p) _mm_prefetch((const char *)(p), _MM_HINT_T0)
+#else
+#define GK_PREFETCH(p) ((void)(p))
+#endif
+
 #define GK_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define GK_MAX(a, b) ((a) > (b) ? (a) : (b))
 

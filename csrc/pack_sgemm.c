@@ -5,11 +5,6 @@
 #if defined(__SSE2__) || defined(_M_X64)
 #include <emmintrin.h>
 #define GK_PACK_SSE 1
-#define gk_prefetch(p) _mm_prefetch((const char *)(p), _MM_HINT_T0)
-#elif defined(__GNUC__)
-#define gk_prefetch(p) __builtin_prefetch(p)
-#else
-#define gk_prefetch(p) ((void)0)
 #endif
 #define GK_PACK_PF_ROWS 4 /* source rows prefetched ahead while packing k-major blocks */
 
@@ -68,7 +63,7 @@ static void pack_block_kmajor(const float *src, int64_t ld, int64_t width, int64
     for (int64_t k = 0; k < kc; k++) {
         const float *s = src + k * ld;
         if (k + GK_PACK_PF_ROWS < kc)
-            for (int64_t x = 0; x < width; x += 16) gk_prefetch(s + GK_PACK_PF_ROWS * ld + x);
+            for (int64_t x = 0; x < width; x += 16) GK_PREFETCH(s + GK_PACK_PF_ROWS * ld + x);
         for (int64_t x0 = 0; x0 < full; x0 += pw) memcpy(dst + x0 * kc + k * pw, s + x0, sizeof(float) * pw);
         if (full < width) {
             float *d = dst + full * kc + k * pw;

@@ -397,8 +397,10 @@ def test_few_rows_transposed_b(arch, nthreads, ta, rng):
 
 @pytest.mark.parametrize("ta", ["N", "T"])
 def test_one_or_two_rows_plain_b(arch, nthreads, ta, rng):
-    """M <= 2 against a plain B: the row-streaming GEMV path (k in steps of 8 plus a tail)."""
+    """M <= 2 against a plain B: the row-streaming GEMV path (k in steps of 8 plus a tail; columns
+    in blocks of 64 plus a tail)."""
     for M in (1, 2):
         for K in (1, 7, 8, 9, 300):
-            run_sgemm(rng, ta, "N", M, 53, K, -2.5, 1.0 if K % 2 else 0.0, pads=(1, 4, 2))
+            for N in (53, 64, 200):
+                run_sgemm(rng, ta, "N", M, N, K, -2.5, 1.0 if K % 2 else 0.0, pads=(1, 4, 2))
         run_sgemm(rng, ta, "N", M, 3001, 2049, 1.0, -1.0)
