@@ -116,6 +116,10 @@ typedef struct {
                 int64_t ldb, int32_t *GK_RESTRICT S, int32_t *GK_RESTRICT colsum);
     /* Optional: ukernel_rows[m] handles only the first m (1 <= m < MR) rows of a full-width tile. */
     const gk_i8_ukernel_fn *ukernel_rows;
+    /* Optional ISA-specific packing of a transposed B block (row x of the source is column x of
+     * op(B), contiguous in k), as pack_b_kmajor; NULL: the portable pack_b_i8. */
+    void (*pack_b_kcontig)(const int8_t *B, int64_t ldb, int64_t kc, int64_t width, uint8_t *GK_RESTRICT dst,
+                           int32_t *GK_RESTRICT colsum);
 } gk_i8_kernel_t;
 
 extern const gk_i8_kernel_t gk_i8_kernel_generic;

@@ -105,6 +105,7 @@ static void pack_b_block(const i8_job_t *job, const int8_t *Bp, int64_t kc, int6
                          int32_t *colsum) {
     const gk_i8_kernel_t *kern = job->kern;
     if (!job->transb && kern->pack_b_kmajor) kern->pack_b_kmajor(Bp, job->ldb, kc, nc, dst, colsum);
+    else if (job->transb && kern->pack_b_kcontig) kern->pack_b_kcontig(Bp, job->ldb, kc, nc, dst, colsum);
     else pack_b_i8(job->transb, Bp, job->ldb, kc, nc, kern->nr, kern->kgroup, kern->elem_size, dst, colsum);
 }
 

@@ -95,15 +95,15 @@ static void pack_kmajor(const uint8_t *src, int64_t ld, int64_t kc, int64_t widt
 }
 
 #if GK_PACK_SSE
-/* Rows x..x+3 (all real), k in [0, k16) with k16 a multiple of 16, 4-byte groups: 16 bytes of each row
- * at a time, a 4x4 dword transpose, so each group's 4 rows go out as one 16-byte store; row sums by
- * psadbw on the unsigned view (signed values: bytes ^ 0x80, less 128 per byte afterwards). */
-static void pack_kcontig_rows4_k4(const uint8_t *src, int64_t ld, int64_t k16, int pw, uint8_t xr,
+/* Rows x..x+3 (all real), k in [k0, k1) (multiples of 16), 4-byte groups: 16 bytes of each row at a
+ * time, a 4x4 dword transpose, so each group's 4 rows go out as one 16-byte store; the row sums (by
+ * psadbw on the unsigned view; signed values: bytes ^ 0x80, less 128 per byte) are added to sum[]. */
+static void pack_kcontig_rows4_k4(const uint8_t *src, int64_t ld, int64_t k0, int64_t k1, int pw, uint8_t xr,
                                   int is_signed, uint8_t *GK_RESTRICT dst, int64_t x, int64_t sum[4]) {
     const __m128i vx = _mm_set1_epi8((char)xr), vs = _mm_set1_epi8((char)(is_signed ? 0x80 : 0));
     const __m128i zero = _mm_setzero_si128();
     __m128i acc[4] = {zero, zero, zero, zero};
-    for (int64_t k = 0; k < k16; k += 16) {
+    for (int64_t k = k0; k < k1; k += 16) {
         __m128i r[4];
         for (int q = 0; q < 4; q++) {
             r[q] = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(src + (x + q) * ld + k)), vx);
@@ -121,7 +121,7 @@ static void pack_kcontig_rows4_k4(const uint8_t *src, int64_t ld, int64_t k16, i
     for (int q = 0; q < 4; q++) {
         int64_t lanes[2];
         memcpy(lanes, &acc[q], sizeof(lanes));
-        sum[q] = lanes[0] + lanes[1] - (is_signed ? 128 * k16 : 0);
+        sum[q] += lanes[0] + lanes[1] - (is_signed ? 128 * (k1 - k0) : 0);
     }
 }
 #endif
@@ -132,12 +132,17 @@ static void pack_kcontig(const uint8_t *src, int64_t ld, int64_t kc, int64_t w, 
     int64_t x_fast = 0, k16 = 0; /* rows [0, x_fast) have k in [0, k16) packed by the SSE path */
 #if GK_PACK_SSE
     if (es == 1 && kg == 4 && kc >= 16) {
+        /* k in blocks of GK_PACK_KCONTIG_KB, all rows per block: the block's groups (KB / 4 x pw x 4
+         * bytes) are completed in L1 by the 4-row steps instead of being revisited once per step. */
+        enum { GK_PACK_KCONTIG_KB = 256 };
+        int64_t s64[64] = {0};
         k16 = kc / 16 * 16;
-        for (; x_fast + 4 <= w; x_fast += 4) {
-            int64_t s4[4];
-            pack_kcontig_rows4_k4(src, ld, k16, pw, xr, is_signed, dst, x_fast, s4);
-            for (int q = 0; q < 4; q++) sums[x_fast + q] = (int32_t)s4[q];
-        }
+        x_fast = pw <= 64 ? w / 4 * 4 : 0;
+        for (int64_t kb = 0; kb < k16; kb += GK_PACK_KCONTIG_KB)
+            for (int64_t x = 0; x < x_fast; x += 4)
+                pack_kcontig_rows4_k4(src, ld, kb, GK_MIN(kb + GK_PACK_KCONTIG_KB, k16), pw, xr, is_signed, dst,
+                                      x, s64 + x);
+        for (int64_t x = 0; x < x_fast; x++) sums[x] = (int32_t)s64[x];
     }
 #endif
     for (int64_t x = 0; x < pw; x++) {

@@ -56,6 +56,71 @@ static void pack_b_avx512_vnni_k4(const int8_t *B, int64_t ldb, int64_t kc, int6
 }
 
 
+/* 16 rows x 16 dwords -> 16 columns x 16 dwords in place: r[c] becomes dword c of every row
+ * (unpack 32-bit, unpack 64-bit, then two 128-bit lane shuffles). */
+static GK_FORCEINLINE void transpose_16x16_epi32(__m512i r[16]) {
+    __m512i t[16], u[16];
+    for (int i = 0; i < 8; i++) {
+        t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+    }
+    for (int i = 0; i < 4; i++) { /* u[4i + c], lane L: dword 4L + c of rows 4i..4i+3 */
+        u[4 * i + 0] = _mm512_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
+        u[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
+        u[4 * i + 2] = _mm512_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
+        u[4 * i + 3] = _mm512_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
+    }
+    for (int c = 0; c < 4; c++) {
+        const __m512i alo = _mm512_shuffle_i32x4(u[c], u[4 + c], 0x44), ahi = _mm512_shuffle_i32x4(u[c], u[4 + c], 0xEE);
+        const __m512i blo = _mm512_shuffle_i32x4(u[8 + c], u[12 + c], 0x44), bhi = _mm512_shuffle_i32x4(u[8 + c], u[12 + c], 0xEE);
+        r[c] = _mm512_shuffle_i32x4(alo, blo, 0x88);
+        r[4 + c] = _mm512_shuffle_i32x4(alo, blo, 0xDD);
+        r[8 + c] = _mm512_shuffle_i32x4(ahi, bhi, 0x88);
+        r[12 + c] = _mm512_shuffle_i32x4(ahi, bhi, 0xDD);
+    }
+}
+
+/* Transposed B (column x of op(B) is source row x, contiguous in k) into 32-column panels of 4-byte k
+ * groups: 64 bytes of k from each of the 32 rows, two 16 x 16 dword transposes, and each k group's
+ * 128 bytes go out whole (the portable 4-row packer revisits every group 8 times). Column sums by
+ * vpdpbusd with ones; masked loads at the k tail and zero rows past `width` read nothing extra. */
+#define PACK_KCONTIG_PF 512 /* bytes ahead in each source row */
+static void pack_b_kcontig_avx512_vnni_k4(const int8_t *B, int64_t ldb, int64_t kc, int64_t width,
+                                          uint8_t *GK_RESTRICT dst, int32_t *GK_RESTRICT colsum) {
+    const int64_t groups = (kc + 3) / 4, panels = (width + NR - 1) / NR;
+    const size_t panel_bytes = (size_t)groups * 4 * NR;
+    const __m512i ones = _mm512_set1_epi8(1);
+    for (int64_t p = 0; p < panels; p++) {
+        const int64_t x0 = p * NR, w = GK_MIN((int64_t)NR, width - x0);
+        uint8_t *d = dst + p * panel_bytes;
+        __m512i cs[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
+        for (int64_t k = 0; k < kc; k += 64) {
+            const __mmask64 m = kc - k >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (kc - k)) - 1);
+            const int64_t gn = GK_MIN((int64_t)16, groups - k / 4);
+            for (int h = 0; h < 2; h++) {
+                __m512i r[16];
+                for (int i = 0; i < 16; i++) {
+                    const int64_t x = 16 * h + i;
+                    if (x < w) {
+                        const int8_t *row = B + (x0 + x) * ldb + k;
+                        _mm_prefetch((const char *)(row + PACK_KCONTIG_PF), _MM_HINT_T0);
+                        r[i] = _mm512_maskz_loadu_epi8(m, row);
+                    } else {
+                        r[i] = _mm512_setzero_si512();
+                    }
+                }
+                transpose_16x16_epi32(r);
+                for (int64_t g = 0; g < gn; g++) {
+                    _mm512_storeu_si512((void *)(d + (k / 4 + g) * 4 * NR + 64 * h), r[g]);
+                    cs[h] = _mm512_dpbusd_epi32(cs[h], ones, r[g]);
+                }
+            }
+        }
+        _mm512_storeu_si512((void *)(colsum + x0), cs[0]);
+        _mm512_storeu_si512((void *)(colsum + x0 + 16), cs[1]);
+    }
+}
+
 /* Raw sums S[i][j] = A'[i][:] . B[j][:] for the first m (<= 4) rows and nj (<= 4) columns, 64 k at a
  * time (masked tail), and B's column sums when `colsums`. */
 static GK_FORCEINLINE void i8_dot_block(const int m, const int nj, int64_t k, const uint8_t *A, int64_t lda,
@@ -118,5 +183,6 @@ static void i8_dot_avx512_vnni(int64_t m, int64_t n, int64_t k, const uint8_t *A
 const gk_i8_kernel_t gk_i8_kernel_avx512_vnni = {
     "ukernel_i8_avx512_vnni_12x32", MR, NR, KG, ES, /*mc*/ 240, /*kc*/ 16384, /*nc*/ 4096, /*kb*/ 512,
     I8_KERNEL_NAME, pack_b_avx512_vnni_k4, i8_dot_avx512_vnni, ukernel_i8_avx512_vnni_12x32_rows,
+    pack_b_kcontig_avx512_vnni_k4,
 };
 #endif
