@@ -104,6 +104,8 @@ static void pack_kcontig_rows4_k4(const uint8_t *src, int64_t ld, int64_t k0, in
     const __m128i zero = _mm_setzero_si128();
     __m128i acc[4] = {zero, zero, zero, zero};
     for (int64_t k = k0; k < k1; k += 16) {
+        if ((k & 63) == 0) /* these rows' next k block (the caller walks k in blocks of 256 bytes) */
+            for (int q = 0; q < 4; q++) GK_PREFETCH(src + (x + q) * ld + k + 256);
         __m128i r[4];
         for (int q = 0; q < 4; q++) {
             r[q] = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(src + (x + q) * ld + k)), vx);

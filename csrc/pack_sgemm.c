@@ -15,11 +15,14 @@
 
 #if GK_PACK_SSE
 /* Columns 0..3 of a panel (row stride pw) from 4 sources contiguous in k, 4 k at a time through 4x4
- * in-register transposes; k tail copied scalar. */
+ * in-register transposes; k tail copied scalar. The next 4 sources' lines are prefetched as these
+ * go: each source row is a short stream (kc floats), too short for the hardware prefetcher to ramp up. */
 static void pack_rows4_sse(const float *src, int64_t ld, int64_t kc, int pw, float *dst) {
     const float *r0 = src, *r1 = src + ld, *r2 = src + 2 * ld, *r3 = src + 3 * ld;
     int64_t k = 0;
     for (; k + 4 <= kc; k += 4) {
+        if ((k & 15) == 0)
+            for (int q = 4; q < 8; q++) GK_PREFETCH(src + q * ld + k);
         __m128 x0 = _mm_loadu_ps(r0 + k), x1 = _mm_loadu_ps(r1 + k), x2 = _mm_loadu_ps(r2 + k),
                x3 = _mm_loadu_ps(r3 + k);
         _MM_TRANSPOSE4_PS(x0, x1, x2, x3);
