@@ -30,43 +30,18 @@ static inline void i8_ymm_store8(int32_t *c, __m256i s, __m256d rc, const double
     _mm256_storeu_si256((__m256i *)c, _mm256_set_m128i(out[1], out[0]));
 }
 
-/* The k loop with MR x 2 accumulators in named variables (GCC keeps arrays of vectors in memory),
- * ending with all sums stored to the aligned tile s[MR][NR]. */
-#define I8_DECL(i) __m256i c##i##0 = zero, c##i##1 = zero; if (accumulate) { c##i##0 = _mm256_loadu_si256((const __m256i *)(s + (i) * NR)); c##i##1 = _mm256_loadu_si256((const __m256i *)(s + (i) * NR + 8)); }
-#define I8_ROW(i)                                                                                    \
-    {                                                                                                \
-        int32_t w;                                                                                   \
-        memcpy(&w, a + (KG * ES) * (i), 4);                                                          \
-        const __m256i x = _mm256_set1_epi32(w);                                                                 \
-        c##i##0 = I8_STEP(c##i##0, x, b0);                                                           \
-        c##i##1 = I8_STEP(c##i##1, x, b1);                                                           \
-    }
-#define I8_SAVE(i) _mm256_storeu_si256((__m256i *)(s + (i) * NR), c##i##0); _mm256_storeu_si256((__m256i *)(s + (i) * NR + 8), c##i##1);
-#if MR == 12
-#define I8_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
-#elif MR == 6
-#define I8_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
-#else
-#error "unsupported MR"
-#endif
-
-static inline void i8_tile_sums(int64_t kgroups, const uint8_t *GK_RESTRICT a, const uint8_t *GK_RESTRICT b,
-                                int32_t *GK_RESTRICT s, int accumulate) {
-    const __m256i zero = _mm256_setzero_si256();
-    I8_ROWS(I8_DECL)
-    for (int64_t g = 0; g < kgroups; g++) {
-        const __m256i b0 = _mm256_loadu_si256((const __m256i *)b), b1 = _mm256_loadu_si256((const __m256i *)(b + 32));
-        I8_ROWS(I8_ROW)
-        a += MR * KG * ES;
-        b += NR * KG * ES;
-    }
-    I8_ROWS(I8_SAVE)
-}
+#define I8_VEC __m256i
+#define I8_LANES 8
+#define I8_ZERO() _mm256_setzero_si256()
+#define I8_LOAD(p) _mm256_loadu_si256((const __m256i *)(p))
+#define I8_STORE(p, v) _mm256_storeu_si256((__m256i *)(p), (v))
+#define I8_BCAST(w) _mm256_set1_epi32(w)
+#include "igemm_tile_sums.h"
 
 static void I8_KERNEL_NAME(int64_t kgroups, const void *GK_RESTRICT av, const void *GK_RESTRICT bv,
                            int32_t *GK_RESTRICT s, int accumulate, int32_t *GK_RESTRICT c, int64_t ldc,
                            const gk_i8_epilogue_t *ep) {
-    i8_tile_sums(kgroups, (const uint8_t *)av, (const uint8_t *)bv, s, accumulate);
+    i8_tile_sums(kgroups, (const uint8_t *)av, (const uint8_t *)bv, s, accumulate, ep != NULL ? c : NULL, ldc);
     if (ep == NULL) return;
     if (ep->mode == GK_EP_INT32) { /* (GK_EP_INT64 takes the exact double path: AVX2 has no vpmovsqd) */
         for (int i = 0; i < MR; i++) {

@@ -43,54 +43,13 @@ static inline void i8_zmm_store16(int32_t *c, __m512i s, __m512d rc, const doubl
     _mm512_storeu_si512((void *)c, _mm512_inserti64x4(_mm512_castsi256_si512(out[0]), out[1], 1));
 }
 
-/* The k loop with MR x 2 accumulators in named variables (GCC keeps arrays of vectors in memory),
- * ending with all sums stored to the aligned tile s[MR][NR]. */
-#define I8_DECL(i) __m512i c##i##0 = zero, c##i##1 = zero; if (accumulate) { c##i##0 = _mm512_loadu_si512((const void *)(s + (i) * NR)); c##i##1 = _mm512_loadu_si512((const void *)(s + (i) * NR + 16)); }
-#define I8_ROW(i)                                                                                    \
-    {                                                                                                \
-        int32_t w;                                                                                   \
-        memcpy(&w, a + (KG * ES) * (i), 4);                                                          \
-        const __m512i x = _mm512_set1_epi32(w);                                                                 \
-        c##i##0 = I8_STEP(c##i##0, x, b0);                                                           \
-        c##i##1 = I8_STEP(c##i##1, x, b1);                                                           \
-    }
-#define I8_SAVE(i) _mm512_storeu_si512((void *)(s + (i) * NR), c##i##0); _mm512_storeu_si512((void *)(s + (i) * NR + 16), c##i##1);
-#if MR == 12
-#define I8_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
-#elif MR == 6
-#define I8_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
-#else
-#error "unsupported MR"
-#endif
-
-/* c != NULL (the call that finishes the tile): its C rows (ldc apart) are prefetched into L1
- * I8_PF_C_GROUPS k groups before the end, for the epilogue that follows (+3-4 % at 2048^3). */
-#ifndef I8_PF_C_GROUPS
-#define I8_PF_C_GROUPS 64
-#endif
-#define I8_LOOP(count)                                                                               \
-    for (int64_t g = 0; g < (count); g++) {                                                          \
-        const __m512i b0 = _mm512_loadu_si512((const void *)b), b1 = _mm512_loadu_si512((const void *)(b + 64)); \
-        I8_ROWS(I8_ROW)                                                                              \
-        a += MR * KG * ES;                                                                           \
-        b += NR * KG * ES;                                                                           \
-    }
-static inline void i8_tile_sums(int64_t kgroups, const uint8_t *GK_RESTRICT a, const uint8_t *GK_RESTRICT b,
-                                int32_t *GK_RESTRICT s, int accumulate, const int32_t *c, int64_t ldc) {
-    const __m512i zero = _mm512_setzero_si512();
-    I8_ROWS(I8_DECL)
-    const int64_t tail = c != NULL ? GK_MIN(kgroups, (int64_t)I8_PF_C_GROUPS) : 0;
-    I8_LOOP(kgroups - tail)
-    if (c != NULL) {
-        for (int i = 0; i < MR; i++) {
-            _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
-            _mm_prefetch((const char *)(c + i * ldc + 16), _MM_HINT_T0);
-        }
-        I8_LOOP(tail)
-    }
-    I8_ROWS(I8_SAVE)
-}
-#undef I8_LOOP
+#define I8_VEC __m512i
+#define I8_LANES 16
+#define I8_ZERO() _mm512_setzero_si512()
+#define I8_LOAD(p) _mm512_loadu_si512((const void *)(p))
+#define I8_STORE(p, v) _mm512_storeu_si512((void *)(p), (v))
+#define I8_BCAST(w) _mm512_set1_epi32(w)
+#include "igemm_tile_sums.h"
 
 /* The epilogue for the first m rows of a tile whose raw sums are in s (see gk_i8_epilogue_t). */
 static void I8_PASTE(I8_KERNEL_NAME, _finish)(const int m, const int32_t *GK_RESTRICT s, int32_t *GK_RESTRICT c,

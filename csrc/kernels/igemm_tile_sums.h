@@ -1,0 +1,56 @@
+/* The int8 k loop shared by the 256- and 512-bit kernel templates: MR x 2 accumulators in named
+ * variables, raw sums to the aligned tile s, and C's rows prefetched before the tile's last k groups. */
+/* The including template defines MR, NR, KG, ES, I8_STEP and the vector ops on I8_VEC (I8_LANES int32):
+ * I8_ZERO(), I8_LOAD(p), I8_STORE(p, v), I8_BCAST(w). GCC keeps arrays of vectors in memory, hence the
+ * named variables c<i>0, c<i>1. */
+#ifndef GEMMKIT_IGEMM_TILE_SUMS_H
+#define GEMMKIT_IGEMM_TILE_SUMS_H
+
+#if MR == 12
+#define I8_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
+#elif MR == 6
+#define I8_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
+#else
+#error "unsupported MR"
+#endif
+
+#define I8_DECL(i)                                                                                   \
+    I8_VEC c##i##0 = accumulate ? I8_LOAD(s + (i) * NR) : I8_ZERO();                                 \
+    I8_VEC c##i##1 = accumulate ? I8_LOAD(s + (i) * NR + I8_LANES) : I8_ZERO();
+#define I8_ROW(i)                                                                                    \
+    {                                                                                                \
+        int32_t w;                                                                                   \
+        memcpy(&w, a + (KG * ES) * (i), 4);                                                          \
+        const I8_VEC x = I8_BCAST(w);                                                                \
+        c##i##0 = I8_STEP(c##i##0, x, b0);                                                           \
+        c##i##1 = I8_STEP(c##i##1, x, b1);                                                           \
+    }
+#define I8_SAVE(i) I8_STORE(s + (i) * NR, c##i##0); I8_STORE(s + (i) * NR + I8_LANES, c##i##1);
+#define I8_LOOP(count)                                                                               \
+    for (int64_t g = 0; g < (count); g++) {                                                          \
+        const I8_VEC b0 = I8_LOAD(b), b1 = I8_LOAD(b + I8_LANES * 4);                                \
+        I8_ROWS(I8_ROW)                                                                              \
+        a += MR * KG * ES;                                                                           \
+        b += NR * KG * ES;                                                                           \
+    }
+
+/* c != NULL (the call that finishes the tile): its C rows (ldc apart, NR int32 each) are prefetched
+ * into L1 I8_PF_C_GROUPS k groups before the end, for the epilogue that follows (+3-4 % at 2048^3). */
+#ifndef I8_PF_C_GROUPS
+#define I8_PF_C_GROUPS 64
+#endif
+static inline void i8_tile_sums(int64_t kgroups, const uint8_t *GK_RESTRICT a, const uint8_t *GK_RESTRICT b,
+                                int32_t *GK_RESTRICT s, int accumulate, const int32_t *c, int64_t ldc) {
+    I8_ROWS(I8_DECL)
+    const int64_t tail = c != NULL ? GK_MIN(kgroups, (int64_t)I8_PF_C_GROUPS) : 0;
+    I8_LOOP(kgroups - tail)
+    if (c != NULL) {
+        for (int i = 0; i < MR; i++)
+            for (int x = 0; x < NR; x += 16) GK_PREFETCH(c + i * ldc + x);
+        I8_LOOP(tail)
+    }
+    I8_ROWS(I8_SAVE)
+}
+#undef I8_LOOP
+
+#endif /* GEMMKIT_IGEMM_TILE_SUMS_H */
