@@ -1,6 +1,7 @@
 /* AVX-512 VNNI int8: 12 x 32 microkernel (vpdpbusd over 4-byte k groups), B packer, dot path for few
  * rows x B^T, blocking table; vpdpbusd does not saturate and the kc bound keeps int32 sums exact. */
 #include "../gemmkit_internal.h"
+#include "dot_walk.h"
 #if GEMMKIT_X86
 #define MR 12
 #define NV 2
@@ -164,18 +165,9 @@ static GK_FORCEINLINE void i8_dot_block(const int m, const int nj, int64_t k, co
         i8_dot_block(mm, nj, k, A + i * lda, lda, xr, B + j * ldb, ldb, S + i * n + j, n, colsum + j, i == 0); \
         break;
 
-/* Column groups outer, row groups inner: 4 rows of B stream from memory once per column group. */
 static void i8_dot_avx512_vnni(int64_t m, int64_t n, int64_t k, const uint8_t *A, int64_t lda, uint8_t xr,
                                const int8_t *B, int64_t ldb, int32_t *GK_RESTRICT S, int32_t *GK_RESTRICT colsum) {
-    int64_t j = 0;
-    for (; j + 4 <= n; j += 4)
-        for (int64_t i = 0; i < m; i += 4) switch (GK_MIN((int64_t)4, m - i)) {
-            DOT_ROWS(1, 4) DOT_ROWS(2, 4) DOT_ROWS(3, 4) DOT_ROWS(4, 4)
-        }
-    for (; j < n; j++)
-        for (int64_t i = 0; i < m; i += 4) switch (GK_MIN((int64_t)4, m - i)) {
-            DOT_ROWS(1, 1) DOT_ROWS(2, 1) DOT_ROWS(3, 1) DOT_ROWS(4, 1)
-        }
+    GK_DOT_WALK(m, n, DOT_ROWS);
 }
 #undef DOT_ROWS
 

@@ -1,6 +1,7 @@
 /* AVX-512F sgemm: 12 x 32 microkernel (24 zmm accumulators) with 1..11-row variants, a dot path for
  * few rows x B^T, and the blocking table; this file alone is compiled with AVX-512 flags. */
 #include "../gemmkit_internal.h"
+#include "dot_walk.h"
 #if GEMMKIT_X86
 #include <immintrin.h>
 
@@ -240,19 +241,9 @@ static GK_FORCEINLINE void sgemm_dot_block(const int m, const int nj, int64_t k,
         sgemm_dot_block(mm, nj, k, alpha, A + i * lda, lda, B + j * ldb, ldb, beta, C + i * ldc + j, ldc); \
         break;
 
-/* Column groups outer, row groups inner: the 4 rows of B in flight are read from memory once and
- * from cache for the other rows of A. */
 static void sgemm_dot_avx512(int64_t m, int64_t n, int64_t k, float alpha, const float *A, int64_t lda,
                              const float *B, int64_t ldb, float beta, float *C, int64_t ldc) {
-    int64_t j = 0;
-    for (; j + 4 <= n; j += 4)
-        for (int64_t i = 0; i < m; i += 4) switch (GK_MIN((int64_t)4, m - i)) {
-            DOT_ROWS(1, 4) DOT_ROWS(2, 4) DOT_ROWS(3, 4) DOT_ROWS(4, 4)
-        }
-    for (; j < n; j++)
-        for (int64_t i = 0; i < m; i += 4) switch (GK_MIN((int64_t)4, m - i)) {
-            DOT_ROWS(1, 1) DOT_ROWS(2, 1) DOT_ROWS(3, 1) DOT_ROWS(4, 1)
-        }
+    GK_DOT_WALK(m, n, DOT_ROWS);
 }
 #undef DOT_ROWS
 
