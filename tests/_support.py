@@ -1,8 +1,10 @@
 """Helpers shared by the sgemm and int8 tests: transpose cases, tile-edge sizes and operands with
 padding that detect writes outside the matrix."""
+import contextlib
 import threading
 
 import numpy as np
+from hypothesis import strategies as st
 
 import gemmkit
 
@@ -94,3 +96,32 @@ def run_while_pool_busy(big_call, small_call, calls=20):
     assert not wrong, (f"{len(wrong)} of {calls} calls made while another thread used the pool were wrong "
                        f"({wrong[:3]} elements)")
     assert not big_bad, f"{len(big_bad)} big calls on the other thread were wrong"
+
+
+def draw_gemm_case(data, max_m, max_n, max_k):
+    """The draws the property tests share: kernel path, thread count, transposes, sizes, and per operand
+    a padding of ld and a 1-D or 2-D layout."""
+    case = {
+        "arch": data.draw(st.sampled_from(gemmkit.available_archs()), label="arch"),
+        "threads": data.draw(st.sampled_from([1, 2]), label="threads"),
+        "ta": data.draw(st.sampled_from("NnTt"), label="transa"),
+        "tb": data.draw(st.sampled_from("NnTt"), label="transb"),
+        "M": data.draw(st.integers(0, max_m), label="M"),
+        "N": data.draw(st.integers(0, max_n), label="N"),
+        "K": data.draw(st.integers(0, max_k), label="K"),
+    }
+    case["pads"] = tuple(data.draw(st.integers(0, 5), label=f"pad_{x}") for x in "abc")
+    case["layouts"] = tuple(data.draw(st.sampled_from(["1d", "2d"]), label=f"layout_{x}") for x in "abc")
+    return case
+
+
+@contextlib.contextmanager
+def kernel_path(arch, threads):
+    """Run the body on kernel path `arch` with `threads` threads, restoring the thread count after."""
+    prev = gemmkit.get_num_threads()
+    gemmkit.set_num_threads(threads)
+    try:
+        with gemmkit.use_arch(arch):
+            yield
+    finally:
+        gemmkit.set_num_threads(prev)

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gemmkit
-from _support import run_while_pool_busy, TRANS_PAIRS, TRANS_PAIRS_UPPER, Operand, _edge_sizes, _is_t, _kernel
+from _support import draw_gemm_case, kernel_path, run_while_pool_busy, TRANS_PAIRS, TRANS_PAIRS_UPPER, Operand, _edge_sizes, _is_t, _kernel
 
 I32_MIN, I32_MAX = -2**31, 2**31 - 1
 C_SENTINEL = np.int32(-123456789)
@@ -517,16 +517,9 @@ def test_concurrent_python_callers(kind, rng):
 
 def _property(kind, data):
     lo, hi = A_RANGE[kind]
-    arch = data.draw(st.sampled_from(gemmkit.available_archs()), label="arch")
-    threads = data.draw(st.sampled_from([1, 2]), label="threads")
-    ta = data.draw(st.sampled_from("NnTt"), label="transa")
-    tb = data.draw(st.sampled_from("NnTt"), label="transb")
+    c = draw_gemm_case(data, max_m=30, max_n=70, max_k=70)
+    M, N = c["M"], c["N"]
     oc = data.draw(st.sampled_from("FfCcRr"), label="offsetc")
-    M = data.draw(st.integers(0, 30), label="M")
-    N = data.draw(st.integers(0, 70), label="N")
-    K = data.draw(st.integers(0, 70), label="K")
-    pads = tuple(data.draw(st.integers(0, 5), label=f"pad_{x}") for x in "abc")
-    layouts = tuple(data.draw(st.sampled_from(["1d", "2d"]), label=f"layout_{x}") for x in "abc")
     ao = data.draw(st.one_of(st.sampled_from([lo, hi, 0]), st.integers(lo, hi)), label="ao")
     bo = data.draw(st.one_of(st.sampled_from([-128, 127, 0]), st.integers(-128, 127)), label="bo")
     ab = st.sampled_from(ALPHA_BETA)
@@ -538,14 +531,9 @@ def _property(kind, data):
     seed = data.draw(st.integers(0, 2**32 - 1), label="seed")
     rng = np.random.default_rng(seed)
     c_range = data.draw(st.sampled_from([(-2**20, 2**20), (I32_MIN, I32_MAX)]), label="c_range")
-    prev = gemmkit.get_num_threads()
-    gemmkit.set_num_threads(threads)
-    try:
-        with gemmkit.use_arch(arch):
-            run_int8(kind, rng, ta, tb, oc, M, N, K, alpha, ao, bo, beta, pads=pads, layouts=layouts,
-                     co_form=co_form, c_range=c_range)
-    finally:
-        gemmkit.set_num_threads(prev)
+    with kernel_path(c["arch"], c["threads"]):
+        run_int8(kind, rng, c["ta"], c["tb"], oc, M, N, c["K"], alpha, ao, bo, beta, pads=c["pads"],
+                 layouts=c["layouts"], co_form=co_form, c_range=c_range)
 
 
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gemmkit
-from _support import run_while_pool_busy, TRANS_PAIRS, TRANS_PAIRS_UPPER, Operand, _edge_sizes, _is_t, _kernel
+from _support import draw_gemm_case, kernel_path, run_while_pool_busy, TRANS_PAIRS, TRANS_PAIRS_UPPER, Operand, _edge_sizes, _is_t, _kernel
 
 EPS32 = float(np.finfo(np.float32).eps)
 C_SENTINEL = np.float32(-7777.25)   # fills C's padding; must survive every call
@@ -341,28 +341,15 @@ def test_concurrent_python_callers(arch, rng):
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_property_sgemm(data):
-    arch = data.draw(st.sampled_from(gemmkit.available_archs()), label="arch")
-    threads = data.draw(st.sampled_from([1, 2]), label="threads")
-    ta = data.draw(st.sampled_from("NnTt"), label="transa")
-    tb = data.draw(st.sampled_from("NnTt"), label="transb")
-    M = data.draw(st.integers(0, 40), label="M")
-    N = data.draw(st.integers(0, 70), label="N")
-    K = data.draw(st.integers(0, 40), label="K")
-    pads = tuple(data.draw(st.integers(0, 5), label=f"pad_{x}") for x in "abc")
-    layouts = tuple(data.draw(st.sampled_from(["1d", "2d"]), label=f"layout_{x}") for x in "abc")
+    c = draw_gemm_case(data, max_m=40, max_n=70, max_k=40)
     nice = st.sampled_from([0.0, 1.0, -1.0, 2.5])
     alpha = data.draw(st.one_of(nice, st.floats(-4, 4, width=32)), label="alpha")
     beta = data.draw(st.one_of(nice, st.floats(-4, 4, width=32)), label="beta")
     seed = data.draw(st.integers(0, 2**32 - 1), label="seed")
     rng = np.random.default_rng(seed)
-    prev = gemmkit.get_num_threads()
-    gemmkit.set_num_threads(threads)
-    try:
-        with gemmkit.use_arch(arch):
-            run_sgemm(rng, ta, tb, M, N, K, alpha, beta, pads=pads, layouts=layouts,
-                      c_data="nan" if beta == 0.0 else "normal", ab_nan=(alpha == 0.0))
-    finally:
-        gemmkit.set_num_threads(prev)
+    with kernel_path(c["arch"], c["threads"]):
+        run_sgemm(rng, c["ta"], c["tb"], c["M"], c["N"], c["K"], alpha, beta, pads=c["pads"], layouts=c["layouts"],
+                  c_data="nan" if beta == 0.0 else "normal", ab_nan=(alpha == 0.0))
 
 
 @pytest.mark.parametrize("trans", ["NN", "TN"])
