@@ -703,22 +703,12 @@ def pct(a, peak):
     return f"{100 * a / peak:.0f}%"
 
 
-def sgemm_shapes(args):
+def bench_shapes(args, squares, quick_squares):
+    """(M, N, K) cases: --sizes, else the quick or full squares; then the skinny shapes unless left out."""
     if args.sizes:
         sq = [int(s) for s in args.sizes.split(",") if s]
     else:
-        sq = QUICK_SQUARES if args.quick else SQUARES
-    shapes = [(n, n, n) for n in sq]
-    if not (args.quick or args.no_skinny):
-        shapes += [(m, SKINNY_NK, SKINNY_NK) for m in SKINNY_M]
-    return shapes
-
-
-def int8_shapes(args):
-    if args.sizes:
-        sq = [int(s) for s in args.sizes.split(",") if s]
-    else:
-        sq = QUICK_INT8 if args.quick else INT8_SQUARES
+        sq = quick_squares if args.quick else squares
     shapes = [(n, n, n) for n in sq]
     if not (args.quick or args.no_skinny):
         shapes += [(m, SKINNY_NK, SKINNY_NK) for m in SKINNY_M]
@@ -787,7 +777,7 @@ def section_sgemm(ctx, out):
     if peak:
         hdr.append(f"gk % peak ({ctx.nthreads}×{ctx.peak_fp32:.0f})")
     rows = []
-    for (M, N, K) in sgemm_shapes(args):
+    for (M, N, K) in bench_shapes(args, SQUARES, QUICK_SQUARES):
         label = f"{M}×{N}×{K}"
         progress(f"sgemm {label}")
         fns, outs, A, Bop = make_sgemm_case(ctx, M, N, K, args.layout)
@@ -824,7 +814,7 @@ def section_int8(ctx, out):
     if peak:
         hdr += [f"gk u8 % VNNI peak ({ctx.nthreads}×{ctx.peak_int8:.0f})", "gk s8 % VNNI peak"]
     rows = []
-    for (M, N, K) in int8_shapes(args):
+    for (M, N, K) in bench_shapes(args, INT8_SQUARES, QUICK_INT8):
         label = f"{M}×{N}×{K}"
         progress(f"int8 {label}")
         Au = rand_i8(ctx, (M, K), np.uint8)
