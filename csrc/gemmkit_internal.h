@@ -94,6 +94,11 @@ typedef struct {
  * a: MR rows x kgroup values per group; b: NR columns x kgroup values per group. The raw int32 sums are
  * added to s (MR x NR, row stride NR, 64-byte aligned) when `accumulate`, else they replace it. With
  * ep != NULL the tile is then finished: the epilogue writes C from the sums (s is left undefined). */
+/* The epilogue in portable C for an m x n tile whose exact raw sums are S (row stride lds): the
+ * GK_EP_DOUBLE formula above, elementwise. Edge tiles, the dot path and the portable kernel use it. */
+void gk_i8_epilogue_scalar(int64_t m, int64_t n, const int64_t *S, int64_t lds, int32_t *C, int64_t ldc,
+                           const gk_i8_epilogue_t *ep);
+
 typedef void (*gk_i8_ukernel_fn)(int64_t kgroups, const void *GK_RESTRICT a, const void *GK_RESTRICT b,
                                  int32_t *GK_RESTRICT s, int accumulate, int32_t *GK_RESTRICT c, int64_t ldc,
                                  const gk_i8_epilogue_t *ep);
@@ -163,6 +168,11 @@ void *gk_thread_workspace(int slot, size_t bytes);
 
 /* Split the M x N output among nthreads into a tm x tn grid (tm * tn <= nthreads). */
 void gk_partition_2d(int64_t m, int64_t n, int mr, int nr, int nthreads, int *tm, int *tn);
+/* Thread tid's block [m0, m1) x [n0, n1) of an M x N output split among nthreads: row slices over all
+ * threads when `row_slices` (they share one packed B, so every thread takes part even with no rows:
+ * returns 1), else a tm x tn grid (returns 0 for a thread outside the grid or with an empty block). */
+int gk_thread_block(int64_t M, int64_t N, int mr, int nr, int tm, int tn, int row_slices, int tid, int nthreads,
+                    int64_t *m0, int64_t *m1, int64_t *n0, int64_t *n1);
 /* [begin, end) of part `idx` of `parts` over `total`, in units of `unit`. */
 void gk_split_range(int64_t total, int unit, int parts, int idx, int64_t *begin, int64_t *end);
 

@@ -41,9 +41,8 @@ static inline int32_t round_sat(double v) {
     return (int32_t)nearbyint(v);
 }
 
-/* Scalar epilogue for an m x n tile given its exact sums acc (without row/col compensation). */
-static void epilogue_scalar(int64_t m, int64_t n, const int64_t *S, int64_t lds, int32_t *C,
-                            int64_t ldc, const gk_i8_epilogue_t *ep) {
+void gk_i8_epilogue_scalar(int64_t m, int64_t n, const int64_t *S, int64_t lds, int32_t *C, int64_t ldc,
+                           const gk_i8_epilogue_t *ep) {
     for (int64_t i = 0; i < m; i++)
         for (int64_t j = 0; j < n; j++) {
             double acc = (double)S[i * lds + j] + ep->row_comp[i] + ep->col_comp[j];
@@ -223,7 +222,7 @@ static int i8_block(i8_job_t *job, int64_t m0, int64_t m1, int64_t n0, int64_t n
                                last && full ? &ep : NULL);
                             if (last && !full) {
                                 for (int64_t t = 0; t < (int64_t)mr * nr; t++) tile64[t] = s_tile[t];
-                                epilogue_scalar(mb, nb, tile64, nr, c, job->ldc, &ep);
+                                gk_i8_epilogue_scalar(mb, nb, tile64, nr, c, job->ldc, &ep);
                             }
                         }
                     }
@@ -258,7 +257,7 @@ static int i8_block(i8_job_t *job, int64_t m0, int64_t m1, int64_t n0, int64_t n
             row_terms(job, ic, mc, rs64, &rows);
             gk_i8_epilogue_t ep = {rows.comp, cols.comp, has_ra ? rows.add : NULL, has_ca ? cols.add : NULL,
                                    job->alpha, job->beta, GK_EP_DOUBLE, NULL, NULL, NULL, NULL};
-            epilogue_scalar(mc, nc, acc, nc, job->C + ic * job->ldc + jc, job->ldc, &ep);
+            gk_i8_epilogue_scalar(mc, nc, acc, nc, job->C + ic * job->ldc + jc, job->ldc, &ep);
         }
         if (share) gk_barrier_wait(&job->barrier); /* the block is read until all are done */
     }
@@ -272,18 +271,10 @@ static void i8_task(void *ctx, int tid, int nthreads) {
         return;
     }
     int64_t m0, m1, n0, n1;
-    if (job->shared_b) {
-        gk_split_range(job->M, job->kern->mr, nthreads, tid, &m0, &m1);
-        /* Even a thread without rows takes part in packing B and in the barriers. */
-        if (i8_block(job, m0, m1, 0, job->N, tid, nthreads) != 0) job->failed = 1;
-        return;
-    }
-    int ti = tid / job->tn, tj = tid % job->tn;
-    if (ti >= job->tm) return;
-    gk_split_range(job->M, job->kern->mr, job->tm, ti, &m0, &m1);
-    gk_split_range(job->N, job->kern->nr, job->tn, tj, &n0, &n1);
-    if (m0 >= m1 || n0 >= n1) return;
-    if (i8_block(job, m0, m1, n0, n1, tid, nthreads) != 0) job->failed = 1;
+    if (gk_thread_block(job->M, job->N, job->kern->mr, job->kern->nr, job->tm, job->tn, job->shared_b != NULL, tid,
+                        nthreads, &m0, &m1, &n0, &n1) &&
+        i8_block(job, m0, m1, n0, n1, tid, nthreads) != 0)
+        job->failed = 1;
 }
 
 /* Few rows of C against a transposed B: dot products along k (kernel->dot), B streamed in place, N
@@ -318,7 +309,7 @@ static void i8_dot_task(void *ctx, int tid, int nthreads) {
         col_terms(job, jb, n, cs64, &cols);
         gk_i8_epilogue_t ep = {d->rows->comp, cols.comp, has_ra ? d->rows->add : NULL, has_ca ? cols.add : NULL,
                                job->alpha, job->beta, GK_EP_DOUBLE, NULL, NULL, NULL, NULL};
-        epilogue_scalar(M, n, S64, n, job->C + jb, job->ldc, &ep);
+        gk_i8_epilogue_scalar(M, n, S64, n, job->C + jb, job->ldc, &ep);
     }
 }
 

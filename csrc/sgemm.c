@@ -126,19 +126,11 @@ static void sgemm_task(void *ctx, int tid, int nthreads) {
         return;
     }
     int64_t m0, m1, n0, n1;
-    if (job->shared_b) {
-        sgemm_share_t share = {tid, nthreads};
-        gk_split_range(job->M, job->kern->mr, nthreads, tid, &m0, &m1);
-        /* Even a thread without rows takes part in packing B and in the barriers. */
-        if (sgemm_block(job, m0, m1, 0, job->N, &share) != 0) job->failed = 1;
-        return;
-    }
-    int ti = tid / job->tn, tj = tid % job->tn;
-    if (ti >= job->tm) return;
-    gk_split_range(job->M, job->kern->mr, job->tm, ti, &m0, &m1);
-    gk_split_range(job->N, job->kern->nr, job->tn, tj, &n0, &n1);
-    if (m0 >= m1 || n0 >= n1) return;
-    if (sgemm_block(job, m0, m1, n0, n1, NULL) != 0) job->failed = 1;
+    const sgemm_share_t share = {tid, nthreads};
+    if (gk_thread_block(job->M, job->N, job->kern->mr, job->kern->nr, job->tm, job->tn, job->shared_b != NULL, tid,
+                        nthreads, &m0, &m1, &n0, &n1) &&
+        sgemm_block(job, m0, m1, n0, n1, job->shared_b ? &share : NULL) != 0)
+        job->failed = 1;
 }
 
 /* Few rows of C: N is split among threads and each thread streams its columns of B in place, with

@@ -350,6 +350,21 @@ void gk_split_range(int64_t total, int unit, int parts, int idx, int64_t *begin,
     *end = GK_MIN(ue * unit, total);
 }
 
+int gk_thread_block(int64_t M, int64_t N, int mr, int nr, int tm, int tn, int row_slices, int tid, int nthreads,
+                    int64_t *m0, int64_t *m1, int64_t *n0, int64_t *n1) {
+    if (row_slices) {
+        gk_split_range(M, mr, nthreads, tid, m0, m1);
+        *n0 = 0;
+        *n1 = N;
+        return 1;
+    }
+    const int ti = tid / tn, tj = tid % tn;
+    if (ti >= tm) return 0;
+    gk_split_range(M, mr, tm, ti, m0, m1);
+    gk_split_range(N, nr, tn, tj, n0, n1);
+    return *m0 < *m1 && *n0 < *n1;
+}
+
 void gk_partition_2d(int64_t m, int64_t n, int mr, int nr, int nthreads, int *tm, int *tn) {
     /* Pick a tm x tn grid (tm * tn <= nthreads) minimising the largest per-thread block (the
      * critical path) plus its perimeter (what each thread packs); no thread gets an empty slice. */

@@ -1,6 +1,5 @@
 /* Portable C int8 microkernel (4 x 16, k in groups of 4 bytes) and its blocking table: exact int32
  * sums of u8 x s8 products, then the double-precision epilogue (compensation, alpha, beta, co). */
-#include <math.h>
 #include "../gemmkit_internal.h"
 
 #define MR 4
@@ -28,26 +27,14 @@ static void tile_sums(int64_t kgroups, const void *GK_RESTRICT av, const void *G
         for (int j = 0; j < NR; j++) s[i * NR + j] = acc[i][j];
 }
 
-static inline int32_t round_sat(double v) {
-    if (!(v >= -2147483648.0)) return INT32_MIN;
-    if (v >= 2147483647.0) return INT32_MAX;
-    return (int32_t)nearbyint(v);
-}
-
 static void ukernel_i8_generic_4x16(int64_t kgroups, const void *GK_RESTRICT a, const void *GK_RESTRICT b,
                                     int32_t *GK_RESTRICT s, int accumulate, int32_t *GK_RESTRICT c, int64_t ldc,
                                     const gk_i8_epilogue_t *ep) {
     tile_sums(kgroups, a, b, s, accumulate);
     if (ep == NULL) return;
-    for (int i = 0; i < MR; i++)
-        for (int j = 0; j < NR; j++) {
-            double acc = (double)s[i * NR + j] + ep->row_comp[i] + ep->col_comp[j];
-            double v = ep->alpha * acc;
-            if (ep->beta != 0.0) v = v + ep->beta * (double)c[i * ldc + j];
-            if (ep->row_add) v = v + ep->row_add[i];
-            if (ep->col_add) v = v + ep->col_add[j];
-            c[i * ldc + j] = round_sat(v);
-        }
+    int64_t s64[MR * NR];
+    for (int t = 0; t < MR * NR; t++) s64[t] = s[t];
+    gk_i8_epilogue_scalar(MR, NR, s64, NR, c, ldc, ep);
 }
 
 const gk_i8_kernel_t gk_i8_kernel_generic = {
