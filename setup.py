@@ -16,30 +16,42 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 CORE_SOURCES = [
+    "csrc/frontend.c",
+    "csrc/gemm_driver.c",
+    "csrc/gemm_small.c",
+    "csrc/gemm_types.c",
+    "csrc/gemm_int8.c",
+    "csrc/pack_real.c",
+    "csrc/pack_complex.c",
+    "csrc/pack_int8.c",
     "csrc/dispatch.c",
     "csrc/threading.c",
-    "csrc/sgemm.c",
-    "csrc/igemm.c",
-    "csrc/pack_sgemm.c",
-    "csrc/pack_igemm.c",
+    "csrc/config/generic.c",
+    "csrc/config/avx2.c",
+    "csrc/config/avx_vnni.c",
+    "csrc/config/avx512.c",
+    "csrc/config/avx512_vnni.c",
     "csrc/kernels/sgemm_generic.c",
-    "csrc/kernels/igemm_generic.c",
+    "csrc/kernels/dgemm_generic.c",
+    "csrc/kernels/int8_generic.c",
 ]
 
+_AVX2 = (["-mavx2", "-mfma"], ["/arch:AVX2"])
+_AVX512 = (["-mavx512f", "-mavx512bw", "-mavx512dq", "-mavx512vl", "-mfma", "-mavx2"], ["/arch:AVX512"])
+_AVX512_VNNI = (["-mavx512f", "-mavx512bw", "-mavx512dq", "-mavx512vl", "-mavx512vnni", "-mfma", "-mavx2"],
+                ["/arch:AVX512"])
 # kernel file -> (gcc/clang flags, MSVC flags); compiled only for x86-64 targets.
 X86_KERNELS = {
-    "csrc/kernels/sgemm_avx2.c": (["-mavx2", "-mfma"], ["/arch:AVX2"]),
-    "csrc/kernels/igemm_avx2.c": (["-mavx2", "-mfma"], ["/arch:AVX2"]),
-    "csrc/kernels/sgemm_avx512.c": (
-        ["-mavx512f", "-mavx512bw", "-mavx512dq", "-mavx512vl", "-mfma", "-mavx2"], ["/arch:AVX512"]),
-    "csrc/kernels/igemm_avx512.c": (
-        ["-mavx512f", "-mavx512bw", "-mavx512dq", "-mavx512vl", "-mfma", "-mavx2"], ["/arch:AVX512"]),
-    "csrc/kernels/igemm_avx512_vnni.c": (
-        ["-mavx512f", "-mavx512bw", "-mavx512dq", "-mavx512vl", "-mavx512vnni", "-mfma", "-mavx2"],
-        ["/arch:AVX512"]),
+    "csrc/kernels/sgemm_avx2.c": _AVX2,
+    "csrc/kernels/dgemm_avx2.c": _AVX2,
+    "csrc/kernels/int8_avx2.c": _AVX2,
+    "csrc/kernels/sgemm_avx512.c": _AVX512,
+    "csrc/kernels/dgemm_avx512.c": _AVX512,
+    "csrc/kernels/int8_avx512.c": _AVX512,
+    "csrc/kernels/int8_avx512_vnni.c": _AVX512_VNNI,
 }
 # Built only where the compiler knows AVX-VNNI (gcc >= 11, clang >= 12, MSVC 2019 16.10+).
-AVX_VNNI_KERNEL = ("csrc/kernels/igemm_avx_vnni.c", (["-mavx2", "-mfma", "-mavxvnni"], ["/arch:AVX2"]))
+AVX_VNNI_KERNEL = ("csrc/kernels/int8_avx_vnni.c", (["-mavx2", "-mfma", "-mavxvnni"], ["/arch:AVX2"]))
 
 
 def target_is_x86_64():

@@ -53,71 +53,172 @@ static uint32_t detect_features(void) {
     }
     return f;
 }
+/* (vendor << 24) | (display family << 12) | display model, vendor 1 = AMD, 2 = Intel, 0 = other. */
+static uint32_t detect_cpu_id(void) {
+    uint32_t r[4];
+    cpuid(0, 0, r);
+    uint32_t vendor = 0;
+    if (r[1] == 0x68747541u && r[3] == 0x69746e65u && r[2] == 0x444d4163u) vendor = GK_CPU_AMD; /* AuthenticAMD */
+    if (r[1] == 0x756e6547u && r[3] == 0x49656e69u && r[2] == 0x6c65746eu) vendor = GK_CPU_INTEL; /* GenuineIntel */
+    if (r[0] < 1) return vendor << 24;
+    cpuid(1, 0, r);
+    uint32_t family = (r[0] >> 8) & 0xf, model = (r[0] >> 4) & 0xf;
+    if (family == 0xf) family += (r[0] >> 20) & 0xff;
+    if (family == 0xf || family == 0x6 || family >= 0x10) model |= ((r[0] >> 16) & 0xf) << 4;
+    return (vendor << 24) | (family << 12) | model;
+}
 #else
 static uint32_t detect_features(void) { return 0; }
+static uint32_t detect_cpu_id(void) { return 0; }
 #endif
 
-typedef struct {
-    const char *name;
-    uint32_t needs;
-    gk_dispatch_t table;
-} arch_entry_t;
-
-static const arch_entry_t arch_entries[] = {
+/* The registry, best first: a tuned configuration comes before the generic one of its path. */
+static const gk_config_t *const registry[] = {
 #if GEMMKIT_X86
-    {"avx512_vnni", GEMMKIT_CPU_AVX512 | GEMMKIT_CPU_AVX512_VNNI,
-     {"avx512_vnni", &gk_sgemm_kernel_avx512, &gk_i8_kernel_avx512_vnni}},
-    {"avx512", GEMMKIT_CPU_AVX512, {"avx512", &gk_sgemm_kernel_avx512, &gk_i8_kernel_avx512}},
+    &gk_config_avx512_vnni,
+    &gk_config_avx512,
 #if defined(GEMMKIT_HAVE_AVX_VNNI)
-    {"avx_vnni", GEMMKIT_CPU_AVX2 | GEMMKIT_CPU_AVX_VNNI,
-     {"avx_vnni", &gk_sgemm_kernel_avx2, &gk_i8_kernel_avx_vnni}},
+    &gk_config_avx_vnni,
 #endif
-    {"avx2", GEMMKIT_CPU_AVX2, {"avx2", &gk_sgemm_kernel_avx2, &gk_i8_kernel_avx2}},
+    &gk_config_avx2,
 #endif
-    {"generic", 0, {"generic", &gk_sgemm_kernel_generic, &gk_i8_kernel_generic}},
+    &gk_config_generic,
 };
-#define N_ARCH (sizeof(arch_entries) / sizeof(arch_entries[0]))
+#define N_CONFIGS (sizeof(registry) / sizeof(registry[0]))
 
-static int features_known = 0;
-static uint32_t features = 0;
-static const gk_dispatch_t *current = NULL;
+/* Kernel paths (GEMMKIT_ARCH names), best first, each listed once. */
+static const char *const arch_names[] = {
+#if GEMMKIT_X86
+    "avx512_vnni", "avx512",
+#if defined(GEMMKIT_HAVE_AVX_VNNI)
+    "avx_vnni",
+#endif
+    "avx2",
+#endif
+    "generic",
+};
+#define N_ARCHS (sizeof(arch_names) / sizeof(arch_names[0]))
+
+/* Lazily computed, shared by all threads: racing first calls compute the same values; the loads and
+ * stores are atomic so that a reader sees either nothing or a whole value. */
+#if defined(__GNUC__) || defined(__clang__)
+#define GK_LOAD(p) __atomic_load_n(&(p), __ATOMIC_ACQUIRE)
+#define GK_STORE(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
+#else /* MSVC: volatile accesses have acquire/release semantics on x86-64 (/volatile:ms) */
+#define GK_LOAD(p) (p)
+#define GK_STORE(p, v) ((p) = (v))
+#endif
+#if defined(_MSC_VER) && !defined(__clang__)
+#define GK_VOLATILE volatile
+#else
+#define GK_VOLATILE
+#endif
+
+static GK_VOLATILE uint32_t features_cache = 0, cpu_id_cache = 0; /* bit 31 of features_cache: computed */
+static const gk_config_t *GK_VOLATILE current = NULL;
 
 uint32_t gemmkit_cpu_features(void) {
-    if (!features_known) { features = detect_features(); features_known = 1; }
-    return features;
+    uint32_t f = GK_LOAD(features_cache);
+    if (!(f & 0x80000000u)) {
+        GK_STORE(cpu_id_cache, detect_cpu_id());
+        f = detect_features() | 0x80000000u;
+        GK_STORE(features_cache, f);
+    }
+    return f & 0x7fffffffu;
 }
 
-static const gk_dispatch_t *best_supported(void) {
-    uint32_t f = gemmkit_cpu_features();
-    for (size_t i = 0; i < N_ARCH; i++)
-        if ((arch_entries[i].needs & f) == arch_entries[i].needs) return &arch_entries[i].table;
-    return &arch_entries[N_ARCH - 1].table;
+uint32_t gk_cpu_id(void) {
+    (void)gemmkit_cpu_features();
+    return GK_LOAD(cpu_id_cache);
+}
+
+/* The best configuration of path `arch` (NULL: of any path) for this CPU, or NULL. A tuned config
+ * (one with cpu_match) applies on the CPUs it matches, or anywhere when GEMMKIT_UARCH names it, so
+ * its correctness can be tested on any CPU with the features. */
+static const gk_config_t *find_config(const char *arch) {
+    const char *force = getenv("GEMMKIT_UARCH");
+    const uint32_t f = gemmkit_cpu_features();
+    for (size_t i = 0; i < N_CONFIGS; i++) {
+        const gk_config_t *c = registry[i];
+        if (arch && strcmp(c->arch, arch) != 0) continue;
+        if ((c->needs & f) != c->needs) continue;
+        if (c->cpu_match) {
+            const int forced = force && strcmp(force, c->uarch) == 0;
+            if (!forced && (force && force[0] ? 1 : !c->cpu_match(gk_cpu_id()))) continue;
+        }
+        return c;
+    }
+    return NULL;
+}
+
+int gemmkit_arch_count(void) { return (int)N_ARCHS; }
+const char *gemmkit_arch_name(int i) { return i >= 0 && i < (int)N_ARCHS ? arch_names[i] : NULL; }
+
+int gemmkit_arch_supported(const char *name) {
+    if (name == NULL) return -1;
+    for (size_t i = 0; i < N_ARCHS; i++)
+        if (strcmp(arch_names[i], name) == 0) return find_config(name) != NULL;
+    return -1;
+}
+
+const char *gemmkit_cpu_feature_name(int i, uint32_t *bit) {
+    static const char *const names[] = {"avx2", "avx512", "avx512_vnni", "avx_vnni"};
+    static const uint32_t bits[] = {GEMMKIT_CPU_AVX2, GEMMKIT_CPU_AVX512, GEMMKIT_CPU_AVX512_VNNI, GEMMKIT_CPU_AVX_VNNI};
+    if (i < 0 || i >= 4) return NULL;
+    if (bit) *bit = bits[i];
+    return names[i];
 }
 
 gemmkit_status_t gemmkit_set_arch(const char *name) {
+    const gk_config_t *c;
     if (name == NULL || name[0] == '\0' || strcmp(name, "auto") == 0) {
-        current = best_supported();
-        return gemmkit_success;
+        c = find_config(NULL);
+    } else {
+        int known = gemmkit_arch_supported(name);
+        if (known < 0) return gemmkit_invalid_arguments;
+        if (known == 0) return gemmkit_unimplemented;
+        c = find_config(name);
     }
-    uint32_t f = gemmkit_cpu_features();
-    for (size_t i = 0; i < N_ARCH; i++) {
-        if (strcmp(arch_entries[i].name, name) == 0) {
-            if ((arch_entries[i].needs & f) != arch_entries[i].needs) return gemmkit_unimplemented;
-            current = &arch_entries[i].table;
-            return gemmkit_success;
-        }
-    }
-    return gemmkit_invalid_arguments;
+    if (c == NULL) c = &gk_config_generic;
+    GK_STORE(current, c);
+    return gemmkit_success;
 }
 
-const gk_dispatch_t *gk_dispatch(void) {
-    if (current == NULL) {
+const gk_config_t *gk_config(void) {
+    const gk_config_t *c = GK_LOAD(current);
+    if (c == NULL) {
         /* First use: honour GEMMKIT_ARCH when it names a runnable path, else the best one. The
          * Python layer validates GEMMKIT_ARCH at import and raises on a bad value. */
         const char *env = getenv("GEMMKIT_ARCH");
-        if (gemmkit_set_arch(env) != gemmkit_success) current = best_supported();
+        if (gemmkit_set_arch(env) != gemmkit_success) gemmkit_set_arch(NULL);
+        c = GK_LOAD(current);
     }
-    return current;
+    return c;
 }
 
-const char *gemmkit_get_arch(void) { return gk_dispatch()->arch; }
+const char *gemmkit_get_arch(void) { return gk_config()->arch; }
+
+gemmkit_status_t gemmkit_kernel_info(const char *op, gemmkit_kernel_info_t *info) {
+    if (op == NULL || info == NULL) return gemmkit_invalid_arguments;
+    const gk_config_t *c = gk_config();
+    memset(info, 0, sizeof(*info));
+    info->uarch = c->uarch;
+    const gk_real_kernel_t *k = NULL;
+    const gk_blocks_t *b = NULL;
+    if (strcmp(op, "sgemm") == 0) { k = c->sgemm; b = &c->sgemm_blocks; }
+    else if (strcmp(op, "dgemm") == 0) { k = c->dgemm; b = &c->dgemm_blocks; }
+    else if (strcmp(op, "cgemm") == 0) { k = c->sgemm; b = &c->cgemm_blocks; }
+    else if (strcmp(op, "zgemm") == 0) { k = c->dgemm; b = &c->zgemm_blocks; }
+    else if (strcmp(op, "int8") == 0) {
+        const gk_i8_kernel_t *q = c->int8;
+        info->kernel = q->name;
+        info->mr = q->mr; info->nr = q->nr; info->k_group = q->kgroup; info->elem = q->elem_size;
+        info->mc = c->int8_blocks.mc; info->kc = q->k_exact; info->nc = c->int8_blocks.nc;
+        info->kb = c->int8_blocks.kb;
+        return gemmkit_success;
+    } else return gemmkit_invalid_arguments;
+    info->kernel = k->name;
+    info->mr = k->mr; info->nr = k->nr; info->k_group = 1; info->elem = k->elem;
+    info->mc = b->mc; info->kc = b->kc; info->nc = b->nc;
+    return gemmkit_success;
+}

@@ -4,6 +4,7 @@
 #define GEMMKIT_INTERNAL_H
 
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 #include "include/gemmkit.h"
 
@@ -33,38 +34,47 @@
 #define GK_PREFETCH(p) ((void)(p))
 #endif
 
+/* round half to even, saturated to int32 (NaN -> INT32_MIN, as the SIMD conversions give). */
+static inline int32_t gk_round_sat_i32(double v) {
+    if (!(v >= -2147483648.0)) return INT32_MIN;
+    if (v >= 2147483647.0) return INT32_MAX;
+    return (int32_t)nearbyint(v);
+}
+
 #define GK_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define GK_MAX(a, b) ((a) > (b) ? (a) : (b))
 
-/* ---- fp32 ---------------------------------------------------------------------------------- */
+/* ---- real-domain microkernels (float and double; complex runs on them by the 1m method) ---- */
 
-/* Full MR x NR tile: C = alpha * A_panel * B_panel + beta * C (beta == 0: C is not read).
- * a: MR-row micro-panel, MR contiguous floats per k, consecutive k `rsa` floats apart (MR when packed,
- *    lda when read in place from a transposed A); b: NR-column micro-panel, NR contiguous floats per k,
- *    consecutive k `rsb` floats apart (NR when packed, ldb when read in place from a plain B). */
-typedef void (*gk_sgemm_ukernel_fn)(int64_t kc, const float *GK_RESTRICT a, int64_t rsa,
-                                    const float *GK_RESTRICT b, int64_t rsb, float *GK_RESTRICT c,
-                                    int64_t ldc, float alpha, float beta);
+/* Full MR x NR tile: C = alpha * A_panel * B_panel + beta * C (beta == 0: C is not read), in the
+ * kernel's element type (float or double; alpha and beta point to one value of that type).
+ * a: MR-row micro-panel, MR contiguous values per k, consecutive k `rsa` values apart (MR when packed,
+ *    lda when read in place from a transposed A); b: NR-column micro-panel, NR contiguous values per k,
+ *    consecutive k `rsb` values apart (NR when packed, ldb when read in place from a plain B). */
+typedef void (*gk_ukernel_fn)(int64_t kc, const void *GK_RESTRICT a, int64_t rsa, const void *GK_RESTRICT b,
+                              int64_t rsb, void *GK_RESTRICT c, int64_t ldc, const void *alpha, const void *beta);
 
-/* One table per ISA: the microkernel and its blocking constants (as BLIS's cntx_init per arch). */
+/* Dot-product path for few rows against a transposed B (both operands contiguous in k):
+ * C[0:m, 0:n] = alpha * A B^T + beta * C, A m x k (lda), B n x k (ldb). */
+typedef void (*gk_dot_fn)(int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, int64_t lda,
+                          const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc);
+
+/* One real microkernel of one ISA: what it computes and how (its cache blocking is in the config). */
 typedef struct {
     const char *name;          /* e.g. "ukernel_sgemm_avx512_12x32" */
+    int elem;                  /* bytes per element: 4 (float) or 8 (double) */
     int mr, nr;                /* micro-tile */
-    int64_t mc, kc, nc;        /* cache blocks: A block MC x KC in L2, B block KC x NC in L3 */
-    gk_sgemm_ukernel_fn ukernel;
+    gk_ukernel_fn ukernel;
     /* Optional: ukernel_rows[m] computes only the first m (1 <= m < MR) rows of a full-width tile,
      * straight into C (edge row panels, skinny M); NULL: edges go through a scratch tile. */
-    const gk_sgemm_ukernel_fn *ukernel_rows;
-    /* Optional dot-product path for few rows against a transposed B (both operands contiguous in k):
-     * C[0:m, 0:n] = alpha * A B^T + beta * C, A m x k (lda), B n x k (ldb). NULL: packed path only. */
-    void (*dot)(int64_t m, int64_t n, int64_t k, float alpha, const float *A, int64_t lda, const float *B,
-                int64_t ldb, float beta, float *C, int64_t ldc);
-} gk_sgemm_kernel_t;
+    const gk_ukernel_fn *ukernel_rows;
+    gk_dot_fn dot;             /* optional (NULL: packed path only) */
+} gk_real_kernel_t;
 
-extern const gk_sgemm_kernel_t gk_sgemm_kernel_generic;
+extern const gk_real_kernel_t gk_sgemm_kernel_generic, gk_dgemm_kernel_generic;
 #if GEMMKIT_X86
-extern const gk_sgemm_kernel_t gk_sgemm_kernel_avx2;
-extern const gk_sgemm_kernel_t gk_sgemm_kernel_avx512;
+extern const gk_real_kernel_t gk_sgemm_kernel_avx2, gk_dgemm_kernel_avx2;
+extern const gk_real_kernel_t gk_sgemm_kernel_avx512, gk_dgemm_kernel_avx512;
 #endif
 
 /* ---- int8 ---------------------------------------------------------------------------------- */
@@ -108,8 +118,7 @@ typedef struct {
     int mr, nr;
     int kgroup;                /* k values interleaved per packed group: 4 (bytes) or 2 (int16 pairs) */
     int elem_size;             /* bytes per packed element: 1 (u8/s8) or 2 (widened int16) */
-    int64_t mc, kc, nc;        /* kc: max k per exact chunk (multiple of kgroup) */
-    int64_t kb;                /* k per cache block within a chunk: a B sub-panel kb x NR stays in L1 */
+    int64_t k_exact;           /* max k whose raw int32 tile sums are exact: one chunk (multiple of kgroup) */
     gk_i8_ukernel_fn ukernel;
     /* Optional ISA-specific packing of a plain (k-major) B block, `width` columns into NR panels,
      * with column sums; NULL: the portable pack_b_i8. */
@@ -137,15 +146,58 @@ extern const gk_i8_kernel_t gk_i8_kernel_avx_vnni;
 #endif
 #endif
 
-/* ---- dispatch ------------------------------------------------------------------------------ */
+/* ---- per-CPU configuration (csrc/config/<arch>.c) and dispatch -------------------------------- */
 
+/* Cache blocking of the Goto loops, in the kernel's element units: an MC x KC block of A in L2, a
+ * KC x NC block of B in L3 (as BLIS's cntx blocksizes). */
+typedef struct { int64_t mc, kc, nc; } gk_blocks_t;
+
+/* int8 blocking: MC/NC caps, the k block KB inside an exact chunk (a KB x NR sub-panel of B stays in
+ * L1), and the L2/L3 byte budgets the A and B blocks are scaled to for a given packed depth. */
+typedef struct { int64_t mc, nc, kb; int64_t l2_bytes, l3_bytes; } gk_int8_blocks_t;
+
+/* Small-problem thresholds of the middle-end (csrc/gemm_small.c and the driver). */
 typedef struct {
-    const char *arch;
-    const gk_sgemm_kernel_t *sgemm;
-    const gk_i8_kernel_t *i8;
-} gk_dispatch_t;
+    double direct_max_macs;    /* up to this many multiply-adds the real driver skips packing */
+    int direct_max_row_panels; /* up to this many MR-row panels a plain B is streamed in place */
+    int64_t skinny_kc;         /* k block when B is streamed in place */
+    int dot_max_m;             /* few rows x B^T: the dot kernel up to this M */
+    int gemv_max_m;            /* few rows x plain B: the GEMV up to this M */
+} gk_small_t;
 
-const gk_dispatch_t *gk_dispatch(void);
+/* One configuration: the kernels an ISA path uses and the constants tuned for a microarchitecture.
+ * Dispatch walks the registry (best first) and takes the first whose features the CPU has and whose
+ * CPU match (vendor/family/model) holds; GEMMKIT_ARCH names the path (`arch`). */
+typedef struct gk_config {
+    const char *arch;          /* kernel path: "generic", "avx2", "avx_vnni", "avx512", "avx512_vnni" */
+    const char *uarch;         /* what the constants are tuned for, e.g. "zen5", "any" */
+    uint32_t needs;            /* GEMMKIT_CPU_* bits */
+    int (*cpu_match)(uint32_t vendor_family_model); /* NULL: any CPU with the features */
+    const gk_real_kernel_t *sgemm, *dgemm;
+    const gk_i8_kernel_t *int8;
+    gk_blocks_t sgemm_blocks, dgemm_blocks, cgemm_blocks, zgemm_blocks;
+    gk_int8_blocks_t int8_blocks;
+    gk_small_t small;
+} gk_config_t;
+
+extern const gk_config_t gk_config_generic;
+#if GEMMKIT_X86
+extern const gk_config_t gk_config_avx2, gk_config_avx512, gk_config_avx512_vnni;
+#if defined(GEMMKIT_HAVE_AVX_VNNI)
+extern const gk_config_t gk_config_avx_vnni;
+#endif
+#endif
+
+/* CPU identity for configs' cpu_match: (vendor << 24) | (family << 12) | model (display values). */
+#define GK_CPU_AMD 1u
+#define GK_CPU_INTEL 2u
+#define GK_CPU_VENDOR(id) ((id) >> 24)
+#define GK_CPU_FAMILY(id) (((id) >> 12) & 0xfffu)
+#define GK_CPU_MODEL(id) ((id) & 0xfffu)
+uint32_t gk_cpu_id(void);
+
+/* The configuration in use (GEMMKIT_ARCH / gemmkit_set_arch, else the best for this CPU). */
+const gk_config_t *gk_config(void);
 
 /* ---- threads and workspaces ---------------------------------------------------------------- */
 

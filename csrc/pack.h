@@ -4,10 +4,28 @@
 #define GEMMKIT_PACK_H
 #include "gemmkit_internal.h"
 
-void pack_a_f32(int transa, const float *A, int64_t lda, int64_t mc, int64_t kc, int mr,
-                float *GK_RESTRICT dst);
-void pack_b_f32(int transb, const float *B, int64_t ldb, int64_t kc, int64_t nc, int nr,
-                float *GK_RESTRICT dst);
+/* Real panels (float f32, double f64): an mc x kc block of op(A) into MR-row micro-panels (panel p at
+ * dst + p*mr*kc, element (k, i) at k*mr + i), a kc x nc block of op(B) into NR-column micro-panels
+ * (element (k, j) at k*nr + j); edges zero-padded. */
+void pack_a_f32(int transa, const float *A, int64_t lda, int64_t mc, int64_t kc, int mr, float *GK_RESTRICT dst);
+void pack_b_f32(int transb, const float *B, int64_t ldb, int64_t kc, int64_t nc, int nr, float *GK_RESTRICT dst);
+void pack_a_f64(int transa, const double *A, int64_t lda, int64_t mc, int64_t kc, int mr, double *GK_RESTRICT dst);
+void pack_b_f64(int transb, const double *B, int64_t ldb, int64_t kc, int64_t nc, int nr, double *GK_RESTRICT dst);
+
+/* Complex blocks for the 1m method, over real panels of depth 2kc (kc complex k):
+ *  A: row i, real k' = 2k holds Re(alpha * op(A)[i][k]), k' = 2k+1 its Im (alpha NULL: 1);
+ *  B: complex column j is real columns 2j, 2j+1; real row 2k holds (Re b, Im b), row 2k+1 (-Im b, Re b)
+ *     for b = op(B)[k][j] (nr real columns = nr/2 complex columns per panel).
+ * The real product of the two is then the complex product in (re, im) pairs: C viewed as real. conj*
+ * conjugates the operand (trans 'C'). */
+void pack_a_1m_f32(int transa, int conja, const float *alpha, const float *A, int64_t lda, int64_t mc, int64_t kc,
+                   int mr, float *GK_RESTRICT dst);
+void pack_b_1m_f32(int transb, int conjb, const float *B, int64_t ldb, int64_t kc, int64_t nc, int nr,
+                   float *GK_RESTRICT dst);
+void pack_a_1m_f64(int transa, int conja, const double *alpha, const double *A, int64_t lda, int64_t mc,
+                   int64_t kc, int mr, double *GK_RESTRICT dst);
+void pack_b_1m_f64(int transb, int conjb, const double *B, int64_t ldb, int64_t kc, int64_t nc, int nr,
+                   double *GK_RESTRICT dst);
 
 /* int8 panels. A' = op(A) as unsigned bytes (flip: XOR 0x80, turning s8 into u8 = s8 + 128);
  * k is interleaved in groups of `kgroup` values per row/column; elem_size 2 widens to int16.

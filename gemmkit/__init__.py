@@ -1,8 +1,9 @@
-"""gemmkit: BLAS-style GEMM kernels (sgemm, u8s8s32, s8s8s32) with runtime CPU dispatch.
+"""gemmkit: BLAS-style GEMM kernels (s/d/c/z gemm, u8s8s32, s8s8s32) with runtime CPU dispatch.
 
 The functions mirror oneDNN's BLAS-like API (row-major, C updated in place and returned):
 
     gemmkit.sgemm(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
+    gemmkit.dgemm(...), gemmkit.cgemm(...), gemmkit.zgemm(...)   (c/z: trans 'C' = conjugate transpose)
     gemmkit.gemm_u8s8s32(transa, transb, offsetc, M, N, K, alpha, A, lda, ao, B, ldb, bo, beta, C, ldc, co)
     gemmkit.gemm_s8s8s32(...)
 """
@@ -11,9 +12,9 @@ import os
 
 from ._version import __version__
 from . import _core
-from ._core import (gemm_s8s8s32, gemm_u8s8s32, get_num_threads, sgemm)
+from ._core import (cgemm, dgemm, gemm_s8s8s32, gemm_u8s8s32, get_num_threads, sgemm, zgemm)
 
-__all__ = ["sgemm", "gemm_u8s8s32", "gemm_s8s8s32", "set_num_threads", "get_num_threads",
+__all__ = ["sgemm", "dgemm", "cgemm", "zgemm", "gemm_u8s8s32", "gemm_s8s8s32", "set_num_threads", "get_num_threads",
            "show_config", "use_arch", "set_arch", "get_arch", "available_archs", "__version__"]
 
 ARCHS = _core.ARCHS
@@ -28,17 +29,9 @@ def set_num_threads(n):
 
 
 def available_archs():
-    """Kernel paths this CPU and this build can run, best last."""
-    current = _core.get_arch()
-    ok = []
-    for name in ARCHS:
-        try:
-            _core.set_arch(name)
-            ok.append(name)
-        except (RuntimeError, ValueError):
-            pass
-    _core.set_arch(current)
-    return ok
+    """Kernel paths this CPU and this build can run, best last (asked of the C core; the path in use
+    does not change)."""
+    return [name for name in ARCHS if _core.arch_supported(name)]
 
 
 def set_arch(name=None):
@@ -76,13 +69,18 @@ def show_config(print_out=True):
     info.update(_core.kernel_info())
     if print_out:
         feats = ", ".join(k for k, v in info["cpu_features"].items() if v) or "none beyond baseline"
-        s, q = info["sgemm"], info["int8"]
+        q = info["int8"]
         print(f"gemmkit {info['version']}")
         print(f"  cpu features : {feats}")
-        print(f"  kernel path  : {info['arch']} (available: {', '.join(info['available_archs'])})")
-        print(f"  sgemm kernel : {s['kernel']}  MR={s['MR']} NR={s['NR']} MC={s['MC']} KC={s['KC']} NC={s['NC']}")
+        print(f"  kernel path  : {info['arch']} (tuned for: {info['uarch']}; "
+              f"available: {', '.join(info['available_archs'])})")
+        for op in ("sgemm", "dgemm", "cgemm", "zgemm"):
+            s = info[op]
+            how = " (1m: complex on the real kernel)" if op in ("cgemm", "zgemm") else ""
+            print(f"  {op} kernel : {s['kernel']}{how}  MR={s['MR']} NR={s['NR']} MC={s['MC']} KC={s['KC']} "
+                  f"NC={s['NC']}")
         print(f"  int8 kernel  : {q['kernel']}  MR={q['MR']} NR={q['NR']} k_group={q['k_group']} "
-              f"MC={q['MC']} K_chunk={q['K_chunk']} NC={q['NC']}")
+              f"MC={q['MC']} K_chunk={q['K_chunk']} NC={q['NC']} KB={q['KB']}")
         print(f"  threads      : {info['num_threads']}")
     return info
 

@@ -8,49 +8,25 @@ from libc.stdint cimport int64_t, int32_t, uint8_t, int8_t, uint32_t, INT64_MAX
 
 import numpy as np
 
-cdef extern from "include/gemmkit.h" nogil:
-    ctypedef int gemmkit_status_t
-    gemmkit_status_t gemmkit_sgemm(char transa, char transb, int64_t M, int64_t N, int64_t K,
-            float alpha, const float *A, int64_t lda, const float *B, int64_t ldb, float beta,
-            float *C, int64_t ldc)
-    gemmkit_status_t gemmkit_gemm_u8s8s32(char transa, char transb, char offsetc, int64_t M,
-            int64_t N, int64_t K, float alpha, const uint8_t *A, int64_t lda, uint8_t ao,
-            const int8_t *B, int64_t ldb, int8_t bo, float beta, int32_t *C, int64_t ldc,
-            const int32_t *co)
-    gemmkit_status_t gemmkit_gemm_s8s8s32(char transa, char transb, char offsetc, int64_t M,
-            int64_t N, int64_t K, float alpha, const int8_t *A, int64_t lda, int8_t ao,
-            const int8_t *B, int64_t ldb, int8_t bo, float beta, int32_t *C, int64_t ldc,
-            const int32_t *co)
-    int gemmkit_get_num_threads()
-    void gemmkit_set_num_threads(int n)
-    gemmkit_status_t gemmkit_set_arch(const char *name)
-    const char *gemmkit_get_arch()
-    uint32_t gemmkit_cpu_features()
-
-cdef extern from "gemmkit_internal.h" nogil:
-    ctypedef struct gk_sgemm_kernel_t:
-        const char *name
-        int mr, nr
-        int64_t mc, kc, nc
-    ctypedef struct gk_i8_kernel_t:
-        const char *name
-        int mr, nr, kgroup, elem_size
-        int64_t mc, kc, nc
-    ctypedef struct gk_dispatch_t:
-        const char *arch
-        const gk_sgemm_kernel_t *sgemm
-        const gk_i8_kernel_t *i8
-    const gk_dispatch_t *gk_dispatch()
-
-CPU_FEATURE_BITS = {"avx2": 1, "avx512": 2, "avx512_vnni": 4, "avx_vnni": 8}
-ARCHS = ("generic", "avx2", "avx_vnni", "avx512", "avx512_vnni")
+cdef int _i = 0
+cdef uint32_t _bit = 0
+cdef const char *_name
+CPU_FEATURE_BITS = {}
+while True:
+    _name = gemmkit_cpu_feature_name(_i, &_bit)
+    if _name == NULL:
+        break
+    CPU_FEATURE_BITS[_name.decode()] = _bit
+    _i += 1
+ARCHS = tuple(gemmkit_arch_name(i).decode() for i in range(gemmkit_arch_count() - 1, -1, -1))  # best last
 
 
 # ---- argument checks (same order and meaning as oneDNN's) ----------------------------------------
 
-cdef char _trans_flag(object t, str name) except 0:
-    if not isinstance(t, str) or len(t) != 1 or t not in "NnTt":
-        raise ValueError(f"{name} must be one of 'N', 'n', 'T', 't', got {t!r}")
+cdef char _trans_flag(object t, str name, bint allow_conj=False) except 0:
+    cdef str allowed = "NnTtCc" if allow_conj else "NnTt"
+    if not isinstance(t, str) or len(t) != 1 or t not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(repr(x) for x in allowed)}, got {t!r}")
     return ord(t)
 
 
@@ -61,7 +37,8 @@ cdef char _offsetc_flag(object t) except 0:
 
 
 cdef inline bint _is_t(char t) noexcept:
-    return t == b'T' or t == b't'
+    """op(X) is stored transposed (T or C)."""
+    return t == b'T' or t == b't' or t == b'C' or t == b'c'
 
 
 cdef int _check_dims_lds(char ta, char tb, int64_t M, int64_t N, int64_t K, int64_t lda, int64_t ldb,
@@ -95,6 +72,12 @@ cdef str _dtype_of(const char *fmt, Py_ssize_t itemsize):
         f = f[1:]
     if f == b"f" and itemsize == 4:
         return "float32"
+    if f == b"d" and itemsize == 8:
+        return "float64"
+    if f == b"Zf" and itemsize == 8:
+        return "complex64"
+    if f == b"Zd" and itemsize == 16:
+        return "complex128"
     if f in (b"i", b"l") and itemsize == 4:
         return "int32"
     if f == b"b" and itemsize == 1:
@@ -186,25 +169,76 @@ cdef int _raise_status(int st, str fn) except -1:
 
 # ---- entry points -----------------------------------------------------------------------------
 
-def sgemm(transa, transb, int64_t M, int64_t N, int64_t K, float alpha, A, int64_t lda, B,
-          int64_t ldb, float beta, C, int64_t ldc):
-    """C := alpha * op(A) @ op(B) + beta * C (row-major, float32, in place); returns C."""
-    cdef char ta = _trans_flag(transa, "transa"), tb = _trans_flag(transb, "transb")
+cdef object _gemm(str fn, str dtype, transa, transb, int64_t M, int64_t N, int64_t K, alpha, A,
+                  int64_t lda, B, int64_t ldb, beta, C, int64_t ldc):
+    """The float family (s, d, c, z): checks in oneDNN's order, buffers acquired, C computed in place."""
+    cdef bint cplx = dtype.startswith("complex")
+    cdef char ta = _trans_flag(transa, "transa", cplx), tb = _trans_flag(transb, "transb", cplx)
     _check_dims_lds(ta, tb, M, N, K, lda, ldb, ldc)
+    cdef double complex al, be
+    try:
+        al = alpha if cplx else <double>alpha
+    except TypeError:
+        raise TypeError(f"alpha must be a {'complex' if cplx else 'real'} number, got {type(alpha).__name__}") from None
+    try:
+        be = beta if cplx else <double>beta
+    except TypeError:
+        raise TypeError(f"beta must be a {'complex' if cplx else 'real'} number, got {type(beta).__name__}") from None
     cdef bint work = M > 0 and N > 0
-    cdef bint reads_ab = work and K > 0 and alpha != 0.0
+    cdef bint reads_ab = work and K > 0 and al != 0
     cdef _Operand a = _Operand(), b = _Operand(), c = _Operand()
-    a.acquire(A, "A", "float32", (K if _is_t(ta) else M) if reads_ab else 0,
+    a.acquire(A, "A", dtype, (K if _is_t(ta) else M) if reads_ab else 0,
               (M if _is_t(ta) else K) if reads_ab else 0, lda, False)
-    b.acquire(B, "B", "float32", (N if _is_t(tb) else K) if reads_ab else 0,
+    b.acquire(B, "B", dtype, (N if _is_t(tb) else K) if reads_ab else 0,
               (K if _is_t(tb) else N) if reads_ab else 0, ldb, False)
-    c.acquire(C, "C", "float32", M if work else 0, N if work else 0, ldc, True)
+    c.acquire(C, "C", dtype, M if work else 0, N if work else 0, ldc, True)
     cdef int st
-    with nogil:
-        st = gemmkit_sgemm(ta, tb, M, N, K, alpha, <const float *>a.ptr, lda, <const float *>b.ptr,
-                           ldb, beta, <float *>c.ptr, ldc)
-    _raise_status(st, "sgemm")
+    cdef gemmkit_complex64_t a64, b64
+    cdef gemmkit_complex128_t a128, b128
+    if dtype == "float32":
+        with nogil:
+            st = gemmkit_sgemm(ta, tb, M, N, K, <float>al.real, <const float *>a.ptr, lda, <const float *>b.ptr,
+                               ldb, <float>be.real, <float *>c.ptr, ldc)
+    elif dtype == "float64":
+        with nogil:
+            st = gemmkit_dgemm(ta, tb, M, N, K, al.real, <const double *>a.ptr, lda, <const double *>b.ptr,
+                               ldb, be.real, <double *>c.ptr, ldc)
+    elif dtype == "complex64":
+        a64.re = al.real; a64.im = al.imag; b64.re = be.real; b64.im = be.imag
+        with nogil:
+            st = gemmkit_cgemm(ta, tb, M, N, K, a64, <const gemmkit_complex64_t *>a.ptr, lda,
+                               <const gemmkit_complex64_t *>b.ptr, ldb, b64, <gemmkit_complex64_t *>c.ptr, ldc)
+    else:
+        a128.re = al.real; a128.im = al.imag; b128.re = be.real; b128.im = be.imag
+        with nogil:
+            st = gemmkit_zgemm(ta, tb, M, N, K, a128, <const gemmkit_complex128_t *>a.ptr, lda,
+                               <const gemmkit_complex128_t *>b.ptr, ldb, b128, <gemmkit_complex128_t *>c.ptr, ldc)
+    _raise_status(st, fn)
     return C
+
+
+def sgemm(transa, transb, int64_t M, int64_t N, int64_t K, alpha, A, int64_t lda, B, int64_t ldb, beta, C,
+          int64_t ldc):
+    """C := alpha * op(A) @ op(B) + beta * C (row-major, float32, in place); returns C."""
+    return _gemm("sgemm", "float32", transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
+
+
+def dgemm(transa, transb, int64_t M, int64_t N, int64_t K, alpha, A, int64_t lda, B, int64_t ldb, beta, C,
+          int64_t ldc):
+    """C := alpha * op(A) @ op(B) + beta * C (row-major, float64, in place); returns C."""
+    return _gemm("dgemm", "float64", transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
+
+
+def cgemm(transa, transb, int64_t M, int64_t N, int64_t K, alpha, A, int64_t lda, B, int64_t ldb, beta, C,
+          int64_t ldc):
+    """C := alpha * op(A) @ op(B) + beta * C (row-major, complex64, in place; op: 'N', 'T', 'C' = A^H)."""
+    return _gemm("cgemm", "complex64", transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
+
+
+def zgemm(transa, transb, int64_t M, int64_t N, int64_t K, alpha, A, int64_t lda, B, int64_t ldb, beta, C,
+          int64_t ldc):
+    """C := alpha * op(A) @ op(B) + beta * C (row-major, complex128, in place; op: 'N', 'T', 'C' = A^H)."""
+    return _gemm("zgemm", "complex128", transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
 
 
 cdef object _offset_vector(object co, char oc, int64_t M, int64_t N):
@@ -298,6 +332,12 @@ def cpu_features():
     return {name: bool(f & bit) for name, bit in CPU_FEATURE_BITS.items()}
 
 
+def arch_supported(name):
+    """Whether this CPU and build can run kernel path `name` (does not change the path in use)."""
+    cdef bytes b = str(name).encode()
+    return gemmkit_arch_supported(b) == 1
+
+
 def set_arch(name):
     """Force a kernel path ('generic', 'avx2', 'avx_vnni', 'avx512', 'avx512_vnni'); None = best."""
     cdef bytes b = (name or "").encode()
@@ -313,12 +353,16 @@ def get_arch():
 
 
 def kernel_info():
-    cdef const gk_dispatch_t *d = gk_dispatch()
-    return {
-        "arch": d.arch.decode(),
-        "sgemm": {"kernel": d.sgemm.name.decode(), "MR": d.sgemm.mr, "NR": d.sgemm.nr,
-                  "MC": d.sgemm.mc, "KC": d.sgemm.kc, "NC": d.sgemm.nc},
-        "int8": {"kernel": d.i8.name.decode(), "MR": d.i8.mr, "NR": d.i8.nr,
-                 "k_group": d.i8.kgroup, "packed_bytes": d.i8.elem_size,
-                 "MC": d.i8.mc, "K_chunk": d.i8.kc, "NC": d.i8.nc},
-    }
+    """The configuration in use: per operation its kernel, micro-tile and cache blocks."""
+    cdef gemmkit_kernel_info_t k
+    out = {"arch": gemmkit_get_arch().decode()}
+    for op in ("sgemm", "dgemm", "cgemm", "zgemm", "int8"):
+        if gemmkit_kernel_info(op.encode(), &k) != 0:
+            raise RuntimeError(f"gemmkit_kernel_info({op!r}) failed")
+        out["uarch"] = k.uarch.decode()
+        if op == "int8":
+            out[op] = {"kernel": k.kernel.decode(), "MR": k.mr, "NR": k.nr, "k_group": k.k_group,
+                       "packed_bytes": k.elem, "MC": k.mc, "K_chunk": k.kc, "NC": k.nc, "KB": k.kb}
+        else:
+            out[op] = {"kernel": k.kernel.decode(), "MR": k.mr, "NR": k.nr, "MC": k.mc, "KC": k.kc, "NC": k.nc}
+    return out

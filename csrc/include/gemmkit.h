@@ -1,5 +1,5 @@
-/* gemmkit public C API: BLAS-like GEMM entry points mirroring oneDNN's dnnl_sgemm / dnnl_gemm_*s8s32.
- * All matrices are row-major; status codes equal oneDNN's dnnl_status_t values. */
+/* gemmkit public C API: BLAS-like GEMM entry points mirroring oneDNN's dnnl_sgemm / dnnl_gemm_*s8s32
+ * plus d/c/z GEMM; all matrices row-major, status codes equal oneDNN's dnnl_status_t values. */
 #ifndef GEMMKIT_H
 #define GEMMKIT_H
 
@@ -27,6 +27,24 @@ GEMMKIT_API gemmkit_status_t gemmkit_sgemm(char transa, char transb, int64_t M, 
         float alpha, const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C,
         int64_t ldc);
 
+/* The same for double. */
+GEMMKIT_API gemmkit_status_t gemmkit_dgemm(char transa, char transb, int64_t M, int64_t N, int64_t K,
+        double alpha, const double *A, int64_t lda, const double *B, int64_t ldb, double beta, double *C,
+        int64_t ldc);
+
+/* Complex values as C99/C++ lay them out: real part, then imaginary part. */
+typedef struct { float re, im; } gemmkit_complex64_t;
+typedef struct { double re, im; } gemmkit_complex128_t;
+
+/* Complex GEMM: op(X) = X, X^T or X^H for trans 'N', 'T' or 'C' (either case); leading dimensions and
+ * sizes count complex elements. */
+GEMMKIT_API gemmkit_status_t gemmkit_cgemm(char transa, char transb, int64_t M, int64_t N, int64_t K,
+        gemmkit_complex64_t alpha, const gemmkit_complex64_t *A, int64_t lda, const gemmkit_complex64_t *B,
+        int64_t ldb, gemmkit_complex64_t beta, gemmkit_complex64_t *C, int64_t ldc);
+GEMMKIT_API gemmkit_status_t gemmkit_zgemm(char transa, char transb, int64_t M, int64_t N, int64_t K,
+        gemmkit_complex128_t alpha, const gemmkit_complex128_t *A, int64_t lda, const gemmkit_complex128_t *B,
+        int64_t ldb, gemmkit_complex128_t beta, gemmkit_complex128_t *C, int64_t ldc);
+
 /* C := alpha * (op(A) - ao) * (op(B) - bo) + beta * C + co, offsetc in F/C/R (fixed/column/row). */
 GEMMKIT_API gemmkit_status_t gemmkit_gemm_u8s8s32(char transa, char transb, char offsetc, int64_t M,
         int64_t N, int64_t K, float alpha, const uint8_t *A, int64_t lda, uint8_t ao, const int8_t *B,
@@ -46,6 +64,22 @@ GEMMKIT_API gemmkit_status_t gemmkit_set_arch(const char *name);
 GEMMKIT_API const char *gemmkit_get_arch(void);
 /* Bit set of GEMMKIT_CPU_* features detected by CPUID + XGETBV. */
 GEMMKIT_API uint32_t gemmkit_cpu_features(void);
+/* Kernel paths this build knows, i = 0 .. count-1, best first (NULL past the end); whether this CPU can
+ * run one (1) or not (0; -1 for a name this build does not know). None of them changes the path in use. */
+GEMMKIT_API int gemmkit_arch_count(void);
+GEMMKIT_API const char *gemmkit_arch_name(int i);
+GEMMKIT_API int gemmkit_arch_supported(const char *name);
+/* CPU feature names and their GEMMKIT_CPU_* bits, i = 0 .. (NULL name past the end). */
+GEMMKIT_API const char *gemmkit_cpu_feature_name(int i, uint32_t *bit);
+/* What the configuration in use runs for one operation ("sgemm", "dgemm", "cgemm", "zgemm", "int8"):
+ * kernel name, micro-tile, cache blocks (int8: kc = k per exact chunk, kb = k block in L1, k_group =
+ * k values interleaved per packed group, elem = bytes per packed element), the tuning target. */
+typedef struct {
+    const char *kernel, *uarch;
+    int mr, nr, k_group, elem;
+    int64_t mc, kc, nc, kb;
+} gemmkit_kernel_info_t;
+GEMMKIT_API gemmkit_status_t gemmkit_kernel_info(const char *op, gemmkit_kernel_info_t *info);
 
 #define GEMMKIT_CPU_AVX2        (1u << 0)  /* AVX2 + FMA + OS-saved ymm state */
 #define GEMMKIT_CPU_AVX512      (1u << 1)  /* AVX-512 F/BW/DQ/VL + OS-saved zmm state */

@@ -1,5 +1,5 @@
-/* AVX2 + FMA sgemm microkernel (6 x 16: 12 ymm accumulators) and its blocking table; this file alone
- * is compiled with -mavx2 -mfma (/arch:AVX2) and runs only when dispatch found AVX2 + FMA. */
+/* AVX2 + FMA sgemm microkernel (6 x 16: 12 ymm accumulators); this file alone is compiled with
+ * -mavx2 -mfma (/arch:AVX2) and runs only when dispatch found AVX2 + FMA. */
 #include "../gemmkit_internal.h"
 #if GEMMKIT_X86
 #include <immintrin.h>
@@ -7,8 +7,12 @@
 #define MR 6
 #define NR 16
 
-static void ukernel_sgemm_avx2_6x16(int64_t kc, const float *GK_RESTRICT a, int64_t rsa, const float *GK_RESTRICT b,
-                                    int64_t rsb, float *GK_RESTRICT c, int64_t ldc, float alpha, float beta) {
+static void ukernel_sgemm_avx2_6x16(int64_t kc, const void *GK_RESTRICT av, int64_t rsa, const void *GK_RESTRICT bv,
+                                    int64_t rsb, void *GK_RESTRICT cv, int64_t ldc, const void *alpha_p,
+                                    const void *beta_p) {
+    const float *a = (const float *)av, *b = (const float *)bv;
+    float *c = (float *)cv;
+    const float alpha = *(const float *)alpha_p, beta = *(const float *)beta_p;
     __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps(), c10 = _mm256_setzero_ps(),
            c11 = _mm256_setzero_ps(), c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps(),
            c30 = _mm256_setzero_ps(), c31 = _mm256_setzero_ps(), c40 = _mm256_setzero_ps(),
@@ -42,8 +46,7 @@ static void ukernel_sgemm_avx2_6x16(int64_t kc, const float *GK_RESTRICT a, int6
 #undef STORE_ROW
 }
 
-const gk_sgemm_kernel_t gk_sgemm_kernel_avx2 = {
-    "ukernel_sgemm_avx2_6x16", MR, NR, /*mc*/ 144, /*kc*/ 256, /*nc*/ 4080,
-    ukernel_sgemm_avx2_6x16, NULL, NULL,
+const gk_real_kernel_t gk_sgemm_kernel_avx2 = {
+    "ukernel_sgemm_avx2_6x16", 4, MR, NR, ukernel_sgemm_avx2_6x16, NULL, NULL,
 };
 #endif

@@ -1,5 +1,5 @@
-/* AVX-512F sgemm: 12 x 32 microkernel (24 zmm accumulators) with 1..11-row variants, a dot path for
- * few rows x B^T, and the blocking table; this file alone is compiled with AVX-512 flags. */
+/* AVX-512F sgemm: 12 x 32 microkernel (24 zmm accumulators) with 1..11-row variants and a dot path for
+ * few rows x B^T; compiled with AVX-512 flags, run only where dispatch found AVX-512. */
 #include "../gemmkit_internal.h"
 #include "dot_walk.h"
 #if GEMMKIT_X86
@@ -16,57 +16,14 @@
 #define GK_FORCEINLINE inline __attribute__((always_inline))
 #endif
 
-/* The tile body for the first m rows; m is a constant in every caller, so the loops unroll fully
- * and the accumulator array stays in registers. */
-static GK_FORCEINLINE void sgemm_tile_avx512(const int m, int64_t kc, const float *GK_RESTRICT a, int64_t rsa,
-                                             const float *GK_RESTRICT b, int64_t rsb, float *GK_RESTRICT c,
-                                             int64_t ldc, float alpha, float beta) {
-    __m512 acc[MR][NV];
-#pragma GCC unroll 16
-    for (int i = 0; i < m; i++)
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; v++) acc[i][v] = _mm512_setzero_ps();
-    for (int64_t k = 0; k < kc; k++) {
-        __m512 bv[NV];
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; v++) bv[v] = _mm512_loadu_ps(b + 16 * v);
-        if (m <= 4) { /* few rows: streaming B in place is latency bound; fetch the next panel's lines */
-            _mm_prefetch((const char *)(b + PF_COLS), _MM_HINT_T0);
-            _mm_prefetch((const char *)(b + PF_COLS + 16), _MM_HINT_T0);
-        }
-#pragma GCC unroll 16
-        for (int i = 0; i < m; i++) {
-            __m512 x = _mm512_set1_ps(a[i]);
-#pragma GCC unroll 4
-            for (int v = 0; v < NV; v++) acc[i][v] = _mm512_fmadd_ps(x, bv[v], acc[i][v]);
-        }
-        a += rsa;
-        b += rsb;
-    }
-    const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
-    if (beta == 0.0f) {
-#pragma GCC unroll 16
-        for (int i = 0; i < m; i++)
-#pragma GCC unroll 4
-            for (int v = 0; v < NV; v++) _mm512_storeu_ps(c + i * ldc + 16 * v, _mm512_mul_ps(va, acc[i][v]));
-    } else {
-#pragma GCC unroll 16
-        for (int i = 0; i < m; i++)
-#pragma GCC unroll 4
-            for (int v = 0; v < NV; v++) {
-                float *cp = c + i * ldc + 16 * v;
-                _mm512_storeu_ps(cp, _mm512_fmadd_ps(vb, _mm512_loadu_ps(cp), _mm512_mul_ps(va, acc[i][v])));
-            }
-    }
-}
+#define T float
+#define V __m512
+#define VSUF ps
+#define VL 16
+#define TILE_FN sgemm_tile_avx512
+#include "real_zmm_template.h"
 
-#define DEFINE_ROWS_KERNEL(m)                                                                        \
-    static void ukernel_sgemm_avx512_##m##x32(int64_t kc, const float *GK_RESTRICT a, int64_t rsa,   \
-                                               const float *GK_RESTRICT b, int64_t rsb,              \
-                                               float *GK_RESTRICT c, int64_t ldc, float alpha,       \
-                                               float beta) {                                         \
-        sgemm_tile_avx512(m, kc, a, rsa, b, rsb, c, ldc, alpha, beta);                               \
-    }
+#define DEFINE_ROWS_KERNEL(m) GK_ZMM_ROWS_KERNEL(ukernel_sgemm_avx512_##m##x32, m)
 DEFINE_ROWS_KERNEL(1) DEFINE_ROWS_KERNEL(2) DEFINE_ROWS_KERNEL(3) DEFINE_ROWS_KERNEL(4)
 DEFINE_ROWS_KERNEL(5) DEFINE_ROWS_KERNEL(6) DEFINE_ROWS_KERNEL(7) DEFINE_ROWS_KERNEL(8)
 DEFINE_ROWS_KERNEL(9) DEFINE_ROWS_KERNEL(10) DEFINE_ROWS_KERNEL(11)
@@ -156,9 +113,12 @@ static void sgemm_sums_avx512_12x32(int64_t kc, const float *a, const float *b, 
           "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", "xmm27");
 }
 
-static void ukernel_sgemm_avx512_12x32(int64_t kc, const float *GK_RESTRICT a, int64_t rsa,
-                                       const float *GK_RESTRICT b, int64_t rsb, float *GK_RESTRICT c,
-                                       int64_t ldc, float alpha, float beta) {
+static void ukernel_sgemm_avx512_12x32(int64_t kc, const void *GK_RESTRICT av, int64_t rsa,
+                                       const void *GK_RESTRICT bv, int64_t rsb, void *GK_RESTRICT cv,
+                                       int64_t ldc, const void *alpha_p, const void *beta_p) {
+    const float *a = (const float *)av, *b = (const float *)bv;
+    float *c = (float *)cv;
+    const float alpha = *(const float *)alpha_p, beta = *(const float *)beta_p;
     if (rsa != MR || rsb != NR) { /* an operand read in place (no-pack path): the strided body */
         sgemm_tile_avx512(MR, kc, a, rsa, b, rsb, c, ldc, alpha, beta);
         return;
@@ -183,7 +143,7 @@ static void ukernel_sgemm_avx512_12x32(int64_t kc, const float *GK_RESTRICT a, i
 DEFINE_ROWS_KERNEL(12)
 #endif
 
-static const gk_sgemm_ukernel_fn rows_kernels[MR] = {
+static const gk_ukernel_fn rows_kernels[MR] = {
     NULL, ukernel_sgemm_avx512_1x32, ukernel_sgemm_avx512_2x32, ukernel_sgemm_avx512_3x32,
     ukernel_sgemm_avx512_4x32, ukernel_sgemm_avx512_5x32, ukernel_sgemm_avx512_6x32,
     ukernel_sgemm_avx512_7x32, ukernel_sgemm_avx512_8x32, ukernel_sgemm_avx512_9x32,
@@ -241,16 +201,16 @@ static GK_FORCEINLINE void sgemm_dot_block(const int m, const int nj, int64_t k,
         sgemm_dot_block(mm, nj, k, alpha, A + i * lda, lda, B + j * ldb, ldb, beta, C + i * ldc + j, ldc); \
         break;
 
-static void sgemm_dot_avx512(int64_t m, int64_t n, int64_t k, float alpha, const float *A, int64_t lda,
-                             const float *B, int64_t ldb, float beta, float *C, int64_t ldc) {
+static void sgemm_dot_avx512(int64_t m, int64_t n, int64_t k, const void *alpha_p, const void *Av, int64_t lda,
+                             const void *Bv, int64_t ldb, const void *beta_p, void *Cv, int64_t ldc) {
+    const float *A = (const float *)Av, *B = (const float *)Bv;
+    float *C = (float *)Cv;
+    const float alpha = *(const float *)alpha_p, beta = *(const float *)beta_p;
     GK_DOT_WALK(m, n, DOT_ROWS);
 }
 #undef DOT_ROWS
 
-/* Blocking: A block 120 x 512 (240 KiB) in L2, B block 512 x 1024 (2 MiB) in L3. A 4096-wide B block
- * (8 MiB) measured 7 % slower at 2048..4096 on Zen 5 (more of it evicted between the A blocks). */
-const gk_sgemm_kernel_t gk_sgemm_kernel_avx512 = {
-    "ukernel_sgemm_avx512_12x32", MR, NR, /*mc*/ 12 * 10, /*kc*/ 512, /*nc*/ 1024,
-    ukernel_sgemm_avx512_12x32, rows_kernels, sgemm_dot_avx512,
+const gk_real_kernel_t gk_sgemm_kernel_avx512 = {
+    "ukernel_sgemm_avx512_12x32", 4, MR, NR, ukernel_sgemm_avx512_12x32, rows_kernels, sgemm_dot_avx512,
 };
 #endif

@@ -8,10 +8,10 @@
 #define ES 2
 #define I8_STEP(acc, x, b) _mm256_add_epi32(acc, _mm256_madd_epi16(x, b))
 #define I8_KERNEL_NAME ukernel_i8_avx2_6x16
-#include "igemm_ymm_template.h"
+#include "int8_ymm_template.h"
 
 const gk_i8_kernel_t gk_i8_kernel_avx2 = {
-    "ukernel_i8_avx2_6x16", MR, NR, KG, ES, /*mc*/ 120, /*kc*/ 16384, /*nc*/ 4096, /*kb*/ 256,
+    "ukernel_i8_avx2_6x16", MR, NR, KG, ES, /*k_exact*/ 16384,
     I8_KERNEL_NAME, NULL, NULL,
 };
 #endif

@@ -36,7 +36,7 @@ static inline void i8_ymm_store8(int32_t *c, __m256i s, __m256d rc, const double
 #define I8_LOAD(p) _mm256_loadu_si256((const __m256i *)(p))
 #define I8_STORE(p, v) _mm256_storeu_si256((__m256i *)(p), (v))
 #define I8_BCAST(w) _mm256_set1_epi32(w)
-#include "igemm_tile_sums.h"
+#include "int8_tile_sums.h"
 
 static void I8_KERNEL_NAME(int64_t kgroups, const void *GK_RESTRICT av, const void *GK_RESTRICT bv,
                            int32_t *GK_RESTRICT s, int accumulate, int32_t *GK_RESTRICT c, int64_t ldc,

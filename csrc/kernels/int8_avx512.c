@@ -8,10 +8,10 @@
 #define ES 2
 #define I8_STEP(acc, x, b) _mm512_add_epi32(acc, _mm512_madd_epi16(x, b))
 #define I8_KERNEL_NAME ukernel_i8_avx512bw_12x32
-#include "igemm_zmm_template.h"
+#include "int8_zmm_template.h"
 
 const gk_i8_kernel_t gk_i8_kernel_avx512 = {
-    "ukernel_i8_avx512bw_12x32", MR, NR, KG, ES, /*mc*/ 240, /*kc*/ 16384, /*nc*/ 4096, /*kb*/ 256,
+    "ukernel_i8_avx512bw_12x32", MR, NR, KG, ES, /*k_exact*/ 16384,
     I8_KERNEL_NAME, NULL, NULL, ukernel_i8_avx512bw_12x32_rows,
 };
 #endif

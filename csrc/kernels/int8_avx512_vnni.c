@@ -9,7 +9,7 @@
 #define ES 1
 #define I8_STEP(acc, x, b) _mm512_dpbusd_epi32(acc, x, b)
 #define I8_KERNEL_NAME ukernel_i8_avx512_vnni_12x32
-#include "igemm_zmm_template.h"
+#include "int8_zmm_template.h"
 
 /* Plain B (k-major, rows ldb apart) into 32-column panels of 4-byte k groups, reading each row once
  * front to back; column sums by vpdpbusd with a vector of ones. Tails are masked loads (nothing is read
@@ -173,7 +173,7 @@ static void i8_dot_avx512_vnni(int64_t m, int64_t n, int64_t k, const uint8_t *A
 
 /* kc: 65536 * 255 * 128 < 2^31, so 16384 leaves ample margin. */
 const gk_i8_kernel_t gk_i8_kernel_avx512_vnni = {
-    "ukernel_i8_avx512_vnni_12x32", MR, NR, KG, ES, /*mc*/ 240, /*kc*/ 16384, /*nc*/ 4096, /*kb*/ 512,
+    "ukernel_i8_avx512_vnni_12x32", MR, NR, KG, ES, /*k_exact*/ 16384,
     I8_KERNEL_NAME, pack_b_avx512_vnni_k4, i8_dot_avx512_vnni, ukernel_i8_avx512_vnni_12x32_rows,
     pack_b_kcontig_avx512_vnni_k4,
 };

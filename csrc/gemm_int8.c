@@ -1,16 +1,12 @@
-/* int8 GEMM frontend and driver (u8s8s32, s8s8s32): validates as oneDNN does, packs panels with
- * row/column sums, and applies zero points by compensation in the microkernel's exact epilogue. */
-#include <math.h>
+/* int8 GEMM driver (u8s8s32, s8s8s32, after the frontend's checks): packs panels with row/column
+ * sums and applies zero points by compensation in the microkernel's exact epilogue. */
 #include <string.h>
-#include "gemmkit_internal.h"
+#include "driver.h"
 #include "pack.h"
-
-gemmkit_status_t gk_check_gemm_args(char transa, char transb, int64_t M, int64_t N, int64_t K,
-                                    const void *A, int64_t lda, const void *B, int64_t ldb,
-                                    const void *C, int64_t ldc);
 
 typedef struct {
     const gk_i8_kernel_t *kern;
+    const gk_int8_blocks_t *blocks;
     int transa, transb, flip_a;
     int64_t M, N, K;
     double alpha, beta;
@@ -26,32 +22,14 @@ typedef struct {
 } i8_job_t;
 
 /* Blocking of the NC x K panels of B and MC x K panels of A for a given packed depth kp. */
-static void i8_blocks(const gk_i8_kernel_t *kern, int64_t kp, int nchunks_gt1, int64_t *MC, int64_t *NC) {
+static void i8_blocks(const i8_job_t *job, int64_t kp, int nchunks_gt1, int64_t *MC, int64_t *NC) {
+    const gk_i8_kernel_t *kern = job->kern;
+    const gk_int8_blocks_t *b = job->blocks;
     const int mr = kern->mr, nr = kern->nr, es = kern->elem_size;
     /* Cache blocks scaled to the panel depth: A block ~ L2 budget, B block ~ share of L3. */
-    *MC = GK_MAX((int64_t)mr, GK_MIN(kern->mc, (int64_t)(384 * 1024) / (kp * es) / mr * mr));
-    *NC = GK_MAX((int64_t)nr, GK_MIN(kern->nc, (int64_t)(4 << 20) / (kp * es) / nr * nr));
+    *MC = GK_MAX((int64_t)mr, GK_MIN(b->mc, b->l2_bytes / (kp * es) / mr * mr));
+    *NC = GK_MAX((int64_t)nr, GK_MIN(b->nc, b->l3_bytes / (kp * es) / nr * nr));
     if (nchunks_gt1) *NC = GK_MIN(*NC, (int64_t)GK_MAX(nr, 256 / nr * nr)); /* bound the int64 sums */
-}
-
-/* round half to even, saturate to int32 (NaN -> INT32_MIN, as the SIMD conversions give). */
-static inline int32_t round_sat(double v) {
-    if (!(v >= -2147483648.0)) return INT32_MIN;
-    if (v >= 2147483647.0) return INT32_MAX;
-    return (int32_t)nearbyint(v);
-}
-
-void gk_i8_epilogue_scalar(int64_t m, int64_t n, const int64_t *S, int64_t lds, int32_t *C, int64_t ldc,
-                           const gk_i8_epilogue_t *ep) {
-    for (int64_t i = 0; i < m; i++)
-        for (int64_t j = 0; j < n; j++) {
-            double acc = (double)S[i * lds + j] + ep->row_comp[i] + ep->col_comp[j];
-            double v = ep->alpha * acc;
-            if (ep->beta != 0.0) v = v + ep->beta * (double)C[i * ldc + j];
-            if (ep->row_add) v = v + ep->row_add[i];
-            if (ep->col_add) v = v + ep->col_add[j];
-            C[i * ldc + j] = round_sat(v);
-        }
 }
 
 /* Per-column and per-row terms of the epilogue for columns [j0, j0+n) / rows [i0, i0+m): the
@@ -122,12 +100,12 @@ static int i8_block(i8_job_t *job, int64_t m0, int64_t m1, int64_t n0, int64_t n
     const gk_i8_kernel_t *kern = job->kern;
     const int mr = kern->mr, nr = kern->nr, kg = kern->kgroup, es = kern->elem_size;
     const int64_t K = job->K;
-    const int64_t kchunk = kern->kc;
+    const int64_t kchunk = kern->k_exact;
     const int64_t nchunks = (K + kchunk - 1) / kchunk;
     const int64_t kcmax = GK_MIN(K, kchunk);
     const int64_t kp = (kcmax + kg - 1) / kg * kg;
     int64_t MC, NC;
-    i8_blocks(kern, kp, nchunks > 1, &MC, &NC);
+    i8_blocks(job, kp, nchunks > 1, &MC, &NC);
     const int64_t mc_max = GK_MIN(MC, (m1 - m0 + mr - 1) / mr * mr);
     const int64_t nc_max = GK_MIN(NC, (n1 - n0 + nr - 1) / nr * nr);
 
@@ -198,7 +176,7 @@ static int i8_block(i8_job_t *job, int64_t m0, int64_t m1, int64_t n0, int64_t n
                 /* Per NR column panel, k in blocks of kb: the B sub-panel (kb x NR) stays in L1 while
                  * every MR row panel adds its sums to its own tile in acc_tiles; the last block
                  * finishes the tiles (the raw int32 sums over K <= kc are exact). */
-                const int64_t kgroups = kp / kg, kb_groups = GK_MAX((int64_t)1, kern->kb / kg);
+                const int64_t kgroups = kp / kg, kb_groups = GK_MAX((int64_t)1, job->blocks->kb / kg);
                 for (int64_t jr = 0; jr < nc; jr += nr) {
                     const int64_t nb = GK_MIN((int64_t)nr, nc - jr);
                     const uint8_t *bp = bbuf + (size_t)(jr * kp) * es;
@@ -341,54 +319,30 @@ static gemmkit_status_t i8_dot(const i8_job_t *job) {
     return gemmkit_success;
 }
 
-/* K == 0 or alpha == 0: C := beta * C + co, with the same rounding and saturation. */
-static void i8_no_product(const i8_job_t *job) {
-    for (int64_t i = 0; i < job->M; i++)
-        for (int64_t j = 0; j < job->N; j++) {
-            int32_t *c = job->C + i * job->ldc + j;
-            double v = 0.0;
-            if (job->beta != 0.0) v = job->beta * (double)*c;
-            double add = job->offsetc == 'F' ? job->co[0] : job->offsetc == 'C' ? job->co[i] : job->co[j];
-            *c = round_sat(v + add);
-        }
-}
-
-static gemmkit_status_t gemm_i8(char transa, char transb, char offsetc, int64_t M, int64_t N, int64_t K,
-                                float alpha, const uint8_t *A, int64_t lda, int a_ofs, int flip_a,
-                                const int8_t *B, int64_t ldb, int bo, float beta, int32_t *C, int64_t ldc,
-                                const int32_t *co) {
-    gemmkit_status_t st = gk_check_gemm_args(transa, transb, M, N, K, A, lda, B, ldb, C, ldc);
-    if (st != gemmkit_success) return st;
-    char oc = (char)(offsetc >= 'a' && offsetc <= 'z' ? offsetc - 32 : offsetc);
-    if (oc != 'F' && oc != 'C' && oc != 'R') return gemmkit_invalid_arguments;
-    if (M > 0 && N > 0 && co == NULL) return gemmkit_invalid_arguments;
-    if (M == 0 || N == 0) return gemmkit_success;
+gemmkit_status_t gk_int8_gemm(const gk_int8_problem_t *p) {
+    const gk_config_t *cfg = gk_config();
+    const int64_t M = p->M, N = p->N, K = p->K;
     i8_job_t job;
-    job.kern = gk_dispatch()->i8;
-    job.transa = transa == 'T' || transa == 't';
-    job.transb = transb == 'T' || transb == 't';
-    job.flip_a = flip_a;
+    memset(&job, 0, sizeof(job));
+    job.kern = cfg->int8;
+    job.blocks = &cfg->int8_blocks;
+    job.transa = p->transa; job.transb = p->transb; job.flip_a = p->flip_a;
     job.M = M; job.N = N; job.K = K;
-    job.alpha = alpha; job.beta = beta;
-    job.A = A; job.lda = lda; job.a_ofs = a_ofs;
-    job.B = B; job.ldb = ldb; job.bo = bo;
-    job.C = C; job.ldc = ldc; job.offsetc = oc; job.co = co;
-    job.failed = 0;
-    if (K == 0 || alpha == 0.0f) {
-        i8_no_product(&job);
-        return gemmkit_success;
-    }
-    if (job.transb && M <= GK_I8_DOT_MAX_M && job.kern->dot && K <= job.kern->kc) return i8_dot(&job);
+    job.alpha = p->alpha; job.beta = p->beta;
+    job.A = p->A; job.lda = p->lda; job.a_ofs = p->a_ofs;
+    job.B = p->B; job.ldb = p->ldb; job.bo = p->bo;
+    job.C = p->C; job.ldc = p->ldc; job.offsetc = p->offsetc; job.co = p->co;
+    if (job.transb && M <= GK_MIN(cfg->small.dot_max_m, GK_I8_DOT_MAX_M) && job.kern->dot && K <= job.kern->k_exact) return i8_dot(&job);
     int nthreads = gk_threads_for(M, N, K / 4 + 1);
     gk_partition_2d(M, N, job.kern->mr, job.kern->nr, nthreads, &job.tm, &job.tn);
     job.shared_b = NULL;
     job.shared_colsum = NULL;
-    if (job.tm > 1 && job.tn == 1 && K <= job.kern->kc) {
+    if (job.tm > 1 && job.tn == 1 && K <= job.kern->k_exact) {
         /* Row slices: one packed B block (and its column sums) for all threads. */
         const int kg = job.kern->kgroup, es = job.kern->elem_size, nr = job.kern->nr;
         const int64_t kp = (K + kg - 1) / kg * kg;
         int64_t MC, NC;
-        i8_blocks(job.kern, kp, 0, &MC, &NC);
+        i8_blocks(&job, kp, 0, &MC, &NC);
         const int64_t nc = GK_MIN(NC, (N + nr - 1) / nr * nr);
         const size_t bbytes = ((size_t)(nc * kp * es) + 63) & ~(size_t)63;
         uint8_t *buf = (uint8_t *)gk_thread_workspace(1, bbytes + sizeof(int32_t) * (size_t)nc);
@@ -399,21 +353,4 @@ static gemmkit_status_t gemm_i8(char transa, char transb, char offsetc, int64_t 
     }
     gk_parallel_run(i8_task, &job, job.tm * job.tn);
     return job.failed ? gemmkit_out_of_memory : gemmkit_success;
-}
-
-gemmkit_status_t gemmkit_gemm_u8s8s32(char transa, char transb, char offsetc, int64_t M, int64_t N,
-                                      int64_t K, float alpha, const uint8_t *A, int64_t lda, uint8_t ao,
-                                      const int8_t *B, int64_t ldb, int8_t bo, float beta, int32_t *C,
-                                      int64_t ldc, const int32_t *co) {
-    return gemm_i8(transa, transb, offsetc, M, N, K, alpha, A, lda, (int)ao, 0, B, ldb, (int)bo, beta, C,
-                   ldc, co);
-}
-
-gemmkit_status_t gemmkit_gemm_s8s8s32(char transa, char transb, char offsetc, int64_t M, int64_t N,
-                                      int64_t K, float alpha, const int8_t *A, int64_t lda, int8_t ao,
-                                      const int8_t *B, int64_t ldb, int8_t bo, float beta, int32_t *C,
-                                      int64_t ldc, const int32_t *co) {
-    /* A' = A + 128 as unsigned bytes, so (A - ao) = (A' - (ao + 128)). */
-    return gemm_i8(transa, transb, offsetc, M, N, K, alpha, (const uint8_t *)A, lda, (int)ao + 128, 1, B, ldb,
-                   (int)bo, beta, C, ldc, co);
 }

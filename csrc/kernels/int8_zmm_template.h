@@ -49,7 +49,7 @@ static inline void i8_zmm_store16(int32_t *c, __m512i s, __m512d rc, const doubl
 #define I8_LOAD(p) _mm512_loadu_si512((const void *)(p))
 #define I8_STORE(p, v) _mm512_storeu_si512((void *)(p), (v))
 #define I8_BCAST(w) _mm512_set1_epi32(w)
-#include "igemm_tile_sums.h"
+#include "int8_tile_sums.h"
 
 /* The epilogue for the first m rows of a tile whose raw sums are in s (see gk_i8_epilogue_t). */
 static void I8_PASTE(I8_KERNEL_NAME, _finish)(const int m, const int32_t *GK_RESTRICT s, int32_t *GK_RESTRICT c,

@@ -1,10 +1,26 @@
-/* Portable C int8 microkernel (4 x 16, k in groups of 4 bytes) and its blocking table: exact int32
- * sums of u8 x s8 products, then the double-precision epilogue (compensation, alpha, beta, co). */
+/* Portable C int8 microkernel (4 x 16, k in groups of 4 bytes): exact int32 sums of u8 x s8 products,
+ * and the portable epilogue (compensation, alpha, beta, co) that edge tiles and the dot path share. */
 #include "../gemmkit_internal.h"
 
 #define MR 4
 #define NR 16
 #define KG 4
+
+/* The epilogue's GK_EP_DOUBLE formula (gemmkit_internal.h), elementwise: the reference every SIMD
+ * epilogue agrees with bit for bit. */
+void gk_i8_epilogue_scalar(int64_t m, int64_t n, const int64_t *S, int64_t lds, int32_t *C, int64_t ldc,
+                           const gk_i8_epilogue_t *ep) {
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            double acc = (double)S[i * lds + j] + ep->row_comp[i] + ep->col_comp[j];
+            double v = ep->alpha * acc;
+            if (ep->beta != 0.0) v = v + ep->beta * (double)C[i * ldc + j];
+            if (ep->row_add) v = v + ep->row_add[i];
+            if (ep->col_add) v = v + ep->col_add[j];
+            C[i * ldc + j] = gk_round_sat_i32(v);
+        }
+}
+
 
 static void tile_sums(int64_t kgroups, const void *GK_RESTRICT av, const void *GK_RESTRICT bv,
                       int32_t *GK_RESTRICT s, int accumulate) {
@@ -38,6 +54,6 @@ static void ukernel_i8_generic_4x16(int64_t kgroups, const void *GK_RESTRICT a, 
 }
 
 const gk_i8_kernel_t gk_i8_kernel_generic = {
-    "ukernel_i8_generic_4x16", MR, NR, KG, 1, /*mc*/ 128, /*kc*/ 16384, /*nc*/ 2048, /*kb*/ 1024,
+    "ukernel_i8_generic_4x16", MR, NR, KG, 1, /*k_exact*/ 16384,
     ukernel_i8_generic_4x16, NULL, NULL,
 };

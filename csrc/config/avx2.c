@@ -1,0 +1,16 @@
+/* Configuration of the AVX2 + FMA path (Haswell and later, AMD Zen 1-3): the 256-bit kernels and their
+ * blocking (A block in a 512 KiB L2, B block in a share of L3); int8 widens bytes to int16 (exact). */
+#include "common.h"
+#if GEMMKIT_X86
+
+const gk_config_t gk_config_avx2 = {
+    .arch = "avx2", .uarch = "any", .needs = GEMMKIT_CPU_AVX2, .cpu_match = NULL,
+    .sgemm = &gk_sgemm_kernel_avx2, .dgemm = &gk_dgemm_kernel_avx2, .int8 = &gk_i8_kernel_avx2,
+    .sgemm_blocks = {.mc = 144, .kc = 256, .nc = 4080},
+    .dgemm_blocks = {.mc = 96, .kc = 256, .nc = 2040},
+    .cgemm_blocks = {.mc = 144, .kc = 256, .nc = 4080},
+    .zgemm_blocks = {.mc = 96, .kc = 256, .nc = 2040},
+    .int8_blocks = {.mc = 120, .nc = 4096, .kb = 256, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20},
+    .small = GK_SMALL_DEFAULTS,
+};
+#endif

@@ -1,0 +1,17 @@
+/* Configuration of the AVX-512 VNNI path (Ice Lake / Sapphire Rapids, AMD Zen 4 / Zen 5): the 512-bit
+ * float kernels and the vpdpbusd int8 kernel; tuned on a Zen 5 core. */
+#include "common.h"
+#if GEMMKIT_X86
+
+const gk_config_t gk_config_avx512_vnni = {
+    .arch = "avx512_vnni", .uarch = "any", .needs = GEMMKIT_CPU_AVX512 | GEMMKIT_CPU_AVX512_VNNI,
+    .cpu_match = NULL,
+    .sgemm = &gk_sgemm_kernel_avx512, .dgemm = &gk_dgemm_kernel_avx512, .int8 = &gk_i8_kernel_avx512_vnni,
+    .sgemm_blocks = GK_SGEMM_AVX512_BLOCKS,
+    .dgemm_blocks = GK_DGEMM_AVX512_BLOCKS,
+    .cgemm_blocks = GK_SGEMM_AVX512_BLOCKS,
+    .zgemm_blocks = GK_DGEMM_AVX512_BLOCKS,
+    .int8_blocks = {.mc = 240, .nc = 4096, .kb = 512, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20},
+    .small = GK_SMALL_DEFAULTS,
+};
+#endif

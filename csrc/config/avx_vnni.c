@@ -1,0 +1,16 @@
+/* Configuration of the AVX-VNNI path (Alder Lake and later without AVX-512): the AVX2 float kernels
+ * and the 256-bit vpdpbusd int8 kernel, with the AVX2 blocking. */
+#include "common.h"
+#if GEMMKIT_X86 && defined(GEMMKIT_HAVE_AVX_VNNI)
+
+const gk_config_t gk_config_avx_vnni = {
+    .arch = "avx_vnni", .uarch = "any", .needs = GEMMKIT_CPU_AVX2 | GEMMKIT_CPU_AVX_VNNI, .cpu_match = NULL,
+    .sgemm = &gk_sgemm_kernel_avx2, .dgemm = &gk_dgemm_kernel_avx2, .int8 = &gk_i8_kernel_avx_vnni,
+    .sgemm_blocks = {.mc = 144, .kc = 256, .nc = 4080},
+    .dgemm_blocks = {.mc = 96, .kc = 256, .nc = 2040},
+    .cgemm_blocks = {.mc = 144, .kc = 256, .nc = 4080},
+    .zgemm_blocks = {.mc = 96, .kc = 256, .nc = 2040},
+    .int8_blocks = {.mc = 120, .nc = 4096, .kb = 512, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20},
+    .small = GK_SMALL_DEFAULTS,
+};
+#endif

@@ -1,0 +1,14 @@
+/* Configuration of the portable path: the C microkernels every build has, and their blocking (sized
+ * for a 32 KiB L1 / 512 KiB L2 core); used on non-x86 targets and on x86 CPUs without AVX2. */
+#include "common.h"
+
+const gk_config_t gk_config_generic = {
+    .arch = "generic", .uarch = "any", .needs = 0, .cpu_match = NULL,
+    .sgemm = &gk_sgemm_kernel_generic, .dgemm = &gk_dgemm_kernel_generic, .int8 = &gk_i8_kernel_generic,
+    .sgemm_blocks = {.mc = 128, .kc = 256, .nc = 2048},
+    .dgemm_blocks = {.mc = 128, .kc = 256, .nc = 2048},
+    .cgemm_blocks = {.mc = 128, .kc = 256, .nc = 2048},
+    .zgemm_blocks = {.mc = 128, .kc = 256, .nc = 2048},
+    .int8_blocks = {.mc = 128, .nc = 2048, .kb = 1024, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20},
+    .small = GK_SMALL_DEFAULTS,
+};

@@ -1,0 +1,62 @@
+/* The middle-end's interface: one problem description in the real domain of a microkernel (float or
+ * double; complex problems are mapped onto it by the 1m packers), filled by the frontend per type. */
+#ifndef GEMMKIT_DRIVER_H
+#define GEMMKIT_DRIVER_H
+#include "gemmkit_internal.h"
+
+typedef struct gk_real_problem gk_real_problem_t;
+/* Pack an mc x kc block of op(A) at (i0, k0), or a kc x nc block of op(B) at (k0, j0), into the
+ * kernel's micro-panels; indices and sizes in the kernel's real domain. */
+typedef void (*gk_pack_a_fn)(const gk_real_problem_t *p, int64_t i0, int64_t k0, int64_t mc, int64_t kc, void *dst);
+typedef void (*gk_pack_b_fn)(const gk_real_problem_t *p, int64_t k0, int64_t j0, int64_t kc, int64_t nc, void *dst);
+
+/* What differs between the element types that run on the real driver (as ruy's TrMulParams): how
+ * the user's operands become the kernel's panels, and whether the kernel may read them in place. */
+typedef struct {
+    const char *name;          /* "sgemm", ... */
+    int complex_1m;            /* 1: complex, N and K doubled in the real domain */
+    gk_pack_a_fn pack_a;
+    gk_pack_b_fn pack_b;
+} gk_real_type_t;
+
+extern const gk_real_type_t gk_type_sgemm, gk_type_dgemm, gk_type_cgemm, gk_type_zgemm;
+
+typedef union { float f; double d; } gk_real_scalar_t;
+
+struct gk_real_problem {
+    const gk_real_type_t *type;
+    const gk_real_kernel_t *kern;
+    gk_blocks_t blocks;
+    const gk_small_t *small;
+    int64_t M, N, K;                /* the kernel's real domain (complex: N and K doubled) */
+    const void *A, *B;              /* as given, in elements of the caller's type */
+    int64_t lda, ldb;
+    int transa, transb, conja, conjb;
+    void *C;                        /* real view, ldc real elements per row */
+    int64_t ldc;
+    gk_real_scalar_t alpha, beta;   /* in the kernel's type */
+    const void *alpha_fold;         /* complex alpha applied while packing A (2 reals), or NULL */
+};
+
+/* C := alpha * op(A) op(B) + beta * C on the Goto/BLIS loops, threads splitting C (never K). */
+gemmkit_status_t gk_real_gemm(const gk_real_problem_t *p);
+
+/* Few rows of C (sgemm): the dot-product kernel or the GEMV, B streamed in place. Returns 1 and sets
+ * *st when it handled the problem, 0 when the packed driver should. */
+int gk_sgemm_few_rows(const gk_real_problem_t *p, gemmkit_status_t *st);
+
+/* An int8 product after the frontend's checks: C := alpha * (op(A') - a_ofs) (op(B) - bo) + beta * C + co,
+ * A' = A (u8) or A ^ 0x80 (s8 flipped to u8, flip_a = 1, a_ofs = ao + 128); M, N, K > 0, alpha != 0. */
+typedef struct {
+    int transa, transb, flip_a;
+    int64_t M, N, K;
+    double alpha, beta;
+    const uint8_t *A; int64_t lda; int a_ofs;
+    const int8_t *B; int64_t ldb; int bo;
+    int32_t *C; int64_t ldc;
+    char offsetc; const int32_t *co;   /* 'F', 'C' or 'R' */
+} gk_int8_problem_t;
+
+gemmkit_status_t gk_int8_gemm(const gk_int8_problem_t *p);
+
+#endif

@@ -1,0 +1,39 @@
+/* AVX2 + FMA dgemm microkernel (6 x 8: 12 ymm accumulators) with 1..5-row variants for edge row
+ * panels; this file alone is compiled with -mavx2 -mfma and runs only where dispatch found AVX2 + FMA. */
+#include "../gemmkit_internal.h"
+#if GEMMKIT_X86
+#include <immintrin.h>
+
+#define MR 6
+#define NR 8
+
+#if defined(_MSC_VER)
+#define GK_FORCEINLINE __forceinline
+#else
+#define GK_FORCEINLINE inline __attribute__((always_inline))
+#endif
+
+#define T double
+#define V __m256d
+#define VSUF pd
+#define VBCAST _mm256_broadcast_sd
+#define VL 4
+#define TILE_FN dgemm_tile_avx2
+#include "real_ymm_template.h"
+
+GK_YMM_ROWS_KERNEL(ukernel_dgemm_avx2_1x8, 1)
+GK_YMM_ROWS_KERNEL(ukernel_dgemm_avx2_2x8, 2)
+GK_YMM_ROWS_KERNEL(ukernel_dgemm_avx2_3x8, 3)
+GK_YMM_ROWS_KERNEL(ukernel_dgemm_avx2_4x8, 4)
+GK_YMM_ROWS_KERNEL(ukernel_dgemm_avx2_5x8, 5)
+GK_YMM_ROWS_KERNEL(ukernel_dgemm_avx2_6x8, 6)
+
+static const gk_ukernel_fn rows_kernels[MR] = {
+    NULL, ukernel_dgemm_avx2_1x8, ukernel_dgemm_avx2_2x8, ukernel_dgemm_avx2_3x8, ukernel_dgemm_avx2_4x8,
+    ukernel_dgemm_avx2_5x8,
+};
+
+const gk_real_kernel_t gk_dgemm_kernel_avx2 = {
+    "ukernel_dgemm_avx2_6x8", 8, MR, NR, ukernel_dgemm_avx2_6x8, rows_kernels, NULL,
+};
+#endif

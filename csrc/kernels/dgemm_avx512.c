@@ -1,0 +1,40 @@
+/* AVX-512F dgemm: 12 x 16 microkernel (24 zmm accumulators) with 1..11-row variants for edge row
+ * panels; compiled with AVX-512 flags, run only where dispatch found AVX-512. */
+#include "../gemmkit_internal.h"
+#if GEMMKIT_X86
+#include <immintrin.h>
+
+#define MR 12
+#define NV 2 /* zmm vectors per row of the tile */
+#define NR (8 * NV)
+#define PF_COLS 64 /* rows kernels with m <= 4: prefetch B this many columns ahead (4 panels) */
+
+#if defined(_MSC_VER)
+#define GK_FORCEINLINE __forceinline
+#else
+#define GK_FORCEINLINE inline __attribute__((always_inline))
+#endif
+
+#define T double
+#define V __m512d
+#define VSUF pd
+#define VL 8
+#define TILE_FN dgemm_tile_avx512
+#include "real_zmm_template.h"
+
+#define DEFINE_ROWS_KERNEL(m) GK_ZMM_ROWS_KERNEL(ukernel_dgemm_avx512_##m##x16, m)
+DEFINE_ROWS_KERNEL(1) DEFINE_ROWS_KERNEL(2) DEFINE_ROWS_KERNEL(3) DEFINE_ROWS_KERNEL(4)
+DEFINE_ROWS_KERNEL(5) DEFINE_ROWS_KERNEL(6) DEFINE_ROWS_KERNEL(7) DEFINE_ROWS_KERNEL(8)
+DEFINE_ROWS_KERNEL(9) DEFINE_ROWS_KERNEL(10) DEFINE_ROWS_KERNEL(11) DEFINE_ROWS_KERNEL(12)
+
+static const gk_ukernel_fn rows_kernels[MR] = {
+    NULL, ukernel_dgemm_avx512_1x16, ukernel_dgemm_avx512_2x16, ukernel_dgemm_avx512_3x16,
+    ukernel_dgemm_avx512_4x16, ukernel_dgemm_avx512_5x16, ukernel_dgemm_avx512_6x16,
+    ukernel_dgemm_avx512_7x16, ukernel_dgemm_avx512_8x16, ukernel_dgemm_avx512_9x16,
+    ukernel_dgemm_avx512_10x16, ukernel_dgemm_avx512_11x16,
+};
+
+const gk_real_kernel_t gk_dgemm_kernel_avx512 = {
+    "ukernel_dgemm_avx512_12x16", 8, MR, NR, ukernel_dgemm_avx512_12x16, rows_kernels, NULL,
+};
+#endif

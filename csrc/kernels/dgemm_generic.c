@@ -1,0 +1,13 @@
+/* Portable C dgemm microkernel (4 x 8): the path for non-x86 builds and for x86 CPUs without AVX2;
+ * written so compilers auto-vectorise the 8-wide row updates. */
+#include "../gemmkit_internal.h"
+
+#define T double
+#define MR 4
+#define NR 8
+#define KERNEL_FN ukernel_dgemm_generic_4x8
+#include "real_generic_template.h"
+
+const gk_real_kernel_t gk_dgemm_kernel_generic = {
+    "ukernel_dgemm_generic_4x8", 8, MR, NR, ukernel_dgemm_generic_4x8, NULL, NULL,
+};

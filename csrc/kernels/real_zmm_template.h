@@ -1,0 +1,59 @@
+/* The 512-bit real microkernel body for the first m rows of an MR x (16*NV floats | 8*NV doubles) tile,
+ * written once and instantiated for float and double by sgemm_avx512.c and dgemm_avx512.c. */
+/* The including file defines: T, V (__m512 / __m512d), VSUF (ps / pd), MR, NV, VL (lanes), PF_COLS,
+ * TILE_FN (the function name). */
+#define GK_ZMM_CAT_(a, b) a##b
+#define GK_ZMM_CAT(a, b) GK_ZMM_CAT_(a, b)
+#define VOP(op) GK_ZMM_CAT(_mm512_##op##_, VSUF)
+
+/* The tile body for the first m rows; m is a constant in every caller, so the loops unroll fully
+ * and the accumulator array stays in registers. */
+static GK_FORCEINLINE void TILE_FN(const int m, int64_t kc, const T *GK_RESTRICT a, int64_t rsa,
+                                   const T *GK_RESTRICT b, int64_t rsb, T *GK_RESTRICT c, int64_t ldc, T alpha,
+                                   T beta) {
+    V acc[MR][NV];
+#pragma GCC unroll 16
+    for (int i = 0; i < m; i++)
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++) acc[i][v] = VOP(setzero)();
+    for (int64_t k = 0; k < kc; k++) {
+        V bv[NV];
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++) bv[v] = VOP(loadu)(b + VL * v);
+        if (m <= 4) { /* few rows: streaming B in place is latency bound; fetch the next panel's lines */
+            _mm_prefetch((const char *)(b + PF_COLS), _MM_HINT_T0);
+            _mm_prefetch((const char *)(b + PF_COLS + VL), _MM_HINT_T0);
+        }
+#pragma GCC unroll 16
+        for (int i = 0; i < m; i++) {
+            V x = VOP(set1)(a[i]);
+#pragma GCC unroll 4
+            for (int v = 0; v < NV; v++) acc[i][v] = VOP(fmadd)(x, bv[v], acc[i][v]);
+        }
+        a += rsa;
+        b += rsb;
+    }
+    const V va = VOP(set1)(alpha), vb = VOP(set1)(beta);
+    if (beta == (T)0) {
+#pragma GCC unroll 16
+        for (int i = 0; i < m; i++)
+#pragma GCC unroll 4
+            for (int v = 0; v < NV; v++) VOP(storeu)(c + i * ldc + VL * v, VOP(mul)(va, acc[i][v]));
+    } else {
+#pragma GCC unroll 16
+        for (int i = 0; i < m; i++)
+#pragma GCC unroll 4
+            for (int v = 0; v < NV; v++) {
+                T *cp = c + i * ldc + VL * v;
+                VOP(storeu)(cp, VOP(fmadd)(vb, VOP(loadu)(cp), VOP(mul)(va, acc[i][v])));
+            }
+    }
+}
+
+/* ukernel_<op>_avx512_<m>x<NR>: the gk_ukernel_fn for the first m rows. */
+#define GK_ZMM_ROWS_KERNEL(NAME, m)                                                                  \
+    static void NAME(int64_t kc, const void *GK_RESTRICT a, int64_t rsa, const void *GK_RESTRICT b,  \
+                     int64_t rsb, void *GK_RESTRICT c, int64_t ldc, const void *alpha, const void *beta) { \
+        TILE_FN(m, kc, (const T *)a, rsa, (const T *)b, rsb, (T *)c, ldc, *(const T *)alpha,          \
+                *(const T *)beta);                                                                   \
+    }

@@ -1,0 +1,53 @@
+/* The 1m complex packers, written once and instantiated for float and double by pack_complex.c
+ * (T = real element type, SFX = name suffix); the formats are described in pack.h. */
+
+void GK_CAT(pack_a_1m_, SFX)(int transa, int conja, const T *alpha, const T *A, int64_t lda, int64_t mc,
+                             int64_t kc, int mr, T *GK_RESTRICT dst) {
+    if (!transa && !conja && alpha == NULL) { /* rows of A are already (re, im) pairs along k */
+        GK_CAT(pack_a_, SFX)(0, A, 2 * lda, mc, 2 * kc, mr, dst);
+        return;
+    }
+    const T sign = conja ? (T)-1 : (T)1;
+    for (int64_t i0 = 0; i0 < mc; i0 += mr) {
+        const int64_t w = GK_MIN((int64_t)mr, mc - i0);
+        T *d = dst + i0 * 2 * kc;
+        for (int64_t k = 0; k < kc; k++) {
+            T *GK_RESTRICT d0 = d + 2 * k * mr, *GK_RESTRICT d1 = d0 + mr;
+            for (int64_t x = 0; x < w; x++) {
+                const T *s = transa ? A + 2 * (k * lda + i0 + x) : A + 2 * ((i0 + x) * lda + k);
+                T re = s[0], im = sign * s[1];
+                if (alpha) {
+                    const T r = alpha[0] * re - alpha[1] * im;
+                    im = alpha[0] * im + alpha[1] * re;
+                    re = r;
+                }
+                d0[x] = re;
+                d1[x] = im;
+            }
+            for (int64_t x = w; x < mr; x++) d0[x] = d1[x] = (T)0;
+        }
+    }
+}
+
+void GK_CAT(pack_b_1m_, SFX)(int transb, int conjb, const T *B, int64_t ldb, int64_t kc, int64_t nc, int nr,
+                             T *GK_RESTRICT dst) {
+    const int64_t hc = nr / 2; /* complex columns per panel */
+    const T sign = conjb ? (T)-1 : (T)1;
+    for (int64_t j0 = 0; j0 < nc; j0 += hc) {
+        const int64_t w = GK_MIN(hc, nc - j0);
+        T *d = dst + j0 * 4 * kc; /* panel j0 / hc of nr x 2kc reals */
+        for (int64_t k = 0; k < kc; k++) {
+            T *GK_RESTRICT d0 = d + 2 * k * nr, *GK_RESTRICT d1 = d0 + nr;
+            if (!transb && k + 4 < kc) GK_PREFETCH(B + 2 * ((k + 4) * ldb + j0));
+            for (int64_t x = 0; x < w; x++) {
+                const T *s = transb ? B + 2 * ((j0 + x) * ldb + k) : B + 2 * (k * ldb + j0 + x);
+                const T re = s[0], im = sign * s[1];
+                d0[2 * x] = re;
+                d0[2 * x + 1] = im;
+                d1[2 * x] = -im;
+                d1[2 * x + 1] = re;
+            }
+            for (int64_t x = 2 * w; x < nr; x++) d0[x] = d1[x] = (T)0;
+        }
+    }
+}

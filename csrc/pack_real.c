@@ -1,0 +1,81 @@
+/* Real-domain packing (float and double): copies a KC-deep block of op(A) into MR-row micro-panels and
+ * of op(B) into NR-column micro-panels (k-major, zero-padded at the edges) so the microkernels stream them. */
+#include <string.h>
+#include "pack.h"
+#if defined(__SSE2__) || defined(_M_X64)
+#include <emmintrin.h>
+#define GK_PACK_SSE 1
+#endif
+#define GK_PACK_PF_ROWS 4 /* source rows prefetched ahead while packing k-major blocks */
+
+#if GK_PACK_SSE
+/* Columns 0..3 of a panel (row stride pw) from 4 sources contiguous in k, 4 k at a time through 4x4
+ * in-register transposes; k tail copied scalar. The next 4 sources' lines are prefetched as these
+ * go: each source row is a short stream (kc floats), too short for the hardware prefetcher to ramp up. */
+static void pack_rows4_sse(const float *src, int64_t ld, int64_t kc, int pw, float *dst) {
+    const float *r0 = src, *r1 = src + ld, *r2 = src + 2 * ld, *r3 = src + 3 * ld;
+    int64_t k = 0;
+    for (; k + 4 <= kc; k += 4) {
+        if ((k & 15) == 0)
+            for (int q = 4; q < 8; q++) GK_PREFETCH(src + q * ld + k);
+        __m128 x0 = _mm_loadu_ps(r0 + k), x1 = _mm_loadu_ps(r1 + k), x2 = _mm_loadu_ps(r2 + k),
+               x3 = _mm_loadu_ps(r3 + k);
+        _MM_TRANSPOSE4_PS(x0, x1, x2, x3);
+        _mm_storeu_ps(dst + (k + 0) * pw, x0);
+        _mm_storeu_ps(dst + (k + 1) * pw, x1);
+        _mm_storeu_ps(dst + (k + 2) * pw, x2);
+        _mm_storeu_ps(dst + (k + 3) * pw, x3);
+    }
+    for (; k < kc; k++) {
+        float *d = dst + k * pw;
+        d[0] = r0[k]; d[1] = r1[k]; d[2] = r2[k]; d[3] = r3[k];
+    }
+}
+#endif
+
+#if GK_PACK_SSE
+/* Columns 0..1 of a panel (row stride pw) from 2 sources contiguous in k, 2 k at a time through 2x2
+ * in-register transposes, the next sources prefetched as for float; k tail copied scalar. */
+static void pack_rows2_sse2(const double *src, int64_t ld, int64_t kc, int pw, double *dst) {
+    const double *r0 = src, *r1 = src + ld;
+    int64_t k = 0;
+    for (; k + 2 <= kc; k += 2) {
+        if ((k & 7) == 0)
+            for (int q = 2; q < 4; q++) GK_PREFETCH(src + q * ld + k);
+        __m128d x0 = _mm_loadu_pd(r0 + k), x1 = _mm_loadu_pd(r1 + k);
+        _mm_storeu_pd(dst + (k + 0) * pw, _mm_unpacklo_pd(x0, x1));
+        _mm_storeu_pd(dst + (k + 1) * pw, _mm_unpackhi_pd(x0, x1));
+    }
+    for (; k < kc; k++) {
+        double *d = dst + k * pw;
+        d[0] = r0[k]; d[1] = r1[k];
+    }
+}
+#endif
+
+#define GK_CAT_(a, b) a##b
+#define GK_CAT(a, b) GK_CAT_(a, b)
+
+#define T float
+#define SFX f32
+#if GK_PACK_SSE
+#define ROWS_SIMD pack_rows4_sse
+#define ROWS_SIMD_N 4
+#endif
+#include "pack_real_template.h"
+#undef T
+#undef SFX
+#undef ROWS_SIMD
+#undef ROWS_SIMD_N
+
+#define T double
+#define SFX f64
+#if GK_PACK_SSE
+#define ROWS_SIMD pack_rows2_sse2
+#define ROWS_SIMD_N 2
+#endif
+#include "pack_real_template.h"
+#undef T
+#undef SFX
+#undef ROWS_SIMD
+#undef ROWS_SIMD_N

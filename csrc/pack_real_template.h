@@ -1,0 +1,57 @@
+/* The real-domain block packers, written once and instantiated for float and double by pack_real.c
+ * (T = element type, SFX = name suffix, ROWS_SIMD = optional in-register transposing copy of rows). */
+
+/* Both operands reduce to one of two source shapes for a block `width` wide (rows of op(A), columns of
+ * op(B)), packed into panels of pw (element (k, x) of panel p at dst[p*pw*kc + k*pw + x % pw]):
+ *   k-contiguous: element (k, x) at src[x * ld + k]  (A plain, B transposed)
+ *   k-major:      element (k, x) at src[k * ld + x]  (A transposed, B plain) */
+static void GK_CAT(pack_block_kcontig_, SFX)(const T *src, int64_t ld, int64_t width, int64_t kc, int pw,
+                                              T *GK_RESTRICT dst) {
+    for (int64_t x0 = 0; x0 < width; x0 += pw) {
+        const int64_t w = GK_MIN((int64_t)pw, width - x0);
+        T *d = dst + x0 * kc;
+#if defined(ROWS_SIMD)
+        if (w == pw && pw % ROWS_SIMD_N == 0) {
+            for (int x = 0; x < pw; x += ROWS_SIMD_N) ROWS_SIMD(src + (x0 + x) * ld, ld, kc, pw, d + x);
+            continue;
+        }
+#endif
+        for (int64_t x = 0; x < w; x++) {
+            const T *s = src + (x0 + x) * ld;
+            for (int64_t k = 0; k < kc; k++) d[k * pw + x] = s[k];
+        }
+        for (int64_t x = w; x < pw; x++)
+            for (int64_t k = 0; k < kc; k++) d[k * pw + x] = (T)0;
+    }
+}
+
+/* Rows outer: each source row of the block is read once, front to back, with a row a few ahead
+ * prefetched (a panel-by-panel order would touch every row once per panel, latency bound). */
+static void GK_CAT(pack_block_kmajor_, SFX)(const T *src, int64_t ld, int64_t width, int64_t kc, int pw,
+                                             T *GK_RESTRICT dst) {
+    const int64_t full = width / pw * pw;
+    for (int64_t k = 0; k < kc; k++) {
+        const T *s = src + k * ld;
+        if (k + GK_PACK_PF_ROWS < kc)
+            for (int64_t x = 0; x < width; x += 64 / (int64_t)sizeof(T)) GK_PREFETCH(s + GK_PACK_PF_ROWS * ld + x);
+        for (int64_t x0 = 0; x0 < full; x0 += pw) memcpy(dst + x0 * kc + k * pw, s + x0, sizeof(T) * pw);
+        if (full < width) {
+            T *d = dst + full * kc + k * pw;
+            int64_t x = 0;
+            for (; x < width - full; x++) d[x] = s[full + x];
+            for (; x < pw; x++) d[x] = (T)0;
+        }
+    }
+}
+
+/* op(A)[i][k] = transa ? A[k*lda + i] : A[i*lda + k]; panel p holds rows [p*mr, p*mr+mr). */
+void GK_CAT(pack_a_, SFX)(int transa, const T *A, int64_t lda, int64_t mc, int64_t kc, int mr, T *GK_RESTRICT dst) {
+    if (transa) GK_CAT(pack_block_kmajor_, SFX)(A, lda, mc, kc, mr, dst);
+    else GK_CAT(pack_block_kcontig_, SFX)(A, lda, mc, kc, mr, dst);
+}
+
+/* op(B)[k][j] = transb ? B[j*ldb + k] : B[k*ldb + j]; panel p holds columns [p*nr, p*nr+nr). */
+void GK_CAT(pack_b_, SFX)(int transb, const T *B, int64_t ldb, int64_t kc, int64_t nc, int nr, T *GK_RESTRICT dst) {
+    if (transb) GK_CAT(pack_block_kcontig_, SFX)(B, ldb, nc, kc, nr, dst);
+    else GK_CAT(pack_block_kmajor_, SFX)(B, ldb, nc, kc, nr, dst);
+}

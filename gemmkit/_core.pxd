@@ -1,0 +1,49 @@
+# The C API of gemmkit (csrc/include/gemmkit.h) for Cython: _core.pyx calls these, and other Cython code
+# can `from gemmkit._core cimport gemmkit_dgemm` (with csrc/include on its include path) to skip Python.
+from libc.stdint cimport int64_t, int32_t, uint8_t, int8_t, uint32_t
+
+cdef extern from "include/gemmkit.h" nogil:
+    ctypedef int gemmkit_status_t
+    ctypedef struct gemmkit_complex64_t:
+        float re
+        float im
+    ctypedef struct gemmkit_complex128_t:
+        double re
+        double im
+    ctypedef struct gemmkit_kernel_info_t:
+        const char *kernel
+        const char *uarch
+        int mr, nr, k_group, elem
+        int64_t mc, kc, nc, kb
+    gemmkit_status_t gemmkit_sgemm(char transa, char transb, int64_t M, int64_t N, int64_t K,
+            float alpha, const float *A, int64_t lda, const float *B, int64_t ldb, float beta,
+            float *C, int64_t ldc)
+    gemmkit_status_t gemmkit_dgemm(char transa, char transb, int64_t M, int64_t N, int64_t K,
+            double alpha, const double *A, int64_t lda, const double *B, int64_t ldb, double beta,
+            double *C, int64_t ldc)
+    gemmkit_status_t gemmkit_cgemm(char transa, char transb, int64_t M, int64_t N, int64_t K,
+            gemmkit_complex64_t alpha, const gemmkit_complex64_t *A, int64_t lda,
+            const gemmkit_complex64_t *B, int64_t ldb, gemmkit_complex64_t beta, gemmkit_complex64_t *C,
+            int64_t ldc)
+    gemmkit_status_t gemmkit_zgemm(char transa, char transb, int64_t M, int64_t N, int64_t K,
+            gemmkit_complex128_t alpha, const gemmkit_complex128_t *A, int64_t lda,
+            const gemmkit_complex128_t *B, int64_t ldb, gemmkit_complex128_t beta, gemmkit_complex128_t *C,
+            int64_t ldc)
+    gemmkit_status_t gemmkit_gemm_u8s8s32(char transa, char transb, char offsetc, int64_t M,
+            int64_t N, int64_t K, float alpha, const uint8_t *A, int64_t lda, uint8_t ao,
+            const int8_t *B, int64_t ldb, int8_t bo, float beta, int32_t *C, int64_t ldc,
+            const int32_t *co)
+    gemmkit_status_t gemmkit_gemm_s8s8s32(char transa, char transb, char offsetc, int64_t M,
+            int64_t N, int64_t K, float alpha, const int8_t *A, int64_t lda, int8_t ao,
+            const int8_t *B, int64_t ldb, int8_t bo, float beta, int32_t *C, int64_t ldc,
+            const int32_t *co)
+    int gemmkit_get_num_threads()
+    void gemmkit_set_num_threads(int n)
+    gemmkit_status_t gemmkit_set_arch(const char *name)
+    const char *gemmkit_get_arch()
+    uint32_t gemmkit_cpu_features()
+    int gemmkit_arch_count()
+    const char *gemmkit_arch_name(int i)
+    int gemmkit_arch_supported(const char *name)
+    const char *gemmkit_cpu_feature_name(int i, uint32_t *bit)
+    gemmkit_status_t gemmkit_kernel_info(const char *op, gemmkit_kernel_info_t *info)
