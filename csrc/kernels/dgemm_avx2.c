@@ -17,6 +17,8 @@
 #define V __m256d
 #define VSUF pd
 #define VBCAST _mm256_broadcast_sd
+#define ES 8
+#define X "d"
 #define VL 4
 #define TILE_FN dgemm_tile_avx2
 #include "real_ymm_template.h"

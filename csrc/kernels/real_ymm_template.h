@@ -46,9 +46,92 @@ static GK_FORCEINLINE void TILE_FN(const int m, int64_t kc, const T *GK_RESTRICT
     }
 }
 
+#if defined(__GNUC__) && !defined(GK_NO_INLINE_ASM)
+#define GK_YMM_ASM 1
+/* The packed MR = 6 k loop in inline assembly (GCC keeps 12 accumulators + 2 B vectors + a broadcast in
+ * 16 ymm registers only with spills and moves): ymm0..11 accumulate (row i in ymm 2i, 2i+1), ymm12/13
+ * hold B's two vectors of one k, ymm14/15 alternate as A's broadcasts; four k per iteration, A
+ * prefetched 8 k ahead. The sums land in s (6 x 2 vectors, 32-byte aligned). ES: element bytes,
+ * X: "s" or "d" (the instruction suffix letter). */
+#define GK_YMM_STR_(x) #x
+#define GK_YMM_STR(x) GK_YMM_STR_(x)
+#define GK_YMM_ROW(i, ra, rb, ao, bc)                                                                \
+    "vbroadcasts" X " " GK_YMM_STR(ao) "+" GK_YMM_STR(ES) "*" #i "(%[a]), %%ymm" #bc "\n\t"              \
+    "vfmadd231p" X " %%ymm12, %%ymm" #bc ", %%ymm" #ra "\n\t"                                         \
+    "vfmadd231p" X " %%ymm13, %%ymm" #bc ", %%ymm" #rb "\n\t"
+#define GK_YMM_KSTEP(ao, bo)                                                                         \
+    "vmovup" X " " #bo "(%[b]), %%ymm12\n\t"                                                          \
+    "vmovup" X " " #bo "+32(%[b]), %%ymm13\n\t"                                                       \
+    GK_YMM_ROW(0, 0, 1, ao, 14) GK_YMM_ROW(1, 2, 3, ao, 15) GK_YMM_ROW(2, 4, 5, ao, 14)             \
+    GK_YMM_ROW(3, 6, 7, ao, 15) GK_YMM_ROW(4, 8, 9, ao, 14) GK_YMM_ROW(5, 10, 11, ao, 15)
+#define GK_YMM_ZERO(i) "vxorps %%ymm" #i ", %%ymm" #i ", %%ymm" #i "\n\t"
+#define GK_YMM_SAVE(i) "vmovaps %%ymm" #i ", 32*" #i "(%[s])\n\t"
+#define GK_YMM_ALL12(Z) Z(0) Z(1) Z(2) Z(3) Z(4) Z(5) Z(6) Z(7) Z(8) Z(9) Z(10) Z(11)
+static void GK_YMM_CAT(TILE_FN, _sums_asm)(int64_t kc, const T *a, const T *b, T *s) {
+    int64_t n4 = kc >> 2, rem = kc & 3;
+    __asm__ volatile(
+        GK_YMM_ALL12(GK_YMM_ZERO)
+        "test %[n4], %[n4]\n\t"
+        "jz 2f\n\t"
+        ".p2align 5\n"
+        "1:\n\t"
+        "prefetcht0 " GK_YMM_STR(8 * 6 * ES) "(%[a])\n\t"
+        GK_YMM_KSTEP(0, 0)
+        GK_YMM_KSTEP(6 * ES, 64)
+        "prefetcht0 " GK_YMM_STR(8 * 6 * ES + 64) "(%[a])\n\t"
+        GK_YMM_KSTEP(12 * ES, 128)
+        GK_YMM_KSTEP(18 * ES, 192)
+        "add $" GK_YMM_STR(24 * ES) ", %[a]\n\t"
+        "add $256, %[b]\n\t"
+        "dec %[n4]\n\t"
+        "jnz 1b\n"
+        "2:\n\t"
+        "test %[rem], %[rem]\n\t"
+        "jz 4f\n"
+        "3:\n\t"
+        GK_YMM_KSTEP(0, 0)
+        "add $" GK_YMM_STR(6 * ES) ", %[a]\n\t"
+        "add $64, %[b]\n\t"
+        "dec %[rem]\n\t"
+        "jnz 3b\n"
+        "4:\n\t"
+        GK_YMM_ALL12(GK_YMM_SAVE)
+        : [a] "+r"(a), [b] "+r"(b), [n4] "+r"(n4), [rem] "+r"(rem)
+        : [s] "r"(s)
+        : "memory", "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
+          "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+}
+
+/* The full packed 6-row tile: the asm sums, then alpha, beta and the store. */
+static void GK_YMM_CAT(TILE_FN, _full_asm)(int64_t kc, const T *a, const T *b, T *c, int64_t ldc, T alpha, T beta) {
+    __attribute__((aligned(32))) T s[6 * 2 * VL];
+    GK_YMM_CAT(TILE_FN, _sums_asm)(kc, a, b, s);
+    const V va = VOP(set1)(alpha), vb = VOP(set1)(beta);
+    for (int i = 0; i < 6; i++)
+        for (int v = 0; v < 2; v++) {
+            T *cp = c + i * ldc + VL * v;
+            const V x = VOP(mul)(va, VOP(load)(s + (2 * i + v) * VL));
+            VOP(storeu)(cp, beta == (T)0 ? x : VOP(fmadd)(vb, VOP(loadu)(cp), x));
+        }
+}
+#endif
+
+#if defined(GK_YMM_ASM)
+#define GK_YMM_FULL_ASM(m) ((m) == 6 && MR == 6)
+#else
+#define GK_YMM_FULL_ASM(m) 0
+#endif
+
 #define GK_YMM_ROWS_KERNEL(NAME, m)                                                                  \
     static void NAME(int64_t kc, const void *GK_RESTRICT a, int64_t rsa, const void *GK_RESTRICT b,  \
                      int64_t rsb, void *GK_RESTRICT c, int64_t ldc, const void *alpha, const void *beta) { \
-        TILE_FN(m, kc, (const T *)a, rsa, (const T *)b, rsb, (T *)c, ldc, *(const T *)alpha,          \
-                *(const T *)beta);                                                                   \
+        if (GK_YMM_FULL_ASM(m) && rsa == MR && rsb == 2 * VL) /* packed: the asm k loop */              \
+            GK_YMM_CAT(TILE_FN, _full_asm)(kc, (const T *)a, (const T *)b, (T *)c, ldc, *(const T *)alpha, \
+                                            *(const T *)beta);                                      \
+        else if (rsa == MR && rsb == 2 * VL) /* packed panels: constant strides, a tighter k loop */  \
+            TILE_FN(m, kc, (const T *)a, MR, (const T *)b, 2 * VL, (T *)c, ldc, *(const T *)alpha,  \
+                    *(const T *)beta);                                                               \
+        else                                                                                         \
+            TILE_FN(m, kc, (const T *)a, rsa, (const T *)b, rsb, (T *)c, ldc, *(const T *)alpha,      \
+                    *(const T *)beta);                                                               \
     }

@@ -54,6 +54,10 @@ static GK_FORCEINLINE void TILE_FN(const int m, int64_t kc, const T *GK_RESTRICT
 #define GK_ZMM_ROWS_KERNEL(NAME, m)                                                                  \
     static void NAME(int64_t kc, const void *GK_RESTRICT a, int64_t rsa, const void *GK_RESTRICT b,  \
                      int64_t rsb, void *GK_RESTRICT c, int64_t ldc, const void *alpha, const void *beta) { \
-        TILE_FN(m, kc, (const T *)a, rsa, (const T *)b, rsb, (T *)c, ldc, *(const T *)alpha,          \
-                *(const T *)beta);                                                                   \
+        if (rsa == MR && rsb == NV * VL) /* packed panels: constant strides, a tighter k loop */          \
+            TILE_FN(m, kc, (const T *)a, MR, (const T *)b, NV * VL, (T *)c, ldc, *(const T *)alpha,        \
+                    *(const T *)beta);                                                               \
+        else                                                                                         \
+            TILE_FN(m, kc, (const T *)a, rsa, (const T *)b, rsb, (T *)c, ldc, *(const T *)alpha,      \
+                    *(const T *)beta);                                                               \
     }
