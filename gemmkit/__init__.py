@@ -10,7 +10,28 @@ import contextlib
 import os
 
 from ._version import __version__
-from . import _core
+
+
+def _extension_missing_message():
+    """The one line to show when `gemmkit._core` (the compiled extension) is not beside this file:
+    Python found the source folder (e.g. run from a checkout) instead of an installed gemmkit."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    return (f"gemmkit's compiled extension is not built here: you are importing the source folder {here}; "
+            "install it (pip install .) and run from another folder, or use the `gemmkit` command")
+
+
+try:
+    from . import _core
+except ImportError as _e:
+    # Only the case "no _core extension file at all" gets the short message; an extension that is
+    # there but fails to load (missing symbol, wrong Python) keeps its own error.
+    try:
+        _files = os.listdir(os.path.dirname(os.path.abspath(__file__)))
+    except OSError:  # not a plain folder (zip import, ...): keep Python's own error
+        raise _e from None
+    if not any(f.startswith("_core.") and f.endswith((".so", ".pyd")) for f in _files):
+        raise ImportError(_extension_missing_message(), name=__name__) from None
+    raise
 from ._core import (gemm_s8s8s32, gemm_u8s8s32, get_num_threads, sgemm)
 
 __all__ = ["sgemm", "gemm_u8s8s32", "gemm_s8s8s32", "set_num_threads", "get_num_threads",
