@@ -1,6 +1,9 @@
 """gemmkit: BLAS-style GEMM kernels (sgemm, u8s8s32, s8s8s32) with runtime CPU dispatch.
 
-The functions mirror oneDNN's BLAS-like API (row-major, C updated in place and returned):
+For NumPy arrays: gemmkit.matmul(a, b, out=None) (np.matmul's rules) and
+gemmkit.gemm(a, b, c=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False).
+
+The core functions mirror oneDNN's BLAS-like API (row-major, C updated in place and returned):
 
     gemmkit.sgemm(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
     gemmkit.gemm_u8s8s32(transa, transb, offsetc, M, N, K, alpha, A, lda, ao, B, ldb, bo, beta, C, ldc, co)
@@ -33,8 +36,9 @@ except ImportError as _e:
         raise ImportError(_extension_missing_message(), name=__name__) from None
     raise
 from ._core import (gemm_s8s8s32, gemm_u8s8s32, get_num_threads, sgemm)
+from ._matmul import gemm, matmul
 
-__all__ = ["sgemm", "gemm_u8s8s32", "gemm_s8s8s32", "set_num_threads", "get_num_threads",
+__all__ = ["matmul", "gemm", "sgemm", "gemm_u8s8s32", "gemm_s8s8s32", "set_num_threads", "get_num_threads",
            "show_config", "use_arch", "set_arch", "get_arch", "available_archs", "__version__"]
 
 ARCHS = _core.ARCHS
