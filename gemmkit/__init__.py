@@ -18,7 +18,7 @@ from ._version import __version__
 def _extension_missing_message():
     """The one line to show when `gemmkit._core` (the compiled extension) is not beside this file:
     Python found the source folder (e.g. run from a checkout) instead of an installed gemmkit."""
-    here = os.path.dirname(os.path.abspath(__file__))
+    here = os.path.dirname(os.path.realpath(__file__))
     return (f"gemmkit's compiled extension is not built here: you are importing the source folder {here}; "
             "install it (pip install .) and run from another folder, or use the `gemmkit` command")
 

@@ -73,11 +73,15 @@ def how_measured():
     return f"median time per call, each library on all its threads; {quiet}"
 
 
-def _median_time(fn, min_time=0.15):
+def _median_time(fn, min_time=0.15, slow_call=1.0):
+    """Median of at least 3 timed calls filling min_time, after a warm-up call; one timed call when
+    the warm-up took more than slow_call seconds (NumPy's int32 matmul at 1024 takes seconds)."""
+    t = time.perf_counter()
     fn()
+    reps = 1 if time.perf_counter() - t > slow_call else 3
     times = []
     start = time.perf_counter()
-    while len(times) < 3 or time.perf_counter() - start < min_time:
+    while len(times) < reps or time.perf_counter() - start < min_time:
         t = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t)
