@@ -36,6 +36,13 @@ def self_check():
                                          1.0, Ci, N, co)
                     if not np.array_equal(Ci, want):
                         failures.append(f"gemm_u8s8s32 {arch} {ta}{tb}")
+            # gemmkit.matmul: a broadcast stack, a transposed operand and a Fortran-ordered out
+            a = rng.standard_normal((3, 21, 33)).astype(np.float32)
+            b = rng.standard_normal((19, 33)).astype(np.float32).T
+            out = np.empty((3, 19, 21), np.float32).transpose(0, 2, 1)
+            gemmkit.matmul(a, b, out=out)
+            if not np.allclose(out, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-4, atol=1e-3):
+                failures.append(f"matmul {arch}")
     return failures
 
 
