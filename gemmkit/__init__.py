@@ -1,6 +1,9 @@
 """gemmkit: BLAS-style GEMM kernels (s/d/c/z gemm, u8s8s32, s8s8s32) with runtime CPU dispatch.
 
-The functions mirror oneDNN's BLAS-like API (row-major, C updated in place and returned):
+For NumPy arrays: gemmkit.matmul(a, b, out=None) (np.matmul's rules) and
+gemmkit.gemm(a, b, c=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False).
+
+The core functions mirror oneDNN's BLAS-like API (row-major, C updated in place and returned):
 
     gemmkit.sgemm(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
     gemmkit.dgemm(...), gemmkit.cgemm(...), gemmkit.zgemm(...)   (c/z: trans 'C' = conjugate transpose)
@@ -11,10 +14,32 @@ import contextlib
 import os
 
 from ._version import __version__
-from . import _core
-from ._core import (cgemm, dgemm, gemm_s8s8s32, gemm_u8s8s32, get_num_threads, sgemm, zgemm)
 
-__all__ = ["sgemm", "dgemm", "cgemm", "zgemm", "gemm_u8s8s32", "gemm_s8s8s32", "set_num_threads", "get_num_threads",
+
+def _extension_missing_message():
+    """The one line to show when `gemmkit._core` (the compiled extension) is not beside this file:
+    Python found the source folder (e.g. run from a checkout) instead of an installed gemmkit."""
+    here = os.path.dirname(os.path.realpath(__file__))
+    return (f"gemmkit's compiled extension is not built here: you are importing the source folder {here}; "
+            "install it (pip install .) and run from another folder, or use the `gemmkit` command")
+
+
+try:
+    from . import _core
+except ImportError as _e:
+    # Only the case "no _core extension file at all" gets the short message; an extension that is
+    # there but fails to load (missing symbol, wrong Python) keeps its own error.
+    try:
+        _files = os.listdir(os.path.dirname(os.path.abspath(__file__)))
+    except OSError:  # not a plain folder (zip import, ...): keep Python's own error
+        raise _e from None
+    if not any(f.startswith("_core.") and f.endswith((".so", ".pyd")) for f in _files):
+        raise ImportError(_extension_missing_message(), name=__name__) from None
+    raise
+from ._core import (cgemm, dgemm, gemm_s8s8s32, gemm_u8s8s32, get_num_threads, sgemm, zgemm)
+from ._matmul import gemm, matmul
+
+__all__ = ["matmul", "gemm", "sgemm", "dgemm", "cgemm", "zgemm", "gemm_u8s8s32", "gemm_s8s8s32", "set_num_threads", "get_num_threads",
            "show_config", "use_arch", "set_arch", "get_arch", "available_archs", "__version__"]
 
 ARCHS = _core.ARCHS

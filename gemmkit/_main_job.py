@@ -1,0 +1,142 @@
+"""The main job of the `gemmkit` command (and `python -m gemmkit`): show what runs here, self-check every
+kernel path against NumPy, then print a short benchmark table beside NumPy."""
+import contextlib
+import time
+
+import numpy as np
+
+import gemmkit
+
+
+def self_check():
+    rng = np.random.default_rng(1234)
+    failures = []
+    for arch in gemmkit.available_archs():
+        with gemmkit.use_arch(arch):
+            for ta in "NT":
+                for tb in "NT":
+                    M, N, K = 37, 45, 129
+                    A = rng.standard_normal((K, M) if ta == "T" else (M, K)).astype(np.float32)
+                    B = rng.standard_normal((N, K) if tb == "T" else (K, N)).astype(np.float32)
+                    C = rng.standard_normal((M, N)).astype(np.float32)
+                    opA = A.T if ta == "T" else A
+                    opB = B.T if tb == "T" else B
+                    ref = 1.5 * opA.astype(np.float64) @ opB.astype(np.float64) - 0.5 * C
+                    gemmkit.sgemm(ta, tb, M, N, K, 1.5, A, A.shape[1], B, B.shape[1], -0.5, C, N)
+                    if not np.allclose(C, ref, rtol=1e-4, atol=1e-3):
+                        failures.append(f"sgemm {arch} {ta}{tb}")
+                    Ai = rng.integers(0, 256, A.shape, dtype=np.uint8)
+                    Bi = rng.integers(-128, 128, B.shape, dtype=np.int8)
+                    Ci = rng.integers(-1000, 1000, (M, N), dtype=np.int32)
+                    co = rng.integers(-50, 50, M, dtype=np.int32)
+                    opAi = (Ai.T if ta == "T" else Ai).astype(np.int64) - 128
+                    opBi = (Bi.T if tb == "T" else Bi).astype(np.int64) + 3
+                    want = opAi @ opBi + Ci + co[:, None]
+                    gemmkit.gemm_u8s8s32(ta, tb, "C", M, N, K, 1.0, Ai, Ai.shape[1], 128, Bi, Bi.shape[1], -3,
+                                         1.0, Ci, N, co)
+                    if not np.array_equal(Ci, want):
+                        failures.append(f"gemm_u8s8s32 {arch} {ta}{tb}")
+            # gemmkit.matmul: a broadcast stack, a transposed operand and a Fortran-ordered out
+            a = rng.standard_normal((3, 21, 33)).astype(np.float32)
+            b = rng.standard_normal((19, 33)).astype(np.float32).T
+            out = np.empty((3, 19, 21), np.float32).transpose(0, 2, 1)
+            gemmkit.matmul(a, b, out=out)
+            if not np.allclose(out, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-4, atol=1e-3):
+                failures.append(f"matmul {arch}")
+    return failures
+
+
+# Seconds to wait before timing one library right after the other, so that the other's worker threads
+# (OpenBLAS and gemmkit both spin a while after a call before sleeping) are idle.
+PEER_SETTLE_S = 0.1
+
+
+@contextlib.contextmanager
+def _peer_quiet(peer_api):
+    """Time one library with the other one's thread pool (threadpoolctl user_api `peer_api`: "blas"
+    for NumPy's BLAS, "gemmkit" for gemmkit's) limited to 1 thread and given time to go idle.
+    Without this, OpenBLAS's threads, still spinning after an interleaved NumPy call, steal a core
+    from gemmkit's next call (issue 16 item 7)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        limits = contextlib.nullcontext()
+    else:
+        limits = threadpool_limits(limits=1, user_api=peer_api)
+    with limits:
+        time.sleep(PEER_SETTLE_S)
+        yield
+
+
+def how_measured():
+    """One line on how bench_table() times the two libraries."""
+    try:
+        import threadpoolctl  # noqa: F401
+        quiet = ("each library timed with the other's thread pool limited to 1 (threadpoolctl) and "
+                 f"idle for {PEER_SETTLE_S:g} s first")
+    except ImportError:
+        quiet = (f"each library timed {PEER_SETTLE_S:g} s after the other's last call; install "
+                 "threadpoolctl to also limit the other's thread pool to 1 while timing")
+    return f"median time per call, each library on all its threads; {quiet}"
+
+
+def _median_time(fn, min_time=0.15, slow_call=1.0):
+    """Median of at least 3 timed calls filling min_time, after a warm-up call; one timed call when
+    the warm-up took more than slow_call seconds (NumPy's int32 matmul at 1024 takes seconds)."""
+    t = time.perf_counter()
+    fn()
+    reps = 1 if time.perf_counter() - t > slow_call else 3
+    times = []
+    start = time.perf_counter()
+    while len(times) < reps or time.perf_counter() - start < min_time:
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return float(np.median(times))
+
+
+def _time_gemmkit(fn):
+    with _peer_quiet("blas"):
+        return _median_time(fn)
+
+
+def _time_numpy(fn):
+    with _peer_quiet("gemmkit"):
+        return _median_time(fn)
+
+
+def bench_table(sizes=(64, 256, 1024)):
+    rng = np.random.default_rng(0)
+    print(f"\n{'op':<14}{'size':>6}{'gemmkit':>12}{'NumPy':>12}{'ratio':>8}")
+    for n in sizes:
+        A = rng.standard_normal((n, n)).astype(np.float32)
+        B = rng.standard_normal((n, n)).astype(np.float32)
+        C = np.zeros((n, n), np.float32)
+        tg = _time_gemmkit(lambda: gemmkit.sgemm("N", "N", n, n, n, 1.0, A, n, B, n, 0.0, C, n))
+        tn = _time_numpy(lambda: np.matmul(A, B, out=C))
+        gf = 2.0 * n**3 / 1e9
+        print(f"{'sgemm':<14}{n:>6}{gf / tg:>9.1f} GF{gf / tn:>9.1f} GF{tn / tg:>7.2f}x")
+    for n in sizes:
+        A = rng.integers(0, 256, (n, n), dtype=np.uint8)
+        B = rng.integers(-128, 128, (n, n), dtype=np.int8)
+        C = np.zeros((n, n), np.int32)
+        co = np.zeros(1, np.int32)
+        A32, B32 = A.astype(np.int32), B.astype(np.int32)
+        tg = _time_gemmkit(lambda: gemmkit.gemm_u8s8s32("N", "N", "F", n, n, n, 1.0, A, n, 0, B, n, 0, 0.0, C, n, co))
+        tn = _time_numpy(lambda: np.matmul(A32, B32, out=C))
+        gop = 2.0 * n**3 / 1e9
+        print(f"{'gemm_u8s8s32':<14}{n:>6}{gop / tg:>9.1f} GO{gop / tn:>9.1f} GO{tn / tg:>8.1f}x")
+    print(f"({how_measured()}; the full benchmark: gemmkit bench)")
+
+
+def run(bench=True):
+    """The main job; returns the process exit status (1 when a kernel path fails its self-check)."""
+    gemmkit.show_config()
+    failures = self_check()
+    if failures:
+        print("\nself-check FAILED: " + ", ".join(failures))
+        return 1
+    print(f"\nself-check passed on: {', '.join(gemmkit.available_archs())}")
+    if bench:
+        bench_table()
+    return 0

@@ -1,0 +1,196 @@
+"""gemmkit.matmul (np.matmul semantics) and gemmkit.gemm (C := alpha op(A) op(B) + beta C on whole arrays):
+the NumPy-facing front ends. They check shapes and dtypes, resolve strides with gemmkit._resolve and call
+the core's <prefix>gemm; all arithmetic on matrix data happens in the core."""
+import numpy as np
+
+from . import _core
+from ._resolve import resolve_operand, resolve_output
+
+# dtype name -> BLAS prefix of the core function (gemmkit._core.<prefix>gemm) that computes it.
+CORE_PREFIX = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z"}
+# dtypes matmul/gemm are meant to take whose kernels are not written yet.
+PLANNED_DTYPES = ("float16", "bfloat16")
+
+
+def core_gemm_for(dtype, who):
+    """The core GEMM function for `dtype`; TypeError saying why when there is none."""
+    name = dtype.name
+    prefix = CORE_PREFIX.get(name)
+    supported = ", ".join(n for n, p in CORE_PREFIX.items() if hasattr(_core, p + "gemm"))
+    if prefix is None:
+        if name in PLANNED_DTYPES:
+            raise TypeError(f"{who}: {name} kernels are not there yet (dtypes with kernels: {supported})")
+        raise TypeError(f"{who}: no kernels for dtype {name} (dtypes with kernels: {supported})")
+    fn = getattr(_core, prefix + "gemm", None)
+    if fn is None:
+        raise TypeError(f"{who}: {name} kernels are not there yet in this build (gemmkit has no "
+                        f"{prefix}gemm; dtypes with kernels: {supported})")
+    return fn
+
+
+def _as_array(x, name, who):
+    if isinstance(x, np.ndarray):
+        return x
+    try:
+        return np.asarray(x)
+    except Exception as e:
+        raise TypeError(f"{who}: {name} must be an array or a nested sequence of numbers ({e})") from None
+
+
+def _result_dtype(a, b, who):
+    """The dtype NumPy's matmul gives for a and b, in native byte order."""
+    try:
+        dtype = np.result_type(a.dtype, b.dtype)
+    except TypeError as e:  # includes numpy.exceptions.DTypePromotionError
+        raise TypeError(f"{who}: a ({a.dtype}) and b ({b.dtype}) have no common dtype ({e})") from None
+    return dtype.newbyteorder("=")
+
+
+def _check_out(out, name, shape, dtype, who):
+    """out/c must be a writable ndarray of exactly the result's shape and dtype (byte order aside)."""
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"{who}: {name} must be a NumPy array, got {type(out).__name__}")
+    if out.dtype.newbyteorder("=") != dtype:
+        raise TypeError(f"{who}: {name} has dtype {out.dtype} but the result is {dtype}")
+    if out.shape != shape:
+        raise ValueError(f"{who}: {name} has shape {out.shape} but the result has shape {shape}")
+    if not out.flags.writeable:
+        raise ValueError(f"{who}: {name} is read-only")
+
+
+def _scalar(value, name, dtype, who):
+    """alpha/beta as the core takes it: a Python float for real dtypes, complex for complex ones."""
+    try:
+        z = complex(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{who}: {name} must be a number, got {type(value).__name__}") from None
+    if dtype.kind == "c":
+        return z
+    if z.imag != 0:
+        raise TypeError(f"{who}: {name}={value!r} is complex but the arrays are {dtype}")
+    return z.real
+
+
+def _run_batch(gemm_fn, trans_a, trans_b, M, N, K, alpha, a, lda, b, ldb, beta, c, ldc, batch_shape):
+    """C[i] := alpha op(A[i]) op(B[i]) + beta C[i] for every index i of batch_shape, with a and b
+    broadcast over it (their leading axes may be missing or 1) and c of exactly batch_shape + (M, N).
+
+    For now one core call per matrix, looped here; a batched core call (base pointers plus one batch
+    stride per operand in elements, 0 where broadcast, run as one threaded call) replaces the loop.
+    """
+    ta, tb = ("T" if trans_a else "N"), ("T" if trans_b else "N")
+    if c.size == 0:
+        return
+    if not batch_shape:
+        gemm_fn(ta, tb, M, N, K, alpha, a, lda, b, ldb, beta, c, ldc)
+        return
+    a = np.broadcast_to(a, batch_shape + a.shape[-2:])
+    b = np.broadcast_to(b, batch_shape + b.shape[-2:])
+    for i in np.ndindex(*batch_shape):
+        gemm_fn(ta, tb, M, N, K, alpha, a[i], lda, b[i], ldb, beta, c[i], ldc)
+
+
+def _product_into(gemm_fn, a, trans_a, b, trans_b, c, alpha, beta, batch_shape):
+    """c := alpha op(a) op(b) + beta c over the batch, with every operand's strides resolved once."""
+    a_view, a_flip, lda = resolve_operand(a)
+    b_view, b_flip, ldb = resolve_operand(b)
+    trans_a, trans_b = trans_a != a_flip, trans_b != b_flip
+    out = resolve_output(c, reads_c=beta != 0)
+    if out.transposed:  # C^T = op(B)^T op(A)^T, written into the row-contiguous view c^T
+        a_view, trans_a, lda, b_view, trans_b, ldb = b_view, not trans_b, ldb, a_view, not trans_a, lda
+    M, N = out.target.shape[-2:]
+    K = a_view.shape[-2] if trans_a else a_view.shape[-1]
+    _run_batch(gemm_fn, trans_a, trans_b, M, N, K, alpha, a_view, lda, b_view, ldb, beta, out.target, out.ld,
+               batch_shape)
+    out.finish()
+
+
+def _apart_from(x, out):
+    """x, or a copy of it when it may share memory with the output (the core reads x while writing out)."""
+    return x.copy() if np.may_share_memory(x, out) else x
+
+
+def matmul(a, b, out=None):
+    """The matrix product of a and b with np.matmul's rules: 1-D operands are promoted (a to a row,
+    b to a column) and that axis is removed from the result; more than 2-D operands are stacks of
+    matrices in their last two axes, broadcast against each other. The result dtype is NumPy's
+    (np.result_type); it must be float32, float64, complex64 or complex128 with kernels in this build,
+    else TypeError. `out`, when given, must have exactly the result's shape (ValueError) and dtype
+    (TypeError); it is left untouched when the arguments are rejected. Any strides: a matrix with a unit
+    stride along either axis is read (and out written) in place; others are copied.
+    """
+    who = "gemmkit.matmul"
+    a = _as_array(a, "a", who)
+    b = _as_array(b, "b", who)
+    for name, x in (("a", a), ("b", b)):
+        if x.ndim == 0:
+            raise ValueError(f"{who}: {name} is a scalar (0-d); matmul needs at least 1-D operands "
+                             f"(multiply by a scalar with *)")
+    dtype = _result_dtype(a, b, who)
+    gemm_fn = core_gemm_for(dtype, who)
+    a_mat = a[np.newaxis, :] if a.ndim == 1 else a
+    b_mat = b[:, np.newaxis] if b.ndim == 1 else b
+    (M, K), (Kb, N) = a_mat.shape[-2:], b_mat.shape[-2:]
+    if K != Kb:
+        raise ValueError(f"{who}: a has {K} columns (shape {a.shape}) but b has {Kb} rows (shape {b.shape}): "
+                         f"the contracted dimensions differ")
+    try:
+        batch_shape = np.broadcast_shapes(a_mat.shape[:-2], b_mat.shape[:-2])
+    except ValueError:
+        raise ValueError(f"{who}: the stack dimensions of a {a.shape[:-2]} and b {b.shape[:-2]} do not "
+                         f"broadcast") from None
+    shape = batch_shape + ((M,) if a.ndim > 1 else ()) + ((N,) if b.ndim > 1 else ())
+    if out is None:
+        result = np.empty(shape, dtype)
+    else:
+        _check_out(out, "out", shape, dtype, who)
+        result = out
+        a_mat, b_mat = _apart_from(a_mat, out), _apart_from(b_mat, out)
+    c = result
+    if b.ndim == 1:
+        c = c[..., np.newaxis]
+    if a.ndim == 1:
+        c = c[..., np.newaxis, :]
+    a_mat = a_mat if a_mat.dtype == dtype else a_mat.astype(dtype)
+    b_mat = b_mat if b_mat.dtype == dtype else b_mat.astype(dtype)
+    one = _scalar(1.0, "alpha", dtype, who)
+    zero = _scalar(0.0, "beta", dtype, who)
+    _product_into(gemm_fn, a_mat, False, b_mat, False, c, one, zero, batch_shape)
+    if out is None and result.ndim == 0:
+        return result[()]  # 1-D @ 1-D: a NumPy scalar, as np.matmul gives
+    return result
+
+
+def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False):
+    """C := alpha * op(a) @ op(b) + beta * C for 2-D arrays, op(x) = x.T when trans_x; returns C.
+
+    M, N, K come from the arrays' shapes. When `c` is given it is updated in place (it must be a
+    writable array of shape (M, N) and the dtype of the product, np.result_type(a, b)); when it is None
+    a new array is returned and beta is not used. Dtypes and strides as for gemmkit.matmul.
+    """
+    who = "gemmkit.gemm"
+    a = _as_array(a, "a", who)
+    b = _as_array(b, "b", who)
+    for name, x in (("a", a), ("b", b)):
+        if x.ndim != 2:
+            raise ValueError(f"{who}: {name} must be 2-D, got shape {x.shape}")
+    dtype = _result_dtype(a, b, who)
+    gemm_fn = core_gemm_for(dtype, who)
+    trans_a, trans_b = bool(trans_a), bool(trans_b)
+    M, K = a.shape[::-1] if trans_a else a.shape
+    Kb, N = b.shape[::-1] if trans_b else b.shape
+    if K != Kb:
+        raise ValueError(f"{who}: op(a) is {M}x{K} (a.shape {a.shape}, trans_a={trans_a}) but op(b) is "
+                         f"{Kb}x{N} (b.shape {b.shape}, trans_b={trans_b}): the contracted dimensions differ")
+    alpha = _scalar(alpha, "alpha", dtype, who)
+    beta = _scalar(beta, "beta", dtype, who)
+    if c is None:
+        c = np.empty((M, N), dtype)
+        beta = _scalar(0.0, "beta", dtype, who)
+    else:
+        _check_out(c, "c", (M, N), dtype, who)
+        a, b = _apart_from(a, c), _apart_from(b, c)
+    a = a if a.dtype == dtype else a.astype(dtype)
+    b = b if b.dtype == dtype else b.astype(dtype)
+    _product_into(gemm_fn, a, trans_a, b, trans_b, c, alpha, beta, ())
+    return c
