@@ -316,6 +316,7 @@ static gemmkit_status_t i8_dot(const i8_job_t *job) {
     row_terms(job, 0, M, rowsum, &rows);
     d.rows = &rows;
     gk_parallel_run(i8_dot_task, &d, gk_threads_for(M, job->N, K / 4 + 1));
+    gk_thread_workspace_trim();
     return gemmkit_success;
 }
 

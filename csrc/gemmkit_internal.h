@@ -217,6 +217,9 @@ int gk_threads_for(int64_t M, int64_t N, int64_t K);
 
 /* Per-thread, 64-byte aligned, grown on demand and kept for reuse; slot 0/1 are independent. */
 void *gk_thread_workspace(int slot, size_t bytes);
+/* What a thread's workspace may keep between calls; larger slots are freed by gk_thread_workspace_trim(). */
+#define GK_WS_KEEP_BYTES ((size_t)16 << 20)
+void gk_thread_workspace_trim(void);
 
 /* Split the M x N output among nthreads into a tm x tn grid (tm * tn <= nthreads). */
 void gk_partition_2d(int64_t m, int64_t n, int mr, int nr, int nthreads, int *tm, int *tn);

@@ -5,6 +5,9 @@ then calls gemmkit_* with the GIL released. No arithmetic on matrix data happens
 from cpython.buffer cimport (PyObject_GetBuffer, PyBuffer_Release, PyBUF_STRIDES, PyBUF_FORMAT,
                              PyBUF_WRITABLE)
 from libc.stdint cimport int64_t, int32_t, uint8_t, int8_t, uint32_t, INT64_MAX
+from libc.math cimport isinf
+
+import numbers
 
 import numpy as np
 
@@ -19,6 +22,49 @@ while True:
     CPU_FEATURE_BITS[_name.decode()] = _bit
     _i += 1
 ARCHS = tuple(gemmkit_arch_name(i).decode() for i in range(gemmkit_arch_count() - 1, -1, -1))  # best last
+
+
+# ---- argument conversion: integers must be integers, scalars must fit the routine's type ----------
+
+cdef inline bint _is_bool(object x):
+    return isinstance(x, (bool, np.bool_))
+
+
+cdef int64_t _int_arg(object x, str name) except? -1:
+    """A size, leading dimension or offset: a Python or NumPy integer (never a float or a bool)."""
+    if _is_bool(x) or not isinstance(x, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {type(x).__name__} {x!r}")
+    v = int(x)
+    if not -INT64_MAX <= v <= INT64_MAX:
+        raise ValueError(f"{name}={v} is out of range (64-bit signed integers)")
+    return v
+
+
+cdef double _real_arg(object x, str name, bint single) except? -1.0:
+    """alpha/beta of a real routine, as a double that is exactly representable in its scalar type
+    (float32 when `single`): a value that would overflow to infinity is refused, not rounded."""
+    if _is_bool(x) or not isinstance(x, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(x).__name__} {x!r}")
+    try:
+        v = float(x)
+    except OverflowError:
+        raise ValueError(f"{name}={x!r} is too large for {'float32' if single else 'float64'}") from None
+    if single and isinf(<float>v) and not isinf(v):
+        raise ValueError(f"{name}={x!r} is too large for float32 (it would become infinity)")
+    return v
+
+
+cdef object _complex_arg(object x, str name, bint single):
+    """alpha/beta of a complex routine (real numbers allowed), each part checked as _real_arg does."""
+    if _is_bool(x) or not isinstance(x, numbers.Complex):
+        raise TypeError(f"{name} must be a complex number, got {type(x).__name__} {x!r}")
+    try:
+        z = complex(x)
+    except OverflowError:
+        raise ValueError(f"{name}={x!r} is too large for {'complex64' if single else 'complex128'}") from None
+    if single and ((isinf(<float>z.real) and not isinf(z.real)) or (isinf(<float>z.imag) and not isinf(z.imag))):
+        raise ValueError(f"{name}={x!r} is too large for complex64 (a part would become infinity)")
+    return z
 
 
 # ---- argument checks (same order and meaning as oneDNN's) ----------------------------------------
@@ -144,7 +190,8 @@ cdef class _Operand:
                 if self.view.shape[1] > 1 and self.view.strides[1] != isz:
                     raise ValueError(f"{name} must be contiguous along rows (unit column stride); "
                                      f"got strides {self.view.strides[0]}, {self.view.strides[1]} bytes")
-                if self.view.shape[0] > 1 and self.view.strides[0] != ld * isz:
+                if self.view.shape[0] > 1 and (self.view.strides[0] <= 0 or self.view.strides[0] % isz != 0
+                                               or self.view.strides[0] // isz != ld):
                     raise ValueError(
                         f"{name} rows are {self.view.strides[0] // isz} elements apart but "
                         f"ld={ld}: a 2-D {name} must have rows exactly ld elements apart "
@@ -169,21 +216,21 @@ cdef int _raise_status(int st, str fn) except -1:
 
 # ---- entry points -----------------------------------------------------------------------------
 
-cdef object _gemm(str fn, str dtype, transa, transb, int64_t M, int64_t N, int64_t K, alpha, A,
-                  int64_t lda, B, int64_t ldb, beta, C, int64_t ldc):
+cdef object _gemm(str fn, str dtype, transa, transb, M_, N_, K_, alpha, A, lda_, B, ldb_, beta, C, ldc_):
     """The float family (s, d, c, z): checks in oneDNN's order, buffers acquired, C computed in place."""
     cdef bint cplx = dtype.startswith("complex")
+    cdef bint single = dtype in ("float32", "complex64")
     cdef char ta = _trans_flag(transa, "transa", cplx), tb = _trans_flag(transb, "transb", cplx)
+    cdef int64_t M = _int_arg(M_, "M"), N = _int_arg(N_, "N"), K = _int_arg(K_, "K")
+    cdef int64_t lda = _int_arg(lda_, "lda"), ldb = _int_arg(ldb_, "ldb"), ldc = _int_arg(ldc_, "ldc")
     _check_dims_lds(ta, tb, M, N, K, lda, ldb, ldc)
     cdef double complex al, be
-    try:
-        al = alpha if cplx else <double>alpha
-    except TypeError:
-        raise TypeError(f"alpha must be a {'complex' if cplx else 'real'} number, got {type(alpha).__name__}") from None
-    try:
-        be = beta if cplx else <double>beta
-    except TypeError:
-        raise TypeError(f"beta must be a {'complex' if cplx else 'real'} number, got {type(beta).__name__}") from None
+    if cplx:
+        al = _complex_arg(alpha, "alpha", single)
+        be = _complex_arg(beta, "beta", single)
+    else:
+        al = _real_arg(alpha, "alpha", single)
+        be = _real_arg(beta, "beta", single)
     cdef bint work = M > 0 and N > 0
     cdef bint reads_ab = work and K > 0 and al != 0
     cdef _Operand a = _Operand(), b = _Operand(), c = _Operand()
@@ -217,26 +264,22 @@ cdef object _gemm(str fn, str dtype, transa, transb, int64_t M, int64_t N, int64
     return C
 
 
-def sgemm(transa, transb, int64_t M, int64_t N, int64_t K, alpha, A, int64_t lda, B, int64_t ldb, beta, C,
-          int64_t ldc):
+def sgemm(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
     """C := alpha * op(A) @ op(B) + beta * C (row-major, float32, in place); returns C."""
     return _gemm("sgemm", "float32", transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
 
 
-def dgemm(transa, transb, int64_t M, int64_t N, int64_t K, alpha, A, int64_t lda, B, int64_t ldb, beta, C,
-          int64_t ldc):
+def dgemm(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
     """C := alpha * op(A) @ op(B) + beta * C (row-major, float64, in place); returns C."""
     return _gemm("dgemm", "float64", transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
 
 
-def cgemm(transa, transb, int64_t M, int64_t N, int64_t K, alpha, A, int64_t lda, B, int64_t ldb, beta, C,
-          int64_t ldc):
+def cgemm(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
     """C := alpha * op(A) @ op(B) + beta * C (row-major, complex64, in place; op: 'N', 'T', 'C' = A^H)."""
     return _gemm("cgemm", "complex64", transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
 
 
-def zgemm(transa, transb, int64_t M, int64_t N, int64_t K, alpha, A, int64_t lda, B, int64_t ldb, beta, C,
-          int64_t ldc):
+def zgemm(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
     """C := alpha * op(A) @ op(B) + beta * C (row-major, complex128, in place; op: 'N', 'T', 'C' = A^H)."""
     return _gemm("zgemm", "complex128", transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
 
@@ -266,16 +309,18 @@ cdef object _offset_vector(object co, char oc, int64_t M, int64_t N):
     return arr
 
 
-cdef object _gemm_i8(str fn, bint a_signed, transa, transb, offsetc, int64_t M, int64_t N, int64_t K,
-                     float alpha, A, int64_t lda, ao, B, int64_t ldb, bo, float beta, C, int64_t ldc,
-                     co):
+cdef object _gemm_i8(str fn, bint a_signed, transa, transb, offsetc, M_, N_, K_, alpha_, A, lda_, ao, B,
+                     ldb_, bo, beta_, C, ldc_, co):
     cdef char ta = _trans_flag(transa, "transa"), tb = _trans_flag(transb, "transb")
     cdef char oc = _offsetc_flag(offsetc)
+    cdef int64_t M = _int_arg(M_, "M"), N = _int_arg(N_, "N"), K = _int_arg(K_, "K")
+    cdef int64_t lda = _int_arg(lda_, "lda"), ldb = _int_arg(ldb_, "ldb"), ldc = _int_arg(ldc_, "ldc")
+    cdef float alpha = _real_arg(alpha_, "alpha", True), beta = _real_arg(beta_, "beta", True)
     _check_dims_lds(ta, tb, M, N, K, lda, ldb, ldc)
     lo, hi = (-128, 127) if a_signed else (0, 255)
-    if not isinstance(ao, (int, np.integer)) or not lo <= ao <= hi:
+    if _is_bool(ao) or not isinstance(ao, (int, np.integer)) or not lo <= ao <= hi:
         raise ValueError(f"ao must be an integer in [{lo}, {hi}], got {ao!r}")
-    if not isinstance(bo, (int, np.integer)) or not -128 <= bo <= 127:
+    if _is_bool(bo) or not isinstance(bo, (int, np.integer)) or not -128 <= bo <= 127:
         raise ValueError(f"bo must be an integer in [-128, 127], got {bo!r}")
     cdef bint work = M > 0 and N > 0
     cdef bint reads_ab = work and K > 0 and alpha != 0.0
@@ -303,15 +348,13 @@ cdef object _gemm_i8(str fn, bint a_signed, transa, transb, offsetc, int64_t M, 
     return C
 
 
-def gemm_u8s8s32(transa, transb, offsetc, int64_t M, int64_t N, int64_t K, float alpha, A,
-                 int64_t lda, ao, B, int64_t ldb, bo, float beta, C, int64_t ldc, co):
+def gemm_u8s8s32(transa, transb, offsetc, M, N, K, alpha, A, lda, ao, B, ldb, bo, beta, C, ldc, co):
     """C := alpha * (op(A) - ao) @ (op(B) - bo) + beta * C + co; A uint8, B int8, C int32."""
     return _gemm_i8("gemm_u8s8s32", False, transa, transb, offsetc, M, N, K, alpha, A, lda, ao, B,
                     ldb, bo, beta, C, ldc, co)
 
 
-def gemm_s8s8s32(transa, transb, offsetc, int64_t M, int64_t N, int64_t K, float alpha, A,
-                 int64_t lda, ao, B, int64_t ldb, bo, float beta, C, int64_t ldc, co):
+def gemm_s8s8s32(transa, transb, offsetc, M, N, K, alpha, A, lda, ao, B, ldb, bo, beta, C, ldc, co):
     """C := alpha * (op(A) - ao) @ (op(B) - bo) + beta * C + co; A int8, B int8, C int32."""
     return _gemm_i8("gemm_s8s8s32", True, transa, transb, offsetc, M, N, K, alpha, A, lda, ao, B,
                     ldb, bo, beta, C, ldc, co)
@@ -323,8 +366,13 @@ def get_num_threads():
     return gemmkit_get_num_threads()
 
 
-def set_num_threads(int n):
-    gemmkit_set_num_threads(n)
+def set_num_threads(n):
+    """Threads per call from now on (a Python or NumPy integer; 0 or less: the default, from
+    GEMMKIT_NUM_THREADS or the CPUs this process may use; capped at the pool's maximum)."""
+    cdef int64_t v = _int_arg(n, "n")
+    if v > 2**31 - 1 or v < -2**31:
+        raise ValueError(f"n={v} is out of range for a thread count")
+    gemmkit_set_num_threads(<int>v)
 
 
 def cpu_features():
