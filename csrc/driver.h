@@ -17,6 +17,9 @@ typedef struct {
     int complex_1m;            /* 1: complex, N and K doubled in the real domain */
     gk_pack_a_fn pack_a;
     gk_pack_b_fn pack_b;
+    /* Optional path for few rows of C outside the packed driver: returns 1 (and sets *st) when it
+     * handled the problem, 0 when the packed driver should. */
+    int (*few_rows)(const gk_real_problem_t *p, gemmkit_status_t *st);
 } gk_real_type_t;
 
 extern const gk_real_type_t gk_type_sgemm, gk_type_dgemm, gk_type_cgemm, gk_type_zgemm;
@@ -36,10 +39,18 @@ struct gk_real_problem {
     int64_t ldc;
     gk_real_scalar_t alpha, beta;   /* in the kernel's type */
     const void *alpha_fold;         /* complex alpha applied while packing A (2 reals), or NULL */
+    int threads;                    /* threads for this product; 0: as many as it is worth (gk_threads_for) */
 };
 
 /* C := alpha * op(A) op(B) + beta * C on the Goto/BLIS loops, threads splitting C (never K). */
 gemmkit_status_t gk_real_gemm(const gk_real_problem_t *p);
+
+/* The same for `batch` products whose A, B and C lie stride_a, stride_b, stride_c caller elements
+ * apart (0: one operand shared by all; C's never overlap, checked by the frontend). Products too small
+ * to split are spread over the threads whole, one thread each; larger ones run one after the other,
+ * each on all threads. */
+gemmkit_status_t gk_real_gemm_batch(const gk_real_problem_t *p, int64_t batch, int64_t stride_a,
+                                    int64_t stride_b, int64_t stride_c);
 
 /* Few rows of C (sgemm): the dot-product kernel or the GEMV, B streamed in place. Returns 1 and sets
  * *st when it handled the problem, 0 when the packed driver should. */

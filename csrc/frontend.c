@@ -25,26 +25,46 @@ static gemmkit_status_t check_gemm_args(int allow_conj, char transa, char transb
     return gemmkit_success;
 }
 
-/* C := beta * C over M x N elements of a real (cplx = 0) or complex (cplx = 1, beta = 2 values) type;
- * beta == 0 writes zeros without reading C, beta == 1 touches nothing. */
+/* C := beta * C over M x N elements of a real (cplx = 0) or complex (cplx = 1, beta = 2 values) type,
+ * for each of `batch` matrices stride_c elements of the type apart; beta == 0 writes zeros without
+ * reading C, beta == 1 touches nothing. */
 #define DEFINE_SCALE_C(SFX, T)                                                                       \
-    static void scale_c_##SFX(int64_t M, int64_t N, int cplx, const T *beta, T *C, int64_t ldc) {    \
+    static void scale_c_##SFX(int64_t M, int64_t N, int cplx, const T *beta, T *C, int64_t ldc,      \
+                              int64_t batch, int64_t stride_c) {                                     \
         const T br = beta[0], bi = cplx ? beta[1] : (T)0;                                            \
-        const int64_t w = cplx ? 2 * N : N, ld = cplx ? 2 * ldc : ldc;                               \
+        const int64_t w = cplx ? 2 * N : N, ld = cplx ? 2 * ldc : ldc, sc = cplx ? 2 * stride_c : stride_c; \
         if (br == (T)1 && bi == (T)0) return;                                                        \
-        for (int64_t i = 0; i < M; i++) {                                                            \
-            T *c = C + i * ld;                                                                       \
-            if (br == (T)0 && bi == (T)0) memset(c, 0, sizeof(T) * (size_t)w);                      \
-            else if (bi == (T)0) for (int64_t j = 0; j < w; j++) c[j] *= br;                         \
-            else for (int64_t j = 0; j < w; j += 2) {                                                \
-                const T re = c[j], im = c[j + 1];                                                    \
-                c[j] = br * re - bi * im;                                                            \
-                c[j + 1] = br * im + bi * re;                                                        \
+        for (int64_t b = 0; b < batch; b++)                                                          \
+            for (int64_t i = 0; i < M; i++) {                                                        \
+                T *c = C + b * sc + i * ld;                                                          \
+                if (br == (T)0 && bi == (T)0) memset(c, 0, sizeof(T) * (size_t)w);                  \
+                else if (bi == (T)0) for (int64_t j = 0; j < w; j++) c[j] *= br;                     \
+                else for (int64_t j = 0; j < w; j += 2) {                                            \
+                    const T re = c[j], im = c[j + 1];                                                \
+                    c[j] = br * re - bi * im;                                                        \
+                    c[j + 1] = br * im + bi * re;                                                    \
+                }                                                                                    \
             }                                                                                        \
-        }                                                                                            \
     }
 DEFINE_SCALE_C(f32, float)
 DEFINE_SCALE_C(f64, double)
+
+/* A batch: batch >= 0, and the C matrices (M x N, ldc) must not share an element: either one lies
+ * wholly past the other (|stride_c| >= (M - 1) * ldc + N) or their rows interleave (N <= |stride_c|
+ * and batch * |stride_c| <= ldc, as in the transposed view of a stack). */
+static gemmkit_status_t check_batch_args(int64_t M, int64_t N, int64_t ldc, int64_t batch, int64_t stride_c) {
+    if (batch < 0) return gemmkit_invalid_arguments;
+    if (batch <= 1 || M == 0 || N == 0) return gemmkit_success;
+    if (stride_c == INT64_MIN) return gemmkit_success;
+    const int64_t s = stride_c < 0 ? -stride_c : stride_c;
+    if (M == 1 || ldc <= (INT64_MAX - N) / (M - 1)) {
+        if (s >= (M - 1) * ldc + N) return gemmkit_success;
+    } else {
+        return gemmkit_invalid_arguments;  /* the span does not fit in 64 bits */
+    }
+    if (N <= s && s <= ldc / batch) return gemmkit_success;
+    return gemmkit_invalid_arguments;
+}
 
 /* The problem for the real driver; sizes and C in the kernel's real domain (complex: N, K doubled). */
 static gk_real_problem_t real_problem(const gk_real_type_t *type, const gk_real_kernel_t *kern,
@@ -66,58 +86,53 @@ static gk_real_problem_t real_problem(const gk_real_type_t *type, const gk_real_
     return p;
 }
 
-gemmkit_status_t gemmkit_sgemm(char transa, char transb, int64_t M, int64_t N, int64_t K, float alpha,
-                               const float *A, int64_t lda, const float *B, int64_t ldb, float beta,
-                               float *C, int64_t ldc) {
-    gemmkit_status_t st = check_gemm_args(0, transa, transb, M, N, K, A, lda, B, ldb, C, ldc);
-    if (st != gemmkit_success || M == 0 || N == 0) return st;
-    if (K == 0 || alpha == 0.0f) {
-        scale_c_f32(M, N, 0, &beta, C, ldc);
-        return gemmkit_success;
+/* Real types: every entry is a batch (the plain one a batch of one). */
+#define DEFINE_REAL_GEMM(NAME, T, SFX, FIELD, KERN, BLOCKS, TYPE)                                    \
+    gemmkit_status_t NAME##_batch(char transa, char transb, int64_t M, int64_t N, int64_t K, T alpha,  \
+                                  const T *A, int64_t lda, int64_t stride_a, const T *B, int64_t ldb,  \
+                                  int64_t stride_b, T beta, T *C, int64_t ldc, int64_t stride_c,       \
+                                  int64_t batch) {                                                   \
+        gemmkit_status_t st = check_gemm_args(0, transa, transb, M, N, K, A, lda, B, ldb, C, ldc);   \
+        if (st == gemmkit_success) st = check_batch_args(M, N, ldc, batch, stride_c);                \
+        if (st != gemmkit_success || M == 0 || N == 0 || batch == 0) return st;                      \
+        if (K == 0 || alpha == (T)0) {                                                               \
+            scale_c_##SFX(M, N, 0, &beta, C, ldc, batch, stride_c);                                  \
+            return gemmkit_success;                                                                  \
+        }                                                                                            \
+        const gk_config_t *cfg = gk_config();                                                        \
+        gk_real_problem_t p = real_problem(&TYPE, cfg->KERN, &cfg->BLOCKS, transa, transb, M, N, K, A, lda, \
+                                           B, ldb, C, ldc);                                          \
+        p.alpha.FIELD = alpha;                                                                       \
+        p.beta.FIELD = beta;                                                                         \
+        return gk_real_gemm_batch(&p, batch, stride_a, stride_b, stride_c);                          \
+    }                                                                                                \
+    gemmkit_status_t NAME(char transa, char transb, int64_t M, int64_t N, int64_t K, T alpha, const T *A, \
+                          int64_t lda, const T *B, int64_t ldb, T beta, T *C, int64_t ldc) {          \
+        return NAME##_batch(transa, transb, M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, 1); \
     }
-    const gk_config_t *cfg = gk_config();
-    gk_real_problem_t p = real_problem(&gk_type_sgemm, cfg->sgemm, &cfg->sgemm_blocks, transa, transb, M, N, K,
-                                       A, lda, B, ldb, C, ldc);
-    p.alpha.f = alpha;
-    p.beta.f = beta;
-    if (gk_sgemm_few_rows(&p, &st)) return st;
-    return gk_real_gemm(&p);
-}
-
-gemmkit_status_t gemmkit_dgemm(char transa, char transb, int64_t M, int64_t N, int64_t K, double alpha,
-                               const double *A, int64_t lda, const double *B, int64_t ldb, double beta,
-                               double *C, int64_t ldc) {
-    gemmkit_status_t st = check_gemm_args(0, transa, transb, M, N, K, A, lda, B, ldb, C, ldc);
-    if (st != gemmkit_success || M == 0 || N == 0) return st;
-    if (K == 0 || alpha == 0.0) {
-        scale_c_f64(M, N, 0, &beta, C, ldc);
-        return gemmkit_success;
-    }
-    const gk_config_t *cfg = gk_config();
-    gk_real_problem_t p = real_problem(&gk_type_dgemm, cfg->dgemm, &cfg->dgemm_blocks, transa, transb, M, N, K,
-                                       A, lda, B, ldb, C, ldc);
-    p.alpha.d = alpha;
-    p.beta.d = beta;
-    return gk_real_gemm(&p);
-}
+DEFINE_REAL_GEMM(gemmkit_sgemm, float, f32, f, sgemm, sgemm_blocks, gk_type_sgemm)
+DEFINE_REAL_GEMM(gemmkit_dgemm, double, f64, d, dgemm, dgemm_blocks, gk_type_dgemm)
 
 /* Complex on the real kernels (1m): a real alpha and a real beta go to the kernel; a complex alpha is
  * applied while packing A, a complex beta by scaling C first (then the kernel adds with beta = 1). */
 #define DEFINE_COMPLEX_GEMM(NAME, CT, T, SFX, FIELD, KERN, BLOCKS, TYPE)                             \
-    gemmkit_status_t NAME(char transa, char transb, int64_t M, int64_t N, int64_t K, CT alpha, const CT *A, \
-                          int64_t lda, const CT *B, int64_t ldb, CT beta, CT *C, int64_t ldc) {       \
+    gemmkit_status_t NAME##_batch(char transa, char transb, int64_t M, int64_t N, int64_t K, CT alpha, \
+                                  const CT *A, int64_t lda, int64_t stride_a, const CT *B, int64_t ldb, \
+                                  int64_t stride_b, CT beta, CT *C, int64_t ldc, int64_t stride_c,     \
+                                  int64_t batch) {                                                   \
         gemmkit_status_t st = check_gemm_args(1, transa, transb, M, N, K, A, lda, B, ldb, C, ldc);   \
-        if (st != gemmkit_success || M == 0 || N == 0) return st;                                    \
+        if (st == gemmkit_success) st = check_batch_args(M, N, ldc, batch, stride_c);                \
+        if (st != gemmkit_success || M == 0 || N == 0 || batch == 0) return st;                      \
         const T b2[2] = {beta.re, beta.im}, a2[2] = {alpha.re, alpha.im};                            \
         if (K == 0 || (alpha.re == (T)0 && alpha.im == (T)0)) {                                      \
-            scale_c_##SFX(M, N, 1, b2, (T *)C, ldc);                                                 \
+            scale_c_##SFX(M, N, 1, b2, (T *)C, ldc, batch, stride_c);                                \
             return gemmkit_success;                                                                  \
         }                                                                                            \
         const gk_config_t *cfg = gk_config();                                                        \
         gk_real_problem_t p = real_problem(&TYPE, cfg->KERN, &cfg->BLOCKS, transa, transb, M, N, K, A, lda, \
                                            B, ldb, C, ldc);                                          \
         if (beta.im != (T)0) {                                                                       \
-            scale_c_##SFX(M, N, 1, b2, (T *)C, ldc);                                                 \
+            scale_c_##SFX(M, N, 1, b2, (T *)C, ldc, batch, stride_c);                                \
             p.beta.FIELD = (T)1;                                                                     \
         } else {                                                                                     \
             p.beta.FIELD = beta.re;                                                                  \
@@ -128,7 +143,11 @@ gemmkit_status_t gemmkit_dgemm(char transa, char transb, int64_t M, int64_t N, i
         } else {                                                                                     \
             p.alpha.FIELD = alpha.re;                                                                \
         }                                                                                            \
-        return gk_real_gemm(&p);                                                                     \
+        return gk_real_gemm_batch(&p, batch, stride_a, stride_b, stride_c);                          \
+    }                                                                                                \
+    gemmkit_status_t NAME(char transa, char transb, int64_t M, int64_t N, int64_t K, CT alpha, const CT *A, \
+                          int64_t lda, const CT *B, int64_t ldb, CT beta, CT *C, int64_t ldc) {       \
+        return NAME##_batch(transa, transb, M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, 1); \
     }
 DEFINE_COMPLEX_GEMM(gemmkit_cgemm, gemmkit_complex64_t, float, f32, f, sgemm, cgemm_blocks, gk_type_cgemm)
 DEFINE_COMPLEX_GEMM(gemmkit_zgemm, gemmkit_complex128_t, double, f64, d, dgemm, zgemm_blocks, gk_type_zgemm)

@@ -29,6 +29,20 @@ cdef extern from "include/gemmkit.h" nogil:
             gemmkit_complex128_t alpha, const gemmkit_complex128_t *A, int64_t lda,
             const gemmkit_complex128_t *B, int64_t ldb, gemmkit_complex128_t beta, gemmkit_complex128_t *C,
             int64_t ldc)
+    gemmkit_status_t gemmkit_sgemm_batch(char transa, char transb, int64_t M, int64_t N, int64_t K,
+            float alpha, const float *A, int64_t lda, int64_t stride_a, const float *B, int64_t ldb,
+            int64_t stride_b, float beta, float *C, int64_t ldc, int64_t stride_c, int64_t batch)
+    gemmkit_status_t gemmkit_dgemm_batch(char transa, char transb, int64_t M, int64_t N, int64_t K,
+            double alpha, const double *A, int64_t lda, int64_t stride_a, const double *B, int64_t ldb,
+            int64_t stride_b, double beta, double *C, int64_t ldc, int64_t stride_c, int64_t batch)
+    gemmkit_status_t gemmkit_cgemm_batch(char transa, char transb, int64_t M, int64_t N, int64_t K,
+            gemmkit_complex64_t alpha, const gemmkit_complex64_t *A, int64_t lda, int64_t stride_a,
+            const gemmkit_complex64_t *B, int64_t ldb, int64_t stride_b, gemmkit_complex64_t beta,
+            gemmkit_complex64_t *C, int64_t ldc, int64_t stride_c, int64_t batch)
+    gemmkit_status_t gemmkit_zgemm_batch(char transa, char transb, int64_t M, int64_t N, int64_t K,
+            gemmkit_complex128_t alpha, const gemmkit_complex128_t *A, int64_t lda, int64_t stride_a,
+            const gemmkit_complex128_t *B, int64_t ldb, int64_t stride_b, gemmkit_complex128_t beta,
+            gemmkit_complex128_t *C, int64_t ldc, int64_t stride_c, int64_t batch)
     gemmkit_status_t gemmkit_gemm_u8s8s32(char transa, char transb, char offsetc, int64_t M,
             int64_t N, int64_t K, float alpha, const uint8_t *A, int64_t lda, uint8_t ao,
             const int8_t *B, int64_t ldb, int8_t bo, float beta, int32_t *C, int64_t ldc,

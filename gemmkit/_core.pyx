@@ -284,6 +284,176 @@ def zgemm(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
     return _gemm("zgemm", "complex128", transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
 
 
+cdef class _Stack:
+    """An N-D buffer (N >= 2) seen as a stack of row-major matrices in its last two axes: rows `ld`
+    elements apart, unit stride along a row; its batch axes' sizes and strides in elements."""
+    cdef Py_buffer view
+    cdef bint held
+    cdef char *ptr
+    cdef int64_t rows, cols, ld
+    cdef list sizes, strides
+
+    def __dealloc__(self):
+        if self.held:
+            PyBuffer_Release(&self.view)
+
+    cdef int acquire(self, object obj, str name, str dtype, bint writable) except -1:
+        cdef int flags = PyBUF_STRIDES | PyBUF_FORMAT | (PyBUF_WRITABLE if writable else 0)
+        try:
+            PyObject_GetBuffer(obj, &self.view, flags)
+        except Exception as e:
+            raise TypeError(f"{name} must be a {'writable ' if writable else ''}{dtype} array ({e})") from None
+        self.held = True
+        got = _dtype_of(self.view.format, self.view.itemsize)
+        if got != dtype:
+            raise TypeError(f"{name} must have dtype {dtype}, got {got}")
+        cdef int nd = self.view.ndim, d
+        if nd < 2:
+            raise ValueError(f"{name} must have at least 2 dimensions (a matrix or a stack), got {nd}-D")
+        cdef Py_ssize_t isz = self.view.itemsize
+        self.ptr = <char *>self.view.buf
+        self.rows, self.cols = self.view.shape[nd - 2], self.view.shape[nd - 1]
+        self.ld = max(1, self.cols)
+        self.sizes = [self.view.shape[d] for d in range(nd - 2)]
+        self.strides = [0] * (nd - 2)
+        for d in range(nd):
+            if self.view.shape[d] == 0:
+                return 0  # empty: nothing is read or written
+        if self.cols > 1 and self.view.strides[nd - 1] != isz:
+            raise ValueError(f"{name} must have unit stride along its last axis")
+        if self.rows > 1:
+            if (self.view.strides[nd - 2] <= 0 or self.view.strides[nd - 2] % isz != 0
+                    or self.view.strides[nd - 2] // isz < self.cols):
+                raise ValueError(f"{name}: rows must be at least a row apart, in whole elements "
+                                 f"(row stride {self.view.strides[nd - 2]} bytes)")
+            self.ld = self.view.strides[nd - 2] // isz
+        for d in range(nd - 2):
+            if self.view.shape[d] > 1:
+                if self.view.strides[d] % isz != 0:
+                    raise ValueError(f"{name}: matrices must be whole elements apart")
+                self.strides[d] = self.view.strides[d] // isz
+        return 0
+
+    cdef list batch_axes(self, list batch_shape, str name):
+        """(size, stride) of each of the output's batch axes for this operand, broadcast NumPy's way:
+        missing or size-1 axes have stride 0."""
+        cdef int lead = len(batch_shape) - len(self.sizes)
+        if lead < 0:
+            raise ValueError(f"{name} has more batch axes than the output")
+        out = []
+        for d, n in enumerate(batch_shape):
+            if d < lead or self.sizes[d - lead] == 1:
+                out.append(0)
+            elif self.sizes[d - lead] == n:
+                out.append(self.strides[d - lead])
+            else:
+                raise ValueError(f"{name}'s batch axes {tuple(self.sizes)} do not broadcast to {tuple(batch_shape)}")
+        return out
+
+
+cdef int _run_stack(str dtype, char ta, char tb, int64_t M, int64_t N, int64_t K, double complex al,
+                    _Stack a, int64_t sa, _Stack b, int64_t sb, double complex be, _Stack c, int64_t sc,
+                    int64_t off_a, int64_t off_b, int64_t off_c, int64_t batch) except -1:
+    """One strided-batch call of the core on matrices starting off_* elements into each buffer."""
+    cdef int st
+    cdef gemmkit_complex64_t a64, b64
+    cdef gemmkit_complex128_t a128, b128
+    cdef Py_ssize_t isz = c.view.itemsize
+    cdef const char *pa = a.ptr + off_a * isz
+    cdef const char *pb = b.ptr + off_b * isz
+    cdef char *pc = c.ptr + off_c * isz
+    if dtype == "float32":
+        with nogil:
+            st = gemmkit_sgemm_batch(ta, tb, M, N, K, <float>al.real, <const float *>pa, a.ld, sa,
+                                     <const float *>pb, b.ld, sb, <float>be.real, <float *>pc, c.ld, sc, batch)
+    elif dtype == "float64":
+        with nogil:
+            st = gemmkit_dgemm_batch(ta, tb, M, N, K, al.real, <const double *>pa, a.ld, sa,
+                                     <const double *>pb, b.ld, sb, be.real, <double *>pc, c.ld, sc, batch)
+    elif dtype == "complex64":
+        a64.re = al.real; a64.im = al.imag; b64.re = be.real; b64.im = be.imag
+        with nogil:
+            st = gemmkit_cgemm_batch(ta, tb, M, N, K, a64, <const gemmkit_complex64_t *>pa, a.ld, sa,
+                                     <const gemmkit_complex64_t *>pb, b.ld, sb, b64,
+                                     <gemmkit_complex64_t *>pc, c.ld, sc, batch)
+    else:
+        a128.re = al.real; a128.im = al.imag; b128.re = be.real; b128.im = be.imag
+        with nogil:
+            st = gemmkit_zgemm_batch(ta, tb, M, N, K, a128, <const gemmkit_complex128_t *>pa, a.ld, sa,
+                                     <const gemmkit_complex128_t *>pb, b.ld, sb, b128,
+                                     <gemmkit_complex128_t *>pc, c.ld, sc, batch)
+    return _raise_status(st, "gemm_batch")
+
+
+_BATCH_DTYPES = {np.dtype(np.float32): "float32", np.dtype(np.float64): "float64",
+                 np.dtype(np.complex64): "complex64", np.dtype(np.complex128): "complex128"}
+
+
+def gemm_batch(transa, transb, alpha, A, B, beta, C):
+    """C[i] := alpha * op(A[i]) @ op(B[i]) + beta * C[i] over the batch axes of C (all axes but the
+    last two), A's and B's batch axes broadcast to them as NumPy does (missing or size 1: shared).
+    One float or complex dtype; each matrix with unit stride along its rows and rows at least a row
+    apart; batch strides are anything. M, N from C, K from op(A). Batch axes that walk with one stride
+    merge into one core call (threads spread small products whole); others loop here. Refuses an
+    output whose matrices overlap. For the front ends (gemmkit.matmul, gemmkit.gemm)."""
+    dtype = _BATCH_DTYPES.get(getattr(C, "dtype", None))
+    if dtype is None:
+        raise TypeError(f"C must be a float32, float64, complex64 or complex128 array, got "
+                        f"{getattr(C, 'dtype', type(C).__name__)}")
+    cdef bint cplx = dtype.startswith("complex"), single = dtype in ("float32", "complex64")
+    cdef char ta = _trans_flag(transa, "transa", cplx), tb = _trans_flag(transb, "transb", cplx)
+    cdef _Stack a = _Stack(), b = _Stack(), c = _Stack()
+    c.acquire(C, "C", dtype, True)
+    a.acquire(A, "A", dtype, False)
+    b.acquire(B, "B", dtype, False)
+    cdef int64_t M = c.rows, N = c.cols
+    cdef int64_t K = a.rows if _is_t(ta) else a.cols
+    if (a.cols if _is_t(ta) else a.rows) != M:
+        raise ValueError(f"A's matrices are {a.rows} x {a.cols}, which does not fit C's {M} x {N} "
+                         f"with transa={chr(ta)!r}")
+    if (b.cols if _is_t(tb) else b.rows) != K or (b.rows if _is_t(tb) else b.cols) != N:
+        raise ValueError(f"B's matrices are {b.rows} x {b.cols}, which does not fit op(A) {M} x {K} "
+                         f"and C {M} x {N} with transb={chr(tb)!r}")
+    shape = c.sizes
+    sa, sb, sc = a.batch_axes(shape, "A"), b.batch_axes(shape, "B"), c.strides
+    cdef double complex al, be
+    if cplx:
+        al = _complex_arg(alpha, "alpha", single)
+        be = _complex_arg(beta, "beta", single)
+    else:
+        al = _real_arg(alpha, "alpha", single)
+        be = _real_arg(beta, "beta", single)
+    if M == 0 or N == 0 or 0 in shape:
+        return C
+    # Batch axes of size 1 drop out; neighbours merge when every operand steps over the inner one.
+    axes = []  # (size, stride of A, of B, of C), outer to inner (no negative indexing: wraparound is off)
+    for n, x, y, z in zip(shape, sa, sb, sc):
+        if n == 1:
+            continue
+        last = len(axes) - 1
+        if last >= 0 and axes[last][1] == x * n and axes[last][2] == y * n and axes[last][3] == z * n:
+            axes[last] = (axes[last][0] * n, x, y, z)
+        else:
+            axes.append((n, x, y, z))
+    if not axes:
+        axes = [(1, 0, 0, 0)]
+    inner = axes[len(axes) - 1]
+    cdef int64_t run = inner[0], ra = inner[1], rb = inner[2], rc = inner[3]
+    cdef int64_t s = abs(rc)
+    if run > 1 and s < (M - 1) * c.ld + N and not (N <= s and s * run <= c.ld):
+        raise ValueError("C's matrices overlap: the output of a batch needs distinct matrices")
+    if len(axes) == 1:
+        _run_stack(dtype, ta, tb, M, N, K, al, a, ra, b, rb, be, c, rc, 0, 0, 0, run)
+        return C
+    outer = axes[:len(axes) - 1]
+    for idx in np.ndindex(*[ax[0] for ax in outer]):
+        off_a = sum(i * ax[1] for i, ax in zip(idx, outer))
+        off_b = sum(i * ax[2] for i, ax in zip(idx, outer))
+        off_c = sum(i * ax[3] for i, ax in zip(idx, outer))
+        _run_stack(dtype, ta, tb, M, N, K, al, a, ra, b, rb, be, c, rc, off_a, off_b, off_c, run)
+    return C
+
+
 cdef object _offset_vector(object co, char oc, int64_t M, int64_t N):
     """co as a contiguous int32 NumPy array, its length checked against offsetc."""
     cdef int64_t need = 1 if oc == b'F' else (M if oc == b'C' else N)

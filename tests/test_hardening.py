@@ -167,11 +167,12 @@ print((rss() - base) >> 20)
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="RSS read from /proc")
-def test_workspaces_give_back_large_transient_copies():
+def test_workspaces_give_back_large_transient_copies(tmp_path):
     """A long dot product with a transposed A copies op(A) (256 MB for sgemm here): the thread must not
     keep that copy after the call."""
     env = dict(os.environ, GEMMKIT_NUM_THREADS="1")
-    out = subprocess.run([sys.executable, "-c", _RSS_SCRIPT], capture_output=True, text=True, env=env, timeout=300)
+    out = subprocess.run([sys.executable, "-c", _RSS_SCRIPT], capture_output=True, text=True, env=env, timeout=300,
+                         cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     grown_mib = int(out.stdout.strip().splitlines()[-1])
     assert grown_mib < 48, f"RSS grew by {grown_mib} MiB and stayed"
@@ -250,9 +251,10 @@ print(all(res) and len(res) == 4, gemmkit.get_arch())
 """
 
 
-def test_first_calls_from_several_threads():
+def test_first_calls_from_several_threads(tmp_path):
     for _ in range(3):
-        out = subprocess.run([sys.executable, "-c", _FIRST_CALLS_SCRIPT], capture_output=True, text=True, timeout=120)
+        out = subprocess.run([sys.executable, "-c", _FIRST_CALLS_SCRIPT], capture_output=True, text=True, timeout=120,
+                             cwd=tmp_path)
         assert out.returncode == 0, out.stderr
         ok, arch = out.stdout.split()
         assert ok == "True"

@@ -45,6 +45,21 @@ GEMMKIT_API gemmkit_status_t gemmkit_zgemm(char transa, char transb, int64_t M, 
         gemmkit_complex128_t alpha, const gemmkit_complex128_t *A, int64_t lda, const gemmkit_complex128_t *B,
         int64_t ldb, gemmkit_complex128_t beta, gemmkit_complex128_t *C, int64_t ldc);
 
+/* Batches (strided, as cuBLAS's gemmStridedBatched): for i in [0, batch), the product above on
+ * A + i * stride_a, B + i * stride_b, C + i * stride_c (strides in elements of the type, any sign; 0
+ * shares one A or B among all). The C matrices must not share elements: |stride_c| >= (M - 1) * ldc + N,
+ * or interleaved rows (N <= |stride_c| and batch * |stride_c| <= ldc); else gemmkit_invalid_arguments.
+ * Small products run whole on different threads. */
+#define GEMMKIT_DECLARE_BATCH(NAME, T, S)                                                            \
+    GEMMKIT_API gemmkit_status_t NAME(char transa, char transb, int64_t M, int64_t N, int64_t K, S alpha, \
+            const T *A, int64_t lda, int64_t stride_a, const T *B, int64_t ldb, int64_t stride_b, S beta, \
+            T *C, int64_t ldc, int64_t stride_c, int64_t batch);
+GEMMKIT_DECLARE_BATCH(gemmkit_sgemm_batch, float, float)
+GEMMKIT_DECLARE_BATCH(gemmkit_dgemm_batch, double, double)
+GEMMKIT_DECLARE_BATCH(gemmkit_cgemm_batch, gemmkit_complex64_t, gemmkit_complex64_t)
+GEMMKIT_DECLARE_BATCH(gemmkit_zgemm_batch, gemmkit_complex128_t, gemmkit_complex128_t)
+#undef GEMMKIT_DECLARE_BATCH
+
 /* C := alpha * (op(A) - ao) * (op(B) - bo) + beta * C + co, offsetc in F/C/R (fixed/column/row). */
 GEMMKIT_API gemmkit_status_t gemmkit_gemm_u8s8s32(char transa, char transb, char offsetc, int64_t M,
         int64_t N, int64_t K, float alpha, const uint8_t *A, int64_t lda, uint8_t ao, const int8_t *B,
