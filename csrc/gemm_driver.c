@@ -144,6 +144,12 @@ int gk_threads_for(int64_t M, int64_t N, int64_t K) {
 
 gemmkit_status_t gk_real_gemm(const gk_real_problem_t *p) {
     gemmkit_status_t st;
+    if (p->kern->tiny && !p->type->complex_1m && p->M <= GK_TINY_MAX && p->N <= GK_TINY_MAX && p->K <= GK_TINY_MAX &&
+        (double)p->M * (double)p->N * (double)p->K <= p->small->tiny_max_macs) {
+        p->kern->tiny(p->M, p->N, p->K, &p->alpha, p->A, p->lda, p->transa, p->B, p->ldb, p->transb, &p->beta,
+                      p->C, p->ldc);
+        return gemmkit_success;
+    }
     if (p->type->few_rows && p->type->few_rows(p, &st)) return st;
     real_job_t job;
     memset(&job, 0, sizeof(job));

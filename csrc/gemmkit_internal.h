@@ -59,6 +59,12 @@ typedef void (*gk_ukernel_fn)(int64_t kc, const void *GK_RESTRICT a, int64_t rsa
 typedef void (*gk_dot_fn)(int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, int64_t lda,
                           const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc);
 
+/* The whole of a tiny real product (M, N, K <= GK_TINY_MAX; op(X) = X^T when transx), unpacked. */
+#define GK_TINY_MAX 32
+typedef void (*gk_tiny_fn)(int64_t M, int64_t N, int64_t K, const void *alpha, const void *A, int64_t lda,
+                           int transa, const void *B, int64_t ldb, int transb, const void *beta, void *C,
+                           int64_t ldc);
+
 /* One real microkernel of one ISA: what it computes and how (its cache blocking is in the config). */
 typedef struct {
     const char *name;          /* e.g. "ukernel_sgemm_avx512_12x32" */
@@ -69,6 +75,7 @@ typedef struct {
      * straight into C (edge row panels, skinny M); NULL: edges go through a scratch tile. */
     const gk_ukernel_fn *ukernel_rows;
     gk_dot_fn dot;             /* optional (NULL: packed path only) */
+    gk_tiny_fn tiny;           /* optional: tiny products (config small.tiny_max_macs), no packing */
 } gk_real_kernel_t;
 
 extern const gk_real_kernel_t gk_sgemm_kernel_generic, gk_dgemm_kernel_generic;
@@ -163,6 +170,8 @@ typedef struct {
     int64_t skinny_kc;         /* k block when B is streamed in place */
     int dot_max_m;             /* few rows x B^T: the dot kernel up to this M */
     int gemv_max_m;            /* few rows x plain B: the GEMV up to this M */
+    double tiny_max_macs;      /* real products with M, N, K <= GK_TINY_MAX and no more multiply-adds
+                                * than this run whole in the kernel's `tiny` (batches of small matrices) */
 } gk_small_t;
 
 /* One configuration: the kernels an ISA path uses and the constants tuned for a microarchitecture.
