@@ -3,9 +3,11 @@
 #include <string.h>
 #include "driver.h"
 
+/* trans: 'N' op(X) = X, 'T' X^T; complex types also 'C' X^H and 'R' conj(X) (conjugate, no transpose,
+ * as BLIS's BLIS_CONJ_NO_TRANSPOSE: what a column-major caller's X^H is in row-major terms). */
 static int is_trans(char t) { return t == 'T' || t == 't'; }
-static int is_notrans(char t) { return t == 'N' || t == 'n'; }
-static int is_conj(char t) { return t == 'C' || t == 'c'; }
+static int is_notrans(char t) { return t == 'N' || t == 'n' || t == 'R' || t == 'r'; }
+static int is_conj(char t) { return t == 'C' || t == 'c' || t == 'R' || t == 'r'; }
 
 /* oneDNN's rules (row-major): lda >= max(1, op(A) stored width), and so on; allow_conj admits 'C'. */
 static gemmkit_status_t check_gemm_args(int allow_conj, char transa, char transb, int64_t M, int64_t N, int64_t K,

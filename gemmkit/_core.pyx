@@ -10,6 +10,9 @@ from libc.math cimport isinf
 import numbers
 
 import numpy as np
+cimport numpy as cnp
+
+cnp.import_array()
 
 cdef int _i = 0
 cdef uint32_t _bit = 0
@@ -32,6 +35,8 @@ cdef inline bint _is_bool(object x):
 
 cdef int64_t _int_arg(object x, str name) except? -1:
     """A size, leading dimension or offset: a Python or NumPy integer (never a float or a bool)."""
+    if type(x) is int and -INT64_MAX <= x <= INT64_MAX:  # the common case, quickly
+        return x
     if _is_bool(x) or not isinstance(x, (int, np.integer)):
         raise TypeError(f"{name} must be an integer, got {type(x).__name__} {x!r}")
     v = int(x)
@@ -43,6 +48,11 @@ cdef int64_t _int_arg(object x, str name) except? -1:
 cdef double _real_arg(object x, str name, bint single) except? -1.0:
     """alpha/beta of a real routine, as a double that is exactly representable in its scalar type
     (float32 when `single`): a value that would overflow to infinity is refused, not rounded."""
+    cdef double d
+    if type(x) is float:  # the common case, quickly
+        d = x
+        if not (single and isinf(<float>d) and not isinf(d)):
+            return d
     if _is_bool(x) or not isinstance(x, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {type(x).__name__} {x!r}")
     try:
@@ -70,7 +80,7 @@ cdef object _complex_arg(object x, str name, bint single):
 # ---- argument checks (same order and meaning as oneDNN's) ----------------------------------------
 
 cdef char _trans_flag(object t, str name, bint allow_conj=False) except 0:
-    cdef str allowed = "NnTtCc" if allow_conj else "NnTt"
+    cdef str allowed = "NnTtCcRr" if allow_conj else "NnTt"
     if not isinstance(t, str) or len(t) != 1 or t not in allowed:
         raise ValueError(f"{name} must be one of {', '.join(repr(x) for x in allowed)}, got {t!r}")
     return ord(t)
@@ -111,6 +121,24 @@ cdef int _check_dims_lds(char ta, char tb, int64_t M, int64_t N, int64_t K, int6
 
 
 # ---- buffers ----------------------------------------------------------------------------------
+
+cdef bint _format_is(const char *fmt, Py_ssize_t itemsize, str dtype):
+    """Whether a buffer's struct format and item size are those of `dtype` (C-level checks only)."""
+    if fmt == NULL:
+        return _dtype_of(fmt, itemsize) == dtype
+    cdef const char *f = fmt
+    if f[0] == b'@' or f[0] == b'=' or f[0] == b'<' or f[0] == b'|':
+        f += 1
+    if dtype == "float32":
+        return itemsize == 4 and f[0] == b'f' and f[1] == 0
+    if dtype == "float64":
+        return itemsize == 8 and f[0] == b'd' and f[1] == 0
+    if dtype == "complex64":
+        return itemsize == 8 and f[0] == b'Z' and f[1] == b'f' and f[2] == 0
+    if dtype == "complex128":
+        return itemsize == 16 and f[0] == b'Z' and f[1] == b'd' and f[2] == 0
+    return _dtype_of(fmt, itemsize) == dtype
+
 
 cdef str _dtype_of(const char *fmt, Py_ssize_t itemsize):
     cdef bytes f = fmt if fmt != NULL else b"B"
@@ -165,9 +193,8 @@ cdef class _Operand:
             raise TypeError(f"{name} must be a {dtype} array or buffer, got {type(obj).__name__}") from None
         self.held = True
         self.ptr = self.view.buf
-        got = _dtype_of(self.view.format, self.view.itemsize)
-        if got != dtype:
-            raise TypeError(f"{name} must have dtype {dtype}, got {got}")
+        if not _format_is(self.view.format, self.view.itemsize, dtype):
+            raise TypeError(f"{name} must have dtype {dtype}, got {_dtype_of(self.view.format, self.view.itemsize)}")
         cdef Py_ssize_t isz = self.view.itemsize
         cdef int64_t need
         if rows == 0 or cols == 0:
@@ -275,12 +302,12 @@ def dgemm(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
 
 
 def cgemm(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
-    """C := alpha * op(A) @ op(B) + beta * C (row-major, complex64, in place; op: 'N', 'T', 'C' = A^H)."""
+    """C := alpha * op(A) @ op(B) + beta * C (row-major, complex64, in place; op: 'N', 'T', 'C' = A^H, 'R' = conj(A))."""
     return _gemm("cgemm", "complex64", transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
 
 
 def zgemm(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
-    """C := alpha * op(A) @ op(B) + beta * C (row-major, complex128, in place; op: 'N', 'T', 'C' = A^H)."""
+    """C := alpha * op(A) @ op(B) + beta * C (row-major, complex128, in place; op: 'N', 'T', 'C' = A^H, 'R' = conj(A))."""
     return _gemm("zgemm", "complex128", transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
 
 
@@ -304,9 +331,8 @@ cdef class _Stack:
         except Exception as e:
             raise TypeError(f"{name} must be a {'writable ' if writable else ''}{dtype} array ({e})") from None
         self.held = True
-        got = _dtype_of(self.view.format, self.view.itemsize)
-        if got != dtype:
-            raise TypeError(f"{name} must have dtype {dtype}, got {got}")
+        if not _format_is(self.view.format, self.view.itemsize, dtype):
+            raise TypeError(f"{name} must have dtype {dtype}, got {_dtype_of(self.view.format, self.view.itemsize)}")
         cdef int nd = self.view.ndim, d
         if nd < 2:
             raise ValueError(f"{name} must have at least 2 dimensions (a matrix or a stack), got {nd}-D")
@@ -452,6 +478,157 @@ def gemm_batch(transa, transb, alpha, A, B, beta, C):
         off_c = sum(i * ax[3] for i, ax in zip(idx, outer))
         _run_stack(dtype, ta, tb, M, N, K, al, a, ra, b, rb, be, c, rc, off_a, off_b, off_c, run)
     return C
+
+
+# ---- scipy.linalg.blas-style gemm: the common case without Python-level overhead ----------------------
+
+cdef inline int _row_major(cnp.ndarray x, Py_ssize_t isz, char **ptr, int64_t *ld) noexcept:
+    """How the core reads a 2-D array in place: 0 as it is (rows contiguous), 1 as its transpose
+    (columns contiguous), -1 not at all (no unit-stride axis, or empty). Sets the data pointer and ld."""
+    cdef Py_ssize_t r = cnp.PyArray_DIMS(x)[0], c = cnp.PyArray_DIMS(x)[1]
+    cdef Py_ssize_t s0 = cnp.PyArray_STRIDES(x)[0], s1 = cnp.PyArray_STRIDES(x)[1]
+    ptr[0] = <char *>cnp.PyArray_DATA(x)
+    if r == 0 or c == 0:
+        return -1
+    if (c == 1 or s1 == isz) and (r == 1 or (s0 > 0 and s0 % isz == 0 and s0 // isz >= c)):
+        ld[0] = s0 // isz if r > 1 else c
+        return 0
+    if (r == 1 or s0 == isz) and (c == 1 or (s1 > 0 and s1 % isz == 0 and s1 // isz >= r)):
+        ld[0] = s1 // isz if c > 1 else r
+        return 1
+    return -1
+
+
+cdef inline char _blas_flag(int trans, int flipped, bint cplx) noexcept:
+    """The core's trans flag that reads op(x)^T from the row-major view R of x (R = x, or x^T when
+    flipped): op = x: x^T; op = x^T: x; op = x^H: conj(x), i.e. R^H or, unflipped, 'R' (conj, no trans)."""
+    if trans == 2 and not cplx:
+        trans = 1
+    if trans == 0:
+        return b'N' if flipped else b'T'
+    if trans == 1:
+        return b'T' if flipped else b'N'
+    return b'C' if flipped else b'R'
+
+
+cpdef object blas_gemm_fast(int typenum, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c):
+    """gemmkit.blas's <prefix>gemm for the common case: NumPy arrays of the routine's dtype with a
+    unit-stride axis, plain Python scalars and flags, c None or a Fortran-contiguous writable c of the
+    right shape with overwrite_c. Returns None (nothing done) for anything else: the caller then takes
+    its general path, which does SciPy's conversions and checks."""
+    cdef bint cplx = typenum == cnp.NPY_COMPLEX64 or typenum == cnp.NPY_COMPLEX128
+    if type(a) is not np.ndarray or type(b) is not np.ndarray or type(trans_a) is not int or type(trans_b) is not int:
+        return None
+    cdef cnp.ndarray A = a, B = b, C
+    if (cnp.PyArray_NDIM(A) != 2 or cnp.PyArray_NDIM(B) != 2 or cnp.PyArray_TYPE(A) != typenum
+            or cnp.PyArray_TYPE(B) != typenum or not cnp.PyArray_ISNOTSWAPPED(A) or not cnp.PyArray_ISNOTSWAPPED(B)
+            or not cnp.PyArray_ISALIGNED(A) or not cnp.PyArray_ISALIGNED(B)):
+        return None
+    if not (0 <= trans_a <= 2 and 0 <= trans_b <= 2) or type(overwrite_c) not in (int, bool):
+        return None
+    cdef double complex al, be
+    if type(alpha) is float or type(alpha) is int or (cplx and type(alpha) is complex):
+        al = alpha
+    else:
+        return None
+    if beta is None:
+        be = 0
+    elif type(beta) is float or type(beta) is int or (cplx and type(beta) is complex):
+        be = beta
+    else:
+        return None
+    cdef int ta = trans_a, tb = trans_b
+    cdef Py_ssize_t isz = cnp.PyArray_ITEMSIZE(A)
+    cdef int64_t m = cnp.PyArray_DIMS(A)[1 if ta else 0], k = cnp.PyArray_DIMS(A)[0 if ta else 1]
+    cdef int64_t kb = cnp.PyArray_DIMS(B)[1 if tb else 0], n = cnp.PyArray_DIMS(B)[0 if tb else 1]
+    if kb != k or m == 0 or n == 0 or k == 0:
+        return None
+    cdef char *pa
+    cdef char *pb
+    cdef int64_t lda, ldb
+    cdef int fa = _row_major(A, isz, &pa, &lda), fb = _row_major(B, isz, &pb, &ldb)
+    if fa < 0 or fb < 0:
+        return None
+    # SciPy rounds alpha/beta to single precision for s and c; near that range's end (overflow to inf)
+    # the general path does it
+    if (typenum == cnp.NPY_FLOAT32 or typenum == cnp.NPY_COMPLEX64) and not (
+            abs(al.real) < 3.0e38 and abs(al.imag) < 3.0e38 and abs(be.real) < 3.0e38 and abs(be.imag) < 3.0e38):
+        return None
+    cdef cnp.npy_intp dims[2]
+    if c is None:
+        dims[0] = m
+        dims[1] = n
+        C = cnp.PyArray_EMPTY(2, dims, typenum, 1)
+        be = 0
+    elif (overwrite_c and type(c) is np.ndarray and cnp.PyArray_NDIM(<cnp.ndarray>c) == 2
+          and cnp.PyArray_TYPE(<cnp.ndarray>c) == typenum and cnp.PyArray_DIMS(<cnp.ndarray>c)[0] == m
+          and cnp.PyArray_DIMS(<cnp.ndarray>c)[1] == n and cnp.PyArray_IS_F_CONTIGUOUS(<cnp.ndarray>c)
+          and cnp.PyArray_ISWRITEABLE(<cnp.ndarray>c) and cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>c)
+          and cnp.PyArray_ISALIGNED(<cnp.ndarray>c)):
+        C = c
+    else:
+        return None
+    # Fortran-ordered C read row-major is C^T (n x m): C^T = op(b)^T op(a)^T
+    cdef char fla = _blas_flag(ta, fa, cplx), flb = _blas_flag(tb, fb, cplx)
+    cdef char *pc = <char *>cnp.PyArray_DATA(C)
+    cdef int64_t ldc = m
+    cdef int st
+    cdef gemmkit_complex64_t a64, b64
+    cdef gemmkit_complex128_t a128, b128
+    cdef bint big = <double>m * <double>n * <double>k > 32768.0  # release the GIL past ~32^3
+    if typenum == cnp.NPY_FLOAT32:
+        if big:
+            with nogil:
+                st = gemmkit_sgemm(flb, fla, n, m, k, <float>al.real, <float *>pb, ldb, <float *>pa, lda,
+                                   <float>be.real, <float *>pc, ldc)
+        else:
+            st = gemmkit_sgemm(flb, fla, n, m, k, <float>al.real, <float *>pb, ldb, <float *>pa, lda,
+                               <float>be.real, <float *>pc, ldc)
+    elif typenum == cnp.NPY_FLOAT64:
+        if big:
+            with nogil:
+                st = gemmkit_dgemm(flb, fla, n, m, k, al.real, <double *>pb, ldb, <double *>pa, lda, be.real,
+                                   <double *>pc, ldc)
+        else:
+            st = gemmkit_dgemm(flb, fla, n, m, k, al.real, <double *>pb, ldb, <double *>pa, lda, be.real,
+                               <double *>pc, ldc)
+    elif typenum == cnp.NPY_COMPLEX64:
+        a64.re = <float>al.real; a64.im = <float>al.imag; b64.re = <float>be.real; b64.im = <float>be.imag
+        with nogil:
+            st = gemmkit_cgemm(flb, fla, n, m, k, a64, <gemmkit_complex64_t *>pb, ldb, <gemmkit_complex64_t *>pa,
+                               lda, b64, <gemmkit_complex64_t *>pc, ldc)
+    else:
+        a128.re = al.real; a128.im = al.imag; b128.re = be.real; b128.im = be.imag
+        with nogil:
+            st = gemmkit_zgemm(flb, fla, n, m, k, a128, <gemmkit_complex128_t *>pb, ldb,
+                               <gemmkit_complex128_t *>pa, lda, b128, <gemmkit_complex128_t *>pc, ldc)
+    if st != 0:
+        _raise_status(st, "gemm")
+    return C
+
+
+# The general paths of gemmkit.blas (SciPy's conversions), registered by gemmkit.blas: prefix -> function.
+blas_general = {}
+
+
+def blas_sgemm(alpha, a, b, beta=0.0, c=None, trans_a=0, trans_b=0, overwrite_c=0):
+    r = blas_gemm_fast(cnp.NPY_FLOAT32, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c)
+    return r if r is not None else blas_general["s"](alpha, a, b, beta, c, trans_a, trans_b, overwrite_c)
+
+
+def blas_dgemm(alpha, a, b, beta=0.0, c=None, trans_a=0, trans_b=0, overwrite_c=0):
+    r = blas_gemm_fast(cnp.NPY_FLOAT64, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c)
+    return r if r is not None else blas_general["d"](alpha, a, b, beta, c, trans_a, trans_b, overwrite_c)
+
+
+def blas_cgemm(alpha, a, b, beta=0.0, c=None, trans_a=0, trans_b=0, overwrite_c=0):
+    r = blas_gemm_fast(cnp.NPY_COMPLEX64, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c)
+    return r if r is not None else blas_general["c"](alpha, a, b, beta, c, trans_a, trans_b, overwrite_c)
+
+
+def blas_zgemm(alpha, a, b, beta=0.0, c=None, trans_a=0, trans_b=0, overwrite_c=0):
+    r = blas_gemm_fast(cnp.NPY_COMPLEX128, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c)
+    return r if r is not None else blas_general["z"](alpha, a, b, beta, c, trans_a, trans_b, overwrite_c)
 
 
 cdef object _offset_vector(object co, char oc, int64_t M, int64_t N):

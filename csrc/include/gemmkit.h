@@ -36,8 +36,9 @@ GEMMKIT_API gemmkit_status_t gemmkit_dgemm(char transa, char transb, int64_t M, 
 typedef struct { float re, im; } gemmkit_complex64_t;
 typedef struct { double re, im; } gemmkit_complex128_t;
 
-/* Complex GEMM: op(X) = X, X^T or X^H for trans 'N', 'T' or 'C' (either case); leading dimensions and
- * sizes count complex elements. */
+/* Complex GEMM: op(X) = X, X^T, X^H or conj(X) for trans 'N', 'T', 'C' or 'R' (either case; 'R' is
+ * BLIS's conjugate-no-transpose, an extension to oneDNN's set); leading dimensions and sizes count
+ * complex elements. */
 GEMMKIT_API gemmkit_status_t gemmkit_cgemm(char transa, char transb, int64_t M, int64_t N, int64_t K,
         gemmkit_complex64_t alpha, const gemmkit_complex64_t *A, int64_t lda, const gemmkit_complex64_t *B,
         int64_t ldb, gemmkit_complex64_t beta, gemmkit_complex64_t *C, int64_t ldc);
