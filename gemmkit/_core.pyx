@@ -366,3 +366,106 @@ def kernel_info():
         else:
             out[op] = {"kernel": k.kernel.decode(), "MR": k.mr, "NR": k.nr, "MC": k.mc, "KC": k.kc, "NC": k.nc}
     return out
+
+
+# ---- quantized elementwise add (csrc/qadd.c; the NumPy front end is gemmkit/_quantized_add.py) ----
+
+cdef class _StridedView:
+    """A buffer over the output's shape: its first element and its strides in elements (0 = repeated)."""
+    cdef Py_buffer view
+    cdef bint held
+    cdef int64_t strides[32]
+
+    def __dealloc__(self):
+        if self.held:
+            PyBuffer_Release(&self.view)
+
+    cdef int acquire(self, object obj, str name, tuple dtypes, tuple shape, bint writable) except -1:
+        cdef int flags = PyBUF_STRIDES | PyBUF_FORMAT
+        if writable:
+            flags |= PyBUF_WRITABLE
+        try:
+            PyObject_GetBuffer(obj, &self.view, flags)
+        except (BufferError, ValueError, TypeError) as e:
+            raise TypeError(f"{name} must be a{' writable' if writable else ''} array ({e})") from None
+        self.held = True
+        got = _dtype_of(self.view.format, self.view.itemsize)
+        if got not in dtypes:
+            raise TypeError(f"{name} must have dtype {' or '.join(dtypes)}, got {got}")
+        if self.view.ndim != len(shape) or self.view.ndim > GEMMKIT_QADD_MAX_DIMS:
+            raise ValueError(f"{name} must have {len(shape)} dimensions (at most {GEMMKIT_QADD_MAX_DIMS})")
+        cdef int d
+        for d in range(self.view.ndim):
+            if self.view.shape[d] != shape[d]:
+                raise ValueError(f"{name} has shape {tuple(self.view.shape[i] for i in range(self.view.ndim))}, "
+                                 f"expected {shape}")
+            if self.view.strides[d] % self.view.itemsize != 0:
+                raise ValueError(f"{name}: stride {self.view.strides[d]} bytes is not a whole number of elements")
+            self.strides[d] = self.view.strides[d] // self.view.itemsize
+        return 0
+
+
+_QADD_FORMULAS = {"directml": GEMMKIT_QADD_DIRECTML, "onnxruntime": GEMMKIT_QADD_ONNXRUNTIME}
+
+
+cdef int _qtensor(gemmkit_qtensor_t *t, _StridedView data, _StridedView scale, _StridedView zp) except -1:
+    t.data = data.view.buf
+    t.type = GEMMKIT_QTYPE_S8 if _dtype_of(data.view.format, 1) == "int8" else GEMMKIT_QTYPE_U8
+    t.strides = data.strides
+    t.scale = <const float *>scale.view.buf
+    t.scale_strides = scale.strides
+    t.zero_point = zp.view.buf if zp is not None else NULL
+    t.zero_point_strides = zp.strides if zp is not None else NULL
+    return 0
+
+
+def quantized_add_strided(str formula, tuple shape, a, a_scale, a_zero_point, b, b_scale, b_zero_point, out,
+                          out_scale, out_zero_point):
+    """out := quantized a + b (csrc/include/gemmkit.h). Every argument is an array of exactly `shape`
+    (broadcast views with 0 strides are how broadcasting is passed): a, b, out and the zero points
+    uint8 or int8 (a zero point of its tensor's dtype, or None for 0), the scales float32. out is written
+    in place; the arithmetic happens in C with the GIL released."""
+    if formula not in _QADD_FORMULAS:
+        raise ValueError(f"formula must be one of {', '.join(map(repr, _QADD_FORMULAS))}, got {formula!r}")
+    cdef int ndim = len(shape)
+    if ndim > GEMMKIT_QADD_MAX_DIMS:
+        raise ValueError(f"at most {GEMMKIT_QADD_MAX_DIMS} dimensions are supported, got {ndim}")
+    cdef int64_t c_shape[32]
+    cdef int d
+    for d in range(ndim):
+        c_shape[d] = shape[d]
+    q8 = ("uint8", "int8")
+    cdef _StridedView va = _StridedView(), vb = _StridedView(), vo = _StridedView()
+    cdef _StridedView sa = _StridedView(), sb = _StridedView(), so = _StridedView()
+    cdef _StridedView za = None, zb = None, zo = None
+    va.acquire(a, "a", q8, shape, False)
+    vb.acquire(b, "b", q8, shape, False)
+    vo.acquire(out, "out", q8, shape, True)
+    sa.acquire(a_scale, "a_scale", ("float32",), shape, False)
+    sb.acquire(b_scale, "b_scale", ("float32",), shape, False)
+    so.acquire(out_scale, "out_scale", ("float32",), shape, False)
+    for name, zp, tensor in (("a_zero_point", a_zero_point, va), ("b_zero_point", b_zero_point, vb),
+                             ("out_zero_point", out_zero_point, vo)):
+        if zp is None:
+            continue
+        v = _StridedView()
+        v.acquire(zp, name, (_dtype_of((<_StridedView>tensor).view.format, 1),), shape, False)
+        if name == "a_zero_point":
+            za = v
+        elif name == "b_zero_point":
+            zb = v
+        else:
+            zo = v
+    cdef gemmkit_qtensor_t ta, tb, to
+    _qtensor(&ta, va, sa, za)
+    _qtensor(&tb, vb, sb, zb)
+    _qtensor(&to, vo, so, zo)
+    cdef gemmkit_qadd_formula_t f = _QADD_FORMULAS[formula]
+    cdef int st
+    with nogil:
+        st = gemmkit_quantized_add(f, ndim, c_shape, &ta, &tb, &to)
+    if st == 2:
+        raise ValueError("quantized_add: invalid arguments (a scale that is 0, NaN or Inf, or strided scales or "
+                         "zero points with formula='onnxruntime')")
+    _raise_status(st, "quantized_add")
+    return out
