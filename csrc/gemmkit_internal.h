@@ -157,12 +157,15 @@ typedef struct {
     /* GEMMKIT_QADD_DIRECTML */
     float a_scale, b_scale, out_scale;
     int32_t a_zp, b_zp, out_zp;
-    /* GEMMKIT_QADD_ONNXRUNTIME: ratios and the fixed parts of the general and scalar-A cases */
-    float ra, rb, fixed, fixed_scalar_a;
+    /* GEMMKIT_QADD_ONNXRUNTIME: the ratios, which input's product comes first (1: A's, when A is
+     * broadcast along the last axis of size > 1; 0: B's) and the fixed part that goes with it */
+    float ra, rb, ort_fixed;
+    int ort_a_first;
 } gk_qadd_params_t;
 
 /* One contiguous run of n outputs c[0..n) (stride 1) from a (stride a_step: 0 or 1) and b (stride
- * b_step: 0 or 1) with the params above; every ISA gives the same bytes. */
+ * b_step: 0 or 1) with the params above; every ISA gives the same bytes. a_step / b_step only say
+ * where the values come from: the arithmetic of an element does not depend on them. */
 typedef void (*gk_qadd_run_fn)(int64_t n, const void *a, int64_t a_step, const void *b, int64_t b_step,
                                void *c, const gk_qadd_params_t *p);
 typedef struct {

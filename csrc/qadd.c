@@ -197,13 +197,17 @@ gemmkit_status_t gemmkit_quantized_add(gemmkit_qadd_formula_t formula, int ndim,
     p->a_zp = gk_qadd_load(L->base[GK_QADD_A_ZP], p->a_signed);
     p->b_zp = gk_qadd_load(L->base[GK_QADD_B_ZP], p->b_signed);
     p->out_zp = gk_qadd_load(L->base[GK_QADD_OUT_ZP], out->type == GEMMKIT_QTYPE_S8);
-    /* ONNX Runtime's constants (float32, each step rounded; its kernel fuses the first product). */
+    /* ONNX Runtime's constants (float32, each step rounded; its kernel fuses the first product). Its
+     * order of operations follows how the inputs broadcast along the last axis of size > 1. */
     p->ra = p->a_scale / p->out_scale;
     p->rb = p->b_scale / p->out_scale;
     {
+        int last = ndim - 1;
+        while (last >= 0 && shape[last] == 1) last--;
+        p->ort_a_first = last < 0 || L->stride[GK_QADD_A][last] == 0;
         const float pa = p->ra * (float)p->a_zp, pb = p->rb * (float)p->b_zp;
-        p->fixed = (float)p->out_zp - fmaf(p->ra, (float)p->a_zp, pb);
-        p->fixed_scalar_a = (float)p->out_zp - fmaf(p->rb, (float)p->b_zp, pa);
+        p->ort_fixed = p->ort_a_first ? (float)p->out_zp - fmaf(p->rb, (float)p->b_zp, pa)
+                                      : (float)p->out_zp - fmaf(p->ra, (float)p->a_zp, pb);
     }
     L->total = total;
     L->kern = gk_config()->qadd ? gk_config()->qadd : &gk_qadd_kernel_generic;

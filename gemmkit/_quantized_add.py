@@ -36,7 +36,8 @@ def _scale(value, name, tensor_shape, tensor_name):
     arr = np.asarray(value)
     if arr.dtype.kind not in "fiu":
         raise TypeError(f"{name} must be a real number or an array of them, got dtype {arr.dtype}")
-    scale = np.array(arr, dtype=np.float32)  # a copy: never aliases the output
+    with np.errstate(over="ignore"):  # a value beyond float32 becomes Inf, rejected below
+        scale = np.array(arr, dtype=np.float32)  # a copy: never aliases the output
     if scale.size == 0:
         raise ValueError(f"{name} is empty")
     _fits_under(scale.shape, tensor_shape, name, tensor_name)

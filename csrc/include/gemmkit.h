@@ -88,10 +88,10 @@ GEMMKIT_API gemmkit_status_t gemmkit_kernel_info(const char *op, gemmkit_kernel_
  *     q = ((float)(A - a_zp) * a_scale + (float)(B - b_zp) * b_scale) / out_scale
  *     out = clamp(round_half_even(q) + out_zp, type min, type max)
  *   GEMMKIT_QADD_ONNXRUNTIME (ONNX Runtime's com.microsoft QLinearAdd x86-64 kernel, bit for bit):
- *     ra = a_scale / out_scale, rb = b_scale / out_scale (float32), fused multiply-adds
- *     general:  v = fma(A, ra, fma(B, rb, out_zp - fma(ra, a_zp, rb * b_zp)))
- *     A scalar along the run: v = fma(B, rb, fma(A, ra, out_zp - fma(rb, b_zp, ra * a_zp)))
- *     B scalar along the run: v = fma(A, ra, fma(B, rb, out_zp - fma(ra, a_zp, rb * b_zp)))
+ *     ra = a_scale / out_scale, rb = b_scale / out_scale (float32), fma = fused multiply-add
+ *     A broadcast along the last axis of size > 1 (or one element in all):
+ *       v = fma(B, rb, fma(A, ra, out_zp - fma(rb, b_zp, ra * a_zp)))
+ *     otherwise: v = fma(A, ra, fma(B, rb, out_zp - fma(ra, a_zp, rb * b_zp)))
  *     out = clamp(round_half_even(v)), where v outside int32 or NaN gives the type's minimum
  *     (scales and zero points must be single values). */
 typedef enum { GEMMKIT_QTYPE_U8 = 0, GEMMKIT_QTYPE_S8 = 1 } gemmkit_qtype_t;

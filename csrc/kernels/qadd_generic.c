@@ -6,28 +6,21 @@ static void qadd_run_generic(int64_t n, const void *a, int64_t a_step, const voi
                              const gk_qadd_params_t *p) {
     const uint8_t *pa = (const uint8_t *)a, *pb = (const uint8_t *)b;
     uint8_t *pc = (uint8_t *)c;
-    const int a_scalar = a_step == 0, b_scalar = !a_scalar && b_step == 0;
-    const float run_fixed = gk_qadd_ort_run_fixed(p, a_scalar, b_scalar, gk_qadd_load(pa, p->a_signed),
-                                                  gk_qadd_load(pb, p->b_signed));
     for (int64_t i = 0; i < n; i++) {
         const int32_t av = gk_qadd_load(pa + i * a_step, p->a_signed), bv = gk_qadd_load(pb + i * b_step, p->b_signed);
-        pc[i] = (uint8_t)gk_qadd_one(p, a_scalar, b_scalar, run_fixed, av, bv);
+        pc[i] = (uint8_t)gk_qadd_one(p, av, bv);
     }
 }
 
 void gk_qadd_run_strided(int64_t n, const gk_qadd_params_t *p, const char *const ptr[GK_QADD_OPERANDS],
                          const int64_t step[GK_QADD_OPERANDS]) {
-    const int a_scalar = step[GK_QADD_A] == 0, b_scalar = !a_scalar && step[GK_QADD_B] == 0;
     const int out_signed = p->out_min < 0;
     if (p->formula == GEMMKIT_QADD_ONNXRUNTIME) {
-        const float run_fixed = gk_qadd_ort_run_fixed(p, a_scalar, b_scalar, gk_qadd_load(ptr[GK_QADD_A], p->a_signed),
-                                                      gk_qadd_load(ptr[GK_QADD_B], p->b_signed));
         for (int64_t i = 0; i < n; i++) {
             const int32_t av = gk_qadd_load(ptr[GK_QADD_A] + i * step[GK_QADD_A], p->a_signed);
             const int32_t bv = gk_qadd_load(ptr[GK_QADD_B] + i * step[GK_QADD_B], p->b_signed);
             *(uint8_t *)(ptr[GK_QADD_OUT] + i * step[GK_QADD_OUT]) =
-                (uint8_t)gk_qadd_ort_finish(gk_qadd_ort_value(p, a_scalar, b_scalar, run_fixed, av, bv), p->out_min,
-                                            p->out_max);
+                (uint8_t)gk_qadd_ort_finish(gk_qadd_ort_value(p, av, bv), p->out_min, p->out_max);
         }
         return;
     }

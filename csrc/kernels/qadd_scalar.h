@@ -40,27 +40,16 @@ static inline int32_t gk_qadd_ort_finish(float v, int32_t lo, int32_t hi) {
     return gk_qadd_clamp((int32_t)nearbyintf(v), lo, hi);
 }
 
-/* ONNX Runtime's value before rounding, for a run whose A (a_scalar) or else B (b_scalar) is one
- * value repeated: the repeated input is folded into the fixed part once per run. */
-static inline float gk_qadd_ort_run_fixed(const gk_qadd_params_t *p, int a_scalar, int b_scalar, int32_t a0,
-                                          int32_t b0) {
-    if (a_scalar) return fmaf((float)a0, p->ra, p->fixed_scalar_a);
-    if (b_scalar) return fmaf((float)b0, p->rb, p->fixed);
-    return p->fixed;
+/* ONNX Runtime's value before rounding (see include/gemmkit.h). */
+static inline float gk_qadd_ort_value(const gk_qadd_params_t *p, int32_t a, int32_t b) {
+    if (p->ort_a_first) return fmaf((float)b, p->rb, fmaf((float)a, p->ra, p->ort_fixed));
+    return fmaf((float)a, p->ra, fmaf((float)b, p->rb, p->ort_fixed));
 }
 
-static inline float gk_qadd_ort_value(const gk_qadd_params_t *p, int a_scalar, int b_scalar, float run_fixed,
-                                      int32_t a, int32_t b) {
-    if (a_scalar) return fmaf((float)b, p->rb, run_fixed);
-    if (b_scalar) return fmaf((float)a, p->ra, run_fixed);
-    return fmaf((float)a, p->ra, fmaf((float)b, p->rb, run_fixed));
-}
-
-/* One output of a contiguous-parameter run (the tails of the SIMD kernels use it). */
-static inline int32_t gk_qadd_one(const gk_qadd_params_t *p, int a_scalar, int b_scalar, float run_fixed, int32_t a,
-                                  int32_t b) {
+/* One output from single-value parameters (the portable kernel and the SIMD kernels' tails). */
+static inline int32_t gk_qadd_one(const gk_qadd_params_t *p, int32_t a, int32_t b) {
     if (p->formula == GEMMKIT_QADD_ONNXRUNTIME)
-        return gk_qadd_ort_finish(gk_qadd_ort_value(p, a_scalar, b_scalar, run_fixed, a, b), p->out_min, p->out_max);
+        return gk_qadd_ort_finish(gk_qadd_ort_value(p, a, b), p->out_min, p->out_max);
     return gk_qadd_directml(a, b, p->a_scale, p->a_zp, p->b_scale, p->b_zp, p->out_scale, p->out_zp, p->out_min,
                             p->out_max);
 }

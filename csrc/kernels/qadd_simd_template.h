@@ -32,31 +32,32 @@ static inline QV_I qv_directml(QV_F av, QV_I b, QV_I zb, QV_F sb, QV_F sc, QV_I 
     return QV_ADD_I(QV_CVT_F2I(q), zc);
 }
 
-/* mode: 0 = both inputs vary, 1 = A is one value, 2 = B is one value (compile-time after inlining). */
+static inline QV_F qv_ort(QV_I a, QV_I b, QV_F ra, QV_F rb, QV_F fixed, int a_first) {
+    if (a_first) return QV_FMA(QV_CVT_I2F(b), rb, QV_FMA(QV_CVT_I2F(a), ra, fixed));
+    return QV_FMA(QV_CVT_I2F(a), ra, QV_FMA(QV_CVT_I2F(b), rb, fixed));
+}
+
+/* mode: 0 = both inputs vary, 1 = A is one value, 2 = B is one value (compile-time after inlining);
+ * a repeated value is loaded once, the arithmetic per element is the same in every mode. */
 static inline void qv_run(int64_t n, const uint8_t *a, const uint8_t *b, uint8_t *c, const gk_qadd_params_t *p,
                           int mode) {
     const int a_scalar = mode == 1, b_scalar = mode == 2;
     const int32_t a0 = gk_qadd_load(a, p->a_signed), b0 = gk_qadd_load(b, p->b_signed);
-    const float run_fixed = gk_qadd_ort_run_fixed(p, a_scalar, b_scalar, a0, b0);
     qv_types_t t;
     t.a_xor = QV_SET1_I(p->a_signed ? 0x80 : 0); t.a_bias = QV_SET1_I(p->a_signed ? 128 : 0);
     t.b_xor = QV_SET1_I(p->b_signed ? 0x80 : 0); t.b_bias = QV_SET1_I(p->b_signed ? 128 : 0);
     t.out_lo = QV_SET1_I(p->out_min); t.out_hi = QV_SET1_I(p->out_max);
     t.out_bias = QV_SET1_I(p->out_min < 0 ? 128 : 0); t.out_xor = QV_SET1_I(p->out_min < 0 ? 0x80 : 0);
+    const QV_I a_const = QV_SET1_I(a0), b_const = QV_SET1_I(b0);
     int64_t i = 0;
     if (p->formula == GEMMKIT_QADD_ONNXRUNTIME) {
-        const QV_F ra = QV_SET1_F(p->ra), rb = QV_SET1_F(p->rb), fixed = QV_SET1_F(run_fixed);
+        const QV_F ra = QV_SET1_F(p->ra), rb = QV_SET1_F(p->rb), fixed = QV_SET1_F(p->ort_fixed);
+        const int a_first = p->ort_a_first;
         for (; i + QV_LANES <= n; i += QV_LANES) {
-            QV_F v;
-            if (a_scalar) {
-                v = QV_FMA(QV_CVT_I2F(qv_load(b + i, t.b_xor, t.b_bias)), rb, fixed);
-            } else if (b_scalar) {
-                v = QV_FMA(QV_CVT_I2F(qv_load(a + i, t.a_xor, t.a_bias)), ra, fixed);
-            } else {
-                v = QV_FMA(QV_CVT_I2F(qv_load(b + i, t.b_xor, t.b_bias)), rb, fixed);
-                v = QV_FMA(QV_CVT_I2F(qv_load(a + i, t.a_xor, t.a_bias)), ra, v);
-            }
-            qv_store(c + i, QV_CVT_F2I(v), &t); /* INT32_MIN (NaN, out of range) clamps to the minimum */
+            const QV_I av = a_scalar ? a_const : qv_load(a + i, t.a_xor, t.a_bias);
+            const QV_I bv = b_scalar ? b_const : qv_load(b + i, t.b_xor, t.b_bias);
+            /* INT32_MIN (NaN, out of range) clamps to the minimum */
+            qv_store(c + i, QV_CVT_F2I(qv_ort(av, bv, ra, rb, fixed, a_first)), &t);
         }
     } else {
         const QV_F sa = QV_SET1_F(p->a_scale), sb = QV_SET1_F(p->b_scale), sc = QV_SET1_F(p->out_scale);
@@ -80,7 +81,7 @@ static inline void qv_run(int64_t n, const uint8_t *a, const uint8_t *b, uint8_t
     for (; i < n; i++) {
         const int32_t av = a_scalar ? a0 : gk_qadd_load(a + i, p->a_signed);
         const int32_t bv = b_scalar ? b0 : gk_qadd_load(b + i, p->b_signed);
-        c[i] = (uint8_t)gk_qadd_one(p, a_scalar, b_scalar, run_fixed, av, bv);
+        c[i] = (uint8_t)gk_qadd_one(p, av, bv);
     }
 }
 
