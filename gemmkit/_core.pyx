@@ -408,23 +408,13 @@ cdef class _StridedView:
 _QADD_FORMULAS = {"directml": GEMMKIT_QADD_DIRECTML, "onnxruntime": GEMMKIT_QADD_ONNXRUNTIME}
 
 
-cdef int _qtensor(gemmkit_qtensor_t *t, _StridedView data, _StridedView scale, _StridedView zp) except -1:
-    t.data = data.view.buf
-    t.type = GEMMKIT_QTYPE_S8 if _dtype_of(data.view.format, 1) == "int8" else GEMMKIT_QTYPE_U8
-    t.strides = data.strides
-    t.scale = <const float *>scale.view.buf
-    t.scale_strides = scale.strides
-    t.zero_point = zp.view.buf if zp is not None else NULL
-    t.zero_point_strides = zp.strides if zp is not None else NULL
-    return 0
-
-
 def quantized_add_strided(str formula, tuple shape, a, a_scale, a_zero_point, b, b_scale, b_zero_point, out,
                           out_scale, out_zero_point):
-    """out := quantized a + b (csrc/include/gemmkit.h). Every argument is an array of exactly `shape`
-    (broadcast views with 0 strides are how broadcasting is passed): a, b, out and the zero points
-    uint8 or int8 (a zero point of its tensor's dtype, or None for 0), the scales float32. out is written
-    in place; the arithmetic happens in C with the GIL released."""
+    """out := quantized a + b (csrc/include/gemmkit.h). a, b and out are arrays of exactly `shape`
+    (broadcast views with 0 strides are how broadcasting is passed), uint8 or int8. A scale is a float
+    (one float32 value) or a float32 array of `shape`; a zero point None (0), an int of its tensor's
+    range, or an array of `shape` and its tensor's dtype. out is written in place; the arithmetic
+    happens in C with the GIL released."""
     if formula not in _QADD_FORMULAS:
         raise ValueError(f"formula must be one of {', '.join(map(repr, _QADD_FORMULAS))}, got {formula!r}")
     cdef int ndim = len(shape)
@@ -436,34 +426,55 @@ def quantized_add_strided(str formula, tuple shape, a, a_scale, a_zero_point, b,
         c_shape[d] = shape[d]
     q8 = ("uint8", "int8")
     cdef _StridedView va = _StridedView(), vb = _StridedView(), vo = _StridedView()
-    cdef _StridedView sa = _StridedView(), sb = _StridedView(), so = _StridedView()
-    cdef _StridedView za = None, zb = None, zo = None
     va.acquire(a, "a", q8, shape, False)
     vb.acquire(b, "b", q8, shape, False)
     vo.acquire(out, "out", q8, shape, True)
-    sa.acquire(a_scale, "a_scale", ("float32",), shape, False)
-    sb.acquire(b_scale, "b_scale", ("float32",), shape, False)
-    so.acquire(out_scale, "out_scale", ("float32",), shape, False)
-    for name, zp, tensor in (("a_zero_point", a_zero_point, va), ("b_zero_point", b_zero_point, vb),
-                             ("out_zero_point", out_zero_point, vo)):
-        if zp is None:
-            continue
-        v = _StridedView()
-        v.acquire(zp, name, (_dtype_of((<_StridedView>tensor).view.format, 1),), shape, False)
-        if name == "a_zero_point":
-            za = v
-        elif name == "b_zero_point":
-            zb = v
+    cdef gemmkit_qtensor_t t[3]
+    cdef float scale_value[3]
+    cdef int8_t zp_value[3]
+    cdef tuple views = (va, vb, vo)
+    cdef list held = []   # the parameter views, alive until the call returns
+    names = ("a", "b", "out")
+    scales = (a_scale, b_scale, out_scale)
+    zps = (a_zero_point, b_zero_point, out_zero_point)
+    cdef int i
+    cdef _StridedView v
+    cdef str tdtype
+    for i in range(3):
+        v = views[i]
+        tdtype = _dtype_of(v.view.format, 1)
+        t[i].data = v.view.buf
+        t[i].type = GEMMKIT_QTYPE_S8 if tdtype == "int8" else GEMMKIT_QTYPE_U8
+        t[i].strides = v.strides
+        if isinstance(scales[i], float):
+            scale_value[i] = <float>scales[i]
+            t[i].scale = &scale_value[i]
+            t[i].scale_strides = NULL
         else:
-            zo = v
-    cdef gemmkit_qtensor_t ta, tb, to
-    _qtensor(&ta, va, sa, za)
-    _qtensor(&tb, vb, sb, zb)
-    _qtensor(&to, vo, so, zo)
+            v = _StridedView()
+            v.acquire(scales[i], names[i] + "_scale", ("float32",), shape, False)
+            held.append(v)
+            t[i].scale = <const float *>v.view.buf
+            t[i].scale_strides = v.strides
+        zp = zps[i]
+        t[i].zero_point_strides = NULL
+        if zp is None:
+            t[i].zero_point = NULL
+        elif isinstance(zp, int):
+            if not ((-128 if tdtype == "int8" else 0) <= zp <= (127 if tdtype == "int8" else 255)):
+                raise ValueError(f"{names[i]}_zero_point={zp} is out of range for {tdtype}")
+            zp_value[i] = <int8_t>(zp if zp < 128 else zp - 256)
+            t[i].zero_point = &zp_value[i]
+        else:
+            v = _StridedView()
+            v.acquire(zp, names[i] + "_zero_point", (tdtype,), shape, False)
+            held.append(v)
+            t[i].zero_point = v.view.buf
+            t[i].zero_point_strides = v.strides
     cdef gemmkit_qadd_formula_t f = _QADD_FORMULAS[formula]
     cdef int st
     with nogil:
-        st = gemmkit_quantized_add(f, ndim, c_shape, &ta, &tb, &to)
+        st = gemmkit_quantized_add(f, ndim, c_shape, &t[0], &t[1], &t[2])
     if st == 2:
         raise ValueError("quantized_add: invalid arguments (a scale that is 0, NaN or Inf, or strided scales or "
                          "zero points with formula='onnxruntime')")

@@ -1,5 +1,6 @@
 """NumPy front end of gemmkit.quant.quantized_add: argument checks (naming the argument at fault),
 output type and shape, broadcasting by stride-0 views; the arithmetic runs in C (csrc/qadd.c)."""
+import math
 import numbers
 
 import numpy as np
@@ -30,7 +31,14 @@ def _fits_under(param_shape, tensor_shape, name, tensor_name):
 
 
 def _scale(value, name, tensor_shape, tensor_name):
-    """float32 array of the scale(s): finite and non-zero (checked on the float32 values)."""
+    """The scale(s) in float32, finite and non-zero (checked on the float32 values): one value as a
+    Python float holding a float32, several as a float32 array."""
+    if isinstance(value, (float, int, np.floating, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        with np.errstate(over="ignore"):
+            v = float(np.float32(value))
+        if v == 0.0 or not math.isfinite(v):
+            raise ValueError(f"{name} must be finite and non-zero as float32, got {value!r}")
+        return v
     if isinstance(value, (bool, np.bool_)) or value is None:
         raise TypeError(f"{name} must be a real number or an array of them, got {type(value).__name__}")
     arr = np.asarray(value)
@@ -50,6 +58,11 @@ def _zero_point(value, name, dtype, tensor_shape, tensor_name):
     """The zero point(s) as an array of `dtype` (None stays None: 0), checked to lie in its range."""
     if value is None:
         return None
+    if type(value) is int or (isinstance(value, np.integer) and value.dtype == dtype):
+        info = np.iinfo(dtype)
+        if not info.min <= value <= info.max:
+            raise ValueError(f"{name} must lie in {info.min}..{info.max} ({dtype}), got {value!r}")
+        return int(value)
     if isinstance(value, (np.ndarray, np.generic)):
         if value.dtype != dtype:
             raise TypeError(f"{name} must have {tensor_name}'s dtype {dtype}, got {value.dtype}")
@@ -125,7 +138,7 @@ def quantized_add(a, a_scale, a_zero_point, b, b_scale, b_zero_point, out_scale,
     if formula == "onnxruntime":
         for name, p in (("a_scale", sa), ("b_scale", sb), ("out_scale", so), ("a_zero_point", za),
                         ("b_zero_point", zb), ("out_zero_point", zo)):
-            if p is not None and p.size != 1:
+            if p is not None and np.size(p) != 1:
                 raise ValueError(f"formula='onnxruntime' takes single-value scales and zero points (as ONNX "
                                  f"Runtime's QLinearAdd); {name} has {p.size} values")
         # ONNX Runtime decides its arithmetic from how the inputs broadcast: an input that is itself a
@@ -148,7 +161,8 @@ def quantized_add(a, a_scale, a_zero_point, b, b_scale, b_zero_point, out_scale,
             a = a.copy()
         if np.may_share_memory(out, b) and not _same_view(out, np.broadcast_to(b, shape)):
             b = b.copy()
-    views = [np.broadcast_to(x, shape) if x is not None else None for x in (a, sa, za, b, sb, zb)]
-    _core.quantized_add_strided(formula, shape, *views, out, np.broadcast_to(so, shape),
-                                None if zo is None else np.broadcast_to(zo, shape))
+    # one value stays a Python float / int; arrays and inputs go in as views of the result's shape
+    views = [x if not isinstance(x, np.ndarray) or x.shape == shape else np.broadcast_to(x, shape)
+             for x in (a, sa, za, b, sb, zb, so, zo)]
+    _core.quantized_add_strided(formula, shape, *views[:6], out, *views[6:])
     return out
