@@ -34,6 +34,9 @@ CORE_SOURCES = [
     "csrc/kernels/sgemm_generic.c",
     "csrc/kernels/dgemm_generic.c",
     "csrc/kernels/int8_generic.c",
+    # quantized elementwise add
+    "csrc/qadd.c",
+    "csrc/kernels/qadd_generic.c",
 ]
 
 _AVX2 = (["-mavx2", "-mfma"], ["/arch:AVX2"])
@@ -49,6 +52,9 @@ X86_KERNELS = {
     "csrc/kernels/dgemm_avx512.c": _AVX512,
     "csrc/kernels/int8_avx512.c": _AVX512,
     "csrc/kernels/int8_avx512_vnni.c": _AVX512_VNNI,
+    # quantized elementwise add
+    "csrc/kernels/qadd_avx2.c": _AVX2,
+    "csrc/kernels/qadd_avx512.c": _AVX512,
 }
 # Built only where the compiler knows AVX-VNNI (gcc >= 11, clang >= 12, MSVC 2019 16.10+).
 AVX_VNNI_KERNEL = ("csrc/kernels/int8_avx_vnni.c", (["-mavx2", "-mfma", "-mavxvnni"], ["/arch:AVX2"]))

@@ -153,6 +153,47 @@ extern const gk_i8_kernel_t gk_i8_kernel_avx_vnni;
 #endif
 #endif
 
+/* ---- quantized elementwise add (csrc/qadd.c, csrc/kernels/qadd_*.c) -------------------------- */
+
+/* Everything a run kernel needs, precomputed once per call by csrc/qadd.c (single-value scales and
+ * zero points; the formulas are in include/gemmkit.h). */
+typedef struct {
+    int formula;                   /* gemmkit_qadd_formula_t */
+    int a_signed, b_signed;        /* input element types: 1 = int8, 0 = uint8 */
+    int32_t out_min, out_max;      /* output type's range */
+    /* GEMMKIT_QADD_DIRECTML */
+    float a_scale, b_scale, out_scale;
+    int32_t a_zp, b_zp, out_zp;
+    /* GEMMKIT_QADD_ONNXRUNTIME: the ratios, which input's product comes first (1: A's, when A is
+     * broadcast along the last axis of size > 1; 0: B's) and the fixed part that goes with it */
+    float ra, rb, ort_fixed;
+    int ort_a_first;
+} gk_qadd_params_t;
+
+/* One contiguous run of n outputs c[0..n) (stride 1) from a (stride a_step: 0 or 1) and b (stride
+ * b_step: 0 or 1) with the params above; every ISA gives the same bytes. a_step / b_step only say
+ * where the values come from: the arithmetic of an element does not depend on them. */
+typedef void (*gk_qadd_run_fn)(int64_t n, const void *a, int64_t a_step, const void *b, int64_t b_step,
+                               void *c, const gk_qadd_params_t *p);
+typedef struct {
+    const char *name;
+    gk_qadd_run_fn run;
+} gk_qadd_kernel_t;
+
+extern const gk_qadd_kernel_t gk_qadd_kernel_generic;
+
+/* The operands of one call, in the order the driver keeps their pointers and strides. */
+enum { GK_QADD_A, GK_QADD_B, GK_QADD_OUT, GK_QADD_A_SCALE, GK_QADD_A_ZP, GK_QADD_B_SCALE, GK_QADD_B_ZP,
+       GK_QADD_OUT_SCALE, GK_QADD_OUT_ZP, GK_QADD_OPERANDS };
+/* Portable run of n outputs with any element steps for every operand (scales and zero points may
+ * change along the run; the ONNX Runtime constants in p are used as they are). */
+void gk_qadd_run_strided(int64_t n, const gk_qadd_params_t *p, const char *const ptr[GK_QADD_OPERANDS],
+                         const int64_t step[GK_QADD_OPERANDS]);
+#if GEMMKIT_X86
+extern const gk_qadd_kernel_t gk_qadd_kernel_avx2, gk_qadd_kernel_avx512;
+#endif
+/* ---- end of quantized elementwise add ---------------------------------------------------------- */
+
 /* ---- per-CPU configuration (csrc/config/<arch>.c) and dispatch -------------------------------- */
 
 /* Cache blocking of the Goto loops, in the kernel's element units: an MC x KC block of A in L2, a
@@ -187,6 +228,7 @@ typedef struct gk_config {
     gk_blocks_t sgemm_blocks, dgemm_blocks, cgemm_blocks, zgemm_blocks;
     gk_int8_blocks_t int8_blocks;
     gk_small_t small;
+    const gk_qadd_kernel_t *qadd;   /* quantized elementwise add (csrc/qadd.c) */
 } gk_config_t;
 
 extern const gk_config_t gk_config_generic;

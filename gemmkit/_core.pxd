@@ -61,3 +61,20 @@ cdef extern from "include/gemmkit.h" nogil:
     int gemmkit_arch_supported(const char *name)
     const char *gemmkit_cpu_feature_name(int i, uint32_t *bit)
     gemmkit_status_t gemmkit_kernel_info(const char *op, gemmkit_kernel_info_t *info)
+
+# ---- quantized elementwise add (csrc/qadd.c) ----
+cdef extern from "include/gemmkit.h" nogil:
+    ctypedef int gemmkit_qtype_t
+    ctypedef int gemmkit_qadd_formula_t
+    int GEMMKIT_QTYPE_U8, GEMMKIT_QTYPE_S8, GEMMKIT_QADD_DIRECTML, GEMMKIT_QADD_ONNXRUNTIME
+    int GEMMKIT_QADD_MAX_DIMS
+    ctypedef struct gemmkit_qtensor_t:
+        const void *data
+        gemmkit_qtype_t type
+        const int64_t *strides
+        const float *scale
+        const int64_t *scale_strides
+        const void *zero_point
+        const int64_t *zero_point_strides
+    gemmkit_status_t gemmkit_quantized_add(gemmkit_qadd_formula_t formula, int ndim, const int64_t *shape,
+            const gemmkit_qtensor_t *a, const gemmkit_qtensor_t *b, const gemmkit_qtensor_t *out)

@@ -761,3 +761,117 @@ def kernel_info():
         else:
             out[op] = {"kernel": k.kernel.decode(), "MR": k.mr, "NR": k.nr, "MC": k.mc, "KC": k.kc, "NC": k.nc}
     return out
+
+
+# ---- quantized elementwise add (csrc/qadd.c; the NumPy front end is gemmkit/_quantized_add.py) ----
+
+cdef class _StridedView:
+    """A buffer over the output's shape: its first element and its strides in elements (0 = repeated)."""
+    cdef Py_buffer view
+    cdef bint held
+    cdef int64_t strides[32]
+
+    def __dealloc__(self):
+        if self.held:
+            PyBuffer_Release(&self.view)
+
+    cdef int acquire(self, object obj, str name, tuple dtypes, tuple shape, bint writable) except -1:
+        cdef int flags = PyBUF_STRIDES | PyBUF_FORMAT
+        if writable:
+            flags |= PyBUF_WRITABLE
+        try:
+            PyObject_GetBuffer(obj, &self.view, flags)
+        except (BufferError, ValueError, TypeError) as e:
+            raise TypeError(f"{name} must be a{' writable' if writable else ''} array ({e})") from None
+        self.held = True
+        got = _dtype_of(self.view.format, self.view.itemsize)
+        if got not in dtypes:
+            raise TypeError(f"{name} must have dtype {' or '.join(dtypes)}, got {got}")
+        if self.view.ndim != len(shape) or self.view.ndim > GEMMKIT_QADD_MAX_DIMS:
+            raise ValueError(f"{name} must have {len(shape)} dimensions (at most {GEMMKIT_QADD_MAX_DIMS})")
+        cdef int d
+        for d in range(self.view.ndim):
+            if self.view.shape[d] != shape[d]:
+                raise ValueError(f"{name} has shape {tuple(self.view.shape[i] for i in range(self.view.ndim))}, "
+                                 f"expected {shape}")
+            if self.view.strides[d] % self.view.itemsize != 0:
+                raise ValueError(f"{name}: stride {self.view.strides[d]} bytes is not a whole number of elements")
+            self.strides[d] = self.view.strides[d] // self.view.itemsize
+        return 0
+
+
+_QADD_FORMULAS = {"directml": GEMMKIT_QADD_DIRECTML, "onnxruntime": GEMMKIT_QADD_ONNXRUNTIME}
+
+
+def quantized_add_strided(str formula, tuple shape, a, a_scale, a_zero_point, b, b_scale, b_zero_point, out,
+                          out_scale, out_zero_point):
+    """out := quantized a + b (csrc/include/gemmkit.h). a, b and out are arrays of exactly `shape`
+    (broadcast views with 0 strides are how broadcasting is passed), uint8 or int8. A scale is a float
+    (one float32 value) or a float32 array of `shape`; a zero point None (0), an int of its tensor's
+    range, or an array of `shape` and its tensor's dtype. out is written in place; the arithmetic
+    happens in C with the GIL released."""
+    if formula not in _QADD_FORMULAS:
+        raise ValueError(f"formula must be one of {', '.join(map(repr, _QADD_FORMULAS))}, got {formula!r}")
+    cdef int ndim = len(shape)
+    if ndim > GEMMKIT_QADD_MAX_DIMS:
+        raise ValueError(f"at most {GEMMKIT_QADD_MAX_DIMS} dimensions are supported, got {ndim}")
+    cdef int64_t c_shape[32]
+    cdef int d
+    for d in range(ndim):
+        c_shape[d] = shape[d]
+    q8 = ("uint8", "int8")
+    cdef _StridedView va = _StridedView(), vb = _StridedView(), vo = _StridedView()
+    va.acquire(a, "a", q8, shape, False)
+    vb.acquire(b, "b", q8, shape, False)
+    vo.acquire(out, "out", q8, shape, True)
+    cdef gemmkit_qtensor_t t[3]
+    cdef float scale_value[3]
+    cdef int8_t zp_value[3]
+    cdef tuple views = (va, vb, vo)
+    cdef list held = []   # the parameter views, alive until the call returns
+    names = ("a", "b", "out")
+    scales = (a_scale, b_scale, out_scale)
+    zps = (a_zero_point, b_zero_point, out_zero_point)
+    cdef int i
+    cdef _StridedView v
+    cdef str tdtype
+    for i in range(3):
+        v = views[i]
+        tdtype = _dtype_of(v.view.format, 1)
+        t[i].data = v.view.buf
+        t[i].type = GEMMKIT_QTYPE_S8 if tdtype == "int8" else GEMMKIT_QTYPE_U8
+        t[i].strides = v.strides
+        if isinstance(scales[i], float):
+            scale_value[i] = <float>scales[i]
+            t[i].scale = &scale_value[i]
+            t[i].scale_strides = NULL
+        else:
+            v = _StridedView()
+            v.acquire(scales[i], names[i] + "_scale", ("float32",), shape, False)
+            held.append(v)
+            t[i].scale = <const float *>v.view.buf
+            t[i].scale_strides = v.strides
+        zp = zps[i]
+        t[i].zero_point_strides = NULL
+        if zp is None:
+            t[i].zero_point = NULL
+        elif isinstance(zp, int):
+            if not ((-128 if tdtype == "int8" else 0) <= zp <= (127 if tdtype == "int8" else 255)):
+                raise ValueError(f"{names[i]}_zero_point={zp} is out of range for {tdtype}")
+            zp_value[i] = <int8_t>(zp if zp < 128 else zp - 256)
+            t[i].zero_point = &zp_value[i]
+        else:
+            v = _StridedView()
+            v.acquire(zp, names[i] + "_zero_point", (tdtype,), shape, False)
+            held.append(v)
+            t[i].zero_point = v.view.buf
+            t[i].zero_point_strides = v.strides
+    cdef gemmkit_qadd_formula_t f = _QADD_FORMULAS[formula]
+    cdef int st
+    with nogil:
+        st = gemmkit_quantized_add(f, ndim, c_shape, &t[0], &t[1], &t[2])
+    if st == 2:
+        raise ValueError("quantized_add: invalid arguments (a scale that is 0, NaN or Inf, or strided scales or "
+                         "zero points with formula='onnxruntime')")
+    _raise_status(st, "quantized_add")
+    return out

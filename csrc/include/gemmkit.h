@@ -97,6 +97,45 @@ typedef struct {
 } gemmkit_kernel_info_t;
 GEMMKIT_API gemmkit_status_t gemmkit_kernel_info(const char *op, gemmkit_kernel_info_t *info);
 
+/* ---- quantized elementwise add (gemmkit.quant.quantized_add; csrc/qadd.c) -------------------- */
+
+/* Element types of a quantized tensor and the two formulas gemmkit_quantized_add computes:
+ *   GEMMKIT_QADD_DIRECTML (DirectML's QUANTIZED_LINEAR_ADD, in float32, each step rounded to float32):
+ *     q = ((float)(A - a_zp) * a_scale + (float)(B - b_zp) * b_scale) / out_scale
+ *     out = clamp(round_half_even(q) + out_zp, type min, type max)
+ *   GEMMKIT_QADD_ONNXRUNTIME (ONNX Runtime's com.microsoft QLinearAdd x86-64 kernel, bit for bit):
+ *     ra = a_scale / out_scale, rb = b_scale / out_scale (float32), fma = fused multiply-add
+ *     A broadcast along the last axis of size > 1 (or one element in all):
+ *       v = fma(B, rb, fma(A, ra, out_zp - fma(rb, b_zp, ra * a_zp)))
+ *     otherwise: v = fma(A, ra, fma(B, rb, out_zp - fma(ra, a_zp, rb * b_zp)))
+ *     out = clamp(round_half_even(v)), where v outside int32 or NaN gives the type's minimum
+ *     (scales and zero points must be single values). */
+typedef enum { GEMMKIT_QTYPE_U8 = 0, GEMMKIT_QTYPE_S8 = 1 } gemmkit_qtype_t;
+typedef enum { GEMMKIT_QADD_DIRECTML = 0, GEMMKIT_QADD_ONNXRUNTIME = 1 } gemmkit_qadd_formula_t;
+#define GEMMKIT_QADD_MAX_DIMS 32
+
+/* One operand over the output's shape: element strides per axis (any sign; 0 repeats a value along
+ * that axis, which is how broadcasting is expressed). scale (float32) and zero_point (of `type`) are
+ * strided the same way; scale_strides / zero_point_strides NULL: one value; zero_point NULL: 0. */
+typedef struct {
+    const void *data;
+    gemmkit_qtype_t type;
+    const int64_t *strides;
+    const float *scale;
+    const int64_t *scale_strides;
+    const void *zero_point;
+    const int64_t *zero_point_strides;
+} gemmkit_qtensor_t;
+
+/* out := quantized a + b over `shape` (ndim 0..GEMMKIT_QADD_MAX_DIMS). out->data is written (it may be
+ * a->data or b->data with the same strides); out->data must not otherwise overlap a, b or any scale
+ * or zero point. Invalid: a scale that is 0, NaN or Inf, a bad formula/type/ndim/shape, NULL data
+ * with elements to compute, ONNX Runtime's formula with strided scales or zero points. Nothing is
+ * written unless the status is gemmkit_success. Large tensors are split among the threads. */
+GEMMKIT_API gemmkit_status_t gemmkit_quantized_add(gemmkit_qadd_formula_t formula, int ndim, const int64_t *shape,
+        const gemmkit_qtensor_t *a, const gemmkit_qtensor_t *b, const gemmkit_qtensor_t *out);
+/* ---- end of quantized elementwise add ---------------------------------------------------------- */
+
 #define GEMMKIT_CPU_AVX2        (1u << 0)  /* AVX2 + FMA + OS-saved ymm state */
 #define GEMMKIT_CPU_AVX512      (1u << 1)  /* AVX-512 F/BW/DQ/VL + OS-saved zmm state */
 #define GEMMKIT_CPU_AVX512_VNNI (1u << 2)
