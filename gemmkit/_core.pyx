@@ -556,6 +556,8 @@ cpdef object blas_gemm_fast(int typenum, alpha, a, b, beta, c, trans_a, trans_b,
         return None
     cdef cnp.npy_intp dims[2]
     if c is None:
+        if not (be.real - be.real == 0 and be.imag - be.imag == 0):  # beta not finite: nan * 0 (general path)
+            return None
         dims[0] = m
         dims[1] = n
         C = cnp.PyArray_EMPTY(2, dims, typenum, 1)

@@ -143,9 +143,12 @@ def _make_gemm(prefix):
         kb, n = b2.shape if tb == 0 else b2.shape[::-1]
         if kb != k:
             raise error(f"({fn}) op(a) is {m} x {k} but op(b) is {kb} x {n}: their inner dimensions differ")
-        if c is None:
-            out = result = np.empty((m, n), dtype, order="F")
-            be = 0.0
+        if c is None:  # SciPy's c is zeros: beta only matters when it is not finite (nan * 0)
+            if np.isfinite(be):
+                out = result = np.empty((m, n), dtype, order="F")
+                be = 0.0
+            else:
+                out = result = np.zeros((m, n), dtype, order="F")
         else:
             c_arr = c if isinstance(c, np.ndarray) else np.asarray(c, dtype=dtype)
             got = _out_shape(c_arr.shape)
@@ -178,7 +181,7 @@ def _make_gemm(prefix):
                     f"scipy.linalg.blas.{fn} on gemmkit's kernels: c := alpha op(a) op(b) + beta c, op by trans "
                     f"0 (x), 1 (x^T), 2 (x^H); dtype {dtype}.")
     # the attributes SciPy's get_blas_funcs gives its functions
-    gemm.typecode, gemm.dtype, gemm.prefix, gemm.module_name = prefix, dtype, prefix, "gemmkit"
+    gemm.typecode, gemm.dtype, gemm.prefix, gemm.module_name = prefix, dtype, prefix, "fblas"
     return gemm
 
 

@@ -216,6 +216,14 @@ def test_beta_zero_never_reads_c_and_overwrite_writes_in_place():
     assert out is not c2 and np.array_equal(c2, np.ones((3, 2))) and np.array_equal(out, np.full((3, 2), 5.0))
 
 
+@pytest.mark.parametrize("beta", [np.nan, np.inf, 2.0])
+def test_beta_without_c_as_scipy(beta):
+    """Without c, SciPy's c is zeros: a beta of nan or inf makes the result nan (nan * 0)."""
+    a, b = np.ones((2, 3)), np.ones((3, 2))
+    want = scipy_blas.dgemm(1.0, a, b, beta)
+    assert np.array_equal(gk_blas.dgemm(1.0, a, b, beta), want, equal_nan=True)
+
+
 def test_read_only_c_is_not_written():
     """SciPy writes into a read-only c with overwrite_c; gemmkit returns a new array instead."""
     c = np.ones((2, 2), order="F")
@@ -240,7 +248,7 @@ def test_type_choice_is_scipys(arrays, dtype):
     assert mine[1] is theirs[1] and mine[2] is theirs[2]
     for f, g in zip(mine, theirs):
         assert (f.typecode, f.dtype, f.prefix) == (g.typecode, g.dtype, g.prefix)
-    assert mine[0].module_name == "gemmkit"
+    assert mine[0].module_name == theirs[0].module_name
     # memoized: the same objects again
     again = gk_blas.get_blas_funcs(("gemm", "axpy", "nrm2"), arrays, dtype)
     assert all(x is y for x, y in zip(mine, again))
