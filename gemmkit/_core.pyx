@@ -317,6 +317,133 @@ def gemm_s8s8s32(transa, transb, offsetc, int64_t M, int64_t N, int64_t K, float
                     ldb, bo, beta, C, ldc, co)
 
 
+# ---- per-token quantized int8 product with float output ------------------------------------------
+
+# out_type name -> (C's GEMMKIT_OUT_* code, buffer formats C may have: the type itself or its raw bits)
+_PER_TOKEN_OUT = {"float32": (GEMMKIT_OUT_FLOAT32, (b"f",)), "float16": (GEMMKIT_OUT_FLOAT16, (b"e", b"H")),
+                  "bfloat16": (GEMMKIT_OUT_BFLOAT16, (b"H",))}
+
+
+cdef class _Span:
+    """A buffer read as flat memory from its first element: the core addresses elements by offsets
+    (batch stride, leading dimension), all of which must lie in the buffer's span."""
+    cdef Py_buffer view
+    cdef bint held
+    cdef void *ptr
+
+    def __dealloc__(self):
+        if self.held:
+            PyBuffer_Release(&self.view)
+
+    cdef int acquire(self, object obj, str name, str what, tuple formats, Py_ssize_t itemsize, int64_t need,
+                     bint writable) except -1:
+        cdef int flags = PyBUF_STRIDES | PyBUF_FORMAT
+        if writable:
+            flags |= PyBUF_WRITABLE
+        if obj is None:
+            raise TypeError(f"{name} must be a {what} array or buffer, got None")
+        try:
+            PyObject_GetBuffer(obj, &self.view, flags)
+        except (BufferError, ValueError) as e:
+            raise (ValueError if writable else TypeError)(f"{name} must be a {'writable ' if writable else ''}"
+                                                          f"{what} array or buffer ({e})") from None
+        except TypeError:
+            raise TypeError(f"{name} must be a {what} array or buffer, got {type(obj).__name__}") from None
+        self.held = True
+        self.ptr = self.view.buf
+        cdef bytes f = self.view.format if self.view.format != NULL else b"B"
+        if f[:1] in (b"@", b"=", b"<", b"|"):
+            f = f[1:]
+        if f not in formats or self.view.itemsize != itemsize:
+            raise TypeError(f"{name} must be a {what} array or buffer, got format {f.decode()!r} "
+                            f"(itemsize {self.view.itemsize})")
+        cdef int64_t span = 1
+        cdef int d
+        for d in range(self.view.ndim):
+            if self.view.shape[d] == 0:
+                span = 0
+                break
+            if self.view.strides[d] < 0:
+                raise ValueError(f"{name} must not have negative strides")
+        if span:
+            span = itemsize
+            for d in range(self.view.ndim):
+                span += (self.view.shape[d] - 1) * self.view.strides[d]
+        if need * itemsize > span:
+            raise ValueError(f"{name} is too small: its span holds {span // itemsize} elements, "
+                             f"{need} are addressed")
+        return 0
+
+
+cdef int64_t _extent(int64_t batch, int64_t stride, int64_t rows, int64_t cols, int64_t ld, str name) except -1:
+    """Elements from the first one up to the last addressed: (batch-1)*stride + (rows-1)*ld + cols."""
+    if batch == 0 or rows == 0 or cols == 0:
+        return 0
+    cdef object need = (batch - 1) * stride + (rows - 1) * ld + cols  # Python int: no overflow
+    if need > INT64_MAX:
+        raise ValueError(f"{name}: extent overflows")
+    return need
+
+
+def gemm_s8s8_per_token(transa, transb, layout_c, out_type, int64_t batch, int64_t M, int64_t N, int64_t K,
+                        A, int64_t lda, int64_t stride_a, B, int64_t ldb, int64_t stride_b, deq_scale,
+                        token_scale, int64_t stride_token_scale, bias, C, int64_t ldc, int64_t stride_c):
+    """C_b[i][j] := float32(float32(acc) * deq_scale[j]) * token_scale_b[i] (+ bias[j]), rounded to
+    nearest even into out_type ("float32", "float16", "bfloat16"), acc = the exact sum of
+    op(A_b)[i][k] * op(B_b)[k][j] (int8 x int8) for b < batch; X_b at X + b * stride_x (elements).
+    layout_c 'R': C_b[i][j] at i * ldc + j, 'C': at i + j * ldc. A, B int8; scales and bias float32
+    (bias may be None); C float32, or float16 / uint16 bits for 16-bit outputs. Buffers of any
+    dimension are read as flat memory from their first element. Returns C."""
+    cdef char ta = _trans_flag(transa, "transa"), tb = _trans_flag(transb, "transb")
+    if not isinstance(layout_c, str) or layout_c not in ("R", "C"):
+        raise ValueError(f"layout_c must be 'R' or 'C', got {layout_c!r}")
+    if out_type not in _PER_TOKEN_OUT:
+        raise ValueError(f"out_type must be one of {', '.join(_PER_TOKEN_OUT)}, got {out_type!r}")
+    code, c_formats = _PER_TOKEN_OUT[out_type]
+    cdef bint c_rows = layout_c == "R"
+    if batch < 0:
+        raise ValueError(f"batch must be >= 0, got {batch}")
+    for value, what in ((stride_a, "stride_a"), (stride_b, "stride_b"), (stride_c, "stride_c"),
+                        (stride_token_scale, "stride_token_scale")):
+        if value < 0:
+            raise ValueError(f"{what} must be >= 0, got {value}")
+    if c_rows:
+        _check_dims_lds(ta, tb, M, N, K, lda, ldb, ldc)
+    else:  # C^T (N x M, row-major) = op(B)^T op(A)^T
+        _check_dims_lds(ta, tb, M, N, K, lda, ldb, max(1, N))
+        if ldc < max(1, M):
+            raise ValueError(f"ldc={ldc} must be >= {max(1, M)} (max(1, M) for layout_c='C')")
+    cdef bint work = batch > 0 and M > 0 and N > 0
+    cdef bint reads_ab = work and K > 0
+    if work and batch > 1 and stride_c == 0:
+        raise ValueError("stride_c must be > 0 when batch > 1 (the results would overlap)")
+    cdef int64_t nb = batch if work else 0
+    cdef _Span a = _Span(), b = _Span(), c = _Span(), ds = _Span(), ts = _Span(), bs = _Span()
+    a.acquire(A, "A", "int8", (b"b",), 1, _extent(nb if reads_ab else 0, stride_a, K if _is_t(ta) else M,
+                                                  M if _is_t(ta) else K, lda, "A"), False)
+    b.acquire(B, "B", "int8", (b"b",), 1, _extent(nb if reads_ab else 0, stride_b, N if _is_t(tb) else K,
+                                                  K if _is_t(tb) else N, ldb, "B"), False)
+    ds.acquire(deq_scale, "deq_scale", "float32", (b"f",), 4, N if work else 0, False)
+    ts.acquire(token_scale, "token_scale", "float32", (b"f",), 4,
+               _extent(nb, stride_token_scale, 1, M, 1, "token_scale"), False)
+    if bias is not None:
+        bs.acquire(bias, "bias", "float32", (b"f",), 4, N if work else 0, False)
+    c.acquire(C, "C", out_type + (" (or uint16 bits)" if out_type != "float32" else ""), c_formats,
+              4 if out_type == "float32" else 2,
+              _extent(nb, stride_c, M if c_rows else N, N if c_rows else M, ldc, "C"), True)
+    cdef int st
+    cdef char lc = b'R' if c_rows else b'C'
+    cdef int oc = code
+    cdef const float *bias_ptr = <const float *>bs.ptr if bias is not None else NULL
+    with nogil:
+        st = gemmkit_gemm_s8s8_per_token(ta, tb, lc, oc, batch, M, N, K, <const int8_t *>a.ptr, lda, stride_a,
+                                         <const int8_t *>b.ptr, ldb, stride_b, <const float *>ds.ptr,
+                                         <const float *>ts.ptr, stride_token_scale, bias_ptr, c.ptr, ldc,
+                                         stride_c)
+    _raise_status(st, "gemm_s8s8_per_token")
+    return C
+
+
 # ---- configuration ----------------------------------------------------------------------------
 
 def get_num_threads():

@@ -34,19 +34,19 @@
         b += NR * KG * ES;                                                                           \
     }
 
-/* c != NULL (the call that finishes the tile): its C rows (ldc apart, NR int32 each) are prefetched
+/* c != NULL (the call that finishes the tile): its C rows (ldc_bytes apart, NR elements each) are prefetched
  * into L1 I8_PF_C_GROUPS k groups before the end, for the epilogue that follows (+3-4 % at 2048^3). */
 #ifndef I8_PF_C_GROUPS
 #define I8_PF_C_GROUPS 64
 #endif
 static inline void i8_tile_sums(int64_t kgroups, const uint8_t *GK_RESTRICT a, const uint8_t *GK_RESTRICT b,
-                                int32_t *GK_RESTRICT s, int accumulate, const int32_t *c, int64_t ldc) {
+                                int32_t *GK_RESTRICT s, int accumulate, const void *c, int64_t ldc_bytes) {
     I8_ROWS(I8_DECL)
     const int64_t tail = c != NULL ? GK_MIN(kgroups, (int64_t)I8_PF_C_GROUPS) : 0;
     I8_LOOP(kgroups - tail)
     if (c != NULL) {
         for (int i = 0; i < MR; i++)
-            for (int x = 0; x < NR; x += 16) GK_PREFETCH(c + i * ldc + x);
+            for (int x = 0; x < NR; x += 16) GK_PREFETCH((const char *)c + i * ldc_bytes + 4 * x);
         I8_LOOP(tail)
     }
     I8_ROWS(I8_SAVE)
