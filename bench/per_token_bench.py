@@ -1,13 +1,14 @@
 #!/usr/bin/env python
-"""Benchmark of gemmkit.quant.matmul_per_token (int8 x int8 -> float16, per-token scales) beside gemmkit's own
-gemm_s8s8s32 (alone, and + NumPy scaling) and ONNX Runtime's MatMulIntegerToFloat + Cast (int8 and uint8 x).
+"""Benchmark of gemmkit.quant.matmul_per_token (int8 x int8 -> float16, per-token scales; weight as given and
+prepacked by quant.pack_weight) beside gemmkit's own gemm_s8s8s32 (alone, and + NumPy scaling) and ONNX
+Runtime's MatMulIntegerToFloat + Cast (int8 and uint8 x).
 
     taskset -c 0 python bench/per_token_bench.py --threads 1
     python bench/per_token_bench.py --threads 2 [--sizes 1x4096x4096,16x4096x4096] [--target 1.0]
 
 Every library gets the same inputs; they are timed in interleaved rounds until each has ~--target seconds
 of samples (at least 5) and the table shows the MEDIAN wall time per call as GOP/s (2*M*N*K ops) and
-matmul_per_token's speed-up over each (its time / matmul_per_token's). ONNX Runtime gets the weight as a constant initializer (it prepacks it) and
+each one's time over matmul_per_token's, with the weight as given and prepacked (> 1: gemmkit is faster). ONNX Runtime gets the weight as a constant initializer (it prepacks it) and
 intra_op_num_threads = --threads. Python-side peak allocation (tracemalloc, one extra call) is shown
 against the output's size. Results of each library are checked against matmul_per_token's.
 """
@@ -55,6 +56,8 @@ def cases(m, n, k, threads, rng):
     c32 = np.empty((m, n), np.int32)
     fns = {}
     fns["matmul_per_token"] = lambda: quant.matmul_per_token(x, w, deq, pts, out=out)
+    packed = quant.pack_weight(w)
+    fns["matmul_per_token, pack_weight"] = lambda: quant.matmul_per_token(x, packed, deq, pts, out=out)
     fns["gemm_s8s8s32 (int32 only)"] = lambda: gemmkit.gemm_s8s8s32("N", "N", "F", m, n, k, 1.0, x, k, 0, w, n, 0,
                                                                      0.0, c32, n, [0])
 
@@ -109,25 +112,27 @@ def main():
     print(f"gemmkit {cfg['version']} path {cfg['arch']} ({cfg['int8']['kernel']}), threads {args.threads}; "
           f"median wall time per call, GOP/s = 2MNK / time")
     print()
-    print("| M x N x K | library | GOP/s | matmul_per_token speed-up | Python peak / output |")
-    print("| --- | --- | ---: | ---: | ---: |")
+    print("| M x N x K | library | GOP/s | time / matmul_per_token's | time / packed matmul_per_token's | "
+          "Python peak / output |")
+    print("| --- | --- | ---: | ---: | ---: | ---: |")
     for size in args.sizes.split(","):
         m, n, k = (int(v) for v in size.split("x"))
         fns, out, _ = cases(m, n, k, args.threads, rng)
         fns["matmul_per_token"]()
         ref = out.copy()
         for name, fn in fns.items():
-            if name.startswith("ORT") or name.endswith("scaling"):
+            if name.startswith("ORT") or name.endswith("scaling") or name.endswith("pack_weight"):
                 got = fn()
                 bad = int(np.sum(got.view(np.uint16) != ref.view(np.uint16)))
                 if bad:
                     print(f"  note: {name} differs from matmul_per_token in {bad} of {ref.size} elements")
         times = bench(fns, args.target)
         ops = 2.0 * m * n * k
-        base = times["matmul_per_token"]
+        base, base_packed = times["matmul_per_token"], times["matmul_per_token, pack_weight"]
         for name, t in times.items():
             peak = python_peak(fns[name])
-            print(f"| {m}x{n}x{k} | {name} | {ops / t / 1e9:.1f} | {t / base:.2f} | {peak / out.nbytes:.2f} |")
+            print(f"| {m}x{n}x{k} | {name} | {ops / t / 1e9:.1f} | {t / base:.2f} | {t / base_packed:.2f} | "
+                  f"{peak / out.nbytes:.2f} |")
 
 
 if __name__ == "__main__":

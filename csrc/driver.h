@@ -64,8 +64,21 @@ typedef struct {
     int row_scale_first;
     const float *row_bias, *col_bias;  /* M / N entries; at most one, or neither */
     int64_t batch, stride_a, stride_b, stride_c, stride_row_scale, stride_col_scale;
+    /* A prepacked op(B) (gk_int8_packed_weight_view; K within one exact chunk) in place of B, or NULL */
+    const uint8_t *packed_b; const int32_t *packed_colsum;
 } gk_int8_problem_t;
 
 gemmkit_status_t gk_int8_gemm(const gk_int8_problem_t *p);
+
+/* Prepacked int8 weights: op(B) (K x N) packed once into the NR-column panels (and column sums) of the
+ * int8 kernel in use, for repeated products with one weight. Size in bytes of the packed form, 0 when
+ * K is beyond one exact chunk (such weights are not packed). */
+int64_t gk_int8_packed_weight_size(int64_t N, int64_t K);
+gemmkit_status_t gk_int8_pack_weight(int transb, int64_t N, int64_t K, const int8_t *B, int64_t ldb, void *dst,
+                                     int64_t bytes);
+/* The panels and column sums of a packed weight made for the kernel in use with these N, K; 0 when
+ * `packed` is not one (another kernel path, other sizes, too short). */
+int gk_int8_packed_weight_view(const void *packed, int64_t bytes, int64_t N, int64_t K, const uint8_t **panels,
+                               const int32_t **colsum);
 
 #endif

@@ -213,12 +213,13 @@ static void per_token_empty_sums(const gk_int8_problem_t *p) {
             }
 }
 
-gemmkit_status_t gemmkit_gemm_s8s8_per_token(char transa, char transb, char layout_c, int out_type, int64_t batch,
-                                             int64_t M, int64_t N, int64_t K, const int8_t *A, int64_t lda,
-                                             int64_t stride_a, const int8_t *B, int64_t ldb, int64_t stride_b,
-                                             const float *deq_scale, const float *token_scale,
-                                             int64_t stride_token_scale, const float *bias, void *C, int64_t ldc,
-                                             int64_t stride_c) {
+/* Both per-token entries: with `packed` (then layout_c is 'R' and B is unused) op(B) is a prepacked weight. */
+static gemmkit_status_t per_token(char transa, char transb, char layout_c, int out_type, int64_t batch, int64_t M,
+                                  int64_t N, int64_t K, const int8_t *A, int64_t lda, int64_t stride_a,
+                                  const int8_t *B, int64_t ldb, int64_t stride_b, const void *packed,
+                                  int64_t packed_bytes, const float *deq_scale, const float *token_scale,
+                                  int64_t stride_token_scale, const float *bias, void *C, int64_t ldc,
+                                  int64_t stride_c) {
     const int dst = per_token_out_type(out_type);
     const int c_rows = layout_c == 'R' || layout_c == 'r', c_cols = layout_c == 'C' || layout_c == 'c';
     if (dst < 0 || !(c_rows || c_cols) || batch < 0) return gemmkit_invalid_arguments;
@@ -267,5 +268,41 @@ gemmkit_status_t gemmkit_gemm_s8s8_per_token(char transa, char transb, char layo
         per_token_empty_sums(&p);
         return gemmkit_success;
     }
+    if (packed != NULL) {
+        if (!c_rows || !gk_int8_packed_weight_view(packed, packed_bytes, N, K, &p.packed_b, &p.packed_colsum))
+            return gemmkit_invalid_arguments;
+        p.stride_b = 0;
+    }
     return gk_int8_gemm(&p);
+}
+
+gemmkit_status_t gemmkit_gemm_s8s8_per_token(char transa, char transb, char layout_c, int out_type, int64_t batch,
+                                             int64_t M, int64_t N, int64_t K, const int8_t *A, int64_t lda,
+                                             int64_t stride_a, const int8_t *B, int64_t ldb, int64_t stride_b,
+                                             const float *deq_scale, const float *token_scale,
+                                             int64_t stride_token_scale, const float *bias, void *C, int64_t ldc,
+                                             int64_t stride_c) {
+    return per_token(transa, transb, layout_c, out_type, batch, M, N, K, A, lda, stride_a, B, ldb, stride_b, NULL, 0,
+                     deq_scale, token_scale, stride_token_scale, bias, C, ldc, stride_c);
+}
+
+int64_t gemmkit_s8s8_packed_weight_size(int64_t N, int64_t K) { return gk_int8_packed_weight_size(N, K); }
+
+gemmkit_status_t gemmkit_s8s8_pack_weight(char transb, int64_t N, int64_t K, const int8_t *B, int64_t ldb,
+                                          void *packed, int64_t packed_bytes) {
+    if (!(is_trans(transb) || is_notrans(transb)) || ldb < GK_MAX((int64_t)1, is_trans(transb) ? K : N))
+        return gemmkit_invalid_arguments;
+    return gk_int8_pack_weight(is_trans(transb), N, K, B, ldb, packed, packed_bytes);
+}
+
+gemmkit_status_t gemmkit_gemm_s8s8_per_token_packed(char transa, int out_type, int64_t batch, int64_t M, int64_t N,
+                                                    int64_t K, const int8_t *A, int64_t lda, int64_t stride_a,
+                                                    const void *packed_weight, int64_t packed_bytes,
+                                                    const float *deq_scale, const float *token_scale,
+                                                    int64_t stride_token_scale, const float *bias, void *C,
+                                                    int64_t ldc, int64_t stride_c) {
+    /* B's place in the argument checks is taken by the packed weight (plain K x N, ldb = N). */
+    return per_token(transa, 'N', 'R', out_type, batch, M, N, K, A, lda, stride_a, (const int8_t *)packed_weight,
+                     GK_MAX((int64_t)1, N), 0, packed_weight, packed_bytes, deq_scale, token_scale,
+                     stride_token_scale, bias, C, ldc, stride_c);
 }

@@ -18,6 +18,8 @@ typedef struct {
     const float *row_scale, *col_scale;
     int row_scale_first;
     const float *row_bias, *col_bias;
+    const uint8_t *packed_b;            /* prepacked op(B) panels (one K chunk) and column sums, or NULL */
+    const int32_t *packed_colsum;
     int tm, tn;
     uint8_t *shared_b;        /* tm > 1, tn == 1, one K chunk: the threads pack one B block together */
     int32_t *shared_colsum;
@@ -148,14 +150,17 @@ static int i8_block(i8_job_t *job, int64_t m0, int64_t m1, int64_t n0, int64_t n
     const int64_t nc_max = GK_MIN(NC, (n1 - n0 + nr - 1) / nr * nr);
 
     uint8_t *abuf = (uint8_t *)gk_thread_workspace(0, (size_t)(mc_max * kp * es));
-    uint8_t *bbuf = share ? job->shared_b : (uint8_t *)gk_thread_workspace(1, (size_t)(nc_max * kp * es));
+    const int prepacked = job->packed_b != NULL && nchunks == 1;
+    uint8_t *bbuf = share       ? job->shared_b
+                    : prepacked ? NULL
+                                : (uint8_t *)gk_thread_workspace(1, (size_t)(nc_max * kp * es));
     const size_t per_row = 2 * sizeof(int32_t) + 2 * sizeof(int64_t) + 2 * sizeof(double);
     const size_t ws_bytes = (size_t)(mc_max + nc_max) * per_row + 17 * 64 + sizeof(int32_t) * (size_t)(mc_max * nr) +
                             (nchunks > 1 ? sizeof(int64_t) * (size_t)(mc_max * nc_max) : 0);
     uint8_t *ws = (uint8_t *)gk_thread_workspace(2, ws_bytes);
     /* Shared B: a thread without its buffers still packs and meets every barrier (else the others
      * would wait forever) and reports the failure at the end. */
-    const int ok = abuf != NULL && bbuf != NULL && ws != NULL;
+    const int ok = abuf != NULL && (bbuf != NULL || prepacked) && ws != NULL;
     if (!ok && !share) return -1;
     if (!ok) {
         for (int64_t jc = n0; jc < n1; jc += NC) {
@@ -186,7 +191,10 @@ static int i8_block(i8_job_t *job, int64_t m0, int64_t m1, int64_t n0, int64_t n
         const int64_t nc = GK_MIN(NC, n1 - jc);
         if (nchunks == 1) {
             const int8_t *Bp = job->transb ? job->B + jc * job->ldb : job->B + jc;
-            if (share) { /* each thread packs a share of the NR panels, then all wait for the block */
+            if (prepacked) { /* the block's panels are consecutive in the packed weight (jc: a multiple of NR) */
+                bbuf = (uint8_t *)job->packed_b + (size_t)(jc * kp) * es;
+                for (int64_t j = 0; j < nc; j++) cs64[j] = job->packed_colsum[jc + j];
+            } else if (share) { /* each thread packs a share of the NR panels, then all wait for the block */
                 int64_t p0, p1;
                 gk_split_range((nc + nr - 1) / nr, 1, nthreads, tid, &p0, &p1);
                 if (p0 < p1) {
@@ -367,6 +375,8 @@ static void i8_job_init(i8_job_t *job, const gk_int8_problem_t *p, int64_t b) {
     job->C = (char *)p->C + (size_t)(b * p->stride_c) * (size_t)job->c_size;
     job->ldc = p->ldc; job->offsetc = p->offsetc; job->co = p->co;
     job->dst = p->dst;
+    job->packed_b = p->packed_b;
+    job->packed_colsum = p->packed_colsum;
     if (p->dst != GK_DST_INT32) {
         job->row_scale = p->row_scale + b * p->stride_row_scale;
         job->col_scale = p->col_scale + b * p->stride_col_scale;
@@ -380,12 +390,14 @@ static void i8_job_init(i8_job_t *job, const gk_int8_problem_t *p, int64_t b) {
 static gemmkit_status_t i8_run_one(i8_job_t *job) {
     const gk_config_t *cfg = gk_config();
     const int64_t M = job->M, N = job->N, K = job->K;
-    if (job->transb && M <= GK_MIN(cfg->small.dot_max_m, GK_I8_DOT_MAX_M) && job->kern->dot && K <= job->kern->k_exact) return i8_dot(job);
+    if (job->transb && !job->packed_b && M <= GK_MIN(cfg->small.dot_max_m, GK_I8_DOT_MAX_M) && job->kern->dot &&
+        K <= job->kern->k_exact)
+        return i8_dot(job);
     int nthreads = gk_threads_for(M, N, K / 4 + 1);
     gk_partition_2d(M, N, job->kern->mr, job->kern->nr, nthreads, &job->tm, &job->tn);
     job->shared_b = NULL;
     job->shared_colsum = NULL;
-    if (job->tm > 1 && job->tn == 1 && K <= job->kern->k_exact) {
+    if (job->tm > 1 && job->tn == 1 && K <= job->kern->k_exact && !job->packed_b) {
         /* Row slices: one packed B block (and its column sums) for all threads. */
         const int kg = job->kern->kgroup, es = job->kern->elem_size, nr = job->kern->nr;
         const int64_t kp = (K + kg - 1) / kg * kg;
@@ -443,4 +455,65 @@ gemmkit_status_t gk_int8_gemm(const gk_int8_problem_t *p) {
         if (st != gemmkit_success) return st;
     }
     return gemmkit_success;
+}
+
+/* ---- prepacked weights ---------------------------------------------------------------------------- */
+
+/* Layout: this header (64 bytes), the column sums (int32, padded to whole panels, 64-byte aligned), then
+ * the NR-column panels of the whole op(B) over kp = K rounded up to the k group, as pack_b_block writes
+ * them for one block: the panels of columns [jc, jc + nc) of any block start at jc * kp elements. */
+#define GK_INT8_PACKED_MAGIC 0x31304b5038534b47ull /* "GKS8PK01" */
+typedef struct {
+    uint64_t magic;
+    const gk_i8_kernel_t *kern; /* the kernel it was packed for: compared, never followed */
+    int64_t N, K, kp, bytes;
+    int32_t nr, kgroup, elem_size, reserved;
+} packed_header_t;
+
+static int64_t packed_layout(const gk_i8_kernel_t *kern, int64_t N, int64_t K, int64_t *kp, int64_t *panel_off) {
+    if (N <= 0 || K <= 0 || K > kern->k_exact) return 0;
+    const int64_t panels = (N + kern->nr - 1) / kern->nr;
+    *kp = (K + kern->kgroup - 1) / kern->kgroup * kern->kgroup;
+    *panel_off = (int64_t)align64(sizeof(packed_header_t)) + (int64_t)align64(sizeof(int32_t) * (size_t)(panels * kern->nr));
+    return *panel_off + panels * kern->nr * *kp * kern->elem_size;
+}
+
+int64_t gk_int8_packed_weight_size(int64_t N, int64_t K) {
+    int64_t kp, off;
+    return packed_layout(gk_config()->int8, N, K, &kp, &off);
+}
+
+gemmkit_status_t gk_int8_pack_weight(int transb, int64_t N, int64_t K, const int8_t *B, int64_t ldb, void *dst,
+                                     int64_t bytes) {
+    const gk_config_t *cfg = gk_config();
+    int64_t kp, off;
+    const int64_t need = packed_layout(cfg->int8, N, K, &kp, &off);
+    if (need == 0 || bytes < need || dst == NULL || B == NULL) return gemmkit_invalid_arguments;
+    uint8_t *base = (uint8_t *)dst;
+    memset(base, 0, (size_t)need);
+    packed_header_t h = {GK_INT8_PACKED_MAGIC, cfg->int8, N, K, kp, need, cfg->int8->nr, cfg->int8->kgroup,
+                         cfg->int8->elem_size, 0};
+    memcpy(base, &h, sizeof h);
+    i8_job_t job;
+    memset(&job, 0, sizeof(job));
+    job.kern = cfg->int8;
+    job.transb = transb;
+    job.ldb = ldb;
+    pack_b_block(&job, B, K, N, base + off, (int32_t *)(base + align64(sizeof(packed_header_t))));
+    return gemmkit_success;
+}
+
+int gk_int8_packed_weight_view(const void *packed, int64_t bytes, int64_t N, int64_t K, const uint8_t **panels,
+                               const int32_t **colsum) {
+    const gk_i8_kernel_t *kern = gk_config()->int8;
+    int64_t kp, off;
+    const int64_t need = packed_layout(kern, N, K, &kp, &off);
+    packed_header_t h;
+    if (need == 0 || packed == NULL || bytes < need) return 0;
+    memcpy(&h, packed, sizeof h);
+    if (h.magic != GK_INT8_PACKED_MAGIC || h.kern != kern || h.N != N || h.K != K || h.kp != kp || h.bytes != need)
+        return 0;
+    *colsum = (const int32_t *)((const uint8_t *)packed + align64(sizeof(packed_header_t)));
+    *panels = (const uint8_t *)packed + off;
+    return 1;
 }

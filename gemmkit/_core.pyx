@@ -385,15 +385,10 @@ cdef int64_t _extent(int64_t batch, int64_t stride, int64_t rows, int64_t cols, 
     return need
 
 
-def gemm_s8s8_per_token(transa, transb, layout_c, out_type, int64_t batch, int64_t M, int64_t N, int64_t K,
-                        A, int64_t lda, int64_t stride_a, B, int64_t ldb, int64_t stride_b, deq_scale,
-                        token_scale, int64_t stride_token_scale, bias, C, int64_t ldc, int64_t stride_c):
-    """C_b[i][j] := float32(float32(acc) * deq_scale[j]) * token_scale_b[i] (+ bias[j]), rounded to
-    nearest even into out_type ("float32", "float16", "bfloat16"), acc = the exact sum of
-    op(A_b)[i][k] * op(B_b)[k][j] (int8 x int8) for b < batch; X_b at X + b * stride_x (elements).
-    layout_c 'R': C_b[i][j] at i * ldc + j, 'C': at i + j * ldc. A, B int8; scales and bias float32
-    (bias may be None); C float32, or float16 / uint16 bits for 16-bit outputs. Buffers of any
-    dimension are read as flat memory from their first element. Returns C."""
+cdef object _per_token(transa, transb, layout_c, out_type, int64_t batch, int64_t M, int64_t N, int64_t K, A,
+                       int64_t lda, int64_t stride_a, B, int64_t ldb, int64_t stride_b, packed, deq_scale,
+                       token_scale, int64_t stride_token_scale, bias, C, int64_t ldc, int64_t stride_c):
+    """Both per-token entries; `packed` (a packed weight, or None) stands in for B with layout_c 'R'."""
     cdef char ta = _trans_flag(transa, "transa"), tb = _trans_flag(transb, "transb")
     if not isinstance(layout_c, str) or layout_c not in ("R", "C"):
         raise ValueError(f"layout_c must be 'R' or 'C', got {layout_c!r}")
@@ -418,11 +413,16 @@ def gemm_s8s8_per_token(transa, transb, layout_c, out_type, int64_t batch, int64
     if work and batch > 1 and stride_c == 0:
         raise ValueError("stride_c must be > 0 when batch > 1 (the results would overlap)")
     cdef int64_t nb = batch if work else 0
+    cdef int64_t packed_bytes = 0
     cdef _Span a = _Span(), b = _Span(), c = _Span(), ds = _Span(), ts = _Span(), bs = _Span()
     a.acquire(A, "A", "int8", (b"b",), 1, _extent(nb if reads_ab else 0, stride_a, K if _is_t(ta) else M,
                                                   M if _is_t(ta) else K, lda, "A"), False)
-    b.acquire(B, "B", "int8", (b"b",), 1, _extent(nb if reads_ab else 0, stride_b, N if _is_t(tb) else K,
-                                                  K if _is_t(tb) else N, ldb, "B"), False)
+    if packed is None:
+        b.acquire(B, "B", "int8", (b"b",), 1, _extent(nb if reads_ab else 0, stride_b, N if _is_t(tb) else K,
+                                                      K if _is_t(tb) else N, ldb, "B"), False)
+    else:
+        packed_bytes = gemmkit_s8s8_packed_weight_size(N, K) if reads_ab else 0
+        b.acquire(packed, "packed_weight", "uint8", (b"B",), 1, packed_bytes, False)
     ds.acquire(deq_scale, "deq_scale", "float32", (b"f",), 4, N if work else 0, False)
     ts.acquire(token_scale, "token_scale", "float32", (b"f",), 4,
                _extent(nb, stride_token_scale, 1, M, 1, "token_scale"), False)
@@ -435,13 +435,70 @@ def gemm_s8s8_per_token(transa, transb, layout_c, out_type, int64_t batch, int64
     cdef char lc = b'R' if c_rows else b'C'
     cdef int oc = code
     cdef const float *bias_ptr = <const float *>bs.ptr if bias is not None else NULL
-    with nogil:
-        st = gemmkit_gemm_s8s8_per_token(ta, tb, lc, oc, batch, M, N, K, <const int8_t *>a.ptr, lda, stride_a,
-                                         <const int8_t *>b.ptr, ldb, stride_b, <const float *>ds.ptr,
-                                         <const float *>ts.ptr, stride_token_scale, bias_ptr, c.ptr, ldc,
-                                         stride_c)
+    if packed is None:
+        with nogil:
+            st = gemmkit_gemm_s8s8_per_token(ta, tb, lc, oc, batch, M, N, K, <const int8_t *>a.ptr, lda, stride_a,
+                                             <const int8_t *>b.ptr, ldb, stride_b, <const float *>ds.ptr,
+                                             <const float *>ts.ptr, stride_token_scale, bias_ptr, c.ptr, ldc,
+                                             stride_c)
+    else:
+        with nogil:
+            st = gemmkit_gemm_s8s8_per_token_packed(ta, oc, batch, M, N, K, <const int8_t *>a.ptr, lda, stride_a,
+                                                    b.ptr, packed_bytes, <const float *>ds.ptr,
+                                                    <const float *>ts.ptr, stride_token_scale, bias_ptr, c.ptr,
+                                                    ldc, stride_c)
+        if st == 2:
+            raise ValueError("packed_weight was not packed for this kernel path and these N, K "
+                             "(s8s8_pack_weight under the same kernel path)")
     _raise_status(st, "gemm_s8s8_per_token")
     return C
+
+
+def gemm_s8s8_per_token(transa, transb, layout_c, out_type, int64_t batch, int64_t M, int64_t N, int64_t K,
+                        A, int64_t lda, int64_t stride_a, B, int64_t ldb, int64_t stride_b, deq_scale,
+                        token_scale, int64_t stride_token_scale, bias, C, int64_t ldc, int64_t stride_c):
+    """C_b[i][j] := float32(float32(acc) * deq_scale[j]) * token_scale_b[i] (+ bias[j]), rounded to
+    nearest even into out_type ("float32", "float16", "bfloat16"), acc = the exact sum of
+    op(A_b)[i][k] * op(B_b)[k][j] (int8 x int8) for b < batch; X_b at X + b * stride_x (elements).
+    layout_c 'R': C_b[i][j] at i * ldc + j, 'C': at i + j * ldc. A, B int8; scales and bias float32
+    (bias may be None); C float32, or float16 / uint16 bits for 16-bit outputs. Buffers of any
+    dimension are read as flat memory from their first element. Returns C."""
+    return _per_token(transa, transb, layout_c, out_type, batch, M, N, K, A, lda, stride_a, B, ldb, stride_b,
+                      None, deq_scale, token_scale, stride_token_scale, bias, C, ldc, stride_c)
+
+
+def s8s8_pack_weight(transb, int64_t N, int64_t K, B, int64_t ldb):
+    """op(B) (K x N int8, row-major with ldb; transb 'T': B is N x K) packed for the int8 kernel path in
+    use, as a new uint8 array for gemm_s8s8_per_token_packed; None when K is beyond what is packed (or
+    N or K is 0): pass the weight itself then."""
+    cdef char tb = _trans_flag(transb, "transb")
+    if N < 0 or K < 0:
+        raise ValueError(f"N and K must be >= 0, got N={N}, K={K}")
+    cdef int64_t need = max(1, K if _is_t(tb) else N)
+    if ldb < need:
+        raise ValueError(f"ldb={ldb} must be >= {need}")
+    cdef int64_t nbytes = gemmkit_s8s8_packed_weight_size(N, K)
+    if nbytes == 0:
+        return None
+    cdef _Span b = _Span(), d = _Span()
+    b.acquire(B, "B", "int8", (b"b",), 1, _extent(1, 0, N if _is_t(tb) else K, K if _is_t(tb) else N, ldb, "B"),
+              False)
+    packed = np.empty(nbytes, np.uint8)
+    d.acquire(packed, "packed", "uint8", (b"B",), 1, nbytes, True)
+    cdef int st
+    with nogil:
+        st = gemmkit_s8s8_pack_weight(tb, N, K, <const int8_t *>b.ptr, ldb, d.ptr, nbytes)
+    _raise_status(st, "s8s8_pack_weight")
+    return packed
+
+
+def gemm_s8s8_per_token_packed(transa, out_type, int64_t batch, int64_t M, int64_t N, int64_t K, A, int64_t lda,
+                               int64_t stride_a, packed_weight, deq_scale, token_scale, int64_t stride_token_scale,
+                               bias, C, int64_t ldc, int64_t stride_c):
+    """gemm_s8s8_per_token with layout_c 'R' and a weight from s8s8_pack_weight (same N, K and kernel path,
+    else ValueError) shared by the batch. Returns C."""
+    return _per_token(transa, "N", "R", out_type, batch, M, N, K, A, lda, stride_a, None, max(1, N), 0,
+                      packed_weight, deq_scale, token_scale, stride_token_scale, bias, C, ldc, stride_c)
 
 
 # ---- configuration ----------------------------------------------------------------------------

@@ -1,5 +1,5 @@
-"""gemmkit.quant.matmul_per_token: the per-token quantized int8 matmul (x int8 per-token scaled, weight int8
-per-channel scaled) with float16/bfloat16/float32 output, checked here and run as one fused core call.
+"""gemmkit.quant.matmul_per_token and pack_weight: the per-token quantized int8 matmul (x int8 per-token scaled,
+weight int8 per-channel scaled) with float16/bfloat16/float32 output, checked here and run as one fused core call.
 
 The contract (README, "Quantized matmul"): acc = the exact integer sum; y = float32(float32(acc) *
 deq_scale[j]) * per_token_scale[i] (+ bias[j]) in float32, rounded to nearest even into the output type.
@@ -13,6 +13,36 @@ from ._resolve import batch_stride, resolve_operand, resolve_output
 
 OUT_DTYPES = ("float16", "bfloat16", "float32")
 _WHO = "matmul_per_token"
+
+
+class PackedWeight:
+    """An int8 weight packed once (quant.pack_weight) for repeated matmul_per_token calls: the kernel
+    path's panels and column sums, made for one kernel path. `weight` is the array it was made from (a
+    reference, not a copy): on another kernel path (gemmkit.use_arch) matmul_per_token reads it instead,
+    so it must not change while the PackedWeight is in use. k, n: op(weight)'s shape."""
+    __slots__ = ("weight", "transpose_b", "k", "n", "arch", "data")
+
+    def __init__(self, weight, transpose_b, k, n, arch, data):
+        self.weight, self.transpose_b, self.k, self.n, self.arch, self.data = weight, transpose_b, k, n, arch, data
+
+    def __repr__(self):
+        size = "unpacked" if self.data is None else f"{self.data.nbytes} bytes"
+        return f"PackedWeight(k={self.k}, n={self.n}, arch={self.arch!r}, {size})"
+
+
+def pack_weight(weight, transpose_b=False):
+    """Packs int8 `weight` ((k, n), or (n, k) with transpose_b) once for the kernel path in use; the result
+    goes in weight's place in matmul_per_token (without transpose_b there). Weights with k beyond one
+    exact chunk (16384) are kept as they are (the result then just holds the weight)."""
+    weight = _int8_stack(weight, "weight")
+    if weight.ndim != 2:
+        raise ValueError(f"pack_weight: weight must be 2-D (one weight shared by the batch), got shape {weight.shape}")
+    if not isinstance(transpose_b, (bool, np.bool_)):
+        raise TypeError(f"pack_weight: transpose_b must be a bool, got {type(transpose_b).__name__}")
+    k, n = (weight.shape[1], weight.shape[0]) if transpose_b else weight.shape
+    view, flipped, ld = resolve_operand(weight)
+    data = _core.s8s8_pack_weight("T" if bool(transpose_b) != flipped else "N", n, k, view, ld)
+    return PackedWeight(weight, bool(transpose_b), k, n, _core.get_arch(), data)
 
 
 def _bfloat16_type():
@@ -110,7 +140,8 @@ def matmul_per_token(x, weight, deq_scale, per_token_scale, *, out_dtype=None, t
     integer sum (float32 arithmetic, one rounding per operation; bfloat16 is ml_dtypes.bfloat16).
 
     x: int8 (m, k), or (k, m) with transpose_a; batched (batch, m, k). weight: int8 (k, n), or (n, k)
-    with transpose_b; batched (batch, k, n) like x, or 2-D and shared by the batch. deq_scale: float32
+    with transpose_b; batched (batch, k, n) like x, or 2-D and shared by the batch; or a PackedWeight
+    from pack_weight (then transpose_b stays False). deq_scale: float32
     (n,). per_token_scale: float32 (m,), or (batch, m) for a batched x. bias: float32 (n,) or None.
     out_dtype: "float16", "bfloat16" or "float32" (or the dtype); default out's dtype, else float16.
     out: the result array, of shape (m, n) or (batch, m, n) and that dtype (else ValueError), written in
@@ -121,6 +152,12 @@ def matmul_per_token(x, weight, deq_scale, per_token_scale, *, out_dtype=None, t
     """
     name = _out_dtype_name(out_dtype, out)
     x = _int8_stack(x, "x")
+    packed = None
+    if isinstance(weight, PackedWeight):
+        if transpose_b:
+            raise ValueError(f"{_WHO}: transpose_b must be False with a packed weight (pack_weight took it)")
+        packed = weight if weight.data is not None and weight.arch == _core.get_arch() else None
+        weight, transpose_b = weight.weight, weight.transpose_b
     weight = _int8_stack(weight, "weight")
     if not isinstance(transpose_a, (bool, np.bool_)):
         raise TypeError(f"{_WHO}: transpose_a must be a bool, got {type(transpose_a).__name__}")
@@ -159,7 +196,8 @@ def matmul_per_token(x, weight, deq_scale, per_token_scale, *, out_dtype=None, t
         return out
 
     x_view, x_flip, lda, stride_a = _operand_for_core(x, out)
-    w_view, w_flip, ldb, stride_b = _operand_for_core(weight, out)
+    if packed is None:
+        w_view, w_flip, ldb, stride_b = _operand_for_core(weight, out)
     scales = []
     for arr in (deq_scale, per_token_scale, bias):
         if arr is not None and np.may_share_memory(arr, out):
@@ -174,15 +212,21 @@ def matmul_per_token(x, weight, deq_scale, per_token_scale, *, out_dtype=None, t
     target = resolve_output(out, reads_c=False)
     c_view, stride_c = target.target, batch_stride(target.target)
     copy_back = target.copy_back
-    if stride_c is None or (batch > 1 and stride_c == 0):  # a batch axis the core cannot step along
+    # a batch axis the core cannot step along, or (packed weight) columns contiguous: a temporary
+    if stride_c is None or (batch > 1 and stride_c == 0) or (packed is not None and target.transposed):
         c_view, copy_back = np.empty(shape, out.dtype.newbyteorder("=")), out
         target = resolve_output(c_view, reads_c=False)
         stride_c = batch_stride(c_view)
     c_buffer = c_view.view(np.uint16) if name == "bfloat16" else c_view
-    _core.gemm_s8s8_per_token("T" if transpose_a != x_flip else "N", "T" if transpose_b != w_flip else "N",
-                              "C" if target.transposed else "R", name, batch, m, n, k,
-                              x_view, lda, stride_a, w_view, ldb, stride_b, deq_scale, per_token_scale,
-                              stride_token_scale, bias, c_buffer, target.ld, stride_c)
+    if packed is not None:
+        _core.gemm_s8s8_per_token_packed("T" if transpose_a != x_flip else "N", name, batch, m, n, k, x_view, lda,
+                                         stride_a, packed.data, deq_scale, per_token_scale, stride_token_scale,
+                                         bias, c_buffer, target.ld, stride_c)
+    else:
+        _core.gemm_s8s8_per_token("T" if transpose_a != x_flip else "N", "T" if transpose_b != w_flip else "N",
+                                  "C" if target.transposed else "R", name, batch, m, n, k,
+                                  x_view, lda, stride_a, w_view, ldb, stride_b, deq_scale, per_token_scale,
+                                  stride_token_scale, bias, c_buffer, target.ld, stride_c)
     if copy_back is not None:
         copy_back[...] = c_view
     return out

@@ -73,6 +73,19 @@ GEMMKIT_API gemmkit_status_t gemmkit_gemm_s8s8_per_token(char transa, char trans
         const int8_t *B, int64_t ldb, int64_t stride_b, const float *deq_scale, const float *token_scale,
         int64_t stride_token_scale, const float *bias, void *C, int64_t ldc, int64_t stride_c);
 
+/* Prepacked weights for repeated products with one weight: op(B) (K x N, transb as above) packed once for
+ * the int8 kernel path in use. gemmkit_s8s8_packed_weight_size gives the bytes (0: K too long to be
+ * packed, or N or K = 0; use gemmkit_gemm_s8s8_per_token with the weight itself then), pack_weight fills
+ * them. The _packed product is gemmkit_gemm_s8s8_per_token with layout_c 'R' and this weight shared by the
+ * batch; it returns gemmkit_invalid_arguments for a packed weight of another kernel path or other N, K. */
+GEMMKIT_API int64_t gemmkit_s8s8_packed_weight_size(int64_t N, int64_t K);
+GEMMKIT_API gemmkit_status_t gemmkit_s8s8_pack_weight(char transb, int64_t N, int64_t K, const int8_t *B,
+        int64_t ldb, void *packed, int64_t packed_bytes);
+GEMMKIT_API gemmkit_status_t gemmkit_gemm_s8s8_per_token_packed(char transa, int out_type, int64_t batch,
+        int64_t M, int64_t N, int64_t K, const int8_t *A, int64_t lda, int64_t stride_a, const void *packed_weight,
+        int64_t packed_bytes, const float *deq_scale, const float *token_scale, int64_t stride_token_scale,
+        const float *bias, void *C, int64_t ldc, int64_t stride_c);
+
 /* Threads: default = CPUs this process may run on (or GEMMKIT_NUM_THREADS). */
 GEMMKIT_API int gemmkit_get_num_threads(void);
 GEMMKIT_API void gemmkit_set_num_threads(int n);
