@@ -233,7 +233,7 @@ def test_k_zero_gives_scaled_zeros_plus_bias(arch):
                           [[0.5, 0], [0.5, 0]])
 
 
-settings.register_profile("per_token", deadline=None, max_examples=60,
+settings.register_profile("per_token", deadline=None, max_examples=100,
                           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 
@@ -253,6 +253,7 @@ def test_property_against_model(data):
     x_view = data.draw(st.sampled_from(["plain", "flipped", "padded", "no_unit_stride"]), label="x_view")
     out_view = data.draw(st.sampled_from([None, "C", "F", "strided"]), label="out")
     seed = data.draw(st.integers(0, 2**32 - 1), label="seed")
+    use_packed = (batch is None or shared) and data.draw(st.booleans(), label="pack_weight")
     rng = np.random.default_rng(seed)
     x, w, deq, pts, bias = random_case(rng, m, n, k, batch, shared, data.draw(st.booleans(), label="tok_batched"))
     if ta:
@@ -282,8 +283,12 @@ def test_property_against_model(data):
     gemmkit.set_num_threads(threads)
     try:
         with gemmkit.use_arch(arch):
-            got = quant.matmul_per_token(x, w, deq, pts, out_dtype=name, transpose_a=ta, transpose_b=tb, bias=b,
-                                         out=out)
+            if use_packed:  # a prepacked weight in the weight's place
+                got = quant.matmul_per_token(x, quant.pack_weight(w, transpose_b=tb), deq, pts, out_dtype=name,
+                                             transpose_a=ta, bias=b, out=out)
+            else:
+                got = quant.matmul_per_token(x, w, deq, pts, out_dtype=name, transpose_a=ta, transpose_b=tb,
+                                             bias=b, out=out)
     finally:
         gemmkit.set_num_threads(prev)
     if out is not None:
@@ -400,4 +405,71 @@ def test_core_checks_buffers():
             _core.gemm_s8s8_per_token(**dict(args, **change))
         assert (c == 7).all()
     assert _core.gemm_s8s8_per_token(**args) is c
+    assert (c == 6).all()
+
+
+# ---- prepacked weights ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("transpose_b", [False, True])
+def test_pack_weight_matches_model(arch, nthreads, transpose_b, rng):
+    for batch, m, n, k in [(None, 1, 33, 17), (None, 7, 70, 300), (None, 130, 100, 64), (3, 20, 50, 40),
+                           (None, 3, 9, 16384)]:
+        x, w, deq, pts, bias = random_case(rng, m, n, k, batch, shared_weight=True)
+        ws = np.ascontiguousarray(w.T) if transpose_b else w
+        packed = quant.pack_weight(ws, transpose_b=transpose_b)
+        assert packed.data is not None and (packed.k, packed.n) == (k, n)
+        for name in ("float16", "bfloat16"):
+            assert_same_bits(quant.matmul_per_token(x, packed, deq, pts, out_dtype=name, bias=bias),
+                             model(x, ws, deq, pts, name, transpose_b=transpose_b, bias=bias))
+        out = np.asfortranarray(np.empty((m, n), np.float32)) if batch is None else None
+        if out is not None:  # columns contiguous: computed into a temporary, copied in
+            quant.matmul_per_token(x, packed, deq, pts, out=out)
+            assert_same_bits(out, model(x, ws, deq, pts, "float32", transpose_b=transpose_b))
+
+
+def test_pack_weight_long_k_and_other_path(rng):
+    x, w, deq, pts, _ = random_case(rng, 3, 20, 16385)
+    long_k = quant.pack_weight(w)
+    assert long_k.data is None  # beyond one exact chunk: kept as it is
+    assert_same_bits(quant.matmul_per_token(x, long_k, deq, pts), model(x, w, deq, pts, "float16"))
+    x, w, deq, pts, _ = random_case(rng, 5, 40, 30)
+    archs = gemmkit.available_archs()
+    with gemmkit.use_arch(archs[0]):
+        packed = quant.pack_weight(w)
+    for arch in archs:  # packed for one path, used on every path: the others read the weight itself
+        with gemmkit.use_arch(arch):
+            assert_same_bits(quant.matmul_per_token(x, packed, deq, pts), model(x, w, deq, pts, "float16"))
+
+
+def test_pack_weight_bad_input():
+    w = np.ones((6, 5), np.int8)
+    with pytest.raises(ValueError, match="weight"):
+        quant.pack_weight(np.ones((2, 6, 5), np.int8))
+    with pytest.raises(TypeError, match="weight"):
+        quant.pack_weight(w.astype(np.int32))
+    packed = quant.pack_weight(w)
+    out = np.full((4, 5), 7, np.float16)
+    with pytest.raises(ValueError, match="transpose_b"):
+        quant.matmul_per_token(np.ones((4, 6), np.int8), packed, np.ones(5, np.float32), np.ones(4, np.float32),
+                               transpose_b=True, out=out)
+    with pytest.raises(ValueError, match="weight"):
+        quant.matmul_per_token(np.ones((4, 7), np.int8), packed, np.ones(5, np.float32), np.ones(4, np.float32),
+                               out=out)
+    assert (out == 7).all()
+    archs = gemmkit.available_archs()
+    c = np.full((4, 5), 7, np.float32)
+    args = dict(transa="N", out_type="float32", batch=1, M=4, N=5, K=6, A=np.ones((4, 6), np.int8), lda=6,
+                stride_a=0, deq_scale=np.ones(5, np.float32), token_scale=np.ones(4, np.float32),
+                stride_token_scale=0, bias=None, C=c, ldc=5, stride_c=0)
+    with pytest.raises(ValueError, match="packed_weight"):  # sizes it was not packed for
+        _core.gemm_s8s8_per_token_packed(packed_weight=packed.data, **dict(args, N=4, C=c[:, :4], ldc=5))
+    with pytest.raises(ValueError, match="packed_weight"):  # too short
+        _core.gemm_s8s8_per_token_packed(packed_weight=packed.data[:100], **args)
+    if len(archs) > 1:
+        with gemmkit.use_arch(archs[0]):
+            other = quant.pack_weight(w)
+        with gemmkit.use_arch(archs[-1]), pytest.raises(ValueError, match="packed_weight"):
+            _core.gemm_s8s8_per_token_packed(packed_weight=other.data, **args)
+    assert (c == 7).all()
+    assert _core.gemm_s8s8_per_token_packed(packed_weight=packed.data, **args) is c
     assert (c == 6).all()
