@@ -97,8 +97,8 @@ cdef class _Operand:
         if self.held:
             PyBuffer_Release(&self.view)
 
-    cdef int acquire(self, object obj, str name, str dtype, int64_t rows, int64_t cols, int64_t ld,
-                     bint writable) except -1:
+    cdef int get_buffer(self, object obj, str name, str dtype, bint writable) except -1:
+        """Holds obj's buffer (strides and format); TypeError/ValueError naming `name` if it has none."""
         cdef int flags = PyBUF_STRIDES | PyBUF_FORMAT
         if writable:
             flags |= PyBUF_WRITABLE
@@ -119,6 +119,11 @@ cdef class _Operand:
             raise TypeError(f"{name} must be a {dtype} array or buffer, got {type(obj).__name__}") from None
         self.held = True
         self.ptr = self.view.buf
+        return 0
+
+    cdef int acquire(self, object obj, str name, str dtype, int64_t rows, int64_t cols, int64_t ld,
+                     bint writable) except -1:
+        self.get_buffer(obj, name, dtype, writable)
         got = _dtype_of(self.view.format, self.view.itemsize)
         if got != dtype:
             raise TypeError(f"{name} must have dtype {dtype}, got {got}")
@@ -324,33 +329,13 @@ _PER_TOKEN_OUT = {"float32": (GEMMKIT_OUT_FLOAT32, (b"f",)), "float16": (GEMMKIT
                   "bfloat16": (GEMMKIT_OUT_BFLOAT16, (b"H",))}
 
 
-cdef class _Span:
+cdef class _Span(_Operand):
     """A buffer read as flat memory from its first element: the core addresses elements by offsets
     (batch stride, leading dimension), all of which must lie in the buffer's span."""
-    cdef Py_buffer view
-    cdef bint held
-    cdef void *ptr
 
-    def __dealloc__(self):
-        if self.held:
-            PyBuffer_Release(&self.view)
-
-    cdef int acquire(self, object obj, str name, str what, tuple formats, Py_ssize_t itemsize, int64_t need,
-                     bint writable) except -1:
-        cdef int flags = PyBUF_STRIDES | PyBUF_FORMAT
-        if writable:
-            flags |= PyBUF_WRITABLE
-        if obj is None:
-            raise TypeError(f"{name} must be a {what} array or buffer, got None")
-        try:
-            PyObject_GetBuffer(obj, &self.view, flags)
-        except (BufferError, ValueError) as e:
-            raise (ValueError if writable else TypeError)(f"{name} must be a {'writable ' if writable else ''}"
-                                                          f"{what} array or buffer ({e})") from None
-        except TypeError:
-            raise TypeError(f"{name} must be a {what} array or buffer, got {type(obj).__name__}") from None
-        self.held = True
-        self.ptr = self.view.buf
+    cdef int acquire_span(self, object obj, str name, str what, tuple formats, Py_ssize_t itemsize, int64_t need,
+                          bint writable) except -1:
+        self.get_buffer(obj, name, what, writable)
         cdef bytes f = self.view.format if self.view.format != NULL else b"B"
         if f[:1] in (b"@", b"=", b"<", b"|"):
             f = f[1:]
@@ -415,20 +400,20 @@ cdef object _per_token(transa, transb, layout_c, out_type, int64_t batch, int64_
     cdef int64_t nb = batch if work else 0
     cdef int64_t packed_bytes = 0
     cdef _Span a = _Span(), b = _Span(), c = _Span(), ds = _Span(), ts = _Span(), bs = _Span()
-    a.acquire(A, "A", "int8", (b"b",), 1, _extent(nb if reads_ab else 0, stride_a, K if _is_t(ta) else M,
+    a.acquire_span(A, "A", "int8", (b"b",), 1, _extent(nb if reads_ab else 0, stride_a, K if _is_t(ta) else M,
                                                   M if _is_t(ta) else K, lda, "A"), False)
     if packed is None:
-        b.acquire(B, "B", "int8", (b"b",), 1, _extent(nb if reads_ab else 0, stride_b, N if _is_t(tb) else K,
+        b.acquire_span(B, "B", "int8", (b"b",), 1, _extent(nb if reads_ab else 0, stride_b, N if _is_t(tb) else K,
                                                       K if _is_t(tb) else N, ldb, "B"), False)
     else:
         packed_bytes = gemmkit_s8s8_packed_weight_size(N, K) if reads_ab else 0
-        b.acquire(packed, "packed_weight", "uint8", (b"B",), 1, packed_bytes, False)
-    ds.acquire(deq_scale, "deq_scale", "float32", (b"f",), 4, N if work else 0, False)
-    ts.acquire(token_scale, "token_scale", "float32", (b"f",), 4,
+        b.acquire_span(packed, "packed_weight", "uint8", (b"B",), 1, packed_bytes, False)
+    ds.acquire_span(deq_scale, "deq_scale", "float32", (b"f",), 4, N if work else 0, False)
+    ts.acquire_span(token_scale, "token_scale", "float32", (b"f",), 4,
                _extent(nb, stride_token_scale, 1, M, 1, "token_scale"), False)
     if bias is not None:
-        bs.acquire(bias, "bias", "float32", (b"f",), 4, N if work else 0, False)
-    c.acquire(C, "C", out_type + (" (or uint16 bits)" if out_type != "float32" else ""), c_formats,
+        bs.acquire_span(bias, "bias", "float32", (b"f",), 4, N if work else 0, False)
+    c.acquire_span(C, "C", out_type + (" (or uint16 bits)" if out_type != "float32" else ""), c_formats,
               4 if out_type == "float32" else 2,
               _extent(nb, stride_c, M if c_rows else N, N if c_rows else M, ldc, "C"), True)
     cdef int st
@@ -481,10 +466,10 @@ def s8s8_pack_weight(transb, int64_t N, int64_t K, B, int64_t ldb):
     if nbytes == 0:
         return None
     cdef _Span b = _Span(), d = _Span()
-    b.acquire(B, "B", "int8", (b"b",), 1, _extent(1, 0, N if _is_t(tb) else K, K if _is_t(tb) else N, ldb, "B"),
+    b.acquire_span(B, "B", "int8", (b"b",), 1, _extent(1, 0, N if _is_t(tb) else K, K if _is_t(tb) else N, ldb, "B"),
               False)
     packed = np.empty(nbytes, np.uint8)
-    d.acquire(packed, "packed", "uint8", (b"B",), 1, nbytes, True)
+    d.acquire_span(packed, "packed", "uint8", (b"B",), 1, nbytes, True)
     cdef int st
     with nogil:
         st = gemmkit_s8s8_pack_weight(tb, N, K, <const int8_t *>b.ptr, ldb, d.ptr, nbytes)

@@ -400,7 +400,9 @@ def test_core_checks_buffers():
                               (dict(layout_c="X"), ValueError, "layout_c"), (dict(out_type="int8"), ValueError, "out_type"),
                               (dict(C=c.astype(np.float16)), TypeError, "C"), (dict(stride_a=-1), ValueError, "stride_a"),
                               (dict(batch=2, stride_c=0, stride_a=0, stride_b=0), ValueError, "stride_c"),
-                              (dict(bias=np.ones(3, np.float32)), ValueError, "bias")]:
+                              (dict(bias=np.ones(3, np.float32)), ValueError, "bias"),
+                              (dict(C=np.lib.stride_tricks.as_strided(c, writeable=False)), ValueError, "C"),
+                              (dict(A=[1, 2]), TypeError, "A")]:
         with pytest.raises(exc, match=name):
             _core.gemm_s8s8_per_token(**dict(args, **change))
         assert (c == 7).all()
