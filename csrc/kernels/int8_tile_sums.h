@@ -6,10 +6,20 @@
 #ifndef GEMMKIT_IGEMM_TILE_SUMS_H
 #define GEMMKIT_IGEMM_TILE_SUMS_H
 
+#define I8_PASTE2(a, b) a##b
+#define I8_PASTE(a, b) I8_PASTE2(a, b)
+#if defined(_MSC_VER)
+#define GK_FORCEINLINE __forceinline
+#else
+#define GK_FORCEINLINE inline __attribute__((always_inline))
+#endif
+
 #if MR == 12
 #define I8_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
+#define I8_PARTIAL_ROWS(X) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
 #elif MR == 6
 #define I8_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
+#define I8_PARTIAL_ROWS(X) X(1) X(2) X(3) X(4) X(5)
 #else
 #error "unsupported MR"
 #endif
@@ -52,5 +62,34 @@ static inline void i8_tile_sums(int64_t kgroups, const uint8_t *GK_RESTRICT a, c
     I8_ROWS(I8_SAVE)
 }
 #undef I8_LOOP
+
+/* Sums of the first m (< MR) rows: an accumulator array, fully unrolled for each constant m. */
+static GK_FORCEINLINE void i8_tile_sums_rows(const int m, int64_t kgroups, const uint8_t *GK_RESTRICT a,
+                                             const uint8_t *GK_RESTRICT b, int32_t *GK_RESTRICT s, int accumulate) {
+    I8_VEC acc[MR][2];
+#pragma GCC unroll 16
+    for (int i = 0; i < m; i++) {
+        acc[i][0] = accumulate ? I8_LOAD(s + i * NR) : I8_ZERO();
+        acc[i][1] = accumulate ? I8_LOAD(s + i * NR + I8_LANES) : I8_ZERO();
+    }
+    for (int64_t g = 0; g < kgroups; g++) {
+        const I8_VEC b0 = I8_LOAD(b), b1 = I8_LOAD(b + I8_LANES * 4);
+#pragma GCC unroll 16
+        for (int i = 0; i < m; i++) {
+            int32_t w;
+            memcpy(&w, a + (KG * ES) * i, 4);
+            const I8_VEC x = I8_BCAST(w);
+            acc[i][0] = I8_STEP(acc[i][0], x, b0);
+            acc[i][1] = I8_STEP(acc[i][1], x, b1);
+        }
+        a += MR * KG * ES;
+        b += NR * KG * ES;
+    }
+#pragma GCC unroll 16
+    for (int i = 0; i < m; i++) {
+        I8_STORE(s + i * NR, acc[i][0]);
+        I8_STORE(s + i * NR + I8_LANES, acc[i][1]);
+    }
+}
 
 #endif /* GEMMKIT_IGEMM_TILE_SUMS_H */

@@ -75,19 +75,16 @@ static void i8_ymm_finish_float(int m, const int32_t *GK_RESTRICT s, void *GK_RE
     }
 }
 
-static void I8_KERNEL_NAME(int64_t kgroups, const void *GK_RESTRICT av, const void *GK_RESTRICT bv,
-                           int32_t *GK_RESTRICT s, int accumulate, void *GK_RESTRICT cv, int64_t ldc,
-                           const gk_i8_epilogue_t *ep) {
-    i8_tile_sums(kgroups, (const uint8_t *)av, (const uint8_t *)bv, s, accumulate, ep != NULL ? cv : NULL,
-                 ep != NULL ? ldc * gk_dst_size(ep->dst) : 0);
-    if (ep == NULL) return;
+/* The epilogue for the first m rows of a tile whose raw sums are in s (see gk_i8_epilogue_t). */
+static void I8_PASTE(I8_KERNEL_NAME, _finish)(const int m, const int32_t *GK_RESTRICT s, void *GK_RESTRICT cv,
+                                               int64_t ldc, const gk_i8_epilogue_t *ep) {
     if (ep->dst != GK_DST_INT32) {
-        i8_ymm_finish_float(MR, s, cv, ldc, ep);
+        i8_ymm_finish_float(m, s, cv, ldc, ep);
         return;
     }
     int32_t *c = (int32_t *)cv;
     if (ep->mode == GK_EP_INT32) { /* (GK_EP_INT64 takes the exact double path: AVX2 has no vpmovsqd) */
-        for (int i = 0; i < MR; i++) {
+        for (int i = 0; i < m; i++) {
             const __m256i r = _mm256_set1_epi32(ep->row_i32[i]);
             for (int v = 0; v < NV; v++) {
                 __m256i x = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(s + i * NR + 8 * v)), r);
@@ -99,7 +96,7 @@ static void I8_KERNEL_NAME(int64_t kgroups, const void *GK_RESTRICT av, const vo
     }
     const __m256d va = _mm256_set1_pd(ep->alpha), vb = _mm256_set1_pd(ep->beta);
     const int use_beta = ep->beta != 0.0, has_ra = ep->row_add != NULL;
-    for (int i = 0; i < MR; i++) {
+    for (int i = 0; i < m; i++) {
         __m256d rc = _mm256_set1_pd(ep->row_comp[i]);
         __m256d ra = _mm256_set1_pd(has_ra ? ep->row_add[i] : 0.0);
         for (int v = 0; v < NV; v++)
@@ -107,3 +104,13 @@ static void I8_KERNEL_NAME(int64_t kgroups, const void *GK_RESTRICT av, const vo
                           ep->col_add ? ep->col_add + 8 * v : NULL, ra, has_ra, va, vb, use_beta);
     }
 }
+
+static void I8_KERNEL_NAME(int64_t kgroups, const void *GK_RESTRICT av, const void *GK_RESTRICT bv,
+                           int32_t *GK_RESTRICT s, int accumulate, void *GK_RESTRICT cv, int64_t ldc,
+                           const gk_i8_epilogue_t *ep) {
+    i8_tile_sums(kgroups, (const uint8_t *)av, (const uint8_t *)bv, s, accumulate, ep != NULL ? cv : NULL,
+                 ep != NULL ? ldc * gk_dst_size(ep->dst) : 0);
+    if (ep != NULL) I8_PASTE(I8_KERNEL_NAME, _finish)(MR, s, cv, ldc, ep);
+}
+
+#include "int8_row_kernels.h"

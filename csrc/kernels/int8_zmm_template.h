@@ -5,16 +5,6 @@
 #include "../gemmkit_internal.h"
 
 #define NR (16 * NV)
-#define I8_PASTE2(a, b) a##b
-#define I8_PASTE(a, b) I8_PASTE2(a, b)
-#if defined(_MSC_VER)
-#define GK_FORCEINLINE __forceinline
-#else
-#define GK_FORCEINLINE inline __attribute__((always_inline))
-#endif
-#if MR != 12
-#error "the row-count kernels below assume MR == 12"
-#endif
 
 /* S (16 int32 sums of row i) -> C[0:16] through the exact double-precision epilogue. */
 static inline void i8_zmm_store16(int32_t *c, __m512i s, __m512d rc, const double *cc, const double *ca,
@@ -140,35 +130,6 @@ static void I8_PASTE(I8_KERNEL_NAME, _finish)(const int m, const int32_t *GK_RES
     }
 }
 
-/* Sums of the first m (< MR) rows: an accumulator array, fully unrolled for each constant m. */
-static GK_FORCEINLINE void i8_tile_sums_rows(const int m, int64_t kgroups, const uint8_t *GK_RESTRICT a,
-                                             const uint8_t *GK_RESTRICT b, int32_t *GK_RESTRICT s, int accumulate) {
-    __m512i acc[MR][2];
-#pragma GCC unroll 16
-    for (int i = 0; i < m; i++) {
-        acc[i][0] = accumulate ? _mm512_loadu_si512((const void *)(s + i * NR)) : _mm512_setzero_si512();
-        acc[i][1] = accumulate ? _mm512_loadu_si512((const void *)(s + i * NR + 16)) : _mm512_setzero_si512();
-    }
-    for (int64_t g = 0; g < kgroups; g++) {
-        const __m512i b0 = _mm512_loadu_si512((const void *)b), b1 = _mm512_loadu_si512((const void *)(b + 64));
-#pragma GCC unroll 16
-        for (int i = 0; i < m; i++) {
-            int32_t w;
-            memcpy(&w, a + (KG * ES) * i, 4);
-            const __m512i x = _mm512_set1_epi32(w);
-            acc[i][0] = I8_STEP(acc[i][0], x, b0);
-            acc[i][1] = I8_STEP(acc[i][1], x, b1);
-        }
-        a += MR * KG * ES;
-        b += NR * KG * ES;
-    }
-#pragma GCC unroll 16
-    for (int i = 0; i < m; i++) {
-        _mm512_storeu_si512((void *)(s + i * NR), acc[i][0]);
-        _mm512_storeu_si512((void *)(s + i * NR + 16), acc[i][1]);
-    }
-}
-
 static void I8_KERNEL_NAME(int64_t kgroups, const void *GK_RESTRICT av, const void *GK_RESTRICT bv,
                            int32_t *GK_RESTRICT s, int accumulate, void *GK_RESTRICT c, int64_t ldc,
                            const gk_i8_epilogue_t *ep) {
@@ -177,21 +138,4 @@ static void I8_KERNEL_NAME(int64_t kgroups, const void *GK_RESTRICT av, const vo
     if (ep != NULL) I8_PASTE(I8_KERNEL_NAME, _finish)(MR, s, c, ldc, ep);
 }
 
-/* Kernels for the first m rows of a full-width tile (edge row panels). */
-#define I8_DEFINE_ROWS(mm)                                                                           \
-    static void I8_PASTE(I8_KERNEL_NAME, _r##mm)(int64_t kgroups, const void *GK_RESTRICT av,        \
-                                                 const void *GK_RESTRICT bv, int32_t *GK_RESTRICT s, \
-                                                 int accumulate, void *GK_RESTRICT c, int64_t ldc,    \
-                                                 const gk_i8_epilogue_t *ep) {                       \
-        i8_tile_sums_rows(mm, kgroups, (const uint8_t *)av, (const uint8_t *)bv, s, accumulate);     \
-        if (ep != NULL) I8_PASTE(I8_KERNEL_NAME, _finish)(mm, s, c, ldc, ep);                        \
-    }
-I8_DEFINE_ROWS(1) I8_DEFINE_ROWS(2) I8_DEFINE_ROWS(3) I8_DEFINE_ROWS(4) I8_DEFINE_ROWS(5) I8_DEFINE_ROWS(6)
-I8_DEFINE_ROWS(7) I8_DEFINE_ROWS(8) I8_DEFINE_ROWS(9) I8_DEFINE_ROWS(10) I8_DEFINE_ROWS(11)
-
-static const gk_i8_ukernel_fn I8_PASTE(I8_KERNEL_NAME, _rows)[MR] = {
-    NULL, I8_PASTE(I8_KERNEL_NAME, _r1), I8_PASTE(I8_KERNEL_NAME, _r2), I8_PASTE(I8_KERNEL_NAME, _r3),
-    I8_PASTE(I8_KERNEL_NAME, _r4), I8_PASTE(I8_KERNEL_NAME, _r5), I8_PASTE(I8_KERNEL_NAME, _r6),
-    I8_PASTE(I8_KERNEL_NAME, _r7), I8_PASTE(I8_KERNEL_NAME, _r8), I8_PASTE(I8_KERNEL_NAME, _r9),
-    I8_PASTE(I8_KERNEL_NAME, _r10), I8_PASTE(I8_KERNEL_NAME, _r11),
-};
+#include "int8_row_kernels.h"
