@@ -361,7 +361,7 @@ static gemmkit_status_t i8_dot(const i8_job_t *job) {
 }
 
 /* The job for matrix b of the problem (pointers moved by the batch strides). */
-static void i8_job_init(i8_job_t *job, const gk_int8_problem_t *p, int64_t b) {
+static void int8_job_init(i8_job_t *job, const gk_int8_problem_t *p, int64_t b) {
     const gk_config_t *cfg = gk_config();
     memset(job, 0, sizeof(*job));
     job->kern = cfg->int8;
@@ -387,7 +387,7 @@ static void i8_job_init(i8_job_t *job, const gk_int8_problem_t *p, int64_t b) {
 }
 
 /* One matrix on all the threads it is worth. */
-static gemmkit_status_t i8_run_one(i8_job_t *job) {
+static gemmkit_status_t int8_run_one(i8_job_t *job) {
     const gk_config_t *cfg = gk_config();
     const int64_t M = job->M, N = job->N, K = job->K;
     if (job->transb && !job->packed_b && M <= GK_MIN(cfg->small.dot_max_m, GK_I8_DOT_MAX_M) && job->kern->dot &&
@@ -419,15 +419,15 @@ static gemmkit_status_t i8_run_one(i8_job_t *job) {
 typedef struct {
     const gk_int8_problem_t *p;
     int failed;
-} i8_batch_job_t;
+} int8_batch_job_t;
 
-static void i8_batch_task(void *ctx, int tid, int nthreads) {
-    i8_batch_job_t *bj = (i8_batch_job_t *)ctx;
+static void int8_batch_task(void *ctx, int tid, int nthreads) {
+    int8_batch_job_t *bj = (int8_batch_job_t *)ctx;
     int64_t b0, b1;
     gk_split_range(bj->p->batch, 1, nthreads, tid, &b0, &b1);
     for (int64_t b = b0; b < b1; b++) {
         i8_job_t job;
-        i8_job_init(&job, bj->p, b);
+        int8_job_init(&job, bj->p, b);
         if (i8_block(&job, 0, job.M, 0, job.N, 0, 1) != 0) bj->failed = 1;
     }
 }
@@ -436,8 +436,8 @@ gemmkit_status_t gk_int8_gemm(const gk_int8_problem_t *p) {
     const int64_t batch = p->batch > 1 ? p->batch : 1;
     i8_job_t job;
     if (batch == 1) {
-        i8_job_init(&job, p, 0);
-        return i8_run_one(&job);
+        int8_job_init(&job, p, 0);
+        return int8_run_one(&job);
     }
     /* Threads over batch x tiles: whole matrices per thread when there are at least as many matrices
      * as threads worth using (or one matrix is too small to split), else the matrices one after
@@ -445,13 +445,13 @@ gemmkit_status_t gk_int8_gemm(const gk_int8_problem_t *p) {
     const int per_matrix = gk_threads_for(p->M, p->N, p->K / 4 + 1);
     const int64_t total = gk_threads_for(p->M * batch, p->N, p->K / 4 + 1);
     if (per_matrix <= 1 || batch >= total) {
-        i8_batch_job_t bj = {p, 0};
-        gk_parallel_run(i8_batch_task, &bj, (int)GK_MIN(batch, total));
+        int8_batch_job_t bj = {p, 0};
+        gk_parallel_run(int8_batch_task, &bj, (int)GK_MIN(batch, total));
         return bj.failed ? gemmkit_out_of_memory : gemmkit_success;
     }
     for (int64_t b = 0; b < batch; b++) {
-        i8_job_init(&job, p, b);
-        const gemmkit_status_t st = i8_run_one(&job);
+        int8_job_init(&job, p, b);
+        const gemmkit_status_t st = int8_run_one(&job);
         if (st != gemmkit_success) return st;
     }
     return gemmkit_success;

@@ -152,7 +152,7 @@ static inline uint16_t gk_float_to_float16_bits(float f) {
 }
 
 /* The float epilogue of one element from its exact sum: y as the formula above, before conversion. */
-static inline float gk_i8_scaled_value(float acc, const gk_i8_epilogue_t *ep, int64_t i, int64_t j) {
+static inline float gk_int8_scaled_value(float acc, const gk_i8_epilogue_t *ep, int64_t i, int64_t j) {
     const float first = ep->row_scale_first ? ep->row_scale[i] : ep->col_scale[j];
     const float second = ep->row_scale_first ? ep->col_scale[j] : ep->row_scale[i];
     float y = acc * first;

@@ -14,7 +14,7 @@ void gk_i8_epilogue_scalar(int64_t m, int64_t n, const int64_t *S, int64_t lds, 
         for (int64_t j = 0; j < n; j++) {
             const double acc = (double)S[i * lds + j] + ep->row_comp[i] + ep->col_comp[j];
             if (ep->dst != GK_DST_INT32) {
-                const float y = gk_i8_scaled_value((float)acc, ep, i, j); /* acc: an exact integer */
+                const float y = gk_int8_scaled_value((float)acc, ep, i, j); /* acc: an exact integer */
                 if (ep->dst == GK_DST_FLOAT32) ((float *)C)[i * ldc + j] = y;
                 else if (ep->dst == GK_DST_FLOAT16) ((uint16_t *)C)[i * ldc + j] = gk_float_to_float16_bits(y);
                 else ((uint16_t *)C)[i * ldc + j] = gk_float_to_bfloat16_bits(y);

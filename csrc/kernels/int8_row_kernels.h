@@ -9,7 +9,7 @@
         i8_tile_sums_rows(mm, kgroups, (const uint8_t *)av, (const uint8_t *)bv, s, accumulate);     \
         if (ep != NULL) I8_PASTE(I8_KERNEL_NAME, _finish)(mm, s, c, ldc, ep);                        \
     }
-I8_PARTIAL_ROWS(I8_DEFINE_ROWS)
+INT8_PARTIAL_ROWS(I8_DEFINE_ROWS)
 
-#define I8_ROW_ENTRY(mm) I8_PASTE(I8_KERNEL_NAME, _r##mm),
-static const gk_i8_ukernel_fn I8_PASTE(I8_KERNEL_NAME, _rows)[MR] = {NULL, I8_PARTIAL_ROWS(I8_ROW_ENTRY)};
+#define INT8_ROW_ENTRY(mm) I8_PASTE(I8_KERNEL_NAME, _r##mm),
+static const gk_i8_ukernel_fn I8_PASTE(I8_KERNEL_NAME, _rows)[MR] = {NULL, INT8_PARTIAL_ROWS(INT8_ROW_ENTRY)};

@@ -16,10 +16,10 @@
 
 #if MR == 12
 #define I8_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
-#define I8_PARTIAL_ROWS(X) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
+#define INT8_PARTIAL_ROWS(X) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
 #elif MR == 6
 #define I8_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
-#define I8_PARTIAL_ROWS(X) X(1) X(2) X(3) X(4) X(5)
+#define INT8_PARTIAL_ROWS(X) X(1) X(2) X(3) X(4) X(5)
 #else
 #error "unsupported MR"
 #endif

@@ -39,7 +39,7 @@ static inline void i8_ymm_store8(int32_t *c, __m256i s, __m256d rc, const double
 #include "int8_tile_sums.h"
 
 /* float32 -> 8 bfloat16, round to nearest even on the bits (gk_float_to_bfloat16_bits, 8 lanes). */
-static inline __m128i i8_ymm_to_bfloat16(__m256 f) {
+static inline __m128i ymm_to_bfloat16(__m256 f) {
     const __m256i x = _mm256_castps_si256(f);
     const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1));
     __m256i r = _mm256_add_epi32(_mm256_add_epi32(x, _mm256_set1_epi32(0x7fff)), lsb);
@@ -51,7 +51,7 @@ static inline __m128i i8_ymm_to_bfloat16(__m256 f) {
 
 /* The float epilogue (gk_i8_epilogue_t, GK_EP_INT32 sums) of the first m rows: y = float32(acc) * first
  * * second (+ bias), stored as ep->dst (F16C for float16). */
-static void i8_ymm_finish_float(int m, const int32_t *GK_RESTRICT s, void *GK_RESTRICT c, int64_t ldc,
+static void int8_ymm_finish_float(int m, const int32_t *GK_RESTRICT s, void *GK_RESTRICT c, int64_t ldc,
                                 const gk_i8_epilogue_t *ep) {
     const int dst = ep->dst;
     for (int i = 0; i < m; i++) {
@@ -70,7 +70,7 @@ static void i8_ymm_finish_float(int m, const int32_t *GK_RESTRICT s, void *GK_RE
             if (dst == GK_DST_FLOAT32) _mm256_storeu_ps((float *)c + at, y);
             else if (dst == GK_DST_FLOAT16)
                 _mm_storeu_si128((__m128i *)((uint16_t *)c + at), _mm256_cvtps_ph(y, _MM_FROUND_TO_NEAREST_INT));
-            else _mm_storeu_si128((__m128i *)((uint16_t *)c + at), i8_ymm_to_bfloat16(y));
+            else _mm_storeu_si128((__m128i *)((uint16_t *)c + at), ymm_to_bfloat16(y));
         }
     }
 }
@@ -79,7 +79,7 @@ static void i8_ymm_finish_float(int m, const int32_t *GK_RESTRICT s, void *GK_RE
 static void I8_PASTE(I8_KERNEL_NAME, _finish)(const int m, const int32_t *GK_RESTRICT s, void *GK_RESTRICT cv,
                                                int64_t ldc, const gk_i8_epilogue_t *ep) {
     if (ep->dst != GK_DST_INT32) {
-        i8_ymm_finish_float(m, s, cv, ldc, ep);
+        int8_ymm_finish_float(m, s, cv, ldc, ep);
         return;
     }
     int32_t *c = (int32_t *)cv;

@@ -42,7 +42,7 @@ static inline void i8_zmm_store16(int32_t *c, __m512i s, __m512d rc, const doubl
 #include "int8_tile_sums.h"
 
 /* float32 -> 16 bfloat16, round to nearest even on the bits (gk_float_to_bfloat16_bits, 16 lanes). */
-static inline __m256i i8_zmm_to_bfloat16(__m512 f) {
+static inline __m256i zmm_to_bfloat16(__m512 f) {
     const __m512i x = _mm512_castps_si512(f);
     const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(x, 16), _mm512_set1_epi32(1));
     __m512i r = _mm512_add_epi32(_mm512_add_epi32(x, _mm512_set1_epi32(0x7fff)), lsb);
@@ -53,7 +53,7 @@ static inline __m256i i8_zmm_to_bfloat16(__m512 f) {
 
 /* The float epilogue (gk_i8_epilogue_t, GK_EP_INT32 sums) of the first m rows: y = float32(acc) * first
  * * second (+ bias), stored as ep->dst. */
-static void i8_zmm_finish_float(int m, const int32_t *GK_RESTRICT s, void *GK_RESTRICT c, int64_t ldc,
+static void int8_zmm_finish_float(int m, const int32_t *GK_RESTRICT s, void *GK_RESTRICT c, int64_t ldc,
                                 const gk_i8_epilogue_t *ep) {
     const int dst = ep->dst;
     for (int i = 0; i < m; i++) {
@@ -73,7 +73,7 @@ static void i8_zmm_finish_float(int m, const int32_t *GK_RESTRICT s, void *GK_RE
             else if (dst == GK_DST_FLOAT16)
                 _mm256_storeu_si256((__m256i *)((uint16_t *)c + at),
                                     _mm512_cvtps_ph(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-            else _mm256_storeu_si256((__m256i *)((uint16_t *)c + at), i8_zmm_to_bfloat16(y));
+            else _mm256_storeu_si256((__m256i *)((uint16_t *)c + at), zmm_to_bfloat16(y));
         }
     }
 }
@@ -82,7 +82,7 @@ static void i8_zmm_finish_float(int m, const int32_t *GK_RESTRICT s, void *GK_RE
 static void I8_PASTE(I8_KERNEL_NAME, _finish)(const int m, const int32_t *GK_RESTRICT s, void *GK_RESTRICT cv,
                                                int64_t ldc, const gk_i8_epilogue_t *ep) {
     if (ep->dst != GK_DST_INT32) {
-        i8_zmm_finish_float(m, s, cv, ldc, ep);
+        int8_zmm_finish_float(m, s, cv, ldc, ep);
         return;
     }
     int32_t *c = (int32_t *)cv;
