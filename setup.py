@@ -40,6 +40,8 @@ CORE_SOURCES = [
 ]
 
 _AVX2 = (["-mavx2", "-mfma"], ["/arch:AVX2"])
+# The int8 kernels' float16 epilogue converts with F16C (dispatch requires it with AVX2).
+_AVX2_F16C = (["-mavx2", "-mfma", "-mf16c"], ["/arch:AVX2"])
 _AVX512 = (["-mavx512f", "-mavx512bw", "-mavx512dq", "-mavx512vl", "-mfma", "-mavx2"], ["/arch:AVX512"])
 _AVX512_VNNI = (["-mavx512f", "-mavx512bw", "-mavx512dq", "-mavx512vl", "-mavx512vnni", "-mfma", "-mavx2"],
                 ["/arch:AVX512"])
@@ -47,7 +49,7 @@ _AVX512_VNNI = (["-mavx512f", "-mavx512bw", "-mavx512dq", "-mavx512vl", "-mavx51
 X86_KERNELS = {
     "csrc/kernels/sgemm_avx2.c": _AVX2,
     "csrc/kernels/dgemm_avx2.c": _AVX2,
-    "csrc/kernels/int8_avx2.c": _AVX2,
+    "csrc/kernels/int8_avx2.c": _AVX2_F16C,
     "csrc/kernels/sgemm_avx512.c": _AVX512,
     "csrc/kernels/dgemm_avx512.c": _AVX512,
     "csrc/kernels/int8_avx512.c": _AVX512,
@@ -57,7 +59,7 @@ X86_KERNELS = {
     "csrc/kernels/qadd_avx512.c": _AVX512,
 }
 # Built only where the compiler knows AVX-VNNI (gcc >= 11, clang >= 12, MSVC 2019 16.10+).
-AVX_VNNI_KERNEL = ("csrc/kernels/int8_avx_vnni.c", (["-mavx2", "-mfma", "-mavxvnni"], ["/arch:AVX2"]))
+AVX_VNNI_KERNEL = ("csrc/kernels/int8_avx_vnni.c", (["-mavx2", "-mfma", "-mf16c", "-mavxvnni"], ["/arch:AVX2"]))
 
 
 def target_is_x86_64():

@@ -57,17 +57,39 @@ gemmkit_status_t gk_real_gemm_batch(const gk_real_problem_t *p, int64_t batch, i
 int gk_sgemm_few_rows(const gk_real_problem_t *p, gemmkit_status_t *st);
 
 /* An int8 product after the frontend's checks: C := alpha * (op(A') - a_ofs) (op(B) - bo) + beta * C + co,
- * A' = A (u8) or A ^ 0x80 (s8 flipped to u8, flip_a = 1, a_ofs = ao + 128); M, N, K > 0, alpha != 0. */
+ * A' = A (u8) or A ^ 0x80 (s8 flipped to u8, flip_a = 1, a_ofs = ao + 128); M, N, K > 0, alpha != 0.
+ * With dst != GK_DST_INT32 (fields after co; zero-initialised they mean int32 output, one matrix) C holds
+ * floats of that type: C := scaled(acc) as gk_i8_epilogue_t's float formula, acc the exact sum (then
+ * alpha = 1, beta = 0, co = 0). batch > 1: matrices b = 0 .. batch-1 at A + b * stride_a, B + b * stride_b,
+ * C + b * stride_c and scales + b * stride_*_scale (elements; 0 = shared), in one call. */
 typedef struct {
     int transa, transb, flip_a;
     int64_t M, N, K;
     double alpha, beta;
     const uint8_t *A; int64_t lda; int a_ofs;
     const int8_t *B; int64_t ldb; int bo;
-    int32_t *C; int64_t ldc;
+    void *C; int64_t ldc;
     char offsetc; const int32_t *co;   /* 'F', 'C' or 'R' */
+    int dst;                           /* GK_DST_* */
+    const float *row_scale, *col_scale; /* M / N entries */
+    int row_scale_first;
+    const float *row_bias, *col_bias;  /* M / N entries; at most one, or neither */
+    int64_t batch, stride_a, stride_b, stride_c, stride_row_scale, stride_col_scale;
+    /* A prepacked op(B) (gk_int8_packed_weight_view; K within one exact chunk) in place of B, or NULL */
+    const uint8_t *packed_b; const int32_t *packed_colsum;
 } gk_int8_problem_t;
 
 gemmkit_status_t gk_int8_gemm(const gk_int8_problem_t *p);
+
+/* Prepacked int8 weights: op(B) (K x N) packed once into the NR-column panels (and column sums) of the
+ * int8 kernel in use, for repeated products with one weight. Size in bytes of the packed form, 0 when
+ * K is beyond one exact chunk (such weights are not packed). */
+int64_t gk_int8_packed_weight_size(int64_t N, int64_t K);
+gemmkit_status_t gk_int8_pack_weight(int transb, int64_t N, int64_t K, const int8_t *B, int64_t ldb, void *dst,
+                                     int64_t bytes);
+/* The panels and column sums of a packed weight made for the kernel in use with these N, K; 0 when
+ * `packed` is not one (another kernel path, other sizes, too short). */
+int gk_int8_packed_weight_view(const void *packed, int64_t bytes, int64_t N, int64_t K, const uint8_t **panels,
+                               const int32_t **colsum);
 
 #endif

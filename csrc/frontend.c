@@ -160,7 +160,7 @@ DEFINE_COMPLEX_GEMM(gemmkit_zgemm, gemmkit_complex128_t, double, f64, d, dgemm, 
 static void int8_no_product(const gk_int8_problem_t *p) {
     for (int64_t i = 0; i < p->M; i++)
         for (int64_t j = 0; j < p->N; j++) {
-            int32_t *c = p->C + i * p->ldc + j;
+            int32_t *c = (int32_t *)p->C + i * p->ldc + j;
             double v = 0.0;
             if (p->beta != 0.0) v = p->beta * (double)*c;
             double add = p->offsetc == 'F' ? p->co[0] : p->offsetc == 'C' ? p->co[i] : p->co[j];
@@ -202,4 +202,128 @@ gemmkit_status_t gemmkit_gemm_s8s8s32(char transa, char transb, char offsetc, in
     /* A' = A + 128 as unsigned bytes, so (A - ao) = (A' - (ao + 128)). */
     return gemm_int8(transa, transb, offsetc, M, N, K, alpha, (const uint8_t *)A, lda, (int)ao + 128, 1, B, ldb,
                      (int)bo, beta, C, ldc, co);
+}
+
+/* ---- per-token quantized int8 product with float output (gemmkit_gemm_s8s8_per_token) ------------ */
+
+static int per_token_out_type(int out_type) {
+    return out_type == GEMMKIT_OUT_FLOAT32 ? GK_DST_FLOAT32 : out_type == GEMMKIT_OUT_FLOAT16 ? GK_DST_FLOAT16
+           : out_type == GEMMKIT_OUT_BFLOAT16 ? GK_DST_BFLOAT16 : -1;
+}
+
+/* K == 0: every sum is 0, and the epilogue still runs (0 * scales, plus bias: IEEE rules for NaN/Inf). */
+static void per_token_empty_sums(const gk_int8_problem_t *p) {
+    static const int64_t zeros[64] = {0};
+    static const double zero_terms[64] = {0};
+    gk_i8_epilogue_t ep;
+    memset(&ep, 0, sizeof(ep));
+    ep.row_comp = zero_terms;
+    ep.col_comp = zero_terms;
+    ep.dst = p->dst;
+    ep.row_scale_first = p->row_scale_first;
+    const int size = gk_dst_size(p->dst);
+    for (int64_t b = 0; b < p->batch; b++)
+        for (int64_t i = 0; i < p->M; i++)
+            for (int64_t j = 0; j < p->N; j += 64) {
+                ep.row_scale = p->row_scale + b * p->stride_row_scale + i;
+                ep.col_scale = p->col_scale + b * p->stride_col_scale + j;
+                ep.row_bias = p->row_bias ? p->row_bias + i : NULL;
+                ep.col_bias = p->col_bias ? p->col_bias + j : NULL;
+                char *c = (char *)p->C + (size_t)(b * p->stride_c + i * p->ldc + j) * (size_t)size;
+                gk_i8_epilogue_scalar(1, GK_MIN((int64_t)64, p->N - j), zeros, 64, c, p->ldc, &ep);
+            }
+}
+
+/* Both per-token entries: with `packed` (then layout_c is 'R' and B is unused) op(B) is a prepacked weight. */
+static gemmkit_status_t per_token(char transa, char transb, char layout_c, int out_type, int64_t batch, int64_t M,
+                                  int64_t N, int64_t K, const int8_t *A, int64_t lda, int64_t stride_a,
+                                  const int8_t *B, int64_t ldb, int64_t stride_b, const void *packed,
+                                  int64_t packed_bytes, const float *deq_scale, const float *token_scale,
+                                  int64_t stride_token_scale, const float *bias, void *C, int64_t ldc,
+                                  int64_t stride_c) {
+    const int dst = per_token_out_type(out_type);
+    const int c_rows = layout_c == 'R' || layout_c == 'r', c_cols = layout_c == 'C' || layout_c == 'c';
+    if (dst < 0 || !(c_rows || c_cols) || batch < 0) return gemmkit_invalid_arguments;
+    if (stride_a < 0 || stride_b < 0 || stride_c < 0 || stride_token_scale < 0) return gemmkit_invalid_arguments;
+    /* Column-major C is the row-major N x M C^T = op(B)^T op(A)^T: the operands swap, and so do the roles
+     * of rows and columns in the epilogue (deq_scale, applied first, then runs along C^T's rows). */
+    gemmkit_status_t st = c_rows ? check_gemm_args(0, transa, transb, M, N, K, A, lda, B, ldb, C, ldc)
+                                 : check_gemm_args(0, is_trans(transb) ? 'N' : 'T', is_trans(transa) ? 'N' : 'T', N,
+                                                   M, K, B, ldb, A, lda, C, ldc);
+    if (st != gemmkit_success) return st;
+    if (batch == 0 || M == 0 || N == 0) return gemmkit_success;
+    if (deq_scale == NULL || token_scale == NULL) return gemmkit_invalid_arguments;
+    if (batch > 1 && stride_c == 0) return gemmkit_invalid_arguments; /* the matrices would overlap */
+    static const int32_t zero_offset = 0;
+    gk_int8_problem_t p;
+    memset(&p, 0, sizeof(p));
+    p.flip_a = 1;
+    p.alpha = 1.0; p.beta = 0.0;
+    p.a_ofs = 128; p.bo = 0;            /* A' = A + 128 as unsigned bytes, compensated exactly */
+    p.C = C; p.ldc = ldc;
+    p.offsetc = 'F'; p.co = &zero_offset;
+    p.dst = dst;
+    p.K = K;
+    p.batch = batch;
+    p.stride_c = stride_c;
+    if (c_rows) {
+        p.transa = is_trans(transa); p.transb = is_trans(transb);
+        p.M = M; p.N = N;
+        p.A = (const uint8_t *)A; p.lda = lda; p.stride_a = stride_a;
+        p.B = B; p.ldb = ldb; p.stride_b = stride_b;
+        p.row_scale = token_scale; p.stride_row_scale = stride_token_scale;
+        p.col_scale = deq_scale;
+        p.row_scale_first = 0;
+        p.col_bias = bias;
+    } else {
+        p.transa = !is_trans(transb); p.transb = !is_trans(transa);
+        p.M = N; p.N = M;
+        p.A = (const uint8_t *)B; p.lda = ldb; p.stride_a = stride_b;
+        p.B = A; p.ldb = lda; p.stride_b = stride_a;
+        p.row_scale = deq_scale;
+        p.col_scale = token_scale; p.stride_col_scale = stride_token_scale;
+        p.row_scale_first = 1;
+        p.row_bias = bias;
+    }
+    if (K == 0) {
+        per_token_empty_sums(&p);
+        return gemmkit_success;
+    }
+    if (packed != NULL) {
+        if (!c_rows || !gk_int8_packed_weight_view(packed, packed_bytes, N, K, &p.packed_b, &p.packed_colsum))
+            return gemmkit_invalid_arguments;
+        p.stride_b = 0;
+    }
+    return gk_int8_gemm(&p);
+}
+
+gemmkit_status_t gemmkit_gemm_s8s8_per_token(char transa, char transb, char layout_c, int out_type, int64_t batch,
+                                             int64_t M, int64_t N, int64_t K, const int8_t *A, int64_t lda,
+                                             int64_t stride_a, const int8_t *B, int64_t ldb, int64_t stride_b,
+                                             const float *deq_scale, const float *token_scale,
+                                             int64_t stride_token_scale, const float *bias, void *C, int64_t ldc,
+                                             int64_t stride_c) {
+    return per_token(transa, transb, layout_c, out_type, batch, M, N, K, A, lda, stride_a, B, ldb, stride_b, NULL, 0,
+                     deq_scale, token_scale, stride_token_scale, bias, C, ldc, stride_c);
+}
+
+int64_t gemmkit_s8s8_packed_weight_size(int64_t N, int64_t K) { return gk_int8_packed_weight_size(N, K); }
+
+gemmkit_status_t gemmkit_s8s8_pack_weight(char transb, int64_t N, int64_t K, const int8_t *B, int64_t ldb,
+                                          void *packed, int64_t packed_bytes) {
+    if (!(is_trans(transb) || is_notrans(transb)) || ldb < GK_MAX((int64_t)1, is_trans(transb) ? K : N))
+        return gemmkit_invalid_arguments;
+    return gk_int8_pack_weight(is_trans(transb), N, K, B, ldb, packed, packed_bytes);
+}
+
+gemmkit_status_t gemmkit_gemm_s8s8_per_token_packed(char transa, int out_type, int64_t batch, int64_t M, int64_t N,
+                                                    int64_t K, const int8_t *A, int64_t lda, int64_t stride_a,
+                                                    const void *packed_weight, int64_t packed_bytes,
+                                                    const float *deq_scale, const float *token_scale,
+                                                    int64_t stride_token_scale, const float *bias, void *C,
+                                                    int64_t ldc, int64_t stride_c) {
+    /* B's place in the argument checks is taken by the packed weight (plain K x N, ldb = N). */
+    return per_token(transa, 'N', 'R', out_type, batch, M, N, K, A, lda, stride_a, (const int8_t *)packed_weight,
+                     GK_MAX((int64_t)1, N), 0, packed_weight, packed_bytes, deq_scale, token_scale,
+                     stride_token_scale, bias, C, ldc, stride_c);
 }

@@ -51,6 +51,22 @@ cdef extern from "include/gemmkit.h" nogil:
             int64_t N, int64_t K, float alpha, const int8_t *A, int64_t lda, int8_t ao,
             const int8_t *B, int64_t ldb, int8_t bo, float beta, int32_t *C, int64_t ldc,
             const int32_t *co)
+    # ---- per-token quantized int8 product (gemmkit.quant.matmul_per_token) ----
+    enum:
+        GEMMKIT_OUT_FLOAT32
+        GEMMKIT_OUT_FLOAT16
+        GEMMKIT_OUT_BFLOAT16
+    gemmkit_status_t gemmkit_gemm_s8s8_per_token(char transa, char transb, char layout_c, int out_type,
+            int64_t batch, int64_t M, int64_t N, int64_t K, const int8_t *A, int64_t lda, int64_t stride_a,
+            const int8_t *B, int64_t ldb, int64_t stride_b, const float *deq_scale, const float *token_scale,
+            int64_t stride_token_scale, const float *bias, void *C, int64_t ldc, int64_t stride_c)
+    int64_t gemmkit_s8s8_packed_weight_size(int64_t N, int64_t K)
+    gemmkit_status_t gemmkit_s8s8_pack_weight(char transb, int64_t N, int64_t K, const int8_t *B, int64_t ldb,
+            void *packed, int64_t packed_bytes)
+    gemmkit_status_t gemmkit_gemm_s8s8_per_token_packed(char transa, int out_type, int64_t batch, int64_t M,
+            int64_t N, int64_t K, const int8_t *A, int64_t lda, int64_t stride_a, const void *packed_weight,
+            int64_t packed_bytes, const float *deq_scale, const float *token_scale, int64_t stride_token_scale,
+            const float *bias, void *C, int64_t ldc, int64_t stride_c)
     int gemmkit_get_num_threads()
     void gemmkit_set_num_threads(int n)
     gemmkit_status_t gemmkit_set_arch(const char *name)

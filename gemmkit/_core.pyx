@@ -171,8 +171,8 @@ cdef class _Operand:
         if self.held:
             PyBuffer_Release(&self.view)
 
-    cdef int acquire(self, object obj, str name, str dtype, int64_t rows, int64_t cols, int64_t ld,
-                     bint writable) except -1:
+    cdef int get_buffer(self, object obj, str name, str dtype, bint writable) except -1:
+        """Holds obj's buffer (strides and format); TypeError/ValueError naming `name` if it has none."""
         cdef int flags = PyBUF_STRIDES | PyBUF_FORMAT
         if writable:
             flags |= PyBUF_WRITABLE
@@ -193,6 +193,11 @@ cdef class _Operand:
             raise TypeError(f"{name} must be a {dtype} array or buffer, got {type(obj).__name__}") from None
         self.held = True
         self.ptr = self.view.buf
+        return 0
+
+    cdef int acquire(self, object obj, str name, str dtype, int64_t rows, int64_t cols, int64_t ld,
+                     bint writable) except -1:
+        self.get_buffer(obj, name, dtype, writable)
         if not _format_is(self.view.format, self.view.itemsize, dtype):
             raise TypeError(f"{name} must have dtype {dtype}, got {_dtype_of(self.view.format, self.view.itemsize)}")
         cdef Py_ssize_t isz = self.view.itemsize
@@ -707,6 +712,170 @@ def gemm_s8s8s32(transa, transb, offsetc, M, N, K, alpha, A, lda, ao, B, ldb, bo
     """C := alpha * (op(A) - ao) @ (op(B) - bo) + beta * C + co; A int8, B int8, C int32."""
     return _gemm_i8("gemm_s8s8s32", True, transa, transb, offsetc, M, N, K, alpha, A, lda, ao, B,
                     ldb, bo, beta, C, ldc, co)
+
+
+# ---- per-token quantized int8 product with float output ------------------------------------------
+
+# out_type name -> (C's GEMMKIT_OUT_* code, buffer formats C may have: the type itself or its raw bits)
+_PER_TOKEN_OUT = {"float32": (GEMMKIT_OUT_FLOAT32, (b"f",)), "float16": (GEMMKIT_OUT_FLOAT16, (b"e", b"H")),
+                  "bfloat16": (GEMMKIT_OUT_BFLOAT16, (b"H",))}
+
+
+cdef class _Span(_Operand):
+    """A buffer read as flat memory from its first element: the core addresses elements by offsets
+    (batch stride, leading dimension), all of which must lie in the buffer's span."""
+
+    cdef int acquire_span(self, object obj, str name, str what, tuple formats, Py_ssize_t itemsize, int64_t need,
+                          bint writable) except -1:
+        self.get_buffer(obj, name, what, writable)
+        cdef bytes f = self.view.format if self.view.format != NULL else b"B"
+        if f[:1] in (b"@", b"=", b"<", b"|"):
+            f = f[1:]
+        if f not in formats or self.view.itemsize != itemsize:
+            raise TypeError(f"{name} must be a {what} array or buffer, got format {f.decode()!r} "
+                            f"(itemsize {self.view.itemsize})")
+        cdef int64_t span = 1
+        cdef int d
+        for d in range(self.view.ndim):
+            if self.view.shape[d] == 0:
+                span = 0
+                break
+            if self.view.strides[d] < 0:
+                raise ValueError(f"{name} must not have negative strides")
+        if span:
+            span = itemsize
+            for d in range(self.view.ndim):
+                span += (self.view.shape[d] - 1) * self.view.strides[d]
+        if need * itemsize > span:
+            raise ValueError(f"{name} is too small: its span holds {span // itemsize} elements, "
+                             f"{need} are addressed")
+        return 0
+
+
+cdef int64_t _extent(int64_t batch, int64_t stride, int64_t rows, int64_t cols, int64_t ld, str name) except -1:
+    """Elements from the first one up to the last addressed: (batch-1)*stride + (rows-1)*ld + cols."""
+    if batch == 0 or rows == 0 or cols == 0:
+        return 0
+    cdef object need = (batch - 1) * stride + (rows - 1) * ld + cols  # Python int: no overflow
+    if need > INT64_MAX:
+        raise ValueError(f"{name}: extent overflows")
+    return need
+
+
+cdef object _per_token(transa, transb, layout_c, out_type, int64_t batch, int64_t M, int64_t N, int64_t K, A,
+                       int64_t lda, int64_t stride_a, B, int64_t ldb, int64_t stride_b, packed, deq_scale,
+                       token_scale, int64_t stride_token_scale, bias, C, int64_t ldc, int64_t stride_c):
+    """Both per-token entries; `packed` (a packed weight, or None) stands in for B with layout_c 'R'."""
+    cdef char ta = _trans_flag(transa, "transa"), tb = _trans_flag(transb, "transb")
+    if not isinstance(layout_c, str) or layout_c not in ("R", "C"):
+        raise ValueError(f"layout_c must be 'R' or 'C', got {layout_c!r}")
+    if out_type not in _PER_TOKEN_OUT:
+        raise ValueError(f"out_type must be one of {', '.join(_PER_TOKEN_OUT)}, got {out_type!r}")
+    code, c_formats = _PER_TOKEN_OUT[out_type]
+    cdef bint c_rows = layout_c == "R"
+    if batch < 0:
+        raise ValueError(f"batch must be >= 0, got {batch}")
+    for value, what in ((stride_a, "stride_a"), (stride_b, "stride_b"), (stride_c, "stride_c"),
+                        (stride_token_scale, "stride_token_scale")):
+        if value < 0:
+            raise ValueError(f"{what} must be >= 0, got {value}")
+    if c_rows:
+        _check_dims_lds(ta, tb, M, N, K, lda, ldb, ldc)
+    else:  # C^T (N x M, row-major) = op(B)^T op(A)^T
+        _check_dims_lds(ta, tb, M, N, K, lda, ldb, max(1, N))
+        if ldc < max(1, M):
+            raise ValueError(f"ldc={ldc} must be >= {max(1, M)} (max(1, M) for layout_c='C')")
+    cdef bint work = batch > 0 and M > 0 and N > 0
+    cdef bint reads_ab = work and K > 0
+    if work and batch > 1 and stride_c == 0:
+        raise ValueError("stride_c must be > 0 when batch > 1 (the results would overlap)")
+    cdef int64_t nb = batch if work else 0
+    cdef int64_t packed_bytes = 0
+    cdef _Span a = _Span(), b = _Span(), c = _Span(), ds = _Span(), ts = _Span(), bs = _Span()
+    a.acquire_span(A, "A", "int8", (b"b",), 1, _extent(nb if reads_ab else 0, stride_a, K if _is_t(ta) else M,
+                                                  M if _is_t(ta) else K, lda, "A"), False)
+    if packed is None:
+        b.acquire_span(B, "B", "int8", (b"b",), 1, _extent(nb if reads_ab else 0, stride_b, N if _is_t(tb) else K,
+                                                      K if _is_t(tb) else N, ldb, "B"), False)
+    else:
+        packed_bytes = gemmkit_s8s8_packed_weight_size(N, K) if reads_ab else 0
+        b.acquire_span(packed, "packed_weight", "uint8", (b"B",), 1, packed_bytes, False)
+    ds.acquire_span(deq_scale, "deq_scale", "float32", (b"f",), 4, N if work else 0, False)
+    ts.acquire_span(token_scale, "token_scale", "float32", (b"f",), 4,
+               _extent(nb, stride_token_scale, 1, M, 1, "token_scale"), False)
+    if bias is not None:
+        bs.acquire_span(bias, "bias", "float32", (b"f",), 4, N if work else 0, False)
+    c.acquire_span(C, "C", out_type + (" (or uint16 bits)" if out_type != "float32" else ""), c_formats,
+              4 if out_type == "float32" else 2,
+              _extent(nb, stride_c, M if c_rows else N, N if c_rows else M, ldc, "C"), True)
+    cdef int st
+    cdef char lc = b'R' if c_rows else b'C'
+    cdef int oc = code
+    cdef const float *bias_ptr = <const float *>bs.ptr if bias is not None else NULL
+    if packed is None:
+        with nogil:
+            st = gemmkit_gemm_s8s8_per_token(ta, tb, lc, oc, batch, M, N, K, <const int8_t *>a.ptr, lda, stride_a,
+                                             <const int8_t *>b.ptr, ldb, stride_b, <const float *>ds.ptr,
+                                             <const float *>ts.ptr, stride_token_scale, bias_ptr, c.ptr, ldc,
+                                             stride_c)
+    else:
+        with nogil:
+            st = gemmkit_gemm_s8s8_per_token_packed(ta, oc, batch, M, N, K, <const int8_t *>a.ptr, lda, stride_a,
+                                                    b.ptr, packed_bytes, <const float *>ds.ptr,
+                                                    <const float *>ts.ptr, stride_token_scale, bias_ptr, c.ptr,
+                                                    ldc, stride_c)
+        if st == 2:
+            raise ValueError("packed_weight was not packed for this kernel path and these N, K "
+                             "(s8s8_pack_weight under the same kernel path)")
+    _raise_status(st, "gemm_s8s8_per_token")
+    return C
+
+
+def gemm_s8s8_per_token(transa, transb, layout_c, out_type, int64_t batch, int64_t M, int64_t N, int64_t K,
+                        A, int64_t lda, int64_t stride_a, B, int64_t ldb, int64_t stride_b, deq_scale,
+                        token_scale, int64_t stride_token_scale, bias, C, int64_t ldc, int64_t stride_c):
+    """C_b[i][j] := float32(float32(acc) * deq_scale[j]) * token_scale_b[i] (+ bias[j]), rounded to
+    nearest even into out_type ("float32", "float16", "bfloat16"), acc = the exact sum of
+    op(A_b)[i][k] * op(B_b)[k][j] (int8 x int8) for b < batch; X_b at X + b * stride_x (elements).
+    layout_c 'R': C_b[i][j] at i * ldc + j, 'C': at i + j * ldc. A, B int8; scales and bias float32
+    (bias may be None); C float32, or float16 / uint16 bits for 16-bit outputs. Buffers of any
+    dimension are read as flat memory from their first element. Returns C."""
+    return _per_token(transa, transb, layout_c, out_type, batch, M, N, K, A, lda, stride_a, B, ldb, stride_b,
+                      None, deq_scale, token_scale, stride_token_scale, bias, C, ldc, stride_c)
+
+
+def s8s8_pack_weight(transb, int64_t N, int64_t K, B, int64_t ldb):
+    """op(B) (K x N int8, row-major with ldb; transb 'T': B is N x K) packed for the int8 kernel path in
+    use, as a new uint8 array for gemm_s8s8_per_token_packed; None when K is beyond what is packed (or
+    N or K is 0): pass the weight itself then."""
+    cdef char tb = _trans_flag(transb, "transb")
+    if N < 0 or K < 0:
+        raise ValueError(f"N and K must be >= 0, got N={N}, K={K}")
+    cdef int64_t need = max(1, K if _is_t(tb) else N)
+    if ldb < need:
+        raise ValueError(f"ldb={ldb} must be >= {need}")
+    cdef int64_t nbytes = gemmkit_s8s8_packed_weight_size(N, K)
+    if nbytes == 0:
+        return None
+    cdef _Span b = _Span(), d = _Span()
+    b.acquire_span(B, "B", "int8", (b"b",), 1, _extent(1, 0, N if _is_t(tb) else K, K if _is_t(tb) else N, ldb, "B"),
+              False)
+    packed = np.empty(nbytes, np.uint8)
+    d.acquire_span(packed, "packed", "uint8", (b"B",), 1, nbytes, True)
+    cdef int st
+    with nogil:
+        st = gemmkit_s8s8_pack_weight(tb, N, K, <const int8_t *>b.ptr, ldb, d.ptr, nbytes)
+    _raise_status(st, "s8s8_pack_weight")
+    return packed
+
+
+def gemm_s8s8_per_token_packed(transa, out_type, int64_t batch, int64_t M, int64_t N, int64_t K, A, int64_t lda,
+                               int64_t stride_a, packed_weight, deq_scale, token_scale, int64_t stride_token_scale,
+                               bias, C, int64_t ldc, int64_t stride_c):
+    """gemm_s8s8_per_token with layout_c 'R' and a weight from s8s8_pack_weight (same N, K and kernel path,
+    else ValueError) shared by the batch. Returns C."""
+    return _per_token(transa, "N", "R", out_type, batch, M, N, K, A, lda, stride_a, None, max(1, N), 0,
+                      packed_weight, deq_scale, token_scale, stride_token_scale, bias, C, ldc, stride_c)
 
 
 # ---- configuration ----------------------------------------------------------------------------

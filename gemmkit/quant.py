@@ -1,5 +1,6 @@
-"""Quantized operations on uint8/int8 NumPy arrays: gemmkit.quant.quantized_add (elementwise add with
-scales and zero points, DirectML's or ONNX Runtime's formula). Each operation lives in its own module."""
+"""gemmkit.quant: quantized operations on int8/uint8 data with float scales (per-token matmul, quantized
+elementwise add), each a thin re-export of its own module so that operations sit side by side."""
+from ._matmul_per_token import PackedWeight, matmul_per_token, pack_weight
 from ._quantized_add import quantized_add
 
-__all__ = ["quantized_add"]
+__all__ = ["matmul_per_token", "pack_weight", "PackedWeight", "quantized_add"]

@@ -70,6 +70,38 @@ GEMMKIT_API gemmkit_status_t gemmkit_gemm_s8s8s32(char transa, char transb, char
         int64_t N, int64_t K, float alpha, const int8_t *A, int64_t lda, int8_t ao, const int8_t *B,
         int64_t ldb, int8_t bo, float beta, int32_t *C, int64_t ldc, const int32_t *co);
 
+/* ---- per-token quantized int8 product with float output ---- */
+/* Output element types of gemmkit_gemm_s8s8_per_token. */
+#define GEMMKIT_OUT_FLOAT32  1
+#define GEMMKIT_OUT_FLOAT16  2   /* IEEE binary16 */
+#define GEMMKIT_OUT_BFLOAT16 3
+
+/* For b < batch, i < M, j < N, with X_b = X + b * stride_x (elements; a stride of 0 shares X):
+ *   acc = sum_k op(A_b)[i][k] * op(B_b)[k][j]                   (exact integer, A and B signed bytes)
+ *   y   = float32(float32(acc) * deq_scale[j]) * token_scale_b[i]  (+ bias[j] when bias != NULL),
+ *         float32 arithmetic, one rounding per operation (no fused multiply-add)
+ *   C_b[i][j] = y rounded to nearest even into out_type (GEMMKIT_OUT_*).
+ * layout_c 'R': C_b[i][j] at C_b[i * ldc + j]; 'C': at C_b[i + j * ldc] (ldc >= max(1, M)). C's element
+ * size follows out_type; stride_c != 0 when batch > 1. One call runs the whole batch on the thread pool.
+ * deq_scale has N entries, token_scale_b and bias M and N; K = 0 gives the formula with acc = 0. */
+GEMMKIT_API gemmkit_status_t gemmkit_gemm_s8s8_per_token(char transa, char transb, char layout_c, int out_type,
+        int64_t batch, int64_t M, int64_t N, int64_t K, const int8_t *A, int64_t lda, int64_t stride_a,
+        const int8_t *B, int64_t ldb, int64_t stride_b, const float *deq_scale, const float *token_scale,
+        int64_t stride_token_scale, const float *bias, void *C, int64_t ldc, int64_t stride_c);
+
+/* Prepacked weights for repeated products with one weight: op(B) (K x N, transb as above) packed once for
+ * the int8 kernel path in use. gemmkit_s8s8_packed_weight_size gives the bytes (0: K too long to be
+ * packed, or N or K = 0; use gemmkit_gemm_s8s8_per_token with the weight itself then), pack_weight fills
+ * them. The _packed product is gemmkit_gemm_s8s8_per_token with layout_c 'R' and this weight shared by the
+ * batch; it returns gemmkit_invalid_arguments for a packed weight of another kernel path or other N, K. */
+GEMMKIT_API int64_t gemmkit_s8s8_packed_weight_size(int64_t N, int64_t K);
+GEMMKIT_API gemmkit_status_t gemmkit_s8s8_pack_weight(char transb, int64_t N, int64_t K, const int8_t *B,
+        int64_t ldb, void *packed, int64_t packed_bytes);
+GEMMKIT_API gemmkit_status_t gemmkit_gemm_s8s8_per_token_packed(char transa, int out_type, int64_t batch,
+        int64_t M, int64_t N, int64_t K, const int8_t *A, int64_t lda, int64_t stride_a, const void *packed_weight,
+        int64_t packed_bytes, const float *deq_scale, const float *token_scale, int64_t stride_token_scale,
+        const float *bias, void *C, int64_t ldc, int64_t stride_c);
+
 /* Threads: default = CPUs this process may run on (or GEMMKIT_NUM_THREADS). */
 GEMMKIT_API int gemmkit_get_num_threads(void);
 GEMMKIT_API void gemmkit_set_num_threads(int n);
@@ -136,7 +168,7 @@ GEMMKIT_API gemmkit_status_t gemmkit_quantized_add(gemmkit_qadd_formula_t formul
         const gemmkit_qtensor_t *a, const gemmkit_qtensor_t *b, const gemmkit_qtensor_t *out);
 /* ---- end of quantized elementwise add ---------------------------------------------------------- */
 
-#define GEMMKIT_CPU_AVX2        (1u << 0)  /* AVX2 + FMA + OS-saved ymm state */
+#define GEMMKIT_CPU_AVX2        (1u << 0)  /* AVX2 + FMA + F16C + OS-saved ymm state */
 #define GEMMKIT_CPU_AVX512      (1u << 1)  /* AVX-512 F/BW/DQ/VL + OS-saved zmm state */
 #define GEMMKIT_CPU_AVX512_VNNI (1u << 2)
 #define GEMMKIT_CPU_AVX_VNNI    (1u << 3)
