@@ -315,6 +315,7 @@ def _ort_session(m, k, n, out_dtype, w):
         initializer=[numpy_helper.from_array(w, "w")])
     model_proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
                                                           helper.make_opsetid("com.microsoft", 1)])
+    model_proto.ir_version = 8  # what every ONNX Runtime of the last years reads (a new onnx writes a newer IR)
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = 1
     return ort.InferenceSession(model_proto.SerializeToString(), opts, providers=["CPUExecutionProvider"])

@@ -244,6 +244,7 @@ def _ort_session(ort, onnx, dt, a_ndim, b_ndim):
     graph = helper.make_graph([node], "qladd", inputs, [helper.make_tensor_value_info("C", T, None)])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
                                                     helper.make_opsetid("com.microsoft", 1)])
+    model.ir_version = 8  # what every ONNX Runtime of the last years reads (a new onnx writes a newer IR)
     so = ort.SessionOptions()
     so.intra_op_num_threads = 1
     return ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
