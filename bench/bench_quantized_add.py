@@ -40,6 +40,7 @@ def ort_session():
     node = helper.make_node("QLinearAdd", names, ["C"], domain="com.microsoft")
     graph = helper.make_graph([node], "qladd", inputs, [helper.make_tensor_value_info("C", T, None)])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])
+    model.ir_version = 8  # readable by older onnxruntime releases too
     so = ort.SessionOptions()
     so.intra_op_num_threads = 1
     so.inter_op_num_threads = 1

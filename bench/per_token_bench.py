@@ -41,6 +41,7 @@ def ort_session(m, k, n, w, threads, x_type):
          helper.make_tensor_value_info("b_scale", TensorProto.FLOAT, [n])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT16, [m, n])], initializer=inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])
+    model.ir_version = 8  # readable by older onnxruntime releases too
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1
