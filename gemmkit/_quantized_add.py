@@ -2,12 +2,15 @@
 output type and shape, broadcasting by stride-0 views; the arithmetic runs in C (csrc/qadd.c)."""
 import math
 import numbers
+import struct
 
 import numpy as np
 
 from . import _core
 
 _QTYPES = (np.dtype(np.uint8), np.dtype(np.int8))
+_RANGE = {np.dtype(np.uint8): (0, 255), np.dtype(np.int8): (-128, 127)}
+_F32 = struct.Struct("f")
 FORMULAS = ("directml", "onnxruntime")
 
 
@@ -34,8 +37,10 @@ def _scale(value, name, tensor_shape, tensor_name):
     """The scale(s) in float32, finite and non-zero (checked on the float32 values): one value as a
     Python float holding a float32, several as a float32 array."""
     if isinstance(value, (float, int, np.floating, np.integer)) and not isinstance(value, (bool, np.bool_)):
-        with np.errstate(over="ignore"):
-            v = float(np.float32(value))
+        try:  # rounded to float32 (struct refuses what would overflow to Inf)
+            v = _F32.unpack(_F32.pack(float(value)))[0]
+        except OverflowError:
+            v = math.inf
         if v == 0.0 or not math.isfinite(v):
             raise ValueError(f"{name} must be finite and non-zero as float32, got {value!r}")
         return v
@@ -59,9 +64,9 @@ def _zero_point(value, name, dtype, tensor_shape, tensor_name):
     if value is None:
         return None
     if type(value) is int or (isinstance(value, np.integer) and value.dtype == dtype):
-        info = np.iinfo(dtype)
-        if not info.min <= value <= info.max:
-            raise ValueError(f"{name} must lie in {info.min}..{info.max} ({dtype}), got {value!r}")
+        lo, hi = _RANGE[dtype]
+        if not lo <= value <= hi:
+            raise ValueError(f"{name} must lie in {lo}..{hi} ({dtype}), got {value!r}")
         return int(value)
     if isinstance(value, (np.ndarray, np.generic)):
         if value.dtype != dtype:
@@ -125,7 +130,7 @@ def quantized_add(a, a_scale, a_zero_point, b, b_scale, b_zero_point, out_scale,
     a = _quantized_array(a, "a")
     b = _quantized_array(b, "b")
     try:
-        shape = np.broadcast_shapes(a.shape, b.shape)
+        shape = a.shape if a.shape == b.shape else np.broadcast_shapes(a.shape, b.shape)
     except ValueError:
         raise ValueError(f"a of shape {a.shape} and b of shape {b.shape} do not broadcast together") from None
     dtype = _output_dtype(out_zero_point, out_dtype, a)
