@@ -37,51 +37,75 @@ static inline QV_F qv_ort(QV_I a, QV_I b, QV_F ra, QV_F rb, QV_F fixed, int a_fi
     return QV_FMA(QV_CVT_I2F(a), ra, QV_FMA(QV_CVT_I2F(b), rb, fixed));
 }
 
-/* mode: 0 = both inputs vary, 1 = A is one value, 2 = B is one value (compile-time after inlining);
- * a repeated value is loaded once, the arithmetic per element is the same in every mode. */
-static inline void qv_run(int64_t n, const uint8_t *a, const uint8_t *b, uint8_t *c, const gk_qadd_params_t *p,
-                          int mode) {
-    const int a_scalar = mode == 1, b_scalar = mode == 2;
-    const int32_t a0 = gk_qadd_load(a, p->a_signed), b0 = gk_qadd_load(b, p->b_signed);
+/* What every element of a run shares: the type conversions and the formula's constants. */
+typedef struct {
     qv_types_t t;
-    t.a_xor = QV_SET1_I(p->a_signed ? 0x80 : 0); t.a_bias = QV_SET1_I(p->a_signed ? 128 : 0);
-    t.b_xor = QV_SET1_I(p->b_signed ? 0x80 : 0); t.b_bias = QV_SET1_I(p->b_signed ? 128 : 0);
-    t.out_lo = QV_SET1_I(p->out_min); t.out_hi = QV_SET1_I(p->out_max);
-    t.out_bias = QV_SET1_I(p->out_min < 0 ? 128 : 0); t.out_xor = QV_SET1_I(p->out_min < 0 ? 0x80 : 0);
-    const QV_I a_const = QV_SET1_I(a0), b_const = QV_SET1_I(b0);
+    QV_I a_const, b_const;       /* a repeated input, as its int32 value */
+    QV_F ra, rb, fixed;          /* ONNX Runtime */
+    int a_first;
+    QV_F sa, sb, sc, c_scaled;   /* DirectML; c_scaled: the repeated input's (x - zp) * scale */
+    QV_I za, zb, zc;
+} qv_ctx_t;
+
+/* One vector of results (int32, before the clamp and store). formula and mode are constants of the
+ * caller's loop, so the branches fold away; the arithmetic per element is the same in every mode. */
+static inline QV_I qv_one(const qv_ctx_t *x, QV_I av, QV_I bv, int ort, int mode) {
+    if (ort) return QV_CVT_F2I(qv_ort(av, bv, x->ra, x->rb, x->fixed, x->a_first)); /* INT32_MIN clamps to min */
+    if (mode == 1) return qv_directml(x->c_scaled, bv, x->zb, x->sb, x->sc, x->zc);
+    /* a + b = b + a: with B repeated, B's constant takes A's place (the float32 sum is commutative) */
+    if (mode == 2) return qv_directml(x->c_scaled, av, x->za, x->sa, x->sc, x->zc);
+    return qv_directml(QV_MUL_F(QV_CVT_I2F(QV_SUB_I(av, x->za)), x->sa), bv, x->zb, x->sb, x->sc, x->zc);
+}
+
+/* n elements; ort / mode compile-time constants after inlining (mode 0: both vary, 1: A is one value,
+ * 2: B is one value, loaded once). Four vectors per step share the loop overhead; then one vector per
+ * step; the tail goes through the scalar code of qadd_scalar.h. */
+static inline void qv_loop(int64_t n, const uint8_t *a, const uint8_t *b, uint8_t *c, const qv_ctx_t *x,
+                           const gk_qadd_params_t *p, int ort, int mode) {
     int64_t i = 0;
-    if (p->formula == GEMMKIT_QADD_ONNXRUNTIME) {
-        const QV_F ra = QV_SET1_F(p->ra), rb = QV_SET1_F(p->rb), fixed = QV_SET1_F(p->ort_fixed);
-        const int a_first = p->ort_a_first;
-        for (; i + QV_LANES <= n; i += QV_LANES) {
-            const QV_I av = a_scalar ? a_const : qv_load(a + i, t.a_xor, t.a_bias);
-            const QV_I bv = b_scalar ? b_const : qv_load(b + i, t.b_xor, t.b_bias);
-            /* INT32_MIN (NaN, out of range) clamps to the minimum */
-            qv_store(c + i, QV_CVT_F2I(qv_ort(av, bv, ra, rb, fixed, a_first)), &t);
+    for (; i + 4 * QV_LANES <= n; i += 4 * QV_LANES) {
+        QV_I r[4];
+        for (int q = 0; q < 4; q++) {
+            const QV_I av = mode == 1 ? x->a_const : qv_load(a + i + q * QV_LANES, x->t.a_xor, x->t.a_bias);
+            const QV_I bv = mode == 2 ? x->b_const : qv_load(b + i + q * QV_LANES, x->t.b_xor, x->t.b_bias);
+            r[q] = qv_one(x, av, bv, ort, mode);
         }
-    } else {
-        const QV_F sa = QV_SET1_F(p->a_scale), sb = QV_SET1_F(p->b_scale), sc = QV_SET1_F(p->out_scale);
-        const QV_I za = QV_SET1_I(p->a_zp), zb = QV_SET1_I(p->b_zp), zc = QV_SET1_I(p->out_zp);
-        if (a_scalar) {
-            const QV_F av = QV_SET1_F((float)(a0 - p->a_zp) * p->a_scale);
-            for (; i + QV_LANES <= n; i += QV_LANES)
-                qv_store(c + i, qv_directml(av, qv_load(b + i, t.b_xor, t.b_bias), zb, sb, sc, zc), &t);
-        } else if (b_scalar) {
-            /* a + b = b + a: B's constant takes A's place (the float32 sum is commutative) */
-            const QV_F bv = QV_SET1_F((float)(b0 - p->b_zp) * p->b_scale);
-            for (; i + QV_LANES <= n; i += QV_LANES)
-                qv_store(c + i, qv_directml(bv, qv_load(a + i, t.a_xor, t.a_bias), za, sa, sc, zc), &t);
-        } else {
-            for (; i + QV_LANES <= n; i += QV_LANES) {
-                const QV_F av = QV_MUL_F(QV_CVT_I2F(QV_SUB_I(qv_load(a + i, t.a_xor, t.a_bias), za)), sa);
-                qv_store(c + i, qv_directml(av, qv_load(b + i, t.b_xor, t.b_bias), zb, sb, sc, zc), &t);
-            }
-        }
+        for (int q = 0; q < 4; q++) qv_store(c + i + q * QV_LANES, r[q], &x->t);
     }
+    for (; i + QV_LANES <= n; i += QV_LANES) {
+        const QV_I av = mode == 1 ? x->a_const : qv_load(a + i, x->t.a_xor, x->t.a_bias);
+        const QV_I bv = mode == 2 ? x->b_const : qv_load(b + i, x->t.b_xor, x->t.b_bias);
+        qv_store(c + i, qv_one(x, av, bv, ort, mode), &x->t);
+    }
+    const int32_t a0 = gk_qadd_load(a, p->a_signed), b0 = gk_qadd_load(b, p->b_signed);
     for (; i < n; i++) {
-        const int32_t av = a_scalar ? a0 : gk_qadd_load(a + i, p->a_signed);
-        const int32_t bv = b_scalar ? b0 : gk_qadd_load(b + i, p->b_signed);
+        const int32_t av = mode == 1 ? a0 : gk_qadd_load(a + i, p->a_signed);
+        const int32_t bv = mode == 2 ? b0 : gk_qadd_load(b + i, p->b_signed);
         c[i] = (uint8_t)gk_qadd_one(p, av, bv);
+    }
+}
+
+static void qv_run(int64_t n, const uint8_t *a, const uint8_t *b, uint8_t *c, const gk_qadd_params_t *p, int mode) {
+    qv_ctx_t x;
+    const int32_t a0 = gk_qadd_load(a, p->a_signed), b0 = gk_qadd_load(b, p->b_signed);
+    x.t.a_xor = QV_SET1_I(p->a_signed ? 0x80 : 0); x.t.a_bias = QV_SET1_I(p->a_signed ? 128 : 0);
+    x.t.b_xor = QV_SET1_I(p->b_signed ? 0x80 : 0); x.t.b_bias = QV_SET1_I(p->b_signed ? 128 : 0);
+    x.t.out_lo = QV_SET1_I(p->out_min); x.t.out_hi = QV_SET1_I(p->out_max);
+    x.t.out_bias = QV_SET1_I(p->out_min < 0 ? 128 : 0); x.t.out_xor = QV_SET1_I(p->out_min < 0 ? 0x80 : 0);
+    x.a_const = QV_SET1_I(a0); x.b_const = QV_SET1_I(b0);
+    x.ra = QV_SET1_F(p->ra); x.rb = QV_SET1_F(p->rb); x.fixed = QV_SET1_F(p->ort_fixed); x.a_first = p->ort_a_first;
+    x.sa = QV_SET1_F(p->a_scale); x.sb = QV_SET1_F(p->b_scale); x.sc = QV_SET1_F(p->out_scale);
+    x.za = QV_SET1_I(p->a_zp); x.zb = QV_SET1_I(p->b_zp); x.zc = QV_SET1_I(p->out_zp);
+    x.c_scaled = mode == 1 ? QV_SET1_F((float)(a0 - p->a_zp) * p->a_scale)
+                           : QV_SET1_F((float)(b0 - p->b_zp) * p->b_scale);
+    if (p->formula == GEMMKIT_QADD_ONNXRUNTIME) {
+        if (mode == 1) qv_loop(n, a, b, c, &x, p, 1, 1);
+        else if (mode == 2) qv_loop(n, a, b, c, &x, p, 1, 2);
+        else qv_loop(n, a, b, c, &x, p, 1, 0);
+    } else {
+        if (mode == 1) qv_loop(n, a, b, c, &x, p, 0, 1);
+        else if (mode == 2) qv_loop(n, a, b, c, &x, p, 0, 2);
+        else qv_loop(n, a, b, c, &x, p, 0, 0);
     }
 }
 
