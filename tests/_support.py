@@ -125,3 +125,11 @@ def kernel_path(arch, threads):
             yield
     finally:
         gemmkit.set_num_threads(prev)
+
+
+def normal_values(rng, shape, dtype):
+    """Standard-normal test data of a float or complex dtype (complex: independent real and imaginary parts)."""
+    x = rng.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    return x.astype(dtype)

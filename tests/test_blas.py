@@ -15,17 +15,14 @@ import gemmkit  # noqa: E402
 from gemmkit import blas as gk_blas  # noqa: E402
 
 from conftest import AVAILABLE_ARCHS, THREAD_COUNTS  # noqa: E402
+from _support import normal_values  # noqa: E402
 
 PREFIXES = "sdcz"
 DTYPE = {"s": np.float32, "d": np.float64, "c": np.complex64, "z": np.complex128}
 TOL = {"s": 3e-5, "d": 1e-12, "c": 3e-5, "z": 1e-12}
 
 
-def _values(rng, shape, dtype):
-    x = rng.standard_normal(shape)
-    if np.dtype(dtype).kind == "c":
-        x = x + 1j * rng.standard_normal(shape)
-    return x.astype(dtype)
+_values = normal_values
 
 
 def _layout(x, how):

@@ -8,12 +8,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 da = pytest.importorskip("dask.array")
 gkd = pytest.importorskip("gemmkit.dask")
 
+from _support import normal_values  # noqa: E402
 
-def _values(rng, shape, dtype):
-    x = rng.standard_normal(shape)
-    if np.dtype(dtype).kind == "c":
-        x = x + 1j * rng.standard_normal(shape)
-    return x.astype(dtype)
+
+_values = normal_values
 
 
 def _close(got, want, k, dtype):

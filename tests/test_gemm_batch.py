@@ -9,16 +9,13 @@ import gemmkit
 from gemmkit import _core
 
 from conftest import AVAILABLE_ARCHS, THREAD_COUNTS
+from _support import normal_values
 
 DTYPES = ["float32", "float64", "complex64", "complex128"]
 TOL = {"float32": 2e-5, "float64": 1e-12, "complex64": 2e-5, "complex128": 1e-12}
 
 
-def _values(rng, shape, dtype):
-    x = rng.standard_normal(shape)
-    if np.dtype(dtype).kind == "c":
-        x = x + 1j * rng.standard_normal(shape)
-    return x.astype(dtype)
+_values = normal_values
 
 
 def _reference(ta, tb, alpha, A, B, beta, C0):
