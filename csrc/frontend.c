@@ -1,5 +1,6 @@
 /* The public gemmkit_* GEMM entry points: oneDNN's argument checks and the degenerate cases (M or
  * N = 0, K = 0, alpha = 0, beta scaling), written once for every type, then the middle-end. */
+#include <stdlib.h>
 #include <string.h>
 #include "driver.h"
 
@@ -326,4 +327,38 @@ gemmkit_status_t gemmkit_gemm_s8s8_per_token_packed(char transa, int out_type, i
     return per_token(transa, 'N', 'R', out_type, batch, M, N, K, A, lda, stride_a, (const int8_t *)packed_weight,
                      GK_MAX((int64_t)1, N), 0, packed_weight, packed_bytes, deq_scale, token_scale,
                      stride_token_scale, bias, C, ldc, stride_c);
+}
+
+/* The per-token epilogue alone, on exact int32 sums made elsewhere (gemmkit.dask accumulates a block's
+ * K blocks with gemmkit_gemm_s8s8s32 and applies the scales once): the same scalar code, hence the same
+ * bits, as gemmkit_gemm_s8s8_per_token's epilogue. */
+gemmkit_status_t gemmkit_per_token_scale_int32(int out_type, int64_t M, int64_t N, const int32_t *acc, int64_t ld_acc,
+                                               const float *deq_scale, const float *token_scale, const float *bias,
+                                               void *C, int64_t ldc) {
+    const int dst = out_type == GEMMKIT_OUT_FLOAT32 ? GK_DST_FLOAT32
+                  : out_type == GEMMKIT_OUT_FLOAT16 ? GK_DST_FLOAT16
+                  : out_type == GEMMKIT_OUT_BFLOAT16 ? GK_DST_BFLOAT16 : -1;
+    if (dst < 0 || M < 0 || N < 0 || ld_acc < GK_MAX((int64_t)1, N) || ldc < GK_MAX((int64_t)1, N))
+        return gemmkit_invalid_arguments;
+    if (M == 0 || N == 0) return gemmkit_success;
+    if (!acc || !deq_scale || !token_scale || !C) return gemmkit_invalid_arguments;
+    int64_t *row = (int64_t *)malloc(sizeof(int64_t) * (size_t)N);
+    double *zeros = (double *)calloc((size_t)N + 1, sizeof(double));
+    if (!row || !zeros) {
+        free(row);
+        free(zeros);
+        return gemmkit_out_of_memory;
+    }
+    const size_t es = (size_t)gk_dst_size(dst);
+    for (int64_t i = 0; i < M; i++) {
+        for (int64_t j = 0; j < N; j++) row[j] = acc[i * ld_acc + j];
+        gk_i8_epilogue_t ep;
+        memset(&ep, 0, sizeof(ep));
+        ep.row_comp = zeros; ep.col_comp = zeros; ep.alpha = 1.0; ep.mode = GK_EP_DOUBLE; ep.dst = dst;
+        ep.row_scale = token_scale + i; ep.col_scale = deq_scale; ep.col_bias = bias;
+        gk_i8_epilogue_scalar(1, N, row, N, (char *)C + (size_t)(i * ldc) * es, ldc, &ep);
+    }
+    free(row);
+    free(zeros);
+    return gemmkit_success;
 }

@@ -67,6 +67,9 @@ cdef extern from "include/gemmkit.h" nogil:
             int64_t N, int64_t K, const int8_t *A, int64_t lda, int64_t stride_a, const void *packed_weight,
             int64_t packed_bytes, const float *deq_scale, const float *token_scale, int64_t stride_token_scale,
             const float *bias, void *C, int64_t ldc, int64_t stride_c)
+    gemmkit_status_t gemmkit_per_token_scale_int32(int out_type, int64_t M, int64_t N, const int32_t *acc,
+            int64_t ld_acc, const float *deq_scale, const float *token_scale, const float *bias, void *C,
+            int64_t ldc)
     int gemmkit_get_num_threads()
     void gemmkit_set_num_threads(int n)
     gemmkit_status_t gemmkit_set_arch(const char *name)

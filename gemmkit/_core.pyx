@@ -844,6 +844,43 @@ def gemm_s8s8_per_token(transa, transb, layout_c, out_type, int64_t batch, int64
                       None, deq_scale, token_scale, stride_token_scale, bias, C, ldc, stride_c)
 
 
+def per_token_scale_int32(out_type, acc, deq_scale, token_scale, bias, C):
+    """C := float32(float32(acc) * deq_scale[j]) * token_scale[i] (+ bias[j]) rounded into out_type, for
+    exact int32 sums acc (M x N, unit stride along rows): the epilogue of gemm_s8s8_per_token alone, bit
+    for bit. C: (M, N) with unit stride along rows, float32 or 16-bit as gemm_s8s8_per_token takes it."""
+    if out_type not in _PER_TOKEN_OUT:
+        raise ValueError(f"out_type must be one of {', '.join(_PER_TOKEN_OUT)}, got {out_type!r}")
+    code, c_formats = _PER_TOKEN_OUT[out_type]
+    if not isinstance(acc, np.ndarray) or acc.ndim != 2 or acc.dtype != np.int32:
+        raise TypeError("acc must be a 2-D int32 array")
+    cdef int64_t M = acc.shape[0], N = acc.shape[1]
+    if not isinstance(C, np.ndarray) or C.shape != (M, N):
+        raise ValueError(f"C must be an array of shape {(M, N)}")
+    for name, x in (("acc", acc), ("C", C)):
+        if N > 1 and M > 0 and x.strides[1] != x.itemsize:
+            raise ValueError(f"{name} must have unit stride along its rows")
+        if M > 1 and N > 0 and (x.strides[0] <= 0 or x.strides[0] % x.itemsize or x.strides[0] // x.itemsize < N):
+            raise ValueError(f"{name}'s rows must be at least a row apart")
+    cdef int64_t lda = acc.strides[0] // 4 if M > 1 else max(1, N)
+    cdef int64_t ldc = C.strides[0] // C.itemsize if M > 1 else max(1, N)
+    cdef _Span a = _Span(), ds = _Span(), ts = _Span(), bs = _Span(), c = _Span()
+    a.acquire_span(acc, "acc", "int32", (b"i", b"l"), 4, _extent(1, 0, M, N, lda, "acc"), False)
+    ds.acquire_span(deq_scale, "deq_scale", "float32", (b"f",), 4, N, False)
+    ts.acquire_span(token_scale, "token_scale", "float32", (b"f",), 4, M, False)
+    if bias is not None:
+        bs.acquire_span(bias, "bias", "float32", (b"f",), 4, N, False)
+    c.acquire_span(C, "C", out_type, c_formats, 4 if code == GEMMKIT_OUT_FLOAT32 else 2,
+                   _extent(1, 0, M, N, ldc, "C"), True)
+    cdef int st
+    cdef int ot = code
+    with nogil:
+        st = gemmkit_per_token_scale_int32(ot, M, N, <const int32_t *>a.ptr, lda, <const float *>ds.ptr,
+                                           <const float *>ts.ptr, <const float *>(bs.ptr if bias is not None else NULL),
+                                           c.ptr, ldc)
+    _raise_status(st, "per_token_scale_int32")
+    return C
+
+
 def s8s8_pack_weight(transb, int64_t N, int64_t K, B, int64_t ldb):
     """op(B) (K x N int8, row-major with ldb; transb 'T': B is N x K) packed for the int8 kernel path in
     use, as a new uint8 array for gemm_s8s8_per_token_packed; None when K is beyond what is packed (or

@@ -25,9 +25,10 @@ except ImportError as e:  # pragma: no cover - exercised only without dask
     raise ImportError("gemmkit.dask needs Dask: pip install 'dask[array]' (and 'distributed' for a cluster)") from e
 
 import gemmkit
+from . import _core
 from ._matmul import CORE_PREFIX
 
-__all__ = ["matmul", "DEFAULT_BLOCK_BYTES"]
+__all__ = ["matmul", "matmul_per_token", "DEFAULT_BLOCK_BYTES"]
 
 # What one task may hold (one A, one B and one C block) when a K chunk size has to be chosen.
 DEFAULT_BLOCK_BYTES = 256 << 20
@@ -127,3 +128,101 @@ def matmul(a, b, *, block_bytes=DEFAULT_BLOCK_BYTES):
             layer[(name, i, j)] = prev
     graph = HighLevelGraph.from_collections(name, layer, dependencies=[a, b])
     return da.Array(graph, name, chunks=(a.chunks[0], b.chunks[1]), dtype=dtype)
+
+
+# ---- per-token int8 ----------------------------------------------------------------------------------
+
+_INT32_SAFE_K = (2**31 - 1) // (128 * 128)  # int8 x int8 sums of up to this many terms cannot leave int32
+
+
+def _accumulate_int8(acc, x_block, w_block):
+    """acc += x_block @ w_block, exact int32 (acc None: the first K block, into a new buffer)."""
+    threads = _task_threads()
+    if gemmkit.get_num_threads() != threads:
+        gemmkit.set_num_threads(threads)
+    x_block = np.ascontiguousarray(x_block, dtype=np.int8)
+    w_block = np.ascontiguousarray(w_block, dtype=np.int8)
+    m, k = x_block.shape
+    n = w_block.shape[1]
+    first = acc is None
+    if first:
+        acc = np.empty((m, n), np.int32)
+    gemmkit.gemm_s8s8s32("N", "N", "F", m, n, k, 1.0, x_block, max(1, k), 0, w_block, max(1, n), 0,
+                         0.0 if first else 1.0, acc, max(1, n), np.zeros(1, np.int32))
+    return acc
+
+
+def _scale_tokens(acc, deq, token, bias, out_dtype):
+    """The per-token epilogue on a block's exact sums (the same bits as quant.matmul_per_token)."""
+    out = np.empty(acc.shape, np.dtype(out_dtype))
+    target = out.view(np.uint16) if out.dtype.itemsize == 2 and out.dtype != np.float16 else out
+    name = {"float32": "float32", "float16": "float16"}.get(out.dtype.name, "bfloat16")
+    _core.per_token_scale_int32(name, np.ascontiguousarray(acc, dtype=np.int32),
+                                np.ascontiguousarray(deq, dtype=np.float32),
+                                np.ascontiguousarray(token, dtype=np.float32),
+                                None if bias is None else np.ascontiguousarray(bias, dtype=np.float32), target)
+    return out
+
+
+def _out_dtype(out_dtype):
+    if out_dtype in ("bfloat16",) or getattr(out_dtype, "__name__", None) == "bfloat16":
+        import ml_dtypes
+        return np.dtype(ml_dtypes.bfloat16)
+    dt = np.dtype(out_dtype)
+    if dt.name not in ("float16", "float32", "bfloat16"):
+        raise TypeError(f"gemmkit.dask.matmul_per_token: out_dtype must be float16, bfloat16 or float32, got {dt}")
+    return dt
+
+
+def matmul_per_token(x, weight, deq_scale, per_token_scale, *, out_dtype="float16", bias=None,
+                     block_bytes=DEFAULT_BLOCK_BYTES):
+    """gemmkit.quant.matmul_per_token for 2-D Dask arrays: x int8 (m, k), weight int8 (k, n), deq_scale
+    float32 (n,), per_token_scale float32 (m,), bias float32 (n,) or None (NumPy or Dask arrays). Each
+    output block sums its K blocks exactly in int32 (in place, k ascending) and applies the scales once,
+    so the result is bit-identical to matmul_per_token on the whole arrays. Errors at graph build."""
+    x, weight = da.asarray(x), da.asarray(weight)
+    if x.ndim != 2 or weight.ndim != 2:
+        raise ValueError(f"gemmkit.dask.matmul_per_token: x and weight must be 2-D, got {x.shape} and {weight.shape}")
+    if x.dtype != np.int8 or weight.dtype != np.int8:
+        raise TypeError(f"gemmkit.dask.matmul_per_token: x and weight must be int8, got {x.dtype} and {weight.dtype}")
+    (m, k), (kw, n) = x.shape, weight.shape
+    if k != kw:
+        raise ValueError(f"gemmkit.dask.matmul_per_token: x has {k} columns but weight has {kw} rows")
+    if k > _INT32_SAFE_K:
+        raise ValueError(f"gemmkit.dask.matmul_per_token: K = {k} is beyond the {_INT32_SAFE_K} whose int8 sums "
+                         f"always fit the int32 accumulators")
+    dtype = _out_dtype(out_dtype)
+    vectors = {}
+    for name, v, length, chunks in (("deq_scale", deq_scale, n, weight.chunks[1]),
+                                    ("per_token_scale", per_token_scale, m, x.chunks[0]),
+                                    ("bias", bias, n, weight.chunks[1])):
+        if v is None:
+            continue
+        v = da.asarray(v)
+        if v.shape != (length,):
+            raise ValueError(f"gemmkit.dask.matmul_per_token: {name} must have shape ({length},), got {v.shape}")
+        if v.dtype != np.float32:
+            raise TypeError(f"gemmkit.dask.matmul_per_token: {name} must be float32, got {v.dtype}")
+        vectors[name] = v.rechunk((chunks,))
+    kchunks = _k_chunks(x, weight, np.int32, block_bytes)
+    x = x.rechunk((x.chunks[0], kchunks))
+    weight = weight.rechunk((kchunks, weight.chunks[1]))
+    token = tokenize(x, weight, *vectors.values(), dtype.name, "gemmkit.dask.matmul_per_token")
+    name, partial = f"gemmkit-per-token-{token}", f"gemmkit-per-token-acc-{token}"
+    deq, pts, bias_v = vectors["deq_scale"], vectors["per_token_scale"], vectors.get("bias")
+    layer = {}
+    for i, mi in enumerate(x.chunks[0]):
+        for j, nj in enumerate(weight.chunks[1]):
+            prev = None
+            for kk in range(len(kchunks)):
+                key = (partial, i, j, kk)
+                layer[key] = (_accumulate_int8, prev, (x.name, i, kk), (weight.name, kk, j))
+                prev = key
+            if prev is None:  # K = 0: the sums are zeros
+                prev = (partial, i, j, 0)
+                layer[prev] = (np.zeros, (mi, nj), np.int32)
+            layer[(name, i, j)] = (_scale_tokens, prev, (deq.name, j), (pts.name, i),
+                                   None if bias_v is None else (bias_v.name, j), dtype)
+    deps = [x, weight, deq, pts] + ([bias_v] if bias_v is not None else [])
+    graph = HighLevelGraph.from_collections(name, layer, dependencies=deps)
+    return da.Array(graph, name, chunks=(x.chunks[0], weight.chunks[1]), dtype=dtype)

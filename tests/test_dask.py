@@ -128,3 +128,65 @@ def test_matmul_on_a_local_cluster_with_worker_processes(cluster_client):
     # a task in a worker computes on one gemmkit thread: 2 workers x 1 thread = 2 busy cores
     threads = cluster_client.run(gkd._task_threads)
     assert len(threads) == 2 and all(t == 1 for t in threads.values())
+
+
+# ---- per-token int8 ------------------------------------------------------------------------------------
+
+def _per_token_case(rng, m, k, n):
+    X = rng.integers(-128, 128, (m, k)).astype(np.int8)
+    W = rng.integers(-128, 128, (k, n)).astype(np.int8)
+    deq = rng.uniform(1e-3, 1e-2, n).astype(np.float32)
+    pt = rng.uniform(0.5, 2.0, m).astype(np.float32)
+    bias = rng.standard_normal(n).astype(np.float32)
+    return X, W, deq, pt, bias
+
+
+def _bits(y):
+    return y.view(np.uint16 if y.dtype.itemsize == 2 else np.uint32)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(m=st.integers(1, 70), k=st.integers(0, 300), n=st.integers(1, 70), cm=st.integers(1, 40),
+       ck=st.integers(1, 120), cn=st.integers(1, 40), out_dtype=st.sampled_from(["float16", "bfloat16", "float32"]),
+       with_bias=st.booleans(), seed=st.integers(0, 2**31))
+def test_matmul_per_token_is_bit_identical_to_the_whole_array_product(m, k, n, cm, ck, cn, out_dtype, with_bias, seed):
+    pytest.importorskip("ml_dtypes")
+    from gemmkit import quant
+    X, W, deq, pt, bias = _per_token_case(np.random.default_rng(seed), m, k, n)
+    bias = bias if with_bias else None
+    want = quant.matmul_per_token(X, W, deq, pt, out_dtype=out_dtype, bias=bias)
+    y = gkd.matmul_per_token(da.from_array(X, chunks=(cm, max(1, ck))), da.from_array(W, chunks=(max(1, ck + 7), cn)),
+                             deq, pt, out_dtype=out_dtype, bias=bias)
+    got = y.compute(scheduler="threads")
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert np.array_equal(_bits(got), _bits(want))
+
+
+def test_matmul_per_token_errors_when_the_graph_is_built():
+    x, w = da.zeros((4, 6), dtype=np.int8, chunks=2), da.zeros((6, 5), dtype=np.int8, chunks=2)
+    deq, pt = np.ones(5, np.float32), np.ones(4, np.float32)
+    with pytest.raises(TypeError, match="must be int8"):
+        gkd.matmul_per_token(x.astype(np.int16), w, deq, pt)
+    with pytest.raises(ValueError, match="x has 6 columns but weight has 7 rows"):
+        gkd.matmul_per_token(x, da.zeros((7, 5), dtype=np.int8, chunks=2), deq, pt)
+    with pytest.raises(ValueError, match=r"deq_scale must have shape \(5,\)"):
+        gkd.matmul_per_token(x, w, np.ones(4, np.float32), pt)
+    with pytest.raises(TypeError, match="per_token_scale must be float32"):
+        gkd.matmul_per_token(x, w, deq, np.ones(4))
+    with pytest.raises(TypeError, match="out_dtype"):
+        gkd.matmul_per_token(x, w, deq, pt, out_dtype="int32")
+    with pytest.raises(ValueError, match="int32 accumulators"):
+        gkd.matmul_per_token(da.zeros((2, 200000), dtype=np.int8, chunks=(2, 50000)),
+                             da.zeros((200000, 2), dtype=np.int8, chunks=(50000, 2)), np.ones(2, np.float32),
+                             np.ones(2, np.float32))
+
+
+def test_matmul_per_token_on_a_local_cluster(cluster_client):
+    pytest.importorskip("ml_dtypes")
+    from gemmkit import quant
+    X, W, deq, pt, bias = _per_token_case(np.random.default_rng(8), 160, 700, 90)
+    want = quant.matmul_per_token(X, W, deq, pt, out_dtype="bfloat16", bias=bias)
+    y = gkd.matmul_per_token(da.from_array(X, chunks=(50, 256)), da.from_array(W, chunks=(256, 40)), deq, pt,
+                             out_dtype="bfloat16", bias=bias)
+    got = cluster_client.compute(y).result()
+    assert np.array_equal(_bits(got), _bits(want))

@@ -89,6 +89,12 @@ GEMMKIT_API gemmkit_status_t gemmkit_gemm_s8s8_per_token(char transa, char trans
         const int8_t *B, int64_t ldb, int64_t stride_b, const float *deq_scale, const float *token_scale,
         int64_t stride_token_scale, const float *bias, void *C, int64_t ldc, int64_t stride_c);
 
+/* The per-token formula above applied to exact int32 sums acc (M x N, row-major, ld_acc) computed
+ * elsewhere: C[i][j] (row-major, ldc) = float32(float32(acc[i][j]) * deq_scale[j]) * token_scale[i]
+ * (+ bias[j]), rounded into out_type: bit for bit what gemmkit_gemm_s8s8_per_token writes for the same sums. */
+GEMMKIT_API gemmkit_status_t gemmkit_per_token_scale_int32(int out_type, int64_t M, int64_t N, const int32_t *acc,
+        int64_t ld_acc, const float *deq_scale, const float *token_scale, const float *bias, void *C, int64_t ldc);
+
 /* Prepacked weights for repeated products with one weight: op(B) (K x N, transb as above) packed once for
  * the int8 kernel path in use. gemmkit_s8s8_packed_weight_size gives the bytes (0: K too long to be
  * packed, or N or K = 0; use gemmkit_gemm_s8s8_per_token with the weight itself then), pack_weight fills
