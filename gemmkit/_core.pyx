@@ -4,7 +4,7 @@ then calls gemmkit_* with the GIL released. No arithmetic on matrix data happens
 
 from cpython.buffer cimport (PyObject_GetBuffer, PyBuffer_Release, PyBUF_STRIDES, PyBUF_FORMAT,
                              PyBUF_WRITABLE)
-from libc.stdint cimport int64_t, int32_t, uint8_t, int8_t, uint32_t, INT64_MAX
+from libc.stdint cimport int64_t, int32_t, uint8_t, int8_t, uint16_t, uint32_t, INT64_MAX
 
 import numpy as np
 
@@ -80,6 +80,10 @@ cdef str _dtype_of(const char *fmt, Py_ssize_t itemsize):
         return "complex128"
     if f in (b"i", b"l") and itemsize == 4:
         return "int32"
+    if f == b"e" and itemsize == 2:
+        return "float16"
+    if f == b"H" and itemsize == 2:
+        return "uint16"
     if f == b"b" and itemsize == 1:
         return "int8"
     if f == b"B" and itemsize == 1:
@@ -239,6 +243,71 @@ def zgemm(transa, transb, int64_t M, int64_t N, int64_t K, alpha, A, int64_t lda
           int64_t ldc):
     """C := alpha * op(A) @ op(B) + beta * C (row-major, complex128, in place; op: 'N', 'T', 'C' = A^H)."""
     return _gemm("zgemm", "complex128", transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
+
+
+# ---- float16 and bfloat16 ----------------------------------------------------------------------
+
+cdef object _bfloat16_bits(object x, str name):
+    """A bfloat16 NumPy array (ml_dtypes) as its uint16 bits (a view; NumPy exports no buffer for it)."""
+    dt = getattr(x, "dtype", None)
+    if getattr(dt, "name", None) != "bfloat16" or not isinstance(x, np.ndarray):
+        got = dt if dt is not None else type(x).__name__
+        raise TypeError(f"{name} must be a bfloat16 NumPy array (ml_dtypes.bfloat16), got {got}")
+    return x.view(np.uint16)
+
+
+cdef object _gemm_half(str fn, bint bf16, transa, transb, int64_t M, int64_t N, int64_t K, alpha, A,
+                       int64_t lda, B, int64_t ldb, beta, C, int64_t ldc):
+    """float16 / bfloat16: checks as for the float family, then gemmkit_hgemm / gemmkit_bf16gemm."""
+    cdef char ta = _trans_flag(transa, "transa"), tb = _trans_flag(transb, "transb")
+    _check_dims_lds(ta, tb, M, N, K, lda, ldb, ldc)
+    cdef float al, be
+    try:
+        al = <double>alpha
+    except TypeError:
+        raise TypeError(f"alpha must be a real number, got {type(alpha).__name__}") from None
+    try:
+        be = <double>beta
+    except TypeError:
+        raise TypeError(f"beta must be a real number, got {type(beta).__name__}") from None
+    cdef str dtype = "float16"
+    if bf16:
+        A, B, C_bits = _bfloat16_bits(A, "A"), _bfloat16_bits(B, "B"), _bfloat16_bits(C, "C")
+        dtype = "uint16"
+    else:
+        C_bits = C
+    cdef bint work = M > 0 and N > 0
+    cdef bint reads_ab = work and K > 0 and al != 0
+    cdef _Operand a = _Operand(), b = _Operand(), c = _Operand()
+    a.acquire(A, "A", dtype, (K if _is_t(ta) else M) if reads_ab else 0,
+              (M if _is_t(ta) else K) if reads_ab else 0, lda, False)
+    b.acquire(B, "B", dtype, (N if _is_t(tb) else K) if reads_ab else 0,
+              (K if _is_t(tb) else N) if reads_ab else 0, ldb, False)
+    c.acquire(C_bits, "C", dtype, M if work else 0, N if work else 0, ldc, True)
+    cdef int st
+    if bf16:
+        with nogil:
+            st = gemmkit_bf16gemm(ta, tb, M, N, K, al, <const uint16_t *>a.ptr, lda, <const uint16_t *>b.ptr, ldb,
+                                  be, <uint16_t *>c.ptr, ldc)
+    else:
+        with nogil:
+            st = gemmkit_hgemm(ta, tb, M, N, K, al, <const uint16_t *>a.ptr, lda, <const uint16_t *>b.ptr, ldb,
+                               be, <uint16_t *>c.ptr, ldc)
+    _raise_status(st, fn)
+    return C
+
+
+def hgemm(transa, transb, int64_t M, int64_t N, int64_t K, alpha, A, int64_t lda, B, int64_t ldb, beta, C,
+          int64_t ldc):
+    """C := alpha * op(A) @ op(B) + beta * C for float16 (in place): float arithmetic, rounded once."""
+    return _gemm_half("hgemm", False, transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
+
+
+def bf16gemm(transa, transb, int64_t M, int64_t N, int64_t K, alpha, A, int64_t lda, B, int64_t ldb, beta, C,
+             int64_t ldc):
+    """C := alpha * op(A) @ op(B) + beta * C for bfloat16 NumPy arrays (ml_dtypes, in place): float
+    arithmetic, rounded once."""
+    return _gemm_half("bf16gemm", True, transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
 
 
 cdef object _offset_vector(object co, char oc, int64_t M, int64_t N):

@@ -45,6 +45,20 @@ GEMMKIT_API gemmkit_status_t gemmkit_zgemm(char transa, char transb, int64_t M, 
         gemmkit_complex128_t alpha, const gemmkit_complex128_t *A, int64_t lda, const gemmkit_complex128_t *B,
         int64_t ldb, gemmkit_complex128_t beta, gemmkit_complex128_t *C, int64_t ldc);
 
+/* float16 (IEEE binary16) and bfloat16 values, given as their bits. */
+typedef uint16_t gemmkit_float16_t;
+typedef uint16_t gemmkit_bfloat16_t;
+
+/* C := alpha * op(A) * op(B) + beta * C for float16 (hgemm) and bfloat16 (bf16gemm): the operands are
+ * widened exactly to float, the product and beta * C computed in float on the sgemm kernels, and the
+ * result rounded once to nearest-even (overflow to infinity). */
+GEMMKIT_API gemmkit_status_t gemmkit_hgemm(char transa, char transb, int64_t M, int64_t N, int64_t K,
+        float alpha, const gemmkit_float16_t *A, int64_t lda, const gemmkit_float16_t *B, int64_t ldb,
+        float beta, gemmkit_float16_t *C, int64_t ldc);
+GEMMKIT_API gemmkit_status_t gemmkit_bf16gemm(char transa, char transb, int64_t M, int64_t N, int64_t K,
+        float alpha, const gemmkit_bfloat16_t *A, int64_t lda, const gemmkit_bfloat16_t *B, int64_t ldb,
+        float beta, gemmkit_bfloat16_t *C, int64_t ldc);
+
 /* C := alpha * (op(A) - ao) * (op(B) - bo) + beta * C + co, offsetc in F/C/R (fixed/column/row). */
 GEMMKIT_API gemmkit_status_t gemmkit_gemm_u8s8s32(char transa, char transb, char offsetc, int64_t M,
         int64_t N, int64_t K, float alpha, const uint8_t *A, int64_t lda, uint8_t ao, const int8_t *B,
