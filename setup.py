@@ -21,6 +21,7 @@ CORE_SOURCES = [
     "csrc/gemm_small.c",
     "csrc/gemm_types.c",
     "csrc/gemm_int8.c",
+    "csrc/gemm_wrap.c",
     "csrc/pack_real.c",
     "csrc/pack_complex.c",
     "csrc/pack_int8.c",

@@ -100,4 +100,21 @@ typedef struct {
 
 gemmkit_status_t gk_int8_gemm(const gk_int8_problem_t *p);
 
+/* An integer product with wrap-around arithmetic after the frontend's checks (M, N > 0; K >= 0):
+ * P = sum_k op(A)[i][k] op(B)[k][j] modulo 2^bits, C := cvt(fl(fl(double(P) * alpha) + fl(double(C) * beta)))
+ * (the beta term only when beta != 0), cvt as x86-64 converts float64 to the type (csrc/gemm_wrap.c). */
+typedef enum { GK_WRAP_I32, GK_WRAP_U32, GK_WRAP_I64, GK_WRAP_U64 } gk_wrap_type_t;
+typedef struct {
+    gk_wrap_type_t type;
+    int transa, transb;
+    int64_t M, N, K;
+    double alpha, beta;
+    const void *A, *B;
+    int64_t lda, ldb;
+    void *C;
+    int64_t ldc;
+} gk_wrap_problem_t;
+
+gemmkit_status_t gk_wrap_gemm(const gk_wrap_problem_t *p);
+
 #endif

@@ -208,6 +208,22 @@ gemmkit_status_t gemmkit_bf16gemm(char transa, char transb, int64_t M, int64_t N
     return gemm_half(&gk_type_bf16gemm, transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
+/* ---- int32, int64, uint32, uint64 with wrap-around arithmetic ------------------------------------- */
+
+#define DEFINE_WRAP_GEMM(NAME, T, TYPE)                                                              \
+    gemmkit_status_t NAME(char transa, char transb, int64_t M, int64_t N, int64_t K, double alpha, const T *A, \
+                          int64_t lda, const T *B, int64_t ldb, double beta, T *C, int64_t ldc) {     \
+        gemmkit_status_t st = check_gemm_args(0, transa, transb, M, N, K, A, lda, B, ldb, C, ldc);   \
+        if (st != gemmkit_success || M == 0 || N == 0) return st;                                    \
+        const gk_wrap_problem_t p = {TYPE, is_trans(transa), is_trans(transb), M, N, K, alpha, beta, \
+                                     A, B, lda, ldb, C, ldc};                                        \
+        return gk_wrap_gemm(&p);                                                                     \
+    }
+DEFINE_WRAP_GEMM(gemmkit_gemm_i32, int32_t, GK_WRAP_I32)
+DEFINE_WRAP_GEMM(gemmkit_gemm_i64, int64_t, GK_WRAP_I64)
+DEFINE_WRAP_GEMM(gemmkit_gemm_u32, uint32_t, GK_WRAP_U32)
+DEFINE_WRAP_GEMM(gemmkit_gemm_u64, uint64_t, GK_WRAP_U64)
+
 /* ---- int8 ---------------------------------------------------------------------------------------- */
 
 /* K == 0 or alpha == 0: C := beta * C + co, with the epilogue's rounding and saturation. */

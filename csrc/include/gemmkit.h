@@ -59,6 +59,26 @@ GEMMKIT_API gemmkit_status_t gemmkit_bf16gemm(char transa, char transb, int64_t 
         float alpha, const gemmkit_bfloat16_t *A, int64_t lda, const gemmkit_bfloat16_t *B, int64_t ldb,
         float beta, gemmkit_bfloat16_t *C, int64_t ldc);
 
+/* Integer GEMM as ONNX's Gemm computes it (onnx.reference, bit for bit) for int32, int64, uint32 and uint64:
+ * P = sum_k op(A)[i][k] * op(B)[k][j] wrapping modulo 2^bits (the type's own arithmetic), then in double
+ * C := cvt(fl(fl(double(P) * alpha) + fl(double(C) * beta))), the beta term only when beta != 0 (C is not
+ * read otherwise), cvt = truncation toward zero where the value fits, else what NumPy gives for one value on
+ * x86-64 (INT_MIN bits; uint64: values >= 2^63 offset by 2^63; uint32: the low 32 bits of the int64
+ * conversion; see README). With alpha = 1 and beta = 0, int32 and uint32 are the exact
+ * wrapped product; 64-bit products pass through double (53-bit) there too. */
+GEMMKIT_API gemmkit_status_t gemmkit_gemm_i32(char transa, char transb, int64_t M, int64_t N, int64_t K,
+        double alpha, const int32_t *A, int64_t lda, const int32_t *B, int64_t ldb, double beta, int32_t *C,
+        int64_t ldc);
+GEMMKIT_API gemmkit_status_t gemmkit_gemm_i64(char transa, char transb, int64_t M, int64_t N, int64_t K,
+        double alpha, const int64_t *A, int64_t lda, const int64_t *B, int64_t ldb, double beta, int64_t *C,
+        int64_t ldc);
+GEMMKIT_API gemmkit_status_t gemmkit_gemm_u32(char transa, char transb, int64_t M, int64_t N, int64_t K,
+        double alpha, const uint32_t *A, int64_t lda, const uint32_t *B, int64_t ldb, double beta, uint32_t *C,
+        int64_t ldc);
+GEMMKIT_API gemmkit_status_t gemmkit_gemm_u64(char transa, char transb, int64_t M, int64_t N, int64_t K,
+        double alpha, const uint64_t *A, int64_t lda, const uint64_t *B, int64_t ldb, double beta, uint64_t *C,
+        int64_t ldc);
+
 /* C := alpha * (op(A) - ao) * (op(B) - bo) + beta * C + co, offsetc in F/C/R (fixed/column/row). */
 GEMMKIT_API gemmkit_status_t gemmkit_gemm_u8s8s32(char transa, char transb, char offsetc, int64_t M,
         int64_t N, int64_t K, float alpha, const uint8_t *A, int64_t lda, uint8_t ao, const int8_t *B,
