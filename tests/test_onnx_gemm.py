@@ -342,3 +342,27 @@ def test_bad_input_raises_and_names_it():
 
 def test_opset_selects_latest_version_not_above_it():
     assert [gk_onnx.gemm_version(o) for o in (1, 5, 6, 8, 10, 12, 13, 21)] == [1, 1, 6, 7, 9, 11, 13, 13]
+
+
+def test_onnx_backend_cases():
+    """onnx's own Gemm test cases (models with inputs and expected outputs, from
+    onnx.backend.test.case) run through ReferenceEvaluator(new_ops=[gk_onnx.Gemm]). Collected here,
+    not at import: collecting builds every operator's cases (seconds)."""
+    import warnings
+    try:
+        from onnx.backend.test.case.node import collect_testcases
+    except ImportError:
+        pytest.skip("this onnx has no backend test cases")
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        cases = collect_testcases("Gemm")
+    assert len(cases) >= 10
+    for case in cases:
+        sess = ReferenceEvaluator(case.model, new_ops=[gk_onnx.Gemm])
+        names = [i.name for i in case.model.graph.input]
+        for inputs, outputs in case.data_sets:
+            got = sess.run(None, dict(zip(names, inputs)))
+            for g, want in zip(got, outputs):
+                assert g.dtype == want.dtype and g.shape == want.shape, case.name
+                np.testing.assert_allclose(g, want, rtol=case.rtol or 1e-5, atol=case.atol or 1e-6,
+                                           err_msg=case.name)
