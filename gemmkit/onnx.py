@@ -30,9 +30,14 @@ def gemm_version(opset):
     return max(v for v in GEMM_VERSIONS if v <= opset)
 
 
+_VERSION_OF_OPSET = {o: gemm_version(o) for o in range(1, GEMM_VERSIONS[-1] + 1)}
+_TYPE_NAME_OF = {np.dtype(t): t for t in TYPE_SINCE if t != "bfloat16"}  # dtype.name is slow
+
+
 def _type_name(dtype):
-    """NumPy's name for the dtype, "bfloat16" for ml_dtypes.bfloat16 (whose NumPy name it is too)."""
-    return dtype.name
+    """The type's name as TYPE_SINCE spells it ("bfloat16" for ml_dtypes.bfloat16, its NumPy name)."""
+    name = _TYPE_NAME_OF.get(dtype)
+    return name if name is not None else dtype.name
 
 
 def _core_function(type_name, version, who):
@@ -51,12 +56,16 @@ def _core_function(type_name, version, who):
 
 def _attribute_float(value, name, who):
     """alpha/beta as ONNX stores them: a float attribute (float32), returned as a Python float."""
+    if type(value) is float:  # the common case, first
+        return float(np.float32(value))
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise TypeError(f"{who}: {name} must be a real number, got {type(value).__name__}")
     return float(np.float32(value))
 
 
 def _attribute_int(value, name, who):
+    if type(value) is int:
+        return value
     if isinstance(value, (bool, np.bool_)):
         return int(value)
     if not isinstance(value, (int, np.integer)):
@@ -74,6 +83,8 @@ def _as_array(x, name, who):
 
 def _broadcasts_to(shape, target):
     """Whether `shape` broadcasts unidirectionally to `target`: right-aligned, each axis equal or 1."""
+    if shape == target:
+        return True
     if len(shape) > len(target):
         return False
     return all(s in (1, t) for s, t in zip(shape[::-1], target[::-1]))
@@ -102,7 +113,9 @@ def gemm(A, B, C=None, alpha=1.0, beta=1.0, transA=0, transB=0, broadcast=0, ops
     types TypeError, naming them. Integer types follow onnx.reference bit for bit (see the README).
     """
     who = "gemmkit.onnx.gemm"
-    version = gemm_version(opset)
+    version = _VERSION_OF_OPSET.get(opset) if type(opset) is int else None
+    if version is None:
+        version = gemm_version(opset)
     A = _as_array(A, "A", who)
     B = _as_array(B, "B", who)
     if C is not None:
@@ -134,7 +147,7 @@ def gemm(A, B, C=None, alpha=1.0, beta=1.0, transA=0, transB=0, broadcast=0, ops
     if Y.size == 0:
         return Y
     if C is not None and beta != 0.0:
-        np.copyto(Y, np.broadcast_to(C, (M, N)))  # data movement only: the core scales and adds it
+        np.copyto(Y, C)  # C broadcast into Y, data movement only: the core scales and adds it
     else:
         beta = 0.0
     a_view, a_flip, lda = resolve_operand(A)
