@@ -51,6 +51,7 @@ X86_KERNELS = {
     "csrc/kernels/int8_avx512.c": _AVX512,
     "csrc/kernels/int8_avx512_vnni.c": _AVX512_VNNI,
     "csrc/kernels/half_avx2.c": (_AVX2[0] + ["-mf16c"], _AVX2[1]),
+    "csrc/kernels/wrap_avx2.c": _AVX2,
 }
 # Built only where the compiler knows AVX-VNNI (gcc >= 11, clang >= 12, MSVC 2019 16.10+).
 AVX_VNNI_KERNEL = ("csrc/kernels/int8_avx_vnni.c", (["-mavx2", "-mfma", "-mavxvnni"], ["/arch:AVX2"]))

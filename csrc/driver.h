@@ -116,5 +116,14 @@ typedef struct {
 } gk_wrap_problem_t;
 
 gemmkit_status_t gk_wrap_gemm(const gk_wrap_problem_t *p);
+/* One build of csrc/wrap_template.h: per gk_wrap_type_t, a thread's block [m0, m1) x [n0, n1) of C
+ * (0, or -1 when out of memory). */
+typedef struct {
+    int (*block[4])(const gk_wrap_problem_t *p, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
+} gk_wrap_kernels_t;
+extern const gk_wrap_kernels_t gk_wrap_kernels_generic;
+#if GEMMKIT_X86
+extern const gk_wrap_kernels_t gk_wrap_kernels_avx2;
+#endif
 
 #endif
