@@ -306,6 +306,22 @@ def test_gemm_op_serves_every_version(opset):
     np.testing.assert_allclose(Y, 0.5 * A @ B + 0.25 * C)
 
 
+@pytest.mark.parametrize("type_name", FLOAT_TYPES + INTEGER_TYPES)
+def test_gemm_op_serves_every_type(type_name):
+    """A one-node model of each type through ReferenceEvaluator(new_ops=[gk_onnx.Gemm]) equals the
+    reference's own run (integers bit for bit)."""
+    dtype = dtype_of(type_name)
+    rng = np.random.default_rng(17)
+    A, B, C = random_matrix(rng, (6, 9), dtype), random_matrix(rng, (5, 9), dtype), random_matrix(rng, (5,), dtype)
+    attrs = dict(alpha=0.25, beta=-2.0, transB=1)
+    model = gemm_model(dtype, 13, **attrs)
+    feeds = {"A": A, "B": B, "C": C}
+    with np.errstate(all="ignore"):
+        Y = ReferenceEvaluator(model, new_ops=[gk_onnx.Gemm]).run(None, feeds)[0]
+        ref = ReferenceEvaluator(model).run(None, feeds)[0]
+    assert_matches(Y, ref, A, B, C, 0.25, -2.0, 0, 1)
+
+
 def test_bad_input_raises_and_names_it():
     f = np.float32
     A, B, C = np.ones((2, 3), f), np.ones((3, 4), f), np.ones((2, 4), f)
