@@ -137,16 +137,20 @@ DEFINE_COMPLEX_GEMM(gemmkit_zgemm, gemmkit_complex128_t, double, f64, d, dgemm, 
 
 #if GEMMKIT_X86 && defined(_MSC_VER)
 #include <intrin.h>
+#elif GEMMKIT_X86
+#include <cpuid.h>
 #endif
 
-/* Whether the CPU converts float16 (F16C); the AVX2 and AVX-512 paths use it when it does. */
+/* Whether the CPU converts float16 (F16C: CPUID leaf 1, ECX bit 29); the AVX2 and AVX-512 paths use it
+ * when it does (every AVX2 CPU so far has it). */
 static int cpu_has_f16c(void) {
-#if GEMMKIT_X86 && (defined(__GNUC__) || defined(__clang__))
-    return __builtin_cpu_supports("f16c");
-#elif GEMMKIT_X86 && defined(_MSC_VER)
+#if GEMMKIT_X86 && defined(_MSC_VER)
     int r[4];
     __cpuid(r, 1);
     return (r[2] >> 29) & 1;
+#elif GEMMKIT_X86
+    unsigned a, b, c, d;
+    return __get_cpuid(1, &a, &b, &c, &d) && ((c >> 29) & 1u);
 #else
     return 0;
 #endif

@@ -382,3 +382,20 @@ def test_onnx_backend_cases():
                 assert g.dtype == want.dtype and g.shape == want.shape, case.name
                 np.testing.assert_allclose(g, want, rtol=case.rtol or 1e-5, atol=case.atol or 1e-6,
                                            err_msg=case.name)
+
+
+def test_integer_core_functions_check_their_arguments():
+    """gemmkit._core.gemm_i32 & co. name the argument at fault and leave C untouched."""
+    A = np.ones((2, 2), np.int64)
+    C = np.zeros((2, 2), np.int64)
+    with pytest.raises(TypeError, match="A must have dtype int64"):
+        _core.gemm_i64("N", "N", 2, 2, 2, 1.0, A.astype(np.int32), 2, A, 2, 0.0, C, 2)
+    with pytest.raises(TypeError, match="C must have dtype uint32"):
+        _core.gemm_u32("N", "N", 2, 2, 2, 1.0, A.astype(np.uint32), 2, A.astype(np.uint32), 2, 0.0, C, 2)
+    with pytest.raises(ValueError, match="lda"):
+        _core.gemm_i64("N", "N", 2, 2, 2, 1.0, A, 1, A, 2, 0.0, C, 2)
+    with pytest.raises(TypeError, match="alpha"):
+        _core.gemm_i64("N", "N", 2, 2, 2, "x", A, 2, A, 2, 0.0, C, 2)
+    np.testing.assert_array_equal(C, 0)
+    _core.gemm_i64("T", "N", 2, 2, 2, 1.0, A, 2, A, 2, 0.0, C, 2)
+    np.testing.assert_array_equal(C, 2)
