@@ -127,13 +127,14 @@ def gemm(A, B, C=None, alpha=1.0, beta=1.0, transA=0, transB=0, broadcast=0, ops
     if broadcast and version >= 7:
         raise ValueError(f"{who}: broadcast is an attribute of Gemm-1 and Gemm-6 only (opset {opset} has "
                          f"Gemm-{version}, where C always broadcasts)")
-    for name, x in (("A", A), ("B", B)) + ((("C", C),) if C is not None else ()):
-        if x.dtype != A.dtype:
-            raise TypeError(f"{who}: {name} is {x.dtype} but A is {A.dtype}: Gemm's inputs share one type")
-    fn = _core_function(_type_name(A.dtype), version, who)
-    for name, x in (("A", A), ("B", B)):
-        if x.ndim != 2:
-            raise ValueError(f"{who}: {name} must be 2-D, got shape {x.shape}")
+    dtype = A.dtype
+    if B.dtype != dtype or (C is not None and C.dtype != dtype):
+        name, x = ("B", B) if B.dtype != dtype else ("C", C)
+        raise TypeError(f"{who}: {name} is {x.dtype} but A is {dtype}: Gemm's inputs share one type")
+    fn = _core_function(_type_name(dtype), version, who)
+    if A.ndim != 2 or B.ndim != 2:
+        name, x = ("A", A) if A.ndim != 2 else ("B", B)
+        raise ValueError(f"{who}: {name} must be 2-D, got shape {x.shape}")
     M, K = A.shape[::-1] if transA else A.shape
     Kb, N = B.shape[::-1] if transB else B.shape
     if K != Kb:
@@ -143,7 +144,7 @@ def gemm(A, B, C=None, alpha=1.0, beta=1.0, transA=0, transB=0, broadcast=0, ops
         raise ValueError(f"{who}: C is required in Gemm-{version} (optional from opset 11)")
     if C is not None:
         _check_c(C, M, N, version, broadcast, who)
-    Y = np.empty((M, N), A.dtype.newbyteorder("="))
+    Y = np.empty((M, N), dtype if dtype.isnative else dtype.newbyteorder("="))
     if Y.size == 0:
         return Y
     if C is not None and beta != 0.0:
