@@ -35,9 +35,14 @@ CORE_SOURCES = [
     "csrc/kernels/sgemm_generic.c",
     "csrc/kernels/dgemm_generic.c",
     "csrc/kernels/int8_generic.c",
+    # quantized elementwise add
+    "csrc/qadd.c",
+    "csrc/kernels/qadd_generic.c",
 ]
 
 _AVX2 = (["-mavx2", "-mfma"], ["/arch:AVX2"])
+# The int8 kernels' float16 epilogue converts with F16C (dispatch requires it with AVX2).
+_AVX2_F16C = (["-mavx2", "-mfma", "-mf16c"], ["/arch:AVX2"])
 _AVX512 = (["-mavx512f", "-mavx512bw", "-mavx512dq", "-mavx512vl", "-mfma", "-mavx2"], ["/arch:AVX512"])
 _AVX512_VNNI = (["-mavx512f", "-mavx512bw", "-mavx512dq", "-mavx512vl", "-mavx512vnni", "-mfma", "-mavx2"],
                 ["/arch:AVX512"])
@@ -45,16 +50,19 @@ _AVX512_VNNI = (["-mavx512f", "-mavx512bw", "-mavx512dq", "-mavx512vl", "-mavx51
 X86_KERNELS = {
     "csrc/kernels/sgemm_avx2.c": _AVX2,
     "csrc/kernels/dgemm_avx2.c": _AVX2,
-    "csrc/kernels/int8_avx2.c": _AVX2,
+    "csrc/kernels/int8_avx2.c": _AVX2_F16C,
     "csrc/kernels/sgemm_avx512.c": _AVX512,
     "csrc/kernels/dgemm_avx512.c": _AVX512,
     "csrc/kernels/int8_avx512.c": _AVX512,
     "csrc/kernels/int8_avx512_vnni.c": _AVX512_VNNI,
-    "csrc/kernels/half_avx2.c": (_AVX2[0] + ["-mf16c"], _AVX2[1]),
+    "csrc/kernels/half_avx2.c": _AVX2_F16C,
     "csrc/kernels/wrap_avx2.c": _AVX2,
+    # quantized elementwise add
+    "csrc/kernels/qadd_avx2.c": _AVX2,
+    "csrc/kernels/qadd_avx512.c": _AVX512,
 }
 # Built only where the compiler knows AVX-VNNI (gcc >= 11, clang >= 12, MSVC 2019 16.10+).
-AVX_VNNI_KERNEL = ("csrc/kernels/int8_avx_vnni.c", (["-mavx2", "-mfma", "-mavxvnni"], ["/arch:AVX2"]))
+AVX_VNNI_KERNEL = ("csrc/kernels/int8_avx_vnni.c", (["-mavx2", "-mfma", "-mf16c", "-mavxvnni"], ["/arch:AVX2"]))
 
 
 def target_is_x86_64():

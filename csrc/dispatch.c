@@ -32,6 +32,7 @@ static uint32_t detect_features(void) {
     if (max_leaf < 7) return 0;
     cpuid(1, 0, r);
     int osxsave = (r[2] >> 27) & 1, avx = (r[2] >> 28) & 1, fma = (r[2] >> 12) & 1;
+    int f16c = (r[2] >> 29) & 1; /* every AVX2 CPU has it; the int8 float16 epilogue uses it */
     if (!osxsave || !avx) return 0;
     uint64_t xcr0 = xgetbv0();
     int ymm_os = (xcr0 & 0x6) == 0x6;             /* SSE + AVX state */
@@ -43,7 +44,7 @@ static uint32_t detect_features(void) {
         a512vl = (ebx >> 31) & 1, a512vnni = (ecx >> 11) & 1;
     cpuid(7, 1, r);
     int avxvnni = (r[0] >> 4) & 1;
-    if (ymm_os && avx2 && fma) {
+    if (ymm_os && avx2 && fma && f16c) {
         f |= GEMMKIT_CPU_AVX2;
         if (avxvnni) f |= GEMMKIT_CPU_AVX_VNNI;
         if (zmm_os && a512f && a512dq && a512bw && a512vl) {

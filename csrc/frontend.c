@@ -3,9 +3,11 @@
 #include <string.h>
 #include "driver.h"
 
+/* trans: 'N' op(X) = X, 'T' X^T; complex types also 'C' X^H and 'R' conj(X) (conjugate, no transpose,
+ * as BLIS's BLIS_CONJ_NO_TRANSPOSE: what a column-major caller's X^H is in row-major terms). */
 static int is_trans(char t) { return t == 'T' || t == 't'; }
-static int is_notrans(char t) { return t == 'N' || t == 'n'; }
-static int is_conj(char t) { return t == 'C' || t == 'c'; }
+static int is_notrans(char t) { return t == 'N' || t == 'n' || t == 'R' || t == 'r'; }
+static int is_conj(char t) { return t == 'C' || t == 'c' || t == 'R' || t == 'r'; }
 
 /* oneDNN's rules (row-major): lda >= max(1, op(A) stored width), and so on; allow_conj admits 'C'. */
 static gemmkit_status_t check_gemm_args(int allow_conj, char transa, char transb, int64_t M, int64_t N, int64_t K,
@@ -25,26 +27,46 @@ static gemmkit_status_t check_gemm_args(int allow_conj, char transa, char transb
     return gemmkit_success;
 }
 
-/* C := beta * C over M x N elements of a real (cplx = 0) or complex (cplx = 1, beta = 2 values) type;
- * beta == 0 writes zeros without reading C, beta == 1 touches nothing. */
+/* C := beta * C over M x N elements of a real (cplx = 0) or complex (cplx = 1, beta = 2 values) type,
+ * for each of `batch` matrices stride_c elements of the type apart; beta == 0 writes zeros without
+ * reading C, beta == 1 touches nothing. */
 #define DEFINE_SCALE_C(SFX, T)                                                                       \
-    static void scale_c_##SFX(int64_t M, int64_t N, int cplx, const T *beta, T *C, int64_t ldc) {    \
+    static void scale_c_##SFX(int64_t M, int64_t N, int cplx, const T *beta, T *C, int64_t ldc,      \
+                              int64_t batch, int64_t stride_c) {                                     \
         const T br = beta[0], bi = cplx ? beta[1] : (T)0;                                            \
-        const int64_t w = cplx ? 2 * N : N, ld = cplx ? 2 * ldc : ldc;                               \
+        const int64_t w = cplx ? 2 * N : N, ld = cplx ? 2 * ldc : ldc, sc = cplx ? 2 * stride_c : stride_c; \
         if (br == (T)1 && bi == (T)0) return;                                                        \
-        for (int64_t i = 0; i < M; i++) {                                                            \
-            T *c = C + i * ld;                                                                       \
-            if (br == (T)0 && bi == (T)0) memset(c, 0, sizeof(T) * (size_t)w);                      \
-            else if (bi == (T)0) for (int64_t j = 0; j < w; j++) c[j] *= br;                         \
-            else for (int64_t j = 0; j < w; j += 2) {                                                \
-                const T re = c[j], im = c[j + 1];                                                    \
-                c[j] = br * re - bi * im;                                                            \
-                c[j + 1] = br * im + bi * re;                                                        \
+        for (int64_t b = 0; b < batch; b++)                                                          \
+            for (int64_t i = 0; i < M; i++) {                                                        \
+                T *c = C + b * sc + i * ld;                                                          \
+                if (br == (T)0 && bi == (T)0) memset(c, 0, sizeof(T) * (size_t)w);                  \
+                else if (bi == (T)0) for (int64_t j = 0; j < w; j++) c[j] *= br;                     \
+                else for (int64_t j = 0; j < w; j += 2) {                                            \
+                    const T re = c[j], im = c[j + 1];                                                \
+                    c[j] = br * re - bi * im;                                                        \
+                    c[j + 1] = br * im + bi * re;                                                    \
+                }                                                                                    \
             }                                                                                        \
-        }                                                                                            \
     }
 DEFINE_SCALE_C(f32, float)
 DEFINE_SCALE_C(f64, double)
+
+/* A batch: batch >= 0, and the C matrices (M x N, ldc) must not share an element: either one lies
+ * wholly past the other (|stride_c| >= (M - 1) * ldc + N) or their rows interleave (N <= |stride_c|
+ * and batch * |stride_c| <= ldc, as in the transposed view of a stack). */
+static gemmkit_status_t check_batch_args(int64_t M, int64_t N, int64_t ldc, int64_t batch, int64_t stride_c) {
+    if (batch < 0) return gemmkit_invalid_arguments;
+    if (batch <= 1 || M == 0 || N == 0) return gemmkit_success;
+    if (stride_c == INT64_MIN) return gemmkit_success;
+    const int64_t s = stride_c < 0 ? -stride_c : stride_c;
+    if (M == 1 || ldc <= (INT64_MAX - N) / (M - 1)) {
+        if (s >= (M - 1) * ldc + N) return gemmkit_success;
+    } else {
+        return gemmkit_invalid_arguments;  /* the span does not fit in 64 bits */
+    }
+    if (N <= s && s <= ldc / batch) return gemmkit_success;
+    return gemmkit_invalid_arguments;
+}
 
 /* The problem for the real driver; sizes and C in the kernel's real domain (complex: N, K doubled). */
 static gk_real_problem_t real_problem(const gk_real_type_t *type, const gk_real_kernel_t *kern,
@@ -66,58 +88,53 @@ static gk_real_problem_t real_problem(const gk_real_type_t *type, const gk_real_
     return p;
 }
 
-gemmkit_status_t gemmkit_sgemm(char transa, char transb, int64_t M, int64_t N, int64_t K, float alpha,
-                               const float *A, int64_t lda, const float *B, int64_t ldb, float beta,
-                               float *C, int64_t ldc) {
-    gemmkit_status_t st = check_gemm_args(0, transa, transb, M, N, K, A, lda, B, ldb, C, ldc);
-    if (st != gemmkit_success || M == 0 || N == 0) return st;
-    if (K == 0 || alpha == 0.0f) {
-        scale_c_f32(M, N, 0, &beta, C, ldc);
-        return gemmkit_success;
+/* Real types: every entry is a batch (the plain one a batch of one). */
+#define DEFINE_REAL_GEMM(NAME, T, SFX, FIELD, KERN, BLOCKS, TYPE)                                    \
+    gemmkit_status_t NAME##_batch(char transa, char transb, int64_t M, int64_t N, int64_t K, T alpha,  \
+                                  const T *A, int64_t lda, int64_t stride_a, const T *B, int64_t ldb,  \
+                                  int64_t stride_b, T beta, T *C, int64_t ldc, int64_t stride_c,       \
+                                  int64_t batch) {                                                   \
+        gemmkit_status_t st = check_gemm_args(0, transa, transb, M, N, K, A, lda, B, ldb, C, ldc);   \
+        if (st == gemmkit_success) st = check_batch_args(M, N, ldc, batch, stride_c);                \
+        if (st != gemmkit_success || M == 0 || N == 0 || batch == 0) return st;                      \
+        if (K == 0 || alpha == (T)0) {                                                               \
+            scale_c_##SFX(M, N, 0, &beta, C, ldc, batch, stride_c);                                  \
+            return gemmkit_success;                                                                  \
+        }                                                                                            \
+        const gk_config_t *cfg = gk_config();                                                        \
+        gk_real_problem_t p = real_problem(&TYPE, cfg->KERN, &cfg->BLOCKS, transa, transb, M, N, K, A, lda, \
+                                           B, ldb, C, ldc);                                          \
+        p.alpha.FIELD = alpha;                                                                       \
+        p.beta.FIELD = beta;                                                                         \
+        return gk_real_gemm_batch(&p, batch, stride_a, stride_b, stride_c);                          \
+    }                                                                                                \
+    gemmkit_status_t NAME(char transa, char transb, int64_t M, int64_t N, int64_t K, T alpha, const T *A, \
+                          int64_t lda, const T *B, int64_t ldb, T beta, T *C, int64_t ldc) {          \
+        return NAME##_batch(transa, transb, M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, 1); \
     }
-    const gk_config_t *cfg = gk_config();
-    gk_real_problem_t p = real_problem(&gk_type_sgemm, cfg->sgemm, &cfg->sgemm_blocks, transa, transb, M, N, K,
-                                       A, lda, B, ldb, C, ldc);
-    p.alpha.f = alpha;
-    p.beta.f = beta;
-    if (gk_sgemm_few_rows(&p, &st)) return st;
-    return gk_real_gemm(&p);
-}
-
-gemmkit_status_t gemmkit_dgemm(char transa, char transb, int64_t M, int64_t N, int64_t K, double alpha,
-                               const double *A, int64_t lda, const double *B, int64_t ldb, double beta,
-                               double *C, int64_t ldc) {
-    gemmkit_status_t st = check_gemm_args(0, transa, transb, M, N, K, A, lda, B, ldb, C, ldc);
-    if (st != gemmkit_success || M == 0 || N == 0) return st;
-    if (K == 0 || alpha == 0.0) {
-        scale_c_f64(M, N, 0, &beta, C, ldc);
-        return gemmkit_success;
-    }
-    const gk_config_t *cfg = gk_config();
-    gk_real_problem_t p = real_problem(&gk_type_dgemm, cfg->dgemm, &cfg->dgemm_blocks, transa, transb, M, N, K,
-                                       A, lda, B, ldb, C, ldc);
-    p.alpha.d = alpha;
-    p.beta.d = beta;
-    return gk_real_gemm(&p);
-}
+DEFINE_REAL_GEMM(gemmkit_sgemm, float, f32, f, sgemm, sgemm_blocks, gk_type_sgemm)
+DEFINE_REAL_GEMM(gemmkit_dgemm, double, f64, d, dgemm, dgemm_blocks, gk_type_dgemm)
 
 /* Complex on the real kernels (1m): a real alpha and a real beta go to the kernel; a complex alpha is
  * applied while packing A, a complex beta by scaling C first (then the kernel adds with beta = 1). */
 #define DEFINE_COMPLEX_GEMM(NAME, CT, T, SFX, FIELD, KERN, BLOCKS, TYPE)                             \
-    gemmkit_status_t NAME(char transa, char transb, int64_t M, int64_t N, int64_t K, CT alpha, const CT *A, \
-                          int64_t lda, const CT *B, int64_t ldb, CT beta, CT *C, int64_t ldc) {       \
+    gemmkit_status_t NAME##_batch(char transa, char transb, int64_t M, int64_t N, int64_t K, CT alpha, \
+                                  const CT *A, int64_t lda, int64_t stride_a, const CT *B, int64_t ldb, \
+                                  int64_t stride_b, CT beta, CT *C, int64_t ldc, int64_t stride_c,     \
+                                  int64_t batch) {                                                   \
         gemmkit_status_t st = check_gemm_args(1, transa, transb, M, N, K, A, lda, B, ldb, C, ldc);   \
-        if (st != gemmkit_success || M == 0 || N == 0) return st;                                    \
+        if (st == gemmkit_success) st = check_batch_args(M, N, ldc, batch, stride_c);                \
+        if (st != gemmkit_success || M == 0 || N == 0 || batch == 0) return st;                      \
         const T b2[2] = {beta.re, beta.im}, a2[2] = {alpha.re, alpha.im};                            \
         if (K == 0 || (alpha.re == (T)0 && alpha.im == (T)0)) {                                      \
-            scale_c_##SFX(M, N, 1, b2, (T *)C, ldc);                                                 \
+            scale_c_##SFX(M, N, 1, b2, (T *)C, ldc, batch, stride_c);                                \
             return gemmkit_success;                                                                  \
         }                                                                                            \
         const gk_config_t *cfg = gk_config();                                                        \
         gk_real_problem_t p = real_problem(&TYPE, cfg->KERN, &cfg->BLOCKS, transa, transb, M, N, K, A, lda, \
                                            B, ldb, C, ldc);                                          \
         if (beta.im != (T)0) {                                                                       \
-            scale_c_##SFX(M, N, 1, b2, (T *)C, ldc);                                                 \
+            scale_c_##SFX(M, N, 1, b2, (T *)C, ldc, batch, stride_c);                                \
             p.beta.FIELD = (T)1;                                                                     \
         } else {                                                                                     \
             p.beta.FIELD = beta.re;                                                                  \
@@ -128,33 +145,16 @@ gemmkit_status_t gemmkit_dgemm(char transa, char transb, int64_t M, int64_t N, i
         } else {                                                                                     \
             p.alpha.FIELD = alpha.re;                                                                \
         }                                                                                            \
-        return gk_real_gemm(&p);                                                                     \
+        return gk_real_gemm_batch(&p, batch, stride_a, stride_b, stride_c);                          \
+    }                                                                                                \
+    gemmkit_status_t NAME(char transa, char transb, int64_t M, int64_t N, int64_t K, CT alpha, const CT *A, \
+                          int64_t lda, const CT *B, int64_t ldb, CT beta, CT *C, int64_t ldc) {       \
+        return NAME##_batch(transa, transb, M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, 1); \
     }
 DEFINE_COMPLEX_GEMM(gemmkit_cgemm, gemmkit_complex64_t, float, f32, f, sgemm, cgemm_blocks, gk_type_cgemm)
 DEFINE_COMPLEX_GEMM(gemmkit_zgemm, gemmkit_complex128_t, double, f64, d, dgemm, zgemm_blocks, gk_type_zgemm)
 
 /* ---- float16 and bfloat16 on the float kernels ------------------------------------------------------- */
-
-#if GEMMKIT_X86 && defined(_MSC_VER)
-#include <intrin.h>
-#elif GEMMKIT_X86
-#include <cpuid.h>
-#endif
-
-/* Whether the CPU converts float16 (F16C: CPUID leaf 1, ECX bit 29); the AVX2 and AVX-512 paths use it
- * when it does (every AVX2 CPU so far has it). */
-static int cpu_has_f16c(void) {
-#if GEMMKIT_X86 && defined(_MSC_VER)
-    int r[4];
-    __cpuid(r, 1);
-    return (r[2] >> 29) & 1;
-#elif GEMMKIT_X86
-    unsigned a, b, c, d;
-    return __get_cpuid(1, &a, &b, &c, &d) && ((c >> 29) & 1u);
-#else
-    return 0;
-#endif
-}
 
 /* C := beta * C for a 16-bit C (K = 0 or alpha = 0) through the type's converters, in row chunks. */
 static void scale_c_half(const gk_real_problem_t *p, float beta) {
@@ -201,7 +201,7 @@ gemmkit_status_t gemmkit_hgemm(char transa, char transb, int64_t M, int64_t N, i
                                float beta, gemmkit_float16_t *C, int64_t ldc) {
     const gk_real_type_t *type = &gk_type_hgemm;
 #if GEMMKIT_X86
-    if (strcmp(gk_config()->arch, "generic") != 0 && cpu_has_f16c()) type = &gk_type_hgemm_f16c;
+    if (strcmp(gk_config()->arch, "generic") != 0) type = &gk_type_hgemm_f16c; /* those paths need F16C */
 #endif
     return gemm_half(type, transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
@@ -234,7 +234,7 @@ DEFINE_WRAP_GEMM(gemmkit_gemm_u64, uint64_t, GK_WRAP_U64)
 static void int8_no_product(const gk_int8_problem_t *p) {
     for (int64_t i = 0; i < p->M; i++)
         for (int64_t j = 0; j < p->N; j++) {
-            int32_t *c = p->C + i * p->ldc + j;
+            int32_t *c = (int32_t *)p->C + i * p->ldc + j;
             double v = 0.0;
             if (p->beta != 0.0) v = p->beta * (double)*c;
             double add = p->offsetc == 'F' ? p->co[0] : p->offsetc == 'C' ? p->co[i] : p->co[j];
@@ -276,4 +276,128 @@ gemmkit_status_t gemmkit_gemm_s8s8s32(char transa, char transb, char offsetc, in
     /* A' = A + 128 as unsigned bytes, so (A - ao) = (A' - (ao + 128)). */
     return gemm_int8(transa, transb, offsetc, M, N, K, alpha, (const uint8_t *)A, lda, (int)ao + 128, 1, B, ldb,
                      (int)bo, beta, C, ldc, co);
+}
+
+/* ---- per-token quantized int8 product with float output (gemmkit_gemm_s8s8_per_token) ------------ */
+
+static int per_token_out_type(int out_type) {
+    return out_type == GEMMKIT_OUT_FLOAT32 ? GK_DST_FLOAT32 : out_type == GEMMKIT_OUT_FLOAT16 ? GK_DST_FLOAT16
+           : out_type == GEMMKIT_OUT_BFLOAT16 ? GK_DST_BFLOAT16 : -1;
+}
+
+/* K == 0: every sum is 0, and the epilogue still runs (0 * scales, plus bias: IEEE rules for NaN/Inf). */
+static void per_token_empty_sums(const gk_int8_problem_t *p) {
+    static const int64_t zeros[64] = {0};
+    static const double zero_terms[64] = {0};
+    gk_i8_epilogue_t ep;
+    memset(&ep, 0, sizeof(ep));
+    ep.row_comp = zero_terms;
+    ep.col_comp = zero_terms;
+    ep.dst = p->dst;
+    ep.row_scale_first = p->row_scale_first;
+    const int size = gk_dst_size(p->dst);
+    for (int64_t b = 0; b < p->batch; b++)
+        for (int64_t i = 0; i < p->M; i++)
+            for (int64_t j = 0; j < p->N; j += 64) {
+                ep.row_scale = p->row_scale + b * p->stride_row_scale + i;
+                ep.col_scale = p->col_scale + b * p->stride_col_scale + j;
+                ep.row_bias = p->row_bias ? p->row_bias + i : NULL;
+                ep.col_bias = p->col_bias ? p->col_bias + j : NULL;
+                char *c = (char *)p->C + (size_t)(b * p->stride_c + i * p->ldc + j) * (size_t)size;
+                gk_i8_epilogue_scalar(1, GK_MIN((int64_t)64, p->N - j), zeros, 64, c, p->ldc, &ep);
+            }
+}
+
+/* Both per-token entries: with `packed` (then layout_c is 'R' and B is unused) op(B) is a prepacked weight. */
+static gemmkit_status_t per_token(char transa, char transb, char layout_c, int out_type, int64_t batch, int64_t M,
+                                  int64_t N, int64_t K, const int8_t *A, int64_t lda, int64_t stride_a,
+                                  const int8_t *B, int64_t ldb, int64_t stride_b, const void *packed,
+                                  int64_t packed_bytes, const float *deq_scale, const float *token_scale,
+                                  int64_t stride_token_scale, const float *bias, void *C, int64_t ldc,
+                                  int64_t stride_c) {
+    const int dst = per_token_out_type(out_type);
+    const int c_rows = layout_c == 'R' || layout_c == 'r', c_cols = layout_c == 'C' || layout_c == 'c';
+    if (dst < 0 || !(c_rows || c_cols) || batch < 0) return gemmkit_invalid_arguments;
+    if (stride_a < 0 || stride_b < 0 || stride_c < 0 || stride_token_scale < 0) return gemmkit_invalid_arguments;
+    /* Column-major C is the row-major N x M C^T = op(B)^T op(A)^T: the operands swap, and so do the roles
+     * of rows and columns in the epilogue (deq_scale, applied first, then runs along C^T's rows). */
+    gemmkit_status_t st = c_rows ? check_gemm_args(0, transa, transb, M, N, K, A, lda, B, ldb, C, ldc)
+                                 : check_gemm_args(0, is_trans(transb) ? 'N' : 'T', is_trans(transa) ? 'N' : 'T', N,
+                                                   M, K, B, ldb, A, lda, C, ldc);
+    if (st != gemmkit_success) return st;
+    if (batch == 0 || M == 0 || N == 0) return gemmkit_success;
+    if (deq_scale == NULL || token_scale == NULL) return gemmkit_invalid_arguments;
+    if (batch > 1 && stride_c == 0) return gemmkit_invalid_arguments; /* the matrices would overlap */
+    static const int32_t zero_offset = 0;
+    gk_int8_problem_t p;
+    memset(&p, 0, sizeof(p));
+    p.flip_a = 1;
+    p.alpha = 1.0; p.beta = 0.0;
+    p.a_ofs = 128; p.bo = 0;            /* A' = A + 128 as unsigned bytes, compensated exactly */
+    p.C = C; p.ldc = ldc;
+    p.offsetc = 'F'; p.co = &zero_offset;
+    p.dst = dst;
+    p.K = K;
+    p.batch = batch;
+    p.stride_c = stride_c;
+    if (c_rows) {
+        p.transa = is_trans(transa); p.transb = is_trans(transb);
+        p.M = M; p.N = N;
+        p.A = (const uint8_t *)A; p.lda = lda; p.stride_a = stride_a;
+        p.B = B; p.ldb = ldb; p.stride_b = stride_b;
+        p.row_scale = token_scale; p.stride_row_scale = stride_token_scale;
+        p.col_scale = deq_scale;
+        p.row_scale_first = 0;
+        p.col_bias = bias;
+    } else {
+        p.transa = !is_trans(transb); p.transb = !is_trans(transa);
+        p.M = N; p.N = M;
+        p.A = (const uint8_t *)B; p.lda = ldb; p.stride_a = stride_b;
+        p.B = A; p.ldb = lda; p.stride_b = stride_a;
+        p.row_scale = deq_scale;
+        p.col_scale = token_scale; p.stride_col_scale = stride_token_scale;
+        p.row_scale_first = 1;
+        p.row_bias = bias;
+    }
+    if (K == 0) {
+        per_token_empty_sums(&p);
+        return gemmkit_success;
+    }
+    if (packed != NULL) {
+        if (!c_rows || !gk_int8_packed_weight_view(packed, packed_bytes, N, K, &p.packed_b, &p.packed_colsum))
+            return gemmkit_invalid_arguments;
+        p.stride_b = 0;
+    }
+    return gk_int8_gemm(&p);
+}
+
+gemmkit_status_t gemmkit_gemm_s8s8_per_token(char transa, char transb, char layout_c, int out_type, int64_t batch,
+                                             int64_t M, int64_t N, int64_t K, const int8_t *A, int64_t lda,
+                                             int64_t stride_a, const int8_t *B, int64_t ldb, int64_t stride_b,
+                                             const float *deq_scale, const float *token_scale,
+                                             int64_t stride_token_scale, const float *bias, void *C, int64_t ldc,
+                                             int64_t stride_c) {
+    return per_token(transa, transb, layout_c, out_type, batch, M, N, K, A, lda, stride_a, B, ldb, stride_b, NULL, 0,
+                     deq_scale, token_scale, stride_token_scale, bias, C, ldc, stride_c);
+}
+
+int64_t gemmkit_s8s8_packed_weight_size(int64_t N, int64_t K) { return gk_int8_packed_weight_size(N, K); }
+
+gemmkit_status_t gemmkit_s8s8_pack_weight(char transb, int64_t N, int64_t K, const int8_t *B, int64_t ldb,
+                                          void *packed, int64_t packed_bytes) {
+    if (!(is_trans(transb) || is_notrans(transb)) || ldb < GK_MAX((int64_t)1, is_trans(transb) ? K : N))
+        return gemmkit_invalid_arguments;
+    return gk_int8_pack_weight(is_trans(transb), N, K, B, ldb, packed, packed_bytes);
+}
+
+gemmkit_status_t gemmkit_gemm_s8s8_per_token_packed(char transa, int out_type, int64_t batch, int64_t M, int64_t N,
+                                                    int64_t K, const int8_t *A, int64_t lda, int64_t stride_a,
+                                                    const void *packed_weight, int64_t packed_bytes,
+                                                    const float *deq_scale, const float *token_scale,
+                                                    int64_t stride_token_scale, const float *bias, void *C,
+                                                    int64_t ldc, int64_t stride_c) {
+    /* B's place in the argument checks is taken by the packed weight (plain K x N, ldb = N). */
+    return per_token(transa, 'N', 'R', out_type, batch, M, N, K, A, lda, stride_a, (const int8_t *)packed_weight,
+                     GK_MAX((int64_t)1, N), 0, packed_weight, packed_bytes, deq_scale, token_scale,
+                     stride_token_scale, bias, C, ldc, stride_c);
 }

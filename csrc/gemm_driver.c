@@ -153,6 +153,14 @@ int gk_threads_for(int64_t M, int64_t N, int64_t K) {
 }
 
 gemmkit_status_t gk_real_gemm(const gk_real_problem_t *p) {
+    gemmkit_status_t st;
+    if (p->kern->tiny && !p->type->complex_1m && !p->type->store_c && p->M <= GK_TINY_MAX && p->N <= GK_TINY_MAX && p->K <= GK_TINY_MAX &&
+        (double)p->M * (double)p->N * (double)p->K <= p->small->tiny_max_macs) {
+        p->kern->tiny(p->M, p->N, p->K, &p->alpha, p->A, p->lda, p->transa, p->B, p->ldb, p->transb, &p->beta,
+                      p->C, p->ldc);
+        return gemmkit_success;
+    }
+    if (p->type->few_rows && p->type->few_rows(p, &st)) return st;
     real_job_t job;
     memset(&job, 0, sizeof(job));
     job.p = p;
@@ -165,7 +173,7 @@ gemmkit_status_t gk_real_gemm(const gk_real_problem_t *p) {
     job.direct_b = real && !p->transb && (small || p->M <= p->small->direct_max_row_panels * mr);
     job.kc = job.direct_b && !small ? p->small->skinny_kc : p->blocks.kc;
     /* complex: the real-domain macs count 4x the complex ones, but a complex multiply-add is 4 real */
-    int nthreads = gk_threads_for(p->M, p->N, p->K);
+    int nthreads = p->threads ? p->threads : gk_threads_for(p->M, p->N, p->K);
     gk_partition_2d(p->M, p->N, mr, nr, nthreads, &job.tm, &job.tn);
     job.shared_b = NULL;
     if (job.tm > 1 && job.tn == 1 && !job.direct_b) {
@@ -177,5 +185,57 @@ gemmkit_status_t gk_real_gemm(const gk_real_problem_t *p) {
         gk_barrier_init(&job.barrier, job.tm);
     }
     gk_parallel_run(real_task, &job, job.tm * job.tn);
+    return job.failed ? gemmkit_out_of_memory : gemmkit_success;
+}
+
+/* ---- batches ------------------------------------------------------------------------------------ */
+
+typedef struct {
+    const gk_real_problem_t *p;
+    int64_t batch;
+    size_t sa, sb, sc;       /* strides in bytes (as signed offsets, two's complement) */
+    int failed;
+} real_batch_job_t;
+
+/* Product i of the batch as a problem of its own, on `threads` threads. */
+static gk_real_problem_t batch_item(const real_batch_job_t *job, int64_t i, int threads) {
+    gk_real_problem_t q = *job->p;
+    q.A = (const char *)q.A + (size_t)i * job->sa;
+    q.B = (const char *)q.B + (size_t)i * job->sb;
+    q.C = (char *)q.C + (size_t)i * job->sc;
+    q.threads = threads;
+    return q;
+}
+
+static void real_batch_task(void *ctx, int tid, int nthreads) {
+    real_batch_job_t *job = (real_batch_job_t *)ctx;
+    int64_t i0, i1;
+    gk_split_range(job->batch, 1, nthreads, tid, &i0, &i1);
+    for (int64_t i = i0; i < i1; i++) {
+        const gk_real_problem_t q = batch_item(job, i, 1);
+        if (gk_real_gemm(&q) != gemmkit_success) job->failed = 1;
+    }
+}
+
+gemmkit_status_t gk_real_gemm_batch(const gk_real_problem_t *p, int64_t batch, int64_t stride_a,
+                                    int64_t stride_b, int64_t stride_c) {
+    const size_t es = (size_t)p->kern->elem * (p->type->complex_1m ? 2 : 1);
+    real_batch_job_t job = {p, batch, (size_t)stride_a * es, (size_t)stride_b * es, (size_t)stride_c * es, 0};
+    if (batch == 1) return gk_real_gemm(p);
+    /* A product worth several threads gets them all, one product after the other; smaller ones go
+     * whole to the threads, as many threads as the batch's total work is worth. */
+    const double macs = (double)p->M * (double)p->N * (double)p->K;
+    const int per_product = gk_threads_for(p->M, p->N, p->K);
+    if (per_product > 1) {
+        for (int64_t i = 0; i < batch; i++) {
+            const gk_real_problem_t q = batch_item(&job, i, 0);
+            const gemmkit_status_t st = gk_real_gemm(&q);
+            if (st != gemmkit_success) return st;
+        }
+        return gemmkit_success;
+    }
+    const double total = macs * (double)batch;
+    int nthreads = (int)GK_MIN((double)gk_num_threads(), GK_MIN((double)batch, total / (double)(1 << 18)));
+    gk_parallel_run(real_batch_task, &job, GK_MAX(1, nthreads));
     return job.failed ? gemmkit_out_of_memory : gemmkit_success;
 }

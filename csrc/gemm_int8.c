@@ -12,8 +12,14 @@ typedef struct {
     double alpha, beta;
     const uint8_t *A; int64_t lda; int a_ofs; /* a_ofs = ao (u8) or ao + 128 (s8, A flipped to u8) */
     const int8_t *B; int64_t ldb; int bo;
-    int32_t *C; int64_t ldc;
+    void *C; int64_t ldc; int c_size;  /* C's elements: int32 or the float destination type */
     char offsetc; const int32_t *co;
+    int dst;                            /* the float epilogue (gk_i8_epilogue_t), as gk_int8_problem_t */
+    const float *row_scale, *col_scale;
+    int row_scale_first;
+    const float *row_bias, *col_bias;
+    const uint8_t *packed_b;            /* prepacked op(B) panels (one K chunk) and column sums, or NULL */
+    const int32_t *packed_colsum;
     int tm, tn;
     uint8_t *shared_b;        /* tm > 1, tn == 1, one K chunk: the threads pack one B block together */
     int32_t *shared_colsum;
@@ -77,6 +83,40 @@ static int epilogue_mode(const i8_job_t *job, const i8_terms_t *rows, const i8_t
 
 static size_t align64(size_t x) { return (x + 63) & ~(size_t)63; }
 
+/* Address of C[i][j] (elements of the destination type). */
+static void *c_at(const i8_job_t *job, int64_t i, int64_t j) {
+    return (char *)job->C + (size_t)(i * job->ldc + j) * (size_t)job->c_size;
+}
+
+/* The epilogue block of the tile whose first row is row i0 and first column is column j0 of C: the
+ * per-row terms from rows[ri], the per-column terms from cols[cj], the scales and bias from i0, j0. */
+static gk_i8_epilogue_t tile_epilogue(const i8_job_t *job, const i8_terms_t *rows, int64_t ri, const i8_terms_t *cols,
+                                      int64_t cj, int64_t i0, int64_t j0, int mode) {
+    const int has_ra = job->offsetc == 'C', has_ca = job->offsetc == 'F' || job->offsetc == 'R';
+    gk_i8_epilogue_t ep;
+    memset(&ep, 0, sizeof(ep));
+    ep.row_comp = rows->comp + ri;
+    ep.col_comp = cols->comp + cj;
+    ep.row_add = has_ra ? rows->add + ri : NULL;
+    ep.col_add = has_ca ? cols->add + cj : NULL;
+    ep.alpha = job->alpha;
+    ep.beta = job->beta;
+    ep.mode = mode;
+    ep.row_int = rows->sum64 + ri;
+    ep.col_int = cols->sum64 + cj;
+    ep.row_i32 = rows->sum32 + ri;
+    ep.col_i32 = cols->sum32 + cj;
+    ep.dst = job->dst;
+    if (job->dst != GK_DST_INT32) {
+        ep.row_scale = job->row_scale + i0;
+        ep.col_scale = job->col_scale + j0;
+        ep.row_scale_first = job->row_scale_first;
+        ep.row_bias = job->row_bias ? job->row_bias + i0 : NULL;
+        ep.col_bias = job->col_bias ? job->col_bias + j0 : NULL;
+    }
+    return ep;
+}
+
 /* B block [kc x nc] into NR panels with column sums: the kernel's own packer when it has one. */
 static void pack_b_block(const i8_job_t *job, const int8_t *Bp, int64_t kc, int64_t nc, uint8_t *dst,
                          int32_t *colsum) {
@@ -110,14 +150,17 @@ static int i8_block(i8_job_t *job, int64_t m0, int64_t m1, int64_t n0, int64_t n
     const int64_t nc_max = GK_MIN(NC, (n1 - n0 + nr - 1) / nr * nr);
 
     uint8_t *abuf = (uint8_t *)gk_thread_workspace(0, (size_t)(mc_max * kp * es));
-    uint8_t *bbuf = share ? job->shared_b : (uint8_t *)gk_thread_workspace(1, (size_t)(nc_max * kp * es));
+    const int prepacked = job->packed_b != NULL && nchunks == 1;
+    uint8_t *bbuf = share       ? job->shared_b
+                    : prepacked ? NULL
+                                : (uint8_t *)gk_thread_workspace(1, (size_t)(nc_max * kp * es));
     const size_t per_row = 2 * sizeof(int32_t) + 2 * sizeof(int64_t) + 2 * sizeof(double);
     const size_t ws_bytes = (size_t)(mc_max + nc_max) * per_row + 17 * 64 + sizeof(int32_t) * (size_t)(mc_max * nr) +
                             (nchunks > 1 ? sizeof(int64_t) * (size_t)(mc_max * nc_max) : 0);
     uint8_t *ws = (uint8_t *)gk_thread_workspace(2, ws_bytes);
     /* Shared B: a thread without its buffers still packs and meets every barrier (else the others
      * would wait forever) and reports the failure at the end. */
-    const int ok = abuf != NULL && bbuf != NULL && ws != NULL;
+    const int ok = abuf != NULL && (bbuf != NULL || prepacked) && ws != NULL;
     if (!ok && !share) return -1;
     if (!ok) {
         for (int64_t jc = n0; jc < n1; jc += NC) {
@@ -143,13 +186,15 @@ static int i8_block(i8_job_t *job, int64_t m0, int64_t m1, int64_t n0, int64_t n
     int32_t *acc_tiles = (int32_t *)carve(&ws, sizeof(int32_t) * (size_t)(mc_max * nr));
     GK_ALIGN64 int32_t tile[32 * 64];
     GK_ALIGN64 int64_t tile64[32 * 64];
-    const int has_ra = job->offsetc == 'C', has_ca = job->offsetc == 'F' || job->offsetc == 'R';
 
     for (int64_t jc = n0; jc < n1; jc += NC) {
         const int64_t nc = GK_MIN(NC, n1 - jc);
         if (nchunks == 1) {
             const int8_t *Bp = job->transb ? job->B + jc * job->ldb : job->B + jc;
-            if (share) { /* each thread packs a share of the NR panels, then all wait for the block */
+            if (prepacked) { /* the block's panels are consecutive in the packed weight (jc: a multiple of NR) */
+                bbuf = (uint8_t *)job->packed_b + (size_t)(jc * kp) * es;
+                for (int64_t j = 0; j < nc; j++) cs64[j] = job->packed_colsum[jc + j];
+            } else if (share) { /* each thread packs a share of the NR panels, then all wait for the block */
                 int64_t p0, p1;
                 gk_split_range((nc + nr - 1) / nr, 1, nthreads, tid, &p0, &p1);
                 if (p0 < p1) {
@@ -187,15 +232,14 @@ static int i8_block(i8_job_t *job, int64_t m0, int64_t m1, int64_t n0, int64_t n
                             const int64_t mb = GK_MIN((int64_t)mr, mc - ir);
                             const uint8_t *ap = abuf + (size_t)(ir * kp + g0 * mr * kg) * es;
                             int32_t *s_tile = acc_tiles + ir * nr;
-                            int32_t *c = job->C + (ic + ir) * job->ldc + jc + jr;
+                            void *c = c_at(job, ic + ir, jc + jr);
                             /* full tiles, and edge row panels where the kernel has a row-count
                              * variant, finish in the kernel; other edges in the scalar epilogue */
                             const gk_i8_ukernel_fn fn = mb == mr ? kern->ukernel
                                                         : kern->ukernel_rows ? kern->ukernel_rows[mb] : kern->ukernel;
-                            const int full = nb == nr && (mb == mr || kern->ukernel_rows != NULL);
-                            gk_i8_epilogue_t ep = {rows.comp + ir, cols.comp + jr, has_ra ? rows.add + ir : NULL,
-                                                   has_ca ? cols.add + jr : NULL, job->alpha, job->beta, mode,
-                                                   rows.sum64 + ir, cols.sum64 + jr, rows.sum32 + ir, cols.sum32 + jr};
+                            const int full = nb == nr && (mb == mr || kern->ukernel_rows != NULL) &&
+                                             (job->dst == GK_DST_INT32 || mode == GK_EP_INT32);
+                            const gk_i8_epilogue_t ep = tile_epilogue(job, &rows, ir, &cols, jr, ic + ir, jc + jr, mode);
                             fn(gn, ap, bp + (size_t)(g0 * nr * kg) * es, s_tile, g0 > 0, c, job->ldc,
                                last && full ? &ep : NULL);
                             if (last && !full) {
@@ -233,9 +277,8 @@ static int i8_block(i8_job_t *job, int64_t m0, int64_t m1, int64_t n0, int64_t n
             }
             col_terms(job, jc, nc, cs64, &cols);
             row_terms(job, ic, mc, rs64, &rows);
-            gk_i8_epilogue_t ep = {rows.comp, cols.comp, has_ra ? rows.add : NULL, has_ca ? cols.add : NULL,
-                                   job->alpha, job->beta, GK_EP_DOUBLE, NULL, NULL, NULL, NULL};
-            gk_i8_epilogue_scalar(mc, nc, acc, nc, job->C + ic * job->ldc + jc, job->ldc, &ep);
+            const gk_i8_epilogue_t ep = tile_epilogue(job, &rows, 0, &cols, 0, ic, jc, GK_EP_DOUBLE);
+            gk_i8_epilogue_scalar(mc, nc, acc, nc, c_at(job, ic, jc), job->ldc, &ep);
         }
         if (share) gk_barrier_wait(&job->barrier); /* the block is read until all are done */
     }
@@ -278,16 +321,14 @@ static void i8_dot_task(void *ctx, int tid, int nthreads) {
     int64_t sum64[GK_I8_DOT_COLS];
     int32_t sum32[GK_I8_DOT_COLS];
     i8_terms_t cols = {comp, add, sum64, sum32, 0};
-    const int has_ra = job->offsetc == 'C', has_ca = job->offsetc == 'F' || job->offsetc == 'R';
     for (int64_t jb = j0; jb < j1; jb += GK_I8_DOT_COLS) {
         const int64_t n = GK_MIN((int64_t)GK_I8_DOT_COLS, j1 - jb);
         job->kern->dot(M, n, K, d->A, d->lda, job->flip_a ? 0x80 : 0, job->B + jb * job->ldb, job->ldb, S, colsum);
         for (int64_t j = 0; j < n; j++) cs64[j] = colsum[j];
         for (int64_t t = 0; t < M * n; t++) S64[t] = S[t];
         col_terms(job, jb, n, cs64, &cols);
-        gk_i8_epilogue_t ep = {d->rows->comp, cols.comp, has_ra ? d->rows->add : NULL, has_ca ? cols.add : NULL,
-                               job->alpha, job->beta, GK_EP_DOUBLE, NULL, NULL, NULL, NULL};
-        gk_i8_epilogue_scalar(M, n, S64, n, job->C + jb, job->ldc, &ep);
+        const gk_i8_epilogue_t ep = tile_epilogue(job, d->rows, 0, &cols, 0, 0, jb, GK_EP_DOUBLE);
+        gk_i8_epilogue_scalar(M, n, S64, n, c_at(job, 0, jb), job->ldc, &ep);
     }
 }
 
@@ -316,41 +357,164 @@ static gemmkit_status_t i8_dot(const i8_job_t *job) {
     row_terms(job, 0, M, rowsum, &rows);
     d.rows = &rows;
     gk_parallel_run(i8_dot_task, &d, gk_threads_for(M, job->N, K / 4 + 1));
+    gk_thread_workspace_trim();
     return gemmkit_success;
 }
 
-gemmkit_status_t gk_int8_gemm(const gk_int8_problem_t *p) {
+/* The job for matrix b of the problem (pointers moved by the batch strides). */
+static void int8_job_init(i8_job_t *job, const gk_int8_problem_t *p, int64_t b) {
     const gk_config_t *cfg = gk_config();
-    const int64_t M = p->M, N = p->N, K = p->K;
-    i8_job_t job;
-    memset(&job, 0, sizeof(job));
-    job.kern = cfg->int8;
-    job.blocks = &cfg->int8_blocks;
-    job.transa = p->transa; job.transb = p->transb; job.flip_a = p->flip_a;
-    job.M = M; job.N = N; job.K = K;
-    job.alpha = p->alpha; job.beta = p->beta;
-    job.A = p->A; job.lda = p->lda; job.a_ofs = p->a_ofs;
-    job.B = p->B; job.ldb = p->ldb; job.bo = p->bo;
-    job.C = p->C; job.ldc = p->ldc; job.offsetc = p->offsetc; job.co = p->co;
-    if (job.transb && M <= GK_MIN(cfg->small.dot_max_m, GK_I8_DOT_MAX_M) && job.kern->dot && K <= job.kern->k_exact) return i8_dot(&job);
+    memset(job, 0, sizeof(*job));
+    job->kern = cfg->int8;
+    job->blocks = &cfg->int8_blocks;
+    job->transa = p->transa; job->transb = p->transb; job->flip_a = p->flip_a;
+    job->M = p->M; job->N = p->N; job->K = p->K;
+    job->alpha = p->alpha; job->beta = p->beta;
+    job->A = p->A + b * p->stride_a; job->lda = p->lda; job->a_ofs = p->a_ofs;
+    job->B = p->B + b * p->stride_b; job->ldb = p->ldb; job->bo = p->bo;
+    job->c_size = gk_dst_size(p->dst);
+    job->C = (char *)p->C + (size_t)(b * p->stride_c) * (size_t)job->c_size;
+    job->ldc = p->ldc; job->offsetc = p->offsetc; job->co = p->co;
+    job->dst = p->dst;
+    job->packed_b = p->packed_b;
+    job->packed_colsum = p->packed_colsum;
+    if (p->dst != GK_DST_INT32) {
+        job->row_scale = p->row_scale + b * p->stride_row_scale;
+        job->col_scale = p->col_scale + b * p->stride_col_scale;
+        job->row_scale_first = p->row_scale_first;
+        job->row_bias = p->row_bias;
+        job->col_bias = p->col_bias;
+    }
+}
+
+/* One matrix on all the threads it is worth. */
+static gemmkit_status_t int8_run_one(i8_job_t *job) {
+    const gk_config_t *cfg = gk_config();
+    const int64_t M = job->M, N = job->N, K = job->K;
+    if (job->transb && !job->packed_b && M <= GK_MIN(cfg->small.dot_max_m, GK_I8_DOT_MAX_M) && job->kern->dot &&
+        K <= job->kern->k_exact)
+        return i8_dot(job);
     int nthreads = gk_threads_for(M, N, K / 4 + 1);
-    gk_partition_2d(M, N, job.kern->mr, job.kern->nr, nthreads, &job.tm, &job.tn);
-    job.shared_b = NULL;
-    job.shared_colsum = NULL;
-    if (job.tm > 1 && job.tn == 1 && K <= job.kern->k_exact) {
+    gk_partition_2d(M, N, job->kern->mr, job->kern->nr, nthreads, &job->tm, &job->tn);
+    job->shared_b = NULL;
+    job->shared_colsum = NULL;
+    if (job->tm > 1 && job->tn == 1 && K <= job->kern->k_exact && !job->packed_b) {
         /* Row slices: one packed B block (and its column sums) for all threads. */
-        const int kg = job.kern->kgroup, es = job.kern->elem_size, nr = job.kern->nr;
+        const int kg = job->kern->kgroup, es = job->kern->elem_size, nr = job->kern->nr;
         const int64_t kp = (K + kg - 1) / kg * kg;
         int64_t MC, NC;
-        i8_blocks(&job, kp, 0, &MC, &NC);
+        i8_blocks(job, kp, 0, &MC, &NC);
         const int64_t nc = GK_MIN(NC, (N + nr - 1) / nr * nr);
         const size_t bbytes = ((size_t)(nc * kp * es) + 63) & ~(size_t)63;
         uint8_t *buf = (uint8_t *)gk_thread_workspace(1, bbytes + sizeof(int32_t) * (size_t)nc);
         if (!buf) return gemmkit_out_of_memory;
-        job.shared_b = buf;
-        job.shared_colsum = (int32_t *)(buf + bbytes);
-        gk_barrier_init(&job.barrier, job.tm);
+        job->shared_b = buf;
+        job->shared_colsum = (int32_t *)(buf + bbytes);
+        gk_barrier_init(&job->barrier, job->tm);
     }
-    gk_parallel_run(i8_task, &job, job.tm * job.tn);
-    return job.failed ? gemmkit_out_of_memory : gemmkit_success;
+    gk_parallel_run(i8_task, job, job->tm * job->tn);
+    return job->failed ? gemmkit_out_of_memory : gemmkit_success;
+}
+
+/* A batch split among threads: thread tid computes whole matrices [b0, b1) on its own. */
+typedef struct {
+    const gk_int8_problem_t *p;
+    int failed;
+} int8_batch_job_t;
+
+static void int8_batch_task(void *ctx, int tid, int nthreads) {
+    int8_batch_job_t *bj = (int8_batch_job_t *)ctx;
+    int64_t b0, b1;
+    gk_split_range(bj->p->batch, 1, nthreads, tid, &b0, &b1);
+    for (int64_t b = b0; b < b1; b++) {
+        i8_job_t job;
+        int8_job_init(&job, bj->p, b);
+        if (i8_block(&job, 0, job.M, 0, job.N, 0, 1) != 0) bj->failed = 1;
+    }
+}
+
+gemmkit_status_t gk_int8_gemm(const gk_int8_problem_t *p) {
+    const int64_t batch = p->batch > 1 ? p->batch : 1;
+    i8_job_t job;
+    if (batch == 1) {
+        int8_job_init(&job, p, 0);
+        return int8_run_one(&job);
+    }
+    /* Threads over batch x tiles: whole matrices per thread when there are at least as many matrices
+     * as threads worth using (or one matrix is too small to split), else the matrices one after
+     * another, each split among the threads. */
+    const int per_matrix = gk_threads_for(p->M, p->N, p->K / 4 + 1);
+    const int64_t total = gk_threads_for(p->M * batch, p->N, p->K / 4 + 1);
+    if (per_matrix <= 1 || batch >= total) {
+        int8_batch_job_t bj = {p, 0};
+        gk_parallel_run(int8_batch_task, &bj, (int)GK_MIN(batch, total));
+        return bj.failed ? gemmkit_out_of_memory : gemmkit_success;
+    }
+    for (int64_t b = 0; b < batch; b++) {
+        int8_job_init(&job, p, b);
+        const gemmkit_status_t st = int8_run_one(&job);
+        if (st != gemmkit_success) return st;
+    }
+    return gemmkit_success;
+}
+
+/* ---- prepacked weights ---------------------------------------------------------------------------- */
+
+/* Layout: this header (64 bytes), the column sums (int32, padded to whole panels, 64-byte aligned), then
+ * the NR-column panels of the whole op(B) over kp = K rounded up to the k group, as pack_b_block writes
+ * them for one block: the panels of columns [jc, jc + nc) of any block start at jc * kp elements. */
+#define GK_INT8_PACKED_MAGIC 0x31304b5038534b47ull /* "GKS8PK01" */
+typedef struct {
+    uint64_t magic;
+    const gk_i8_kernel_t *kern; /* the kernel it was packed for: compared, never followed */
+    int64_t N, K, kp, bytes;
+    int32_t nr, kgroup, elem_size, reserved;
+} packed_header_t;
+
+static int64_t packed_layout(const gk_i8_kernel_t *kern, int64_t N, int64_t K, int64_t *kp, int64_t *panel_off) {
+    if (N <= 0 || K <= 0 || K > kern->k_exact) return 0;
+    const int64_t panels = (N + kern->nr - 1) / kern->nr;
+    *kp = (K + kern->kgroup - 1) / kern->kgroup * kern->kgroup;
+    *panel_off = (int64_t)align64(sizeof(packed_header_t)) + (int64_t)align64(sizeof(int32_t) * (size_t)(panels * kern->nr));
+    return *panel_off + panels * kern->nr * *kp * kern->elem_size;
+}
+
+int64_t gk_int8_packed_weight_size(int64_t N, int64_t K) {
+    int64_t kp, off;
+    return packed_layout(gk_config()->int8, N, K, &kp, &off);
+}
+
+gemmkit_status_t gk_int8_pack_weight(int transb, int64_t N, int64_t K, const int8_t *B, int64_t ldb, void *dst,
+                                     int64_t bytes) {
+    const gk_config_t *cfg = gk_config();
+    int64_t kp, off;
+    const int64_t need = packed_layout(cfg->int8, N, K, &kp, &off);
+    if (need == 0 || bytes < need || dst == NULL || B == NULL) return gemmkit_invalid_arguments;
+    uint8_t *base = (uint8_t *)dst;
+    memset(base, 0, (size_t)need);
+    packed_header_t h = {GK_INT8_PACKED_MAGIC, cfg->int8, N, K, kp, need, cfg->int8->nr, cfg->int8->kgroup,
+                         cfg->int8->elem_size, 0};
+    memcpy(base, &h, sizeof h);
+    i8_job_t job;
+    memset(&job, 0, sizeof(job));
+    job.kern = cfg->int8;
+    job.transb = transb;
+    job.ldb = ldb;
+    pack_b_block(&job, B, K, N, base + off, (int32_t *)(base + align64(sizeof(packed_header_t))));
+    return gemmkit_success;
+}
+
+int gk_int8_packed_weight_view(const void *packed, int64_t bytes, int64_t N, int64_t K, const uint8_t **panels,
+                               const int32_t **colsum) {
+    const gk_i8_kernel_t *kern = gk_config()->int8;
+    int64_t kp, off;
+    const int64_t need = packed_layout(kern, N, K, &kp, &off);
+    packed_header_t h;
+    if (need == 0 || packed == NULL || bytes < need) return 0;
+    memcpy(&h, packed, sizeof h);
+    if (h.magic != GK_INT8_PACKED_MAGIC || h.kern != kern || h.N != N || h.K != K || h.kp != kp || h.bytes != need)
+        return 0;
+    *colsum = (const int32_t *)((const uint8_t *)packed + align64(sizeof(packed_header_t)));
+    *panels = (const uint8_t *)packed + off;
+    return 1;
 }

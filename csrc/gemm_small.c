@@ -88,6 +88,7 @@ int gk_sgemm_few_rows(const gk_real_problem_t *p, gemmkit_status_t *st) {
         job.rsa = K;
         job.csa = 1;
     }
-    gk_parallel_run(sgemm_rows_task, &job, gk_threads_for(M, N, K));
+    gk_parallel_run(sgemm_rows_task, &job, p->threads ? p->threads : gk_threads_for(M, N, K));
+    gk_thread_workspace_trim();
     return 1;
 }

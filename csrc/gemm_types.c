@@ -26,16 +26,17 @@ GK_REAL_PACKERS(f64, double, double)
 COMPLEX_PACKERS(f32, float)
 COMPLEX_PACKERS(f64, double)
 
-const gk_real_type_t gk_type_sgemm = {"sgemm", 0, pack_a_f32_block, pack_b_f32_block};
-const gk_real_type_t gk_type_dgemm = {"dgemm", 0, pack_a_f64_block, pack_b_f64_block};
-const gk_real_type_t gk_type_cgemm = {"cgemm", 1, pack_a_1m_f32_block, pack_b_1m_f32_block};
-const gk_real_type_t gk_type_zgemm = {"zgemm", 1, pack_a_1m_f64_block, pack_b_1m_f64_block};
+const gk_real_type_t gk_type_sgemm = {"sgemm", 0, pack_a_f32_block, pack_b_f32_block, gk_sgemm_few_rows};
+const gk_real_type_t gk_type_dgemm = {"dgemm", 0, pack_a_f64_block, pack_b_f64_block, NULL};
+const gk_real_type_t gk_type_cgemm = {"cgemm", 1, pack_a_1m_f32_block, pack_b_1m_f32_block, NULL};
+const gk_real_type_t gk_type_zgemm = {"zgemm", 1, pack_a_1m_f64_block, pack_b_1m_f64_block, NULL};
 
 /* float16 and bfloat16: widened to float while packing, C through a float buffer (portable converters). */
 GK_REAL_PACKERS(f16, uint16_t, float)
 GK_REAL_PACKERS(bf16, uint16_t, float)
 GK_HALF_C_CONVERTERS(f16, gk_f16_row_to_f32, gk_f32_row_to_f16)
 GK_HALF_C_CONVERTERS(bf16, gk_bf16_row_to_f32, gk_f32_row_to_bf16)
-const gk_real_type_t gk_type_hgemm = {"hgemm", 0, pack_a_f16_block, pack_b_f16_block, load_c_f16, store_c_f16};
-const gk_real_type_t gk_type_bf16gemm = {"bf16gemm", 0, pack_a_bf16_block, pack_b_bf16_block, load_c_bf16,
-                                         store_c_bf16};
+const gk_real_type_t gk_type_hgemm = {"hgemm", 0, pack_a_f16_block, pack_b_f16_block, NULL, load_c_f16,
+                                      store_c_f16};
+const gk_real_type_t gk_type_bf16gemm = {"bf16gemm", 0, pack_a_bf16_block, pack_b_bf16_block, NULL,
+                                         load_c_bf16, store_c_bf16};

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 #include "include/gemmkit.h"
 
 /* x86-64 kernels exist only where setup.py compiled them (it defines GEMMKIT_X86_KERNELS); a
@@ -59,6 +60,12 @@ typedef void (*gk_ukernel_fn)(int64_t kc, const void *GK_RESTRICT a, int64_t rsa
 typedef void (*gk_dot_fn)(int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, int64_t lda,
                           const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc);
 
+/* The whole of a tiny real product (M, N, K <= GK_TINY_MAX; op(X) = X^T when transx), unpacked. */
+#define GK_TINY_MAX 32
+typedef void (*gk_tiny_fn)(int64_t M, int64_t N, int64_t K, const void *alpha, const void *A, int64_t lda,
+                           int transa, const void *B, int64_t ldb, int transb, const void *beta, void *C,
+                           int64_t ldc);
+
 /* One real microkernel of one ISA: what it computes and how (its cache blocking is in the config). */
 typedef struct {
     const char *name;          /* e.g. "ukernel_sgemm_avx512_12x32" */
@@ -69,6 +76,7 @@ typedef struct {
      * straight into C (edge row panels, skinny M); NULL: edges go through a scratch tile. */
     const gk_ukernel_fn *ukernel_rows;
     gk_dot_fn dot;             /* optional (NULL: packed path only) */
+    gk_tiny_fn tiny;           /* optional: tiny products (config small.tiny_max_macs), no packing */
 } gk_real_kernel_t;
 
 extern const gk_real_kernel_t gk_sgemm_kernel_generic, gk_dgemm_kernel_generic;
@@ -82,13 +90,22 @@ extern const gk_real_kernel_t gk_sgemm_kernel_avx512, gk_dgemm_kernel_avx512;
 /* What the int8 microkernel's epilogue adds to the raw sum S[i][j] = sum_k A'[i][k] * B[k][j]
  * (A' unsigned bytes, B signed bytes) of one MR x NR tile:
  *   acc  = S + row_comp[i] + col_comp[j]            (exact, in double: |acc| < 2^53)
- *   C    = round_half_even(alpha * acc + beta * C + row_add[i] + col_add[j]), saturated to int32
- * beta == 0: C is not read. row_add / col_add may be NULL.
+ * then, by the destination type `dst`:
+ *   GK_DST_INT32: C = round_half_even(alpha * acc + beta * C + row_add[i] + col_add[j]), saturated to
+ *                 int32; beta == 0: C is not read. row_add / col_add may be NULL.
+ *   GK_DST_FLOAT32 / FLOAT16 / BFLOAT16 (scaled float output, alpha = 1, beta = 0, no adds):
+ *                 y = float32(acc) * first[.] * second[.] (+ bias) in float32, one rounding per operation
+ *                 (no fused multiply-add), then rounded to nearest even into the destination type:
+ *                 first = col_scale[j], second = row_scale[i] (row_scale_first == 0), or the other way
+ *                 round (row_scale_first == 1, the product computed transposed); bias = col_bias[j] or
+ *                 row_bias[i] when one is given. C holds elements of that type (ldc counts them).
  * Integer shortcuts a kernel may take instead (same results, the double fields stay valid):
  *   GK_EP_INT64: alpha == 1, beta in {0, 1}: C = sat32(S + row_int[i] + col_int[j] + beta * C)
  *   GK_EP_INT32: alpha == 1, beta == 0 and |S| + |row| + |col| < 2^31 proven by the driver:
- *                C = S + row_i32[i] + col_i32[j] in int32 arithmetic */
+ *                acc = S + row_i32[i] + col_i32[j] in int32 arithmetic (the SIMD float epilogues
+ *                need this mode; the driver sends float tiles in other modes to the scalar one) */
 enum { GK_EP_DOUBLE = 0, GK_EP_INT64 = 1, GK_EP_INT32 = 2 };
+enum { GK_DST_INT32 = 0, GK_DST_FLOAT32 = 1, GK_DST_FLOAT16 = 2, GK_DST_BFLOAT16 = 3 };
 typedef struct {
     const double *row_comp;    /* MR entries */
     const double *col_comp;    /* NR entries */
@@ -98,19 +115,72 @@ typedef struct {
     int mode;
     const int64_t *row_int, *col_int;   /* comp + add, as integers (GK_EP_INT64) */
     const int32_t *row_i32, *col_i32;   /* the same, narrowed (GK_EP_INT32) */
+    int dst;                            /* GK_DST_* */
+    const float *row_scale, *col_scale; /* MR / NR entries (float destinations) */
+    int row_scale_first;
+    const float *row_bias, *col_bias;   /* MR / NR entries; at most one, or neither */
 } gk_i8_epilogue_t;
+
+/* Bytes per destination element. */
+static inline int gk_dst_size(int dst) { return dst == GK_DST_FLOAT16 || dst == GK_DST_BFLOAT16 ? 2 : 4; }
+
+static inline uint32_t gk_float_bits(float f) {
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    return x;
+}
+
+/* float32 -> bfloat16 bits, round to nearest even by integer arithmetic; a NaN stays a NaN, made quiet
+ * (the SIMD epilogues compute exactly this). */
+static inline uint16_t gk_float_to_bfloat16_bits(float f) {
+    const uint32_t x = gk_float_bits(f);
+    if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x0040u);
+    return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+
+/* float32 -> IEEE binary16 bits, round to nearest even (overflow to infinity, subnormals rounded); a NaN
+ * becomes the quiet NaN with the top payload bits, as the F16C / AVX-512 conversion gives. */
+static inline uint16_t gk_float_to_float16_bits(float f) {
+    const uint32_t x = gk_float_bits(f), a = x & 0x7fffffffu;
+    const uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
+    if (a > 0x7f800000u) return (uint16_t)(sign | 0x7e00u | ((a >> 13) & 0x3ffu));
+    if (a >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);   /* >= 65520 (or infinite): infinity */
+    if (a >= 0x38800000u) {                                    /* a normal binary16: rebias 127 -> 15 */
+        const uint32_t r = a - 0x38000000u;
+        return (uint16_t)(sign | ((r + 0xfffu + ((r >> 13) & 1u)) >> 13));
+    }
+    if (a < 0x33000000u) return sign;                          /* below 2^-25: zero */
+    const uint32_t m = (a & 0x7fffffu) | 0x800000u;            /* subnormal: units of 2^-24 */
+    const int shift = 126 - (int)(a >> 23);                    /* 14 .. 24 */
+    uint32_t q = m >> shift;
+    const uint32_t rem = m & ((1u << shift) - 1u), half = 1u << (shift - 1);
+    if (rem > half || (rem == half && (q & 1u))) q++;
+    return (uint16_t)(sign | q);
+}
+
+/* The float epilogue of one element from its exact sum: y as the formula above, before conversion. */
+static inline float gk_int8_scaled_value(float acc, const gk_i8_epilogue_t *ep, int64_t i, int64_t j) {
+    const float first = ep->row_scale_first ? ep->row_scale[i] : ep->col_scale[j];
+    const float second = ep->row_scale_first ? ep->col_scale[j] : ep->row_scale[i];
+    float y = acc * first;
+    y = y * second;
+    if (ep->col_bias) y = y + ep->col_bias[j];
+    else if (ep->row_bias) y = y + ep->row_bias[i];
+    return y;
+}
 
 /* One MR x NR tile over `kgroups` k-groups of packed panels (group size = the kernel's kgroup):
  * a: MR rows x kgroup values per group; b: NR columns x kgroup values per group. The raw int32 sums are
  * added to s (MR x NR, row stride NR, 64-byte aligned) when `accumulate`, else they replace it. With
- * ep != NULL the tile is then finished: the epilogue writes C from the sums (s is left undefined). */
+ * ep != NULL the tile is then finished: the epilogue writes C (elements of ep->dst, rows ldc elements
+ * apart) from the sums (s is left undefined). */
 /* The epilogue in portable C for an m x n tile whose exact raw sums are S (row stride lds): the
  * GK_EP_DOUBLE formula above, elementwise. Edge tiles, the dot path and the portable kernel use it. */
-void gk_i8_epilogue_scalar(int64_t m, int64_t n, const int64_t *S, int64_t lds, int32_t *C, int64_t ldc,
+void gk_i8_epilogue_scalar(int64_t m, int64_t n, const int64_t *S, int64_t lds, void *C, int64_t ldc,
                            const gk_i8_epilogue_t *ep);
 
 typedef void (*gk_i8_ukernel_fn)(int64_t kgroups, const void *GK_RESTRICT a, const void *GK_RESTRICT b,
-                                 int32_t *GK_RESTRICT s, int accumulate, int32_t *GK_RESTRICT c, int64_t ldc,
+                                 int32_t *GK_RESTRICT s, int accumulate, void *GK_RESTRICT c, int64_t ldc,
                                  const gk_i8_epilogue_t *ep);
 
 typedef struct {
@@ -146,6 +216,47 @@ extern const gk_i8_kernel_t gk_i8_kernel_avx_vnni;
 #endif
 #endif
 
+/* ---- quantized elementwise add (csrc/qadd.c, csrc/kernels/qadd_*.c) -------------------------- */
+
+/* Everything a run kernel needs, precomputed once per call by csrc/qadd.c (single-value scales and
+ * zero points; the formulas are in include/gemmkit.h). */
+typedef struct {
+    int formula;                   /* gemmkit_qadd_formula_t */
+    int a_signed, b_signed;        /* input element types: 1 = int8, 0 = uint8 */
+    int32_t out_min, out_max;      /* output type's range */
+    /* GEMMKIT_QADD_DIRECTML */
+    float a_scale, b_scale, out_scale;
+    int32_t a_zp, b_zp, out_zp;
+    /* GEMMKIT_QADD_ONNXRUNTIME: the ratios, which input's product comes first (1: A's, when A is
+     * broadcast along the last axis of size > 1; 0: B's) and the fixed part that goes with it */
+    float ra, rb, ort_fixed;
+    int ort_a_first;
+} gk_qadd_params_t;
+
+/* One contiguous run of n outputs c[0..n) (stride 1) from a (stride a_step: 0 or 1) and b (stride
+ * b_step: 0 or 1) with the params above; every ISA gives the same bytes. a_step / b_step only say
+ * where the values come from: the arithmetic of an element does not depend on them. */
+typedef void (*gk_qadd_run_fn)(int64_t n, const void *a, int64_t a_step, const void *b, int64_t b_step,
+                               void *c, const gk_qadd_params_t *p);
+typedef struct {
+    const char *name;
+    gk_qadd_run_fn run;
+} gk_qadd_kernel_t;
+
+extern const gk_qadd_kernel_t gk_qadd_kernel_generic;
+
+/* The operands of one call, in the order the driver keeps their pointers and strides. */
+enum { GK_QADD_A, GK_QADD_B, GK_QADD_OUT, GK_QADD_A_SCALE, GK_QADD_A_ZP, GK_QADD_B_SCALE, GK_QADD_B_ZP,
+       GK_QADD_OUT_SCALE, GK_QADD_OUT_ZP, GK_QADD_OPERANDS };
+/* Portable run of n outputs with any element steps for every operand (scales and zero points may
+ * change along the run; the ONNX Runtime constants in p are used as they are). */
+void gk_qadd_run_strided(int64_t n, const gk_qadd_params_t *p, const char *const ptr[GK_QADD_OPERANDS],
+                         const int64_t step[GK_QADD_OPERANDS]);
+#if GEMMKIT_X86
+extern const gk_qadd_kernel_t gk_qadd_kernel_avx2, gk_qadd_kernel_avx512;
+#endif
+/* ---- end of quantized elementwise add ---------------------------------------------------------- */
+
 /* ---- per-CPU configuration (csrc/config/<arch>.c) and dispatch -------------------------------- */
 
 /* Cache blocking of the Goto loops, in the kernel's element units: an MC x KC block of A in L2, a
@@ -163,6 +274,8 @@ typedef struct {
     int64_t skinny_kc;         /* k block when B is streamed in place */
     int dot_max_m;             /* few rows x B^T: the dot kernel up to this M */
     int gemv_max_m;            /* few rows x plain B: the GEMV up to this M */
+    double tiny_max_macs;      /* real products with M, N, K <= GK_TINY_MAX and no more multiply-adds
+                                * than this run whole in the kernel's `tiny` (batches of small matrices) */
 } gk_small_t;
 
 /* One configuration: the kernels an ISA path uses and the constants tuned for a microarchitecture.
@@ -178,6 +291,7 @@ typedef struct gk_config {
     gk_blocks_t sgemm_blocks, dgemm_blocks, cgemm_blocks, zgemm_blocks;
     gk_int8_blocks_t int8_blocks;
     gk_small_t small;
+    const gk_qadd_kernel_t *qadd;   /* quantized elementwise add (csrc/qadd.c) */
 } gk_config_t;
 
 extern const gk_config_t gk_config_generic;
@@ -217,6 +331,9 @@ int gk_threads_for(int64_t M, int64_t N, int64_t K);
 
 /* Per-thread, 64-byte aligned, grown on demand and kept for reuse; slot 0/1 are independent. */
 void *gk_thread_workspace(int slot, size_t bytes);
+/* What a thread's workspace may keep between calls; larger slots are freed by gk_thread_workspace_trim(). */
+#define GK_WS_KEEP_BYTES ((size_t)16 << 20)
+void gk_thread_workspace_trim(void);
 
 /* Split the M x N output among nthreads into a tm x tn grid (tm * tn <= nthreads). */
 void gk_partition_2d(int64_t m, int64_t n, int mr, int nr, int nthreads, int *tm, int *tn);

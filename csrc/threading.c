@@ -61,15 +61,27 @@ static int default_threads(void) {
     return GK_MAX(1, GK_MIN(n, GK_MAX_THREADS));
 }
 
+/* Read and written from any thread: relaxed atomics (a reader sees the old or the new count). */
 static int num_threads = 0;
+#if defined(_MSC_VER)
+#define GK_COUNT_LOAD(p) (*(volatile int *)(p))
+#define GK_COUNT_STORE(p, v) (*(volatile int *)(p) = (v))
+#else
+#define GK_COUNT_LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define GK_COUNT_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#endif
 
 int gemmkit_get_num_threads(void) {
-    if (num_threads <= 0) num_threads = default_threads();
-    return num_threads;
+    int n = GK_COUNT_LOAD(&num_threads);
+    if (n <= 0) {
+        n = default_threads();
+        GK_COUNT_STORE(&num_threads, n);
+    }
+    return n;
 }
 
 void gemmkit_set_num_threads(int n) {
-    num_threads = n <= 0 ? default_threads() : GK_MIN(n, GK_MAX_THREADS);
+    GK_COUNT_STORE(&num_threads, n <= 0 ? default_threads() : GK_MIN(n, GK_MAX_THREADS));
 }
 
 int gk_num_threads(void) { return gemmkit_get_num_threads(); }
@@ -337,6 +349,24 @@ void *gk_thread_workspace(int slot, size_t bytes) {
 #endif
     ws->size[slot] = ws->ptr[slot] ? bytes : 0;
     return ws->ptr[slot];
+}
+
+/* Gives back, on the calling thread, any workspace slot larger than GK_WS_KEEP_BYTES: the cache
+ * blocks never need more, so only a transient copy (op(A) of a long dot product) is that large, and it
+ * must not stay allocated for the thread's life. */
+void gk_thread_workspace_trim(void) {
+    gk_ws_t *ws = ws_get();
+    if (!ws) return;
+    for (int i = 0; i < GK_WS_SLOTS; i++) {
+        if (ws->size[i] <= GK_WS_KEEP_BYTES) continue;
+#if defined(_WIN32)
+        _aligned_free(ws->ptr[i]);
+#else
+        free(ws->ptr[i]);
+#endif
+        ws->ptr[i] = NULL;
+        ws->size[i] = 0;
+    }
 }
 
 /* ---- work partitioning ---------------------------------------------------------------------- */

@@ -51,8 +51,6 @@ ARCHS = _core.ARCHS
 def set_num_threads(n):
     """Threads for later calls; n <= 0 restores the default (GEMMKIT_NUM_THREADS or the CPUs this
     process may run on)."""
-    if not isinstance(n, int) or isinstance(n, bool):
-        raise TypeError(f"n must be an int, got {type(n).__name__}")
     _core.set_num_threads(n)
 
 

@@ -49,6 +49,20 @@ cdef extern from "include/gemmkit.h" nogil:
     gemmkit_status_t gemmkit_gemm_u64(char transa, char transb, int64_t M, int64_t N, int64_t K,
             double alpha, const uint64_t *A, int64_t lda, const uint64_t *B, int64_t ldb, double beta,
             uint64_t *C, int64_t ldc)
+    gemmkit_status_t gemmkit_sgemm_batch(char transa, char transb, int64_t M, int64_t N, int64_t K,
+            float alpha, const float *A, int64_t lda, int64_t stride_a, const float *B, int64_t ldb,
+            int64_t stride_b, float beta, float *C, int64_t ldc, int64_t stride_c, int64_t batch)
+    gemmkit_status_t gemmkit_dgemm_batch(char transa, char transb, int64_t M, int64_t N, int64_t K,
+            double alpha, const double *A, int64_t lda, int64_t stride_a, const double *B, int64_t ldb,
+            int64_t stride_b, double beta, double *C, int64_t ldc, int64_t stride_c, int64_t batch)
+    gemmkit_status_t gemmkit_cgemm_batch(char transa, char transb, int64_t M, int64_t N, int64_t K,
+            gemmkit_complex64_t alpha, const gemmkit_complex64_t *A, int64_t lda, int64_t stride_a,
+            const gemmkit_complex64_t *B, int64_t ldb, int64_t stride_b, gemmkit_complex64_t beta,
+            gemmkit_complex64_t *C, int64_t ldc, int64_t stride_c, int64_t batch)
+    gemmkit_status_t gemmkit_zgemm_batch(char transa, char transb, int64_t M, int64_t N, int64_t K,
+            gemmkit_complex128_t alpha, const gemmkit_complex128_t *A, int64_t lda, int64_t stride_a,
+            const gemmkit_complex128_t *B, int64_t ldb, int64_t stride_b, gemmkit_complex128_t beta,
+            gemmkit_complex128_t *C, int64_t ldc, int64_t stride_c, int64_t batch)
     gemmkit_status_t gemmkit_gemm_u8s8s32(char transa, char transb, char offsetc, int64_t M,
             int64_t N, int64_t K, float alpha, const uint8_t *A, int64_t lda, uint8_t ao,
             const int8_t *B, int64_t ldb, int8_t bo, float beta, int32_t *C, int64_t ldc,
@@ -57,6 +71,22 @@ cdef extern from "include/gemmkit.h" nogil:
             int64_t N, int64_t K, float alpha, const int8_t *A, int64_t lda, int8_t ao,
             const int8_t *B, int64_t ldb, int8_t bo, float beta, int32_t *C, int64_t ldc,
             const int32_t *co)
+    # ---- per-token quantized int8 product (gemmkit.quant.matmul_per_token) ----
+    enum:
+        GEMMKIT_OUT_FLOAT32
+        GEMMKIT_OUT_FLOAT16
+        GEMMKIT_OUT_BFLOAT16
+    gemmkit_status_t gemmkit_gemm_s8s8_per_token(char transa, char transb, char layout_c, int out_type,
+            int64_t batch, int64_t M, int64_t N, int64_t K, const int8_t *A, int64_t lda, int64_t stride_a,
+            const int8_t *B, int64_t ldb, int64_t stride_b, const float *deq_scale, const float *token_scale,
+            int64_t stride_token_scale, const float *bias, void *C, int64_t ldc, int64_t stride_c)
+    int64_t gemmkit_s8s8_packed_weight_size(int64_t N, int64_t K)
+    gemmkit_status_t gemmkit_s8s8_pack_weight(char transb, int64_t N, int64_t K, const int8_t *B, int64_t ldb,
+            void *packed, int64_t packed_bytes)
+    gemmkit_status_t gemmkit_gemm_s8s8_per_token_packed(char transa, int out_type, int64_t batch, int64_t M,
+            int64_t N, int64_t K, const int8_t *A, int64_t lda, int64_t stride_a, const void *packed_weight,
+            int64_t packed_bytes, const float *deq_scale, const float *token_scale, int64_t stride_token_scale,
+            const float *bias, void *C, int64_t ldc, int64_t stride_c)
     int gemmkit_get_num_threads()
     void gemmkit_set_num_threads(int n)
     gemmkit_status_t gemmkit_set_arch(const char *name)
@@ -67,3 +97,20 @@ cdef extern from "include/gemmkit.h" nogil:
     int gemmkit_arch_supported(const char *name)
     const char *gemmkit_cpu_feature_name(int i, uint32_t *bit)
     gemmkit_status_t gemmkit_kernel_info(const char *op, gemmkit_kernel_info_t *info)
+
+# ---- quantized elementwise add (csrc/qadd.c) ----
+cdef extern from "include/gemmkit.h" nogil:
+    ctypedef int gemmkit_qtype_t
+    ctypedef int gemmkit_qadd_formula_t
+    int GEMMKIT_QTYPE_U8, GEMMKIT_QTYPE_S8, GEMMKIT_QADD_DIRECTML, GEMMKIT_QADD_ONNXRUNTIME
+    int GEMMKIT_QADD_MAX_DIMS
+    ctypedef struct gemmkit_qtensor_t:
+        const void *data
+        gemmkit_qtype_t type
+        const int64_t *strides
+        const float *scale
+        const int64_t *scale_strides
+        const void *zero_point
+        const int64_t *zero_point_strides
+    gemmkit_status_t gemmkit_quantized_add(gemmkit_qadd_formula_t formula, int ndim, const int64_t *shape,
+            const gemmkit_qtensor_t *a, const gemmkit_qtensor_t *b, const gemmkit_qtensor_t *out)

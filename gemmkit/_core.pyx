@@ -5,8 +5,14 @@ then calls gemmkit_* with the GIL released. No arithmetic on matrix data happens
 from cpython.buffer cimport (PyObject_GetBuffer, PyBuffer_Release, PyBUF_STRIDES, PyBUF_FORMAT,
                              PyBUF_WRITABLE)
 from libc.stdint cimport int64_t, int32_t, uint8_t, int8_t, uint16_t, uint32_t, uint64_t, INT64_MAX
+from libc.math cimport isinf
+
+import numbers
 
 import numpy as np
+cimport numpy as cnp
+
+cnp.import_array()
 
 cdef int _i = 0
 cdef uint32_t _bit = 0
@@ -21,10 +27,60 @@ while True:
 ARCHS = tuple(gemmkit_arch_name(i).decode() for i in range(gemmkit_arch_count() - 1, -1, -1))  # best last
 
 
+# ---- argument conversion: integers must be integers, scalars must fit the routine's type ----------
+
+cdef inline bint _is_bool(object x):
+    return isinstance(x, (bool, np.bool_))
+
+
+cdef int64_t _int_arg(object x, str name) except? -1:
+    """A size, leading dimension or offset: a Python or NumPy integer (never a float or a bool)."""
+    if type(x) is int and -INT64_MAX <= x <= INT64_MAX:  # the common case, quickly
+        return x
+    if _is_bool(x) or not isinstance(x, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {type(x).__name__} {x!r}")
+    v = int(x)
+    if not -INT64_MAX <= v <= INT64_MAX:
+        raise ValueError(f"{name}={v} is out of range (64-bit signed integers)")
+    return v
+
+
+cdef double _real_arg(object x, str name, bint single) except? -1.0:
+    """alpha/beta of a real routine, as a double that is exactly representable in its scalar type
+    (float32 when `single`): a value that would overflow to infinity is refused, not rounded."""
+    cdef double d
+    if type(x) is float:  # the common case, quickly
+        d = x
+        if not (single and isinf(<float>d) and not isinf(d)):
+            return d
+    if _is_bool(x) or not isinstance(x, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(x).__name__} {x!r}")
+    try:
+        v = float(x)
+    except OverflowError:
+        raise ValueError(f"{name}={x!r} is too large for {'float32' if single else 'float64'}") from None
+    if single and isinf(<float>v) and not isinf(v):
+        raise ValueError(f"{name}={x!r} is too large for float32 (it would become infinity)")
+    return v
+
+
+cdef object _complex_arg(object x, str name, bint single):
+    """alpha/beta of a complex routine (real numbers allowed), each part checked as _real_arg does."""
+    if _is_bool(x) or not isinstance(x, numbers.Complex):
+        raise TypeError(f"{name} must be a complex number, got {type(x).__name__} {x!r}")
+    try:
+        z = complex(x)
+    except OverflowError:
+        raise ValueError(f"{name}={x!r} is too large for {'complex64' if single else 'complex128'}") from None
+    if single and ((isinf(<float>z.real) and not isinf(z.real)) or (isinf(<float>z.imag) and not isinf(z.imag))):
+        raise ValueError(f"{name}={x!r} is too large for complex64 (a part would become infinity)")
+    return z
+
+
 # ---- argument checks (same order and meaning as oneDNN's) ----------------------------------------
 
 cdef char _trans_flag(object t, str name, bint allow_conj=False) except 0:
-    cdef str allowed = "NnTtCc" if allow_conj else "NnTt"
+    cdef str allowed = "NnTtCcRr" if allow_conj else "NnTt"
     if not isinstance(t, str) or len(t) != 1 or t not in allowed:
         raise ValueError(f"{name} must be one of {', '.join(repr(x) for x in allowed)}, got {t!r}")
     return ord(t)
@@ -65,6 +121,24 @@ cdef int _check_dims_lds(char ta, char tb, int64_t M, int64_t N, int64_t K, int6
 
 
 # ---- buffers ----------------------------------------------------------------------------------
+
+cdef bint _format_is(const char *fmt, Py_ssize_t itemsize, str dtype):
+    """Whether a buffer's struct format and item size are those of `dtype` (C-level checks only)."""
+    if fmt == NULL:
+        return _dtype_of(fmt, itemsize) == dtype
+    cdef const char *f = fmt
+    if f[0] == b'@' or f[0] == b'=' or f[0] == b'<' or f[0] == b'|':
+        f += 1
+    if dtype == "float32":
+        return itemsize == 4 and f[0] == b'f' and f[1] == 0
+    if dtype == "float64":
+        return itemsize == 8 and f[0] == b'd' and f[1] == 0
+    if dtype == "complex64":
+        return itemsize == 8 and f[0] == b'Z' and f[1] == b'f' and f[2] == 0
+    if dtype == "complex128":
+        return itemsize == 16 and f[0] == b'Z' and f[1] == b'd' and f[2] == 0
+    return _dtype_of(fmt, itemsize) == dtype
+
 
 cdef str _dtype_of(const char *fmt, Py_ssize_t itemsize):
     cdef bytes f = fmt if fmt != NULL else b"B"
@@ -107,8 +181,8 @@ cdef class _Operand:
         if self.held:
             PyBuffer_Release(&self.view)
 
-    cdef int acquire(self, object obj, str name, str dtype, int64_t rows, int64_t cols, int64_t ld,
-                     bint writable) except -1:
+    cdef int get_buffer(self, object obj, str name, str dtype, bint writable) except -1:
+        """Holds obj's buffer (strides and format); TypeError/ValueError naming `name` if it has none."""
         cdef int flags = PyBUF_STRIDES | PyBUF_FORMAT
         if writable:
             flags |= PyBUF_WRITABLE
@@ -129,9 +203,13 @@ cdef class _Operand:
             raise TypeError(f"{name} must be a {dtype} array or buffer, got {type(obj).__name__}") from None
         self.held = True
         self.ptr = self.view.buf
-        got = _dtype_of(self.view.format, self.view.itemsize)
-        if got != dtype:
-            raise TypeError(f"{name} must have dtype {dtype}, got {got}")
+        return 0
+
+    cdef int acquire(self, object obj, str name, str dtype, int64_t rows, int64_t cols, int64_t ld,
+                     bint writable) except -1:
+        self.get_buffer(obj, name, dtype, writable)
+        if not _format_is(self.view.format, self.view.itemsize, dtype):
+            raise TypeError(f"{name} must have dtype {dtype}, got {_dtype_of(self.view.format, self.view.itemsize)}")
         cdef Py_ssize_t isz = self.view.itemsize
         cdef int64_t need
         if rows == 0 or cols == 0:
@@ -154,7 +232,8 @@ cdef class _Operand:
                 if self.view.shape[1] > 1 and self.view.strides[1] != isz:
                     raise ValueError(f"{name} must be contiguous along rows (unit column stride); "
                                      f"got strides {self.view.strides[0]}, {self.view.strides[1]} bytes")
-                if self.view.shape[0] > 1 and self.view.strides[0] != ld * isz:
+                if self.view.shape[0] > 1 and (self.view.strides[0] <= 0 or self.view.strides[0] % isz != 0
+                                               or self.view.strides[0] // isz != ld):
                     raise ValueError(
                         f"{name} rows are {self.view.strides[0] // isz} elements apart but "
                         f"ld={ld}: a 2-D {name} must have rows exactly ld elements apart "
@@ -179,21 +258,21 @@ cdef int _raise_status(int st, str fn) except -1:
 
 # ---- entry points -----------------------------------------------------------------------------
 
-cdef object _gemm(str fn, str dtype, transa, transb, int64_t M, int64_t N, int64_t K, alpha, A,
-                  int64_t lda, B, int64_t ldb, beta, C, int64_t ldc):
+cdef object _gemm(str fn, str dtype, transa, transb, M_, N_, K_, alpha, A, lda_, B, ldb_, beta, C, ldc_):
     """The float family (s, d, c, z): checks in oneDNN's order, buffers acquired, C computed in place."""
     cdef bint cplx = dtype.startswith("complex")
+    cdef bint single = dtype in ("float32", "complex64")
     cdef char ta = _trans_flag(transa, "transa", cplx), tb = _trans_flag(transb, "transb", cplx)
+    cdef int64_t M = _int_arg(M_, "M"), N = _int_arg(N_, "N"), K = _int_arg(K_, "K")
+    cdef int64_t lda = _int_arg(lda_, "lda"), ldb = _int_arg(ldb_, "ldb"), ldc = _int_arg(ldc_, "ldc")
     _check_dims_lds(ta, tb, M, N, K, lda, ldb, ldc)
     cdef double complex al, be
-    try:
-        al = alpha if cplx else <double>alpha
-    except TypeError:
-        raise TypeError(f"alpha must be a {'complex' if cplx else 'real'} number, got {type(alpha).__name__}") from None
-    try:
-        be = beta if cplx else <double>beta
-    except TypeError:
-        raise TypeError(f"beta must be a {'complex' if cplx else 'real'} number, got {type(beta).__name__}") from None
+    if cplx:
+        al = _complex_arg(alpha, "alpha", single)
+        be = _complex_arg(beta, "beta", single)
+    else:
+        al = _real_arg(alpha, "alpha", single)
+        be = _real_arg(beta, "beta", single)
     cdef bint work = M > 0 and N > 0
     cdef bint reads_ab = work and K > 0 and al != 0
     cdef _Operand a = _Operand(), b = _Operand(), c = _Operand()
@@ -227,27 +306,23 @@ cdef object _gemm(str fn, str dtype, transa, transb, int64_t M, int64_t N, int64
     return C
 
 
-def sgemm(transa, transb, int64_t M, int64_t N, int64_t K, alpha, A, int64_t lda, B, int64_t ldb, beta, C,
-          int64_t ldc):
+def sgemm(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
     """C := alpha * op(A) @ op(B) + beta * C (row-major, float32, in place); returns C."""
     return _gemm("sgemm", "float32", transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
 
 
-def dgemm(transa, transb, int64_t M, int64_t N, int64_t K, alpha, A, int64_t lda, B, int64_t ldb, beta, C,
-          int64_t ldc):
+def dgemm(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
     """C := alpha * op(A) @ op(B) + beta * C (row-major, float64, in place); returns C."""
     return _gemm("dgemm", "float64", transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
 
 
-def cgemm(transa, transb, int64_t M, int64_t N, int64_t K, alpha, A, int64_t lda, B, int64_t ldb, beta, C,
-          int64_t ldc):
-    """C := alpha * op(A) @ op(B) + beta * C (row-major, complex64, in place; op: 'N', 'T', 'C' = A^H)."""
+def cgemm(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
+    """C := alpha * op(A) @ op(B) + beta * C (row-major, complex64, in place; op: 'N', 'T', 'C' = A^H, 'R' = conj(A))."""
     return _gemm("cgemm", "complex64", transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
 
 
-def zgemm(transa, transb, int64_t M, int64_t N, int64_t K, alpha, A, int64_t lda, B, int64_t ldb, beta, C,
-          int64_t ldc):
-    """C := alpha * op(A) @ op(B) + beta * C (row-major, complex128, in place; op: 'N', 'T', 'C' = A^H)."""
+def zgemm(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
+    """C := alpha * op(A) @ op(B) + beta * C (row-major, complex128, in place; op: 'N', 'T', 'C' = A^H, 'R' = conj(A))."""
     return _gemm("zgemm", "complex128", transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
 
 
@@ -385,6 +460,326 @@ def gemm_u64(transa, transb, int64_t M, int64_t N, int64_t K, alpha, A, int64_t 
              int64_t ldc):
     """uint64 Gemm as ONNX computes it (as gemm_i64, unsigned)."""
     return _gemm_wrap("gemm_u64", "uint64", transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
+cdef class _Stack:
+    """An N-D buffer (N >= 2) seen as a stack of row-major matrices in its last two axes: rows `ld`
+    elements apart, unit stride along a row; its batch axes' sizes and strides in elements."""
+    cdef Py_buffer view
+    cdef bint held
+    cdef char *ptr
+    cdef int64_t rows, cols, ld
+    cdef list sizes, strides
+
+    def __dealloc__(self):
+        if self.held:
+            PyBuffer_Release(&self.view)
+
+    cdef int acquire(self, object obj, str name, str dtype, bint writable) except -1:
+        cdef int flags = PyBUF_STRIDES | PyBUF_FORMAT | (PyBUF_WRITABLE if writable else 0)
+        try:
+            PyObject_GetBuffer(obj, &self.view, flags)
+        except Exception as e:
+            raise TypeError(f"{name} must be a {'writable ' if writable else ''}{dtype} array ({e})") from None
+        self.held = True
+        if not _format_is(self.view.format, self.view.itemsize, dtype):
+            raise TypeError(f"{name} must have dtype {dtype}, got {_dtype_of(self.view.format, self.view.itemsize)}")
+        cdef int nd = self.view.ndim, d
+        if nd < 2:
+            raise ValueError(f"{name} must have at least 2 dimensions (a matrix or a stack), got {nd}-D")
+        cdef Py_ssize_t isz = self.view.itemsize
+        self.ptr = <char *>self.view.buf
+        self.rows, self.cols = self.view.shape[nd - 2], self.view.shape[nd - 1]
+        self.ld = max(1, self.cols)
+        self.sizes = [self.view.shape[d] for d in range(nd - 2)]
+        self.strides = [0] * (nd - 2)
+        for d in range(nd):
+            if self.view.shape[d] == 0:
+                return 0  # empty: nothing is read or written
+        if self.cols > 1 and self.view.strides[nd - 1] != isz:
+            raise ValueError(f"{name} must have unit stride along its last axis")
+        if self.rows > 1:
+            if (self.view.strides[nd - 2] <= 0 or self.view.strides[nd - 2] % isz != 0
+                    or self.view.strides[nd - 2] // isz < self.cols):
+                raise ValueError(f"{name}: rows must be at least a row apart, in whole elements "
+                                 f"(row stride {self.view.strides[nd - 2]} bytes)")
+            self.ld = self.view.strides[nd - 2] // isz
+        for d in range(nd - 2):
+            if self.view.shape[d] > 1:
+                if self.view.strides[d] % isz != 0:
+                    raise ValueError(f"{name}: matrices must be whole elements apart")
+                self.strides[d] = self.view.strides[d] // isz
+        return 0
+
+    cdef list batch_axes(self, list batch_shape, str name):
+        """(size, stride) of each of the output's batch axes for this operand, broadcast NumPy's way:
+        missing or size-1 axes have stride 0."""
+        cdef int lead = len(batch_shape) - len(self.sizes)
+        if lead < 0:
+            raise ValueError(f"{name} has more batch axes than the output")
+        out = []
+        for d, n in enumerate(batch_shape):
+            if d < lead or self.sizes[d - lead] == 1:
+                out.append(0)
+            elif self.sizes[d - lead] == n:
+                out.append(self.strides[d - lead])
+            else:
+                raise ValueError(f"{name}'s batch axes {tuple(self.sizes)} do not broadcast to {tuple(batch_shape)}")
+        return out
+
+
+cdef int _run_stack(str dtype, char ta, char tb, int64_t M, int64_t N, int64_t K, double complex al,
+                    _Stack a, int64_t sa, _Stack b, int64_t sb, double complex be, _Stack c, int64_t sc,
+                    int64_t off_a, int64_t off_b, int64_t off_c, int64_t batch) except -1:
+    """One strided-batch call of the core on matrices starting off_* elements into each buffer."""
+    cdef int st
+    cdef gemmkit_complex64_t a64, b64
+    cdef gemmkit_complex128_t a128, b128
+    cdef Py_ssize_t isz = c.view.itemsize
+    cdef const char *pa = a.ptr + off_a * isz
+    cdef const char *pb = b.ptr + off_b * isz
+    cdef char *pc = c.ptr + off_c * isz
+    if dtype == "float32":
+        with nogil:
+            st = gemmkit_sgemm_batch(ta, tb, M, N, K, <float>al.real, <const float *>pa, a.ld, sa,
+                                     <const float *>pb, b.ld, sb, <float>be.real, <float *>pc, c.ld, sc, batch)
+    elif dtype == "float64":
+        with nogil:
+            st = gemmkit_dgemm_batch(ta, tb, M, N, K, al.real, <const double *>pa, a.ld, sa,
+                                     <const double *>pb, b.ld, sb, be.real, <double *>pc, c.ld, sc, batch)
+    elif dtype == "complex64":
+        a64.re = al.real; a64.im = al.imag; b64.re = be.real; b64.im = be.imag
+        with nogil:
+            st = gemmkit_cgemm_batch(ta, tb, M, N, K, a64, <const gemmkit_complex64_t *>pa, a.ld, sa,
+                                     <const gemmkit_complex64_t *>pb, b.ld, sb, b64,
+                                     <gemmkit_complex64_t *>pc, c.ld, sc, batch)
+    else:
+        a128.re = al.real; a128.im = al.imag; b128.re = be.real; b128.im = be.imag
+        with nogil:
+            st = gemmkit_zgemm_batch(ta, tb, M, N, K, a128, <const gemmkit_complex128_t *>pa, a.ld, sa,
+                                     <const gemmkit_complex128_t *>pb, b.ld, sb, b128,
+                                     <gemmkit_complex128_t *>pc, c.ld, sc, batch)
+    return _raise_status(st, "gemm_batch")
+
+
+_BATCH_DTYPES = {np.dtype(np.float32): "float32", np.dtype(np.float64): "float64",
+                 np.dtype(np.complex64): "complex64", np.dtype(np.complex128): "complex128"}
+
+
+def gemm_batch(transa, transb, alpha, A, B, beta, C):
+    """C[i] := alpha * op(A[i]) @ op(B[i]) + beta * C[i] over the batch axes of C (all axes but the
+    last two), A's and B's batch axes broadcast to them as NumPy does (missing or size 1: shared).
+    One float or complex dtype; each matrix with unit stride along its rows and rows at least a row
+    apart; batch strides are anything. M, N from C, K from op(A). Batch axes that walk with one stride
+    merge into one core call (threads spread small products whole); others loop here. Refuses an
+    output whose matrices overlap. For the front ends (gemmkit.matmul, gemmkit.gemm)."""
+    dtype = _BATCH_DTYPES.get(getattr(C, "dtype", None))
+    if dtype is None:
+        raise TypeError(f"C must be a float32, float64, complex64 or complex128 array, got "
+                        f"{getattr(C, 'dtype', type(C).__name__)}")
+    cdef bint cplx = dtype.startswith("complex"), single = dtype in ("float32", "complex64")
+    cdef char ta = _trans_flag(transa, "transa", cplx), tb = _trans_flag(transb, "transb", cplx)
+    cdef _Stack a = _Stack(), b = _Stack(), c = _Stack()
+    c.acquire(C, "C", dtype, True)
+    a.acquire(A, "A", dtype, False)
+    b.acquire(B, "B", dtype, False)
+    cdef int64_t M = c.rows, N = c.cols
+    cdef int64_t K = a.rows if _is_t(ta) else a.cols
+    if (a.cols if _is_t(ta) else a.rows) != M:
+        raise ValueError(f"A's matrices are {a.rows} x {a.cols}, which does not fit C's {M} x {N} "
+                         f"with transa={chr(ta)!r}")
+    if (b.cols if _is_t(tb) else b.rows) != K or (b.rows if _is_t(tb) else b.cols) != N:
+        raise ValueError(f"B's matrices are {b.rows} x {b.cols}, which does not fit op(A) {M} x {K} "
+                         f"and C {M} x {N} with transb={chr(tb)!r}")
+    shape = c.sizes
+    sa, sb, sc = a.batch_axes(shape, "A"), b.batch_axes(shape, "B"), c.strides
+    cdef double complex al, be
+    if cplx:
+        al = _complex_arg(alpha, "alpha", single)
+        be = _complex_arg(beta, "beta", single)
+    else:
+        al = _real_arg(alpha, "alpha", single)
+        be = _real_arg(beta, "beta", single)
+    if M == 0 or N == 0 or 0 in shape:
+        return C
+    # Batch axes of size 1 drop out; neighbours merge when every operand steps over the inner one.
+    axes = []  # (size, stride of A, of B, of C), outer to inner (no negative indexing: wraparound is off)
+    for n, x, y, z in zip(shape, sa, sb, sc):
+        if n == 1:
+            continue
+        last = len(axes) - 1
+        if last >= 0 and axes[last][1] == x * n and axes[last][2] == y * n and axes[last][3] == z * n:
+            axes[last] = (axes[last][0] * n, x, y, z)
+        else:
+            axes.append((n, x, y, z))
+    if not axes:
+        axes = [(1, 0, 0, 0)]
+    inner = axes[len(axes) - 1]
+    cdef int64_t run = inner[0], ra = inner[1], rb = inner[2], rc = inner[3]
+    cdef int64_t s = abs(rc)
+    if run > 1 and s < (M - 1) * c.ld + N and not (N <= s and s * run <= c.ld):
+        raise ValueError("C's matrices overlap: the output of a batch needs distinct matrices")
+    if len(axes) == 1:
+        _run_stack(dtype, ta, tb, M, N, K, al, a, ra, b, rb, be, c, rc, 0, 0, 0, run)
+        return C
+    outer = axes[:len(axes) - 1]
+    for idx in np.ndindex(*[ax[0] for ax in outer]):
+        off_a = sum(i * ax[1] for i, ax in zip(idx, outer))
+        off_b = sum(i * ax[2] for i, ax in zip(idx, outer))
+        off_c = sum(i * ax[3] for i, ax in zip(idx, outer))
+        _run_stack(dtype, ta, tb, M, N, K, al, a, ra, b, rb, be, c, rc, off_a, off_b, off_c, run)
+    return C
+
+
+# ---- scipy.linalg.blas-style gemm: the common case without Python-level overhead ----------------------
+
+cdef inline int _row_major(cnp.ndarray x, Py_ssize_t isz, char **ptr, int64_t *ld) noexcept:
+    """How the core reads a 2-D array in place: 0 as it is (rows contiguous), 1 as its transpose
+    (columns contiguous), -1 not at all (no unit-stride axis, or empty). Sets the data pointer and ld."""
+    cdef Py_ssize_t r = cnp.PyArray_DIMS(x)[0], c = cnp.PyArray_DIMS(x)[1]
+    cdef Py_ssize_t s0 = cnp.PyArray_STRIDES(x)[0], s1 = cnp.PyArray_STRIDES(x)[1]
+    ptr[0] = <char *>cnp.PyArray_DATA(x)
+    if r == 0 or c == 0:
+        return -1
+    if (c == 1 or s1 == isz) and (r == 1 or (s0 > 0 and s0 % isz == 0 and s0 // isz >= c)):
+        ld[0] = s0 // isz if r > 1 else c
+        return 0
+    if (r == 1 or s0 == isz) and (c == 1 or (s1 > 0 and s1 % isz == 0 and s1 // isz >= r)):
+        ld[0] = s1 // isz if c > 1 else r
+        return 1
+    return -1
+
+
+cdef inline char _blas_flag(int trans, int flipped, bint cplx) noexcept:
+    """The core's trans flag that reads op(x)^T from the row-major view R of x (R = x, or x^T when
+    flipped): op = x: x^T; op = x^T: x; op = x^H: conj(x), i.e. R^H or, unflipped, 'R' (conj, no trans)."""
+    if trans == 2 and not cplx:
+        trans = 1
+    if trans == 0:
+        return b'N' if flipped else b'T'
+    if trans == 1:
+        return b'T' if flipped else b'N'
+    return b'C' if flipped else b'R'
+
+
+cpdef object blas_gemm_fast(int typenum, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c):
+    """gemmkit.blas's <prefix>gemm for the common case: NumPy arrays of the routine's dtype with a
+    unit-stride axis, plain Python scalars and flags, c None or a Fortran-contiguous writable c of the
+    right shape with overwrite_c. Returns None (nothing done) for anything else: the caller then takes
+    its general path, which does SciPy's conversions and checks."""
+    cdef bint cplx = typenum == cnp.NPY_COMPLEX64 or typenum == cnp.NPY_COMPLEX128
+    if type(a) is not np.ndarray or type(b) is not np.ndarray or type(trans_a) is not int or type(trans_b) is not int:
+        return None
+    cdef cnp.ndarray A = a, B = b, C
+    if (cnp.PyArray_NDIM(A) != 2 or cnp.PyArray_NDIM(B) != 2 or cnp.PyArray_TYPE(A) != typenum
+            or cnp.PyArray_TYPE(B) != typenum or not cnp.PyArray_ISNOTSWAPPED(A) or not cnp.PyArray_ISNOTSWAPPED(B)
+            or not cnp.PyArray_ISALIGNED(A) or not cnp.PyArray_ISALIGNED(B)):
+        return None
+    if not (0 <= trans_a <= 2 and 0 <= trans_b <= 2) or type(overwrite_c) not in (int, bool):
+        return None
+    cdef double complex al, be
+    if type(alpha) is float or type(alpha) is int or (cplx and type(alpha) is complex):
+        al = alpha
+    else:
+        return None
+    if beta is None:
+        be = 0
+    elif type(beta) is float or type(beta) is int or (cplx and type(beta) is complex):
+        be = beta
+    else:
+        return None
+    cdef int ta = trans_a, tb = trans_b
+    cdef Py_ssize_t isz = cnp.PyArray_ITEMSIZE(A)
+    cdef int64_t m = cnp.PyArray_DIMS(A)[1 if ta else 0], k = cnp.PyArray_DIMS(A)[0 if ta else 1]
+    cdef int64_t kb = cnp.PyArray_DIMS(B)[1 if tb else 0], n = cnp.PyArray_DIMS(B)[0 if tb else 1]
+    if kb != k or m == 0 or n == 0 or k == 0:
+        return None
+    cdef char *pa
+    cdef char *pb
+    cdef int64_t lda, ldb
+    cdef int fa = _row_major(A, isz, &pa, &lda), fb = _row_major(B, isz, &pb, &ldb)
+    if fa < 0 or fb < 0:
+        return None
+    # SciPy rounds alpha/beta to single precision for s and c; near that range's end (overflow to inf)
+    # the general path does it
+    if (typenum == cnp.NPY_FLOAT32 or typenum == cnp.NPY_COMPLEX64) and not (
+            abs(al.real) < 3.0e38 and abs(al.imag) < 3.0e38 and abs(be.real) < 3.0e38 and abs(be.imag) < 3.0e38):
+        return None
+    cdef cnp.npy_intp dims[2]
+    if c is None:
+        if not (be.real - be.real == 0 and be.imag - be.imag == 0):  # beta not finite: nan * 0 (general path)
+            return None
+        dims[0] = m
+        dims[1] = n
+        C = cnp.PyArray_EMPTY(2, dims, typenum, 1)
+        be = 0
+    elif (overwrite_c and type(c) is np.ndarray and cnp.PyArray_NDIM(<cnp.ndarray>c) == 2
+          and cnp.PyArray_TYPE(<cnp.ndarray>c) == typenum and cnp.PyArray_DIMS(<cnp.ndarray>c)[0] == m
+          and cnp.PyArray_DIMS(<cnp.ndarray>c)[1] == n and cnp.PyArray_IS_F_CONTIGUOUS(<cnp.ndarray>c)
+          and cnp.PyArray_ISWRITEABLE(<cnp.ndarray>c) and cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>c)
+          and cnp.PyArray_ISALIGNED(<cnp.ndarray>c)):
+        C = c
+    else:
+        return None
+    # Fortran-ordered C read row-major is C^T (n x m): C^T = op(b)^T op(a)^T
+    cdef char fla = _blas_flag(ta, fa, cplx), flb = _blas_flag(tb, fb, cplx)
+    cdef char *pc = <char *>cnp.PyArray_DATA(C)
+    cdef int64_t ldc = m
+    cdef int st
+    cdef gemmkit_complex64_t a64, b64
+    cdef gemmkit_complex128_t a128, b128
+    cdef bint big = <double>m * <double>n * <double>k > 32768.0  # release the GIL past ~32^3
+    if typenum == cnp.NPY_FLOAT32:
+        if big:
+            with nogil:
+                st = gemmkit_sgemm(flb, fla, n, m, k, <float>al.real, <float *>pb, ldb, <float *>pa, lda,
+                                   <float>be.real, <float *>pc, ldc)
+        else:
+            st = gemmkit_sgemm(flb, fla, n, m, k, <float>al.real, <float *>pb, ldb, <float *>pa, lda,
+                               <float>be.real, <float *>pc, ldc)
+    elif typenum == cnp.NPY_FLOAT64:
+        if big:
+            with nogil:
+                st = gemmkit_dgemm(flb, fla, n, m, k, al.real, <double *>pb, ldb, <double *>pa, lda, be.real,
+                                   <double *>pc, ldc)
+        else:
+            st = gemmkit_dgemm(flb, fla, n, m, k, al.real, <double *>pb, ldb, <double *>pa, lda, be.real,
+                               <double *>pc, ldc)
+    elif typenum == cnp.NPY_COMPLEX64:
+        a64.re = <float>al.real; a64.im = <float>al.imag; b64.re = <float>be.real; b64.im = <float>be.imag
+        with nogil:
+            st = gemmkit_cgemm(flb, fla, n, m, k, a64, <gemmkit_complex64_t *>pb, ldb, <gemmkit_complex64_t *>pa,
+                               lda, b64, <gemmkit_complex64_t *>pc, ldc)
+    else:
+        a128.re = al.real; a128.im = al.imag; b128.re = be.real; b128.im = be.imag
+        with nogil:
+            st = gemmkit_zgemm(flb, fla, n, m, k, a128, <gemmkit_complex128_t *>pb, ldb,
+                               <gemmkit_complex128_t *>pa, lda, b128, <gemmkit_complex128_t *>pc, ldc)
+    if st != 0:
+        _raise_status(st, "gemm")
+    return C
+
+
+# The general paths of gemmkit.blas (SciPy's conversions), registered by gemmkit.blas: prefix -> function.
+blas_general = {}
+
+
+def blas_sgemm(alpha, a, b, beta=0.0, c=None, trans_a=0, trans_b=0, overwrite_c=0):
+    r = blas_gemm_fast(cnp.NPY_FLOAT32, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c)
+    return r if r is not None else blas_general["s"](alpha, a, b, beta, c, trans_a, trans_b, overwrite_c)
+
+
+def blas_dgemm(alpha, a, b, beta=0.0, c=None, trans_a=0, trans_b=0, overwrite_c=0):
+    r = blas_gemm_fast(cnp.NPY_FLOAT64, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c)
+    return r if r is not None else blas_general["d"](alpha, a, b, beta, c, trans_a, trans_b, overwrite_c)
+
+
+def blas_cgemm(alpha, a, b, beta=0.0, c=None, trans_a=0, trans_b=0, overwrite_c=0):
+    r = blas_gemm_fast(cnp.NPY_COMPLEX64, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c)
+    return r if r is not None else blas_general["c"](alpha, a, b, beta, c, trans_a, trans_b, overwrite_c)
+
+
+def blas_zgemm(alpha, a, b, beta=0.0, c=None, trans_a=0, trans_b=0, overwrite_c=0):
+    r = blas_gemm_fast(cnp.NPY_COMPLEX128, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c)
+    return r if r is not None else blas_general["z"](alpha, a, b, beta, c, trans_a, trans_b, overwrite_c)
 
 
 cdef object _offset_vector(object co, char oc, int64_t M, int64_t N):
@@ -412,16 +807,18 @@ cdef object _offset_vector(object co, char oc, int64_t M, int64_t N):
     return arr
 
 
-cdef object _gemm_i8(str fn, bint a_signed, transa, transb, offsetc, int64_t M, int64_t N, int64_t K,
-                     float alpha, A, int64_t lda, ao, B, int64_t ldb, bo, float beta, C, int64_t ldc,
-                     co):
+cdef object _gemm_i8(str fn, bint a_signed, transa, transb, offsetc, M_, N_, K_, alpha_, A, lda_, ao, B,
+                     ldb_, bo, beta_, C, ldc_, co):
     cdef char ta = _trans_flag(transa, "transa"), tb = _trans_flag(transb, "transb")
     cdef char oc = _offsetc_flag(offsetc)
+    cdef int64_t M = _int_arg(M_, "M"), N = _int_arg(N_, "N"), K = _int_arg(K_, "K")
+    cdef int64_t lda = _int_arg(lda_, "lda"), ldb = _int_arg(ldb_, "ldb"), ldc = _int_arg(ldc_, "ldc")
+    cdef float alpha = _real_arg(alpha_, "alpha", True), beta = _real_arg(beta_, "beta", True)
     _check_dims_lds(ta, tb, M, N, K, lda, ldb, ldc)
     lo, hi = (-128, 127) if a_signed else (0, 255)
-    if not isinstance(ao, (int, np.integer)) or not lo <= ao <= hi:
+    if _is_bool(ao) or not isinstance(ao, (int, np.integer)) or not lo <= ao <= hi:
         raise ValueError(f"ao must be an integer in [{lo}, {hi}], got {ao!r}")
-    if not isinstance(bo, (int, np.integer)) or not -128 <= bo <= 127:
+    if _is_bool(bo) or not isinstance(bo, (int, np.integer)) or not -128 <= bo <= 127:
         raise ValueError(f"bo must be an integer in [-128, 127], got {bo!r}")
     cdef bint work = M > 0 and N > 0
     cdef bint reads_ab = work and K > 0 and alpha != 0.0
@@ -449,18 +846,180 @@ cdef object _gemm_i8(str fn, bint a_signed, transa, transb, offsetc, int64_t M, 
     return C
 
 
-def gemm_u8s8s32(transa, transb, offsetc, int64_t M, int64_t N, int64_t K, float alpha, A,
-                 int64_t lda, ao, B, int64_t ldb, bo, float beta, C, int64_t ldc, co):
+def gemm_u8s8s32(transa, transb, offsetc, M, N, K, alpha, A, lda, ao, B, ldb, bo, beta, C, ldc, co):
     """C := alpha * (op(A) - ao) @ (op(B) - bo) + beta * C + co; A uint8, B int8, C int32."""
     return _gemm_i8("gemm_u8s8s32", False, transa, transb, offsetc, M, N, K, alpha, A, lda, ao, B,
                     ldb, bo, beta, C, ldc, co)
 
 
-def gemm_s8s8s32(transa, transb, offsetc, int64_t M, int64_t N, int64_t K, float alpha, A,
-                 int64_t lda, ao, B, int64_t ldb, bo, float beta, C, int64_t ldc, co):
+def gemm_s8s8s32(transa, transb, offsetc, M, N, K, alpha, A, lda, ao, B, ldb, bo, beta, C, ldc, co):
     """C := alpha * (op(A) - ao) @ (op(B) - bo) + beta * C + co; A int8, B int8, C int32."""
     return _gemm_i8("gemm_s8s8s32", True, transa, transb, offsetc, M, N, K, alpha, A, lda, ao, B,
                     ldb, bo, beta, C, ldc, co)
+
+
+# ---- per-token quantized int8 product with float output ------------------------------------------
+
+# out_type name -> (C's GEMMKIT_OUT_* code, buffer formats C may have: the type itself or its raw bits)
+_PER_TOKEN_OUT = {"float32": (GEMMKIT_OUT_FLOAT32, (b"f",)), "float16": (GEMMKIT_OUT_FLOAT16, (b"e", b"H")),
+                  "bfloat16": (GEMMKIT_OUT_BFLOAT16, (b"H",))}
+
+
+cdef class _Span(_Operand):
+    """A buffer read as flat memory from its first element: the core addresses elements by offsets
+    (batch stride, leading dimension), all of which must lie in the buffer's span."""
+
+    cdef int acquire_span(self, object obj, str name, str what, tuple formats, Py_ssize_t itemsize, int64_t need,
+                          bint writable) except -1:
+        self.get_buffer(obj, name, what, writable)
+        cdef bytes f = self.view.format if self.view.format != NULL else b"B"
+        if f[:1] in (b"@", b"=", b"<", b"|"):
+            f = f[1:]
+        if f not in formats or self.view.itemsize != itemsize:
+            raise TypeError(f"{name} must be a {what} array or buffer, got format {f.decode()!r} "
+                            f"(itemsize {self.view.itemsize})")
+        cdef int64_t span = 1
+        cdef int d
+        for d in range(self.view.ndim):
+            if self.view.shape[d] == 0:
+                span = 0
+                break
+            if self.view.strides[d] < 0:
+                raise ValueError(f"{name} must not have negative strides")
+        if span:
+            span = itemsize
+            for d in range(self.view.ndim):
+                span += (self.view.shape[d] - 1) * self.view.strides[d]
+        if need * itemsize > span:
+            raise ValueError(f"{name} is too small: its span holds {span // itemsize} elements, "
+                             f"{need} are addressed")
+        return 0
+
+
+cdef int64_t _extent(int64_t batch, int64_t stride, int64_t rows, int64_t cols, int64_t ld, str name) except -1:
+    """Elements from the first one up to the last addressed: (batch-1)*stride + (rows-1)*ld + cols."""
+    if batch == 0 or rows == 0 or cols == 0:
+        return 0
+    cdef object need = (batch - 1) * stride + (rows - 1) * ld + cols  # Python int: no overflow
+    if need > INT64_MAX:
+        raise ValueError(f"{name}: extent overflows")
+    return need
+
+
+cdef object _per_token(transa, transb, layout_c, out_type, int64_t batch, int64_t M, int64_t N, int64_t K, A,
+                       int64_t lda, int64_t stride_a, B, int64_t ldb, int64_t stride_b, packed, deq_scale,
+                       token_scale, int64_t stride_token_scale, bias, C, int64_t ldc, int64_t stride_c):
+    """Both per-token entries; `packed` (a packed weight, or None) stands in for B with layout_c 'R'."""
+    cdef char ta = _trans_flag(transa, "transa"), tb = _trans_flag(transb, "transb")
+    if not isinstance(layout_c, str) or layout_c not in ("R", "C"):
+        raise ValueError(f"layout_c must be 'R' or 'C', got {layout_c!r}")
+    if out_type not in _PER_TOKEN_OUT:
+        raise ValueError(f"out_type must be one of {', '.join(_PER_TOKEN_OUT)}, got {out_type!r}")
+    code, c_formats = _PER_TOKEN_OUT[out_type]
+    cdef bint c_rows = layout_c == "R"
+    if batch < 0:
+        raise ValueError(f"batch must be >= 0, got {batch}")
+    for value, what in ((stride_a, "stride_a"), (stride_b, "stride_b"), (stride_c, "stride_c"),
+                        (stride_token_scale, "stride_token_scale")):
+        if value < 0:
+            raise ValueError(f"{what} must be >= 0, got {value}")
+    if c_rows:
+        _check_dims_lds(ta, tb, M, N, K, lda, ldb, ldc)
+    else:  # C^T (N x M, row-major) = op(B)^T op(A)^T
+        _check_dims_lds(ta, tb, M, N, K, lda, ldb, max(1, N))
+        if ldc < max(1, M):
+            raise ValueError(f"ldc={ldc} must be >= {max(1, M)} (max(1, M) for layout_c='C')")
+    cdef bint work = batch > 0 and M > 0 and N > 0
+    cdef bint reads_ab = work and K > 0
+    if work and batch > 1 and stride_c == 0:
+        raise ValueError("stride_c must be > 0 when batch > 1 (the results would overlap)")
+    cdef int64_t nb = batch if work else 0
+    cdef int64_t packed_bytes = 0
+    cdef _Span a = _Span(), b = _Span(), c = _Span(), ds = _Span(), ts = _Span(), bs = _Span()
+    a.acquire_span(A, "A", "int8", (b"b",), 1, _extent(nb if reads_ab else 0, stride_a, K if _is_t(ta) else M,
+                                                  M if _is_t(ta) else K, lda, "A"), False)
+    if packed is None:
+        b.acquire_span(B, "B", "int8", (b"b",), 1, _extent(nb if reads_ab else 0, stride_b, N if _is_t(tb) else K,
+                                                      K if _is_t(tb) else N, ldb, "B"), False)
+    else:
+        packed_bytes = gemmkit_s8s8_packed_weight_size(N, K) if reads_ab else 0
+        b.acquire_span(packed, "packed_weight", "uint8", (b"B",), 1, packed_bytes, False)
+    ds.acquire_span(deq_scale, "deq_scale", "float32", (b"f",), 4, N if work else 0, False)
+    ts.acquire_span(token_scale, "token_scale", "float32", (b"f",), 4,
+               _extent(nb, stride_token_scale, 1, M, 1, "token_scale"), False)
+    if bias is not None:
+        bs.acquire_span(bias, "bias", "float32", (b"f",), 4, N if work else 0, False)
+    c.acquire_span(C, "C", out_type + (" (or uint16 bits)" if out_type != "float32" else ""), c_formats,
+              4 if out_type == "float32" else 2,
+              _extent(nb, stride_c, M if c_rows else N, N if c_rows else M, ldc, "C"), True)
+    cdef int st
+    cdef char lc = b'R' if c_rows else b'C'
+    cdef int oc = code
+    cdef const float *bias_ptr = <const float *>bs.ptr if bias is not None else NULL
+    if packed is None:
+        with nogil:
+            st = gemmkit_gemm_s8s8_per_token(ta, tb, lc, oc, batch, M, N, K, <const int8_t *>a.ptr, lda, stride_a,
+                                             <const int8_t *>b.ptr, ldb, stride_b, <const float *>ds.ptr,
+                                             <const float *>ts.ptr, stride_token_scale, bias_ptr, c.ptr, ldc,
+                                             stride_c)
+    else:
+        with nogil:
+            st = gemmkit_gemm_s8s8_per_token_packed(ta, oc, batch, M, N, K, <const int8_t *>a.ptr, lda, stride_a,
+                                                    b.ptr, packed_bytes, <const float *>ds.ptr,
+                                                    <const float *>ts.ptr, stride_token_scale, bias_ptr, c.ptr,
+                                                    ldc, stride_c)
+        if st == 2:
+            raise ValueError("packed_weight was not packed for this kernel path and these N, K "
+                             "(s8s8_pack_weight under the same kernel path)")
+    _raise_status(st, "gemm_s8s8_per_token")
+    return C
+
+
+def gemm_s8s8_per_token(transa, transb, layout_c, out_type, int64_t batch, int64_t M, int64_t N, int64_t K,
+                        A, int64_t lda, int64_t stride_a, B, int64_t ldb, int64_t stride_b, deq_scale,
+                        token_scale, int64_t stride_token_scale, bias, C, int64_t ldc, int64_t stride_c):
+    """C_b[i][j] := float32(float32(acc) * deq_scale[j]) * token_scale_b[i] (+ bias[j]), rounded to
+    nearest even into out_type ("float32", "float16", "bfloat16"), acc = the exact sum of
+    op(A_b)[i][k] * op(B_b)[k][j] (int8 x int8) for b < batch; X_b at X + b * stride_x (elements).
+    layout_c 'R': C_b[i][j] at i * ldc + j, 'C': at i + j * ldc. A, B int8; scales and bias float32
+    (bias may be None); C float32, or float16 / uint16 bits for 16-bit outputs. Buffers of any
+    dimension are read as flat memory from their first element. Returns C."""
+    return _per_token(transa, transb, layout_c, out_type, batch, M, N, K, A, lda, stride_a, B, ldb, stride_b,
+                      None, deq_scale, token_scale, stride_token_scale, bias, C, ldc, stride_c)
+
+
+def s8s8_pack_weight(transb, int64_t N, int64_t K, B, int64_t ldb):
+    """op(B) (K x N int8, row-major with ldb; transb 'T': B is N x K) packed for the int8 kernel path in
+    use, as a new uint8 array for gemm_s8s8_per_token_packed; None when K is beyond what is packed (or
+    N or K is 0): pass the weight itself then."""
+    cdef char tb = _trans_flag(transb, "transb")
+    if N < 0 or K < 0:
+        raise ValueError(f"N and K must be >= 0, got N={N}, K={K}")
+    cdef int64_t need = max(1, K if _is_t(tb) else N)
+    if ldb < need:
+        raise ValueError(f"ldb={ldb} must be >= {need}")
+    cdef int64_t nbytes = gemmkit_s8s8_packed_weight_size(N, K)
+    if nbytes == 0:
+        return None
+    cdef _Span b = _Span(), d = _Span()
+    b.acquire_span(B, "B", "int8", (b"b",), 1, _extent(1, 0, N if _is_t(tb) else K, K if _is_t(tb) else N, ldb, "B"),
+              False)
+    packed = np.empty(nbytes, np.uint8)
+    d.acquire_span(packed, "packed", "uint8", (b"B",), 1, nbytes, True)
+    cdef int st
+    with nogil:
+        st = gemmkit_s8s8_pack_weight(tb, N, K, <const int8_t *>b.ptr, ldb, d.ptr, nbytes)
+    _raise_status(st, "s8s8_pack_weight")
+    return packed
+
+
+def gemm_s8s8_per_token_packed(transa, out_type, int64_t batch, int64_t M, int64_t N, int64_t K, A, int64_t lda,
+                               int64_t stride_a, packed_weight, deq_scale, token_scale, int64_t stride_token_scale,
+                               bias, C, int64_t ldc, int64_t stride_c):
+    """gemm_s8s8_per_token with layout_c 'R' and a weight from s8s8_pack_weight (same N, K and kernel path,
+    else ValueError) shared by the batch. Returns C."""
+    return _per_token(transa, "N", "R", out_type, batch, M, N, K, A, lda, stride_a, None, max(1, N), 0,
+                      packed_weight, deq_scale, token_scale, stride_token_scale, bias, C, ldc, stride_c)
 
 
 # ---- configuration ----------------------------------------------------------------------------
@@ -469,8 +1028,13 @@ def get_num_threads():
     return gemmkit_get_num_threads()
 
 
-def set_num_threads(int n):
-    gemmkit_set_num_threads(n)
+def set_num_threads(n):
+    """Threads per call from now on (a Python or NumPy integer; 0 or less: the default, from
+    GEMMKIT_NUM_THREADS or the CPUs this process may use; capped at the pool's maximum)."""
+    cdef int64_t v = _int_arg(n, "n")
+    if v > 2**31 - 1 or v < -2**31:
+        raise ValueError(f"n={v} is out of range for a thread count")
+    gemmkit_set_num_threads(<int>v)
 
 
 def cpu_features():
@@ -511,4 +1075,118 @@ def kernel_info():
                        "packed_bytes": k.elem, "MC": k.mc, "K_chunk": k.kc, "NC": k.nc, "KB": k.kb}
         else:
             out[op] = {"kernel": k.kernel.decode(), "MR": k.mr, "NR": k.nr, "MC": k.mc, "KC": k.kc, "NC": k.nc}
+    return out
+
+
+# ---- quantized elementwise add (csrc/qadd.c; the NumPy front end is gemmkit/_quantized_add.py) ----
+
+cdef class _StridedView:
+    """A buffer over the output's shape: its first element and its strides in elements (0 = repeated)."""
+    cdef Py_buffer view
+    cdef bint held
+    cdef int64_t strides[32]
+
+    def __dealloc__(self):
+        if self.held:
+            PyBuffer_Release(&self.view)
+
+    cdef int acquire(self, object obj, str name, tuple dtypes, tuple shape, bint writable) except -1:
+        cdef int flags = PyBUF_STRIDES | PyBUF_FORMAT
+        if writable:
+            flags |= PyBUF_WRITABLE
+        try:
+            PyObject_GetBuffer(obj, &self.view, flags)
+        except (BufferError, ValueError, TypeError) as e:
+            raise TypeError(f"{name} must be a{' writable' if writable else ''} array ({e})") from None
+        self.held = True
+        got = _dtype_of(self.view.format, self.view.itemsize)
+        if got not in dtypes:
+            raise TypeError(f"{name} must have dtype {' or '.join(dtypes)}, got {got}")
+        if self.view.ndim != len(shape) or self.view.ndim > GEMMKIT_QADD_MAX_DIMS:
+            raise ValueError(f"{name} must have {len(shape)} dimensions (at most {GEMMKIT_QADD_MAX_DIMS})")
+        cdef int d
+        for d in range(self.view.ndim):
+            if self.view.shape[d] != shape[d]:
+                raise ValueError(f"{name} has shape {tuple(self.view.shape[i] for i in range(self.view.ndim))}, "
+                                 f"expected {shape}")
+            if self.view.strides[d] % self.view.itemsize != 0:
+                raise ValueError(f"{name}: stride {self.view.strides[d]} bytes is not a whole number of elements")
+            self.strides[d] = self.view.strides[d] // self.view.itemsize
+        return 0
+
+
+_QADD_FORMULAS = {"directml": GEMMKIT_QADD_DIRECTML, "onnxruntime": GEMMKIT_QADD_ONNXRUNTIME}
+
+
+def quantized_add_strided(str formula, tuple shape, a, a_scale, a_zero_point, b, b_scale, b_zero_point, out,
+                          out_scale, out_zero_point):
+    """out := quantized a + b (csrc/include/gemmkit.h). a, b and out are arrays of exactly `shape`
+    (broadcast views with 0 strides are how broadcasting is passed), uint8 or int8. A scale is a float
+    (one float32 value) or a float32 array of `shape`; a zero point None (0), an int of its tensor's
+    range, or an array of `shape` and its tensor's dtype. out is written in place; the arithmetic
+    happens in C with the GIL released."""
+    if formula not in _QADD_FORMULAS:
+        raise ValueError(f"formula must be one of {', '.join(map(repr, _QADD_FORMULAS))}, got {formula!r}")
+    cdef int ndim = len(shape)
+    if ndim > GEMMKIT_QADD_MAX_DIMS:
+        raise ValueError(f"at most {GEMMKIT_QADD_MAX_DIMS} dimensions are supported, got {ndim}")
+    cdef int64_t c_shape[32]
+    cdef int d
+    for d in range(ndim):
+        c_shape[d] = shape[d]
+    q8 = ("uint8", "int8")
+    cdef _StridedView va = _StridedView(), vb = _StridedView(), vo = _StridedView()
+    va.acquire(a, "a", q8, shape, False)
+    vb.acquire(b, "b", q8, shape, False)
+    vo.acquire(out, "out", q8, shape, True)
+    cdef gemmkit_qtensor_t t[3]
+    cdef float scale_value[3]
+    cdef int8_t zp_value[3]
+    cdef tuple views = (va, vb, vo)
+    cdef list held = []   # the parameter views, alive until the call returns
+    names = ("a", "b", "out")
+    scales = (a_scale, b_scale, out_scale)
+    zps = (a_zero_point, b_zero_point, out_zero_point)
+    cdef int i
+    cdef _StridedView v
+    cdef str tdtype
+    for i in range(3):
+        v = views[i]
+        tdtype = _dtype_of(v.view.format, 1)
+        t[i].data = v.view.buf
+        t[i].type = GEMMKIT_QTYPE_S8 if tdtype == "int8" else GEMMKIT_QTYPE_U8
+        t[i].strides = v.strides
+        if isinstance(scales[i], float):
+            scale_value[i] = <float>scales[i]
+            t[i].scale = &scale_value[i]
+            t[i].scale_strides = NULL
+        else:
+            v = _StridedView()
+            v.acquire(scales[i], names[i] + "_scale", ("float32",), shape, False)
+            held.append(v)
+            t[i].scale = <const float *>v.view.buf
+            t[i].scale_strides = v.strides
+        zp = zps[i]
+        t[i].zero_point_strides = NULL
+        if zp is None:
+            t[i].zero_point = NULL
+        elif isinstance(zp, int):
+            if not ((-128 if tdtype == "int8" else 0) <= zp <= (127 if tdtype == "int8" else 255)):
+                raise ValueError(f"{names[i]}_zero_point={zp} is out of range for {tdtype}")
+            zp_value[i] = <int8_t>(zp if zp < 128 else zp - 256)
+            t[i].zero_point = &zp_value[i]
+        else:
+            v = _StridedView()
+            v.acquire(zp, names[i] + "_zero_point", (tdtype,), shape, False)
+            held.append(v)
+            t[i].zero_point = v.view.buf
+            t[i].zero_point_strides = v.strides
+    cdef gemmkit_qadd_formula_t f = _QADD_FORMULAS[formula]
+    cdef int st
+    with nogil:
+        st = gemmkit_quantized_add(f, ndim, c_shape, &t[0], &t[1], &t[2])
+    if st == 2:
+        raise ValueError("quantized_add: invalid arguments (a scale that is 0, NaN or Inf, or strided scales or "
+                         "zero points with formula='onnxruntime')")
+    _raise_status(st, "quantized_add")
     return out

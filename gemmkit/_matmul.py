@@ -12,8 +12,16 @@ CORE_PREFIX = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "
 PLANNED_DTYPES = ("float16", "bfloat16")
 
 
+_KERNEL_DTYPES = {np.dtype(name): prefix for name, prefix in CORE_PREFIX.items()}
+
+
 def core_gemm_for(dtype, who):
     """The core GEMM function for `dtype`; TypeError saying why when there is none."""
+    prefix = _KERNEL_DTYPES.get(dtype)
+    if prefix is not None:
+        fn = getattr(_core, prefix + "gemm", None)
+        if fn is not None:
+            return fn
     name = dtype.name
     prefix = CORE_PREFIX.get(name)
     supported = ", ".join(n for n, p in CORE_PREFIX.items() if hasattr(_core, p + "gemm"))
@@ -71,37 +79,16 @@ def _scalar(value, name, dtype, who):
     return z.real
 
 
-def _run_batch(gemm_fn, trans_a, trans_b, M, N, K, alpha, a, lda, b, ldb, beta, c, ldc, batch_shape):
-    """C[i] := alpha op(A[i]) op(B[i]) + beta C[i] for every index i of batch_shape, with a and b
-    broadcast over it (their leading axes may be missing or 1) and c of exactly batch_shape + (M, N).
-
-    For now one core call per matrix, looped here; a batched core call (base pointers plus one batch
-    stride per operand in elements, 0 where broadcast, run as one threaded call) replaces the loop.
-    """
-    ta, tb = ("T" if trans_a else "N"), ("T" if trans_b else "N")
-    if c.size == 0:
-        return
-    if not batch_shape:
-        gemm_fn(ta, tb, M, N, K, alpha, a, lda, b, ldb, beta, c, ldc)
-        return
-    a = np.broadcast_to(a, batch_shape + a.shape[-2:])
-    b = np.broadcast_to(b, batch_shape + b.shape[-2:])
-    for i in np.ndindex(*batch_shape):
-        gemm_fn(ta, tb, M, N, K, alpha, a[i], lda, b[i], ldb, beta, c[i], ldc)
-
-
-def _product_into(gemm_fn, a, trans_a, b, trans_b, c, alpha, beta, batch_shape):
+def _product_into(a, trans_a, b, trans_b, c, alpha, beta):
     """c := alpha op(a) op(b) + beta c over the batch, with every operand's strides resolved once."""
-    a_view, a_flip, lda = resolve_operand(a)
-    b_view, b_flip, ldb = resolve_operand(b)
+    a_view, a_flip, _ = resolve_operand(a)
+    b_view, b_flip, _ = resolve_operand(b)
     trans_a, trans_b = trans_a != a_flip, trans_b != b_flip
     out = resolve_output(c, reads_c=beta != 0)
     if out.transposed:  # C^T = op(B)^T op(A)^T, written into the row-contiguous view c^T
-        a_view, trans_a, lda, b_view, trans_b, ldb = b_view, not trans_b, ldb, a_view, not trans_a, lda
-    M, N = out.target.shape[-2:]
-    K = a_view.shape[-2] if trans_a else a_view.shape[-1]
-    _run_batch(gemm_fn, trans_a, trans_b, M, N, K, alpha, a_view, lda, b_view, ldb, beta, out.target, out.ld,
-               batch_shape)
+        a_view, trans_a, b_view, trans_b = b_view, not trans_b, a_view, not trans_a
+    if out.target.size:
+        _core.gemm_batch("T" if trans_a else "N", "T" if trans_b else "N", alpha, a_view, b_view, beta, out.target)
     out.finish()
 
 
@@ -127,7 +114,7 @@ def matmul(a, b, out=None):
             raise ValueError(f"{who}: {name} is a scalar (0-d); matmul needs at least 1-D operands "
                              f"(multiply by a scalar with *)")
     dtype = _result_dtype(a, b, who)
-    gemm_fn = core_gemm_for(dtype, who)
+    core_gemm_for(dtype, who)  # TypeError for a dtype without kernels
     a_mat = a[np.newaxis, :] if a.ndim == 1 else a
     b_mat = b[:, np.newaxis] if b.ndim == 1 else b
     (M, K), (Kb, N) = a_mat.shape[-2:], b_mat.shape[-2:]
@@ -135,7 +122,8 @@ def matmul(a, b, out=None):
         raise ValueError(f"{who}: a has {K} columns (shape {a.shape}) but b has {Kb} rows (shape {b.shape}): "
                          f"the contracted dimensions differ")
     try:
-        batch_shape = np.broadcast_shapes(a_mat.shape[:-2], b_mat.shape[:-2])
+        batch_shape = (() if a_mat.ndim == 2 and b_mat.ndim == 2
+                       else np.broadcast_shapes(a_mat.shape[:-2], b_mat.shape[:-2]))
     except ValueError:
         raise ValueError(f"{who}: the stack dimensions of a {a.shape[:-2]} and b {b.shape[:-2]} do not "
                          f"broadcast") from None
@@ -155,7 +143,7 @@ def matmul(a, b, out=None):
     b_mat = b_mat if b_mat.dtype == dtype else b_mat.astype(dtype)
     one = _scalar(1.0, "alpha", dtype, who)
     zero = _scalar(0.0, "beta", dtype, who)
-    _product_into(gemm_fn, a_mat, False, b_mat, False, c, one, zero, batch_shape)
+    _product_into(a_mat, False, b_mat, False, c, one, zero)
     if out is None and result.ndim == 0:
         return result[()]  # 1-D @ 1-D: a NumPy scalar, as np.matmul gives
     return result
@@ -175,7 +163,7 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False):
         if x.ndim != 2:
             raise ValueError(f"{who}: {name} must be 2-D, got shape {x.shape}")
     dtype = _result_dtype(a, b, who)
-    gemm_fn = core_gemm_for(dtype, who)
+    core_gemm_for(dtype, who)  # TypeError for a dtype without kernels
     trans_a, trans_b = bool(trans_a), bool(trans_b)
     M, K = a.shape[::-1] if trans_a else a.shape
     Kb, N = b.shape[::-1] if trans_b else b.shape
@@ -192,5 +180,5 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False):
         a, b = _apart_from(a, c), _apart_from(b, c)
     a = a if a.dtype == dtype else a.astype(dtype)
     b = b if b.dtype == dtype else b.astype(dtype)
-    _product_into(gemm_fn, a, trans_a, b, trans_b, c, alpha, beta, ())
+    _product_into(a, trans_a, b, trans_b, c, alpha, beta)
     return c

@@ -96,3 +96,15 @@ def resolve_output(out, reads_c):
     native = out.dtype.newbyteorder("=")
     tmp = _native_c_order_copy(out) if reads_c else np.empty(out.shape, native)
     return ResolvedOutput(tmp, False, max(1, tmp.shape[-1]), out)
+
+
+def batch_stride(x):
+    """Elements between consecutive matrices of the stack `x` (3-D: axis 0 is the batch) as the core
+    takes it: >= 0, a whole number of elements; 0 for a 2-D `x` or a batch of one; None if the batch
+    axis cannot be passed as it is (negative or misaligned stride: the caller copies)."""
+    if x.ndim < 3 or x.shape[0] <= 1:
+        return 0
+    stride = x.strides[0]
+    if stride < 0 or stride % x.dtype.itemsize:
+        return None
+    return stride // x.dtype.itemsize

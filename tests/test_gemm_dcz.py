@@ -20,6 +20,8 @@ C_SENTINEL = -7777.25
 def _op(X, t):
     if t in "Nn":
         return X
+    if t in "Rr":  # conjugate, no transpose
+        return X.conj()
     return X.T if t in "Tt" else X.conj().T
 
 
@@ -32,8 +34,8 @@ def _gen(rng, shape, dtype):
 
 def run_case(rng, op, ta, tb, M, N, K, alpha, beta, pads=(0, 0, 0), layouts=("2d", "2d", "2d"), c_nan=False):
     dtype, fn = TYPES[op]
-    ar, ac = (M, K) if ta in "Nn" else (K, M)
-    br, bc = (K, N) if tb in "Nn" else (N, K)
+    ar, ac = (M, K) if ta in "NnRr" else (K, M)
+    br, bc = (K, N) if tb in "NnRr" else (N, K)
     lda, ldb, ldc = max(1, ac) + pads[0], max(1, bc) + pads[1], max(1, N) + pads[2]
     A0, B0 = _gen(rng, (ar, ac), dtype), _gen(rng, (br, bc), dtype)
     C0 = np.full((M, N), np.nan, dtype) if c_nan else _gen(rng, (M, N), dtype)
@@ -66,7 +68,7 @@ def run_case(rng, op, ta, tb, M, N, K, alpha, beta, pads=(0, 0, 0), layouts=("2d
 
 
 def _trans(op):
-    return "NnTtCc" if op in ("cgemm", "zgemm") else "NnTt"
+    return "NnTtCcRr" if op in ("cgemm", "zgemm") else "NnTt"
 
 
 def _scalars(op):

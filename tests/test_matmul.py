@@ -253,16 +253,15 @@ def test_resolver_passes_unit_stride_matrices_without_copies(monkeypatch, a_layo
     a = _with_layout(_values(rng, (2, 7, 5), dt), a_layout)
     b = _with_layout(_values(rng, (5, 9), dt), b_layout)
     out = _out_array((2, 7, 9), dt, out_layout, 0)
-    rec = _Recorder(_core.sgemm)
-    monkeypatch.setattr(_core, "sgemm", rec)
+    rec = _Recorder(_core.gemm_batch)
+    monkeypatch.setattr(_core, "gemm_batch", rec)
     gemmkit.matmul(a, b, out=out)
-    assert len(rec.calls) == 2
-    for call in rec.calls:
-        A, B, C = call[6], call[8], call[11]
-        assert np.shares_memory(C, out), "out was not written in place"
-        inputs = {id(x) for x in (A, B)}
-        assert len(inputs) == 2
-        assert all(np.shares_memory(x, a) or np.shares_memory(x, b) for x in (A, B)), "an input was copied"
+    assert len(rec.calls) == 1, "a stack of products must be one core call"
+    A, B, C = rec.calls[0][3], rec.calls[0][4], rec.calls[0][6]
+    assert C.shape[0] == 2 and 2 in (A.shape[0], B.shape[0])
+    assert np.shares_memory(C, out), "out was not written in place"
+    assert all(np.shares_memory(x, a) or np.shares_memory(x, b) for x in (A, B)), "an input was copied"
+    assert np.shares_memory(A, a) != np.shares_memory(A, b)
     _assert_close(out, a, b, dt)
 
 
@@ -300,25 +299,33 @@ def test_resolve_output_without_unit_stride_uses_a_temporary():
 # ---- every dtype through the resolver, on a strict model of the core's buffer contract ---------------
 
 def _strict_core_model(dtype):
-    """A stand-in for a core <prefix>gemm that checks the buffer rules the core enforces (2-D, rows
-    exactly ld apart, unit column stride, ld >= max(1, cols), the right dtype) and computes in float64.
-    Lets the front end's stride handling be tested on dtypes whose kernels have not landed yet."""
-    def gemm_model(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
+    """A stand-in for the core's gemm_batch that checks the buffer rules the core enforces (3-D stacks,
+    unit stride along rows, rows at least a row apart, whole-element batch strides, the right dtype,
+    shapes that fit) and computes in float64/complex128. Lets the front end's stride handling be tested
+    independently of the kernels."""
+    def gemm_batch_model(transa, transb, alpha, A, B, beta, C):
         ta, tb = transa == "T", transb == "T"
-        for name, X, rows, cols, ld in (("A", A, K if ta else M, M if ta else K, lda),
-                                        ("B", B, N if tb else K, K if tb else N, ldb), ("C", C, M, N, ldc)):
-            assert X.dtype == dtype and X.ndim == 2, name
-            assert X.shape == (rows, cols), (name, X.shape, rows, cols)
-            assert ld >= max(1, cols), (name, ld, cols)
-            if rows > 1 and cols > 0:
-                assert X.strides[0] == ld * X.itemsize, (name, X.strides, ld)
-            if cols > 1 and rows > 0:
-                assert X.strides[1] == X.itemsize, (name, X.strides)
-        opA = _wide(A.T if ta else A)
-        opB = _wide(B.T if tb else B)
-        C[...] = alpha * (opA @ opB) + (beta * _wide(C) if beta != 0 else 0)
+        M, N = C.shape[-2:]
+        K = A.shape[-2] if ta else A.shape[-1]
+        batch = C.shape[:-2]
+        for name, X, rows, cols in (("A", A, K if ta else M, M if ta else K),
+                                    ("B", B, N if tb else K, K if tb else N), ("C", C, M, N)):
+            assert X.dtype == dtype and X.ndim >= 2, name
+            assert X.shape[-2:] == (rows, cols), (name, X.shape, rows, cols)
+            assert X.ndim - 2 <= len(batch) and np.broadcast_shapes(X.shape[:-2], batch) == batch, (name, X.shape)
+            if X.size:
+                if cols > 1:
+                    assert X.strides[-1] == X.itemsize, (name, X.strides)
+                if rows > 1:
+                    assert X.strides[-2] >= cols * X.itemsize and X.strides[-2] % X.itemsize == 0, (name, X.strides)
+        A = np.broadcast_to(A, batch + A.shape[-2:])
+        B = np.broadcast_to(B, batch + B.shape[-2:])
+        for i in np.ndindex(*batch):
+            opA = _wide(A[i].T if ta else A[i])
+            opB = _wide(B[i].T if tb else B[i])
+            C[i] = alpha * (opA @ opB) + (beta * _wide(C[i]) if beta != 0 else 0)
         return C
-    return gemm_model
+    return gemm_batch_model
 
 
 @pytest.mark.parametrize("dtype_name", FLOAT_DTYPES)
@@ -328,7 +335,7 @@ def _strict_core_model(dtype):
 def test_matmul_on_the_strict_core_model(monkeypatch, dtype_name, case):
     a_shape, a_layout, b_shape, b_layout, out_layout, seed = case
     dtype = np.dtype(dtype_name)
-    monkeypatch.setattr(_core, _matmul.CORE_PREFIX[dtype_name] + "gemm", _strict_core_model(dtype), raising=False)
+    monkeypatch.setattr(_core, "gemm_batch", _strict_core_model(dtype))
     rng = np.random.default_rng(seed)
     a = _with_layout(_values(rng, a_shape, dtype), a_layout)
     b = _with_layout(_values(rng, b_shape, dtype), b_layout)
@@ -395,7 +402,7 @@ def test_gemm_alpha_beta_trans_c_in_place(dtype_name, case):
 @given(case=gemm_case())
 def test_gemm_on_the_strict_core_model(monkeypatch, dtype_name, case):
     dtype = np.dtype(dtype_name)
-    monkeypatch.setattr(_core, _matmul.CORE_PREFIX[dtype_name] + "gemm", _strict_core_model(dtype), raising=False)
+    monkeypatch.setattr(_core, "gemm_batch", _strict_core_model(dtype))
     _check_gemm_case(dtype, case)
 
 

@@ -12,5 +12,6 @@ const gk_config_t gk_config_avx2 = {
     .zgemm_blocks = {.mc = 96, .kc = 256, .nc = 2040},
     .int8_blocks = {.mc = 120, .nc = 4096, .kb = 256, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20},
     .small = GK_SMALL_DEFAULTS,
+    .qadd = &gk_qadd_kernel_avx2,
 };
 #endif

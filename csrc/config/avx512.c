@@ -12,5 +12,6 @@ const gk_config_t gk_config_avx512 = {
     .zgemm_blocks = GK_DGEMM_AVX512_BLOCKS,
     .int8_blocks = {.mc = 240, .nc = 4096, .kb = 256, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20},
     .small = GK_SMALL_DEFAULTS,
+    .qadd = &gk_qadd_kernel_avx512,
 };
 #endif

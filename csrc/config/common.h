@@ -8,7 +8,7 @@
  * B streams in place in 16-deep k blocks; few rows x B^T: dot kernel up to 16 rows; GEMV up to 2. */
 #define GK_SMALL_DEFAULTS                                                                            \
     {.direct_max_macs = 160.0 * 160.0 * 160.0, .direct_max_row_panels = 4, .skinny_kc = 16,          \
-     .dot_max_m = 16, .gemv_max_m = 2}
+     .dot_max_m = 16, .gemv_max_m = 2, .tiny_max_macs = 10.0 * 10.0 * 10.0}
 
 /* sgemm 12 x 32: A block 120 x 512 (240 KiB) in L2, B block 512 x 1024 (2 MiB) in L3 (a 4096-wide B
  * block measured 7 % slower at 2048..4096 on Zen 5: more of it evicted between the A blocks). */

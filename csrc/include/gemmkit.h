@@ -36,8 +36,9 @@ GEMMKIT_API gemmkit_status_t gemmkit_dgemm(char transa, char transb, int64_t M, 
 typedef struct { float re, im; } gemmkit_complex64_t;
 typedef struct { double re, im; } gemmkit_complex128_t;
 
-/* Complex GEMM: op(X) = X, X^T or X^H for trans 'N', 'T' or 'C' (either case); leading dimensions and
- * sizes count complex elements. */
+/* Complex GEMM: op(X) = X, X^T, X^H or conj(X) for trans 'N', 'T', 'C' or 'R' (either case; 'R' is
+ * BLIS's conjugate-no-transpose, an extension to oneDNN's set); leading dimensions and sizes count
+ * complex elements. */
 GEMMKIT_API gemmkit_status_t gemmkit_cgemm(char transa, char transb, int64_t M, int64_t N, int64_t K,
         gemmkit_complex64_t alpha, const gemmkit_complex64_t *A, int64_t lda, const gemmkit_complex64_t *B,
         int64_t ldb, gemmkit_complex64_t beta, gemmkit_complex64_t *C, int64_t ldc);
@@ -78,6 +79,20 @@ GEMMKIT_API gemmkit_status_t gemmkit_gemm_u32(char transa, char transb, int64_t 
 GEMMKIT_API gemmkit_status_t gemmkit_gemm_u64(char transa, char transb, int64_t M, int64_t N, int64_t K,
         double alpha, const uint64_t *A, int64_t lda, const uint64_t *B, int64_t ldb, double beta, uint64_t *C,
         int64_t ldc);
+/* Batches (strided, as cuBLAS's gemmStridedBatched): for i in [0, batch), the product above on
+ * A + i * stride_a, B + i * stride_b, C + i * stride_c (strides in elements of the type, any sign; 0
+ * shares one A or B among all). The C matrices must not share elements: |stride_c| >= (M - 1) * ldc + N,
+ * or interleaved rows (N <= |stride_c| and batch * |stride_c| <= ldc); else gemmkit_invalid_arguments.
+ * Small products run whole on different threads. */
+#define GEMMKIT_DECLARE_BATCH(NAME, T, S)                                                            \
+    GEMMKIT_API gemmkit_status_t NAME(char transa, char transb, int64_t M, int64_t N, int64_t K, S alpha, \
+            const T *A, int64_t lda, int64_t stride_a, const T *B, int64_t ldb, int64_t stride_b, S beta, \
+            T *C, int64_t ldc, int64_t stride_c, int64_t batch);
+GEMMKIT_DECLARE_BATCH(gemmkit_sgemm_batch, float, float)
+GEMMKIT_DECLARE_BATCH(gemmkit_dgemm_batch, double, double)
+GEMMKIT_DECLARE_BATCH(gemmkit_cgemm_batch, gemmkit_complex64_t, gemmkit_complex64_t)
+GEMMKIT_DECLARE_BATCH(gemmkit_zgemm_batch, gemmkit_complex128_t, gemmkit_complex128_t)
+#undef GEMMKIT_DECLARE_BATCH
 
 /* C := alpha * (op(A) - ao) * (op(B) - bo) + beta * C + co, offsetc in F/C/R (fixed/column/row). */
 GEMMKIT_API gemmkit_status_t gemmkit_gemm_u8s8s32(char transa, char transb, char offsetc, int64_t M,
@@ -87,6 +102,38 @@ GEMMKIT_API gemmkit_status_t gemmkit_gemm_u8s8s32(char transa, char transb, char
 GEMMKIT_API gemmkit_status_t gemmkit_gemm_s8s8s32(char transa, char transb, char offsetc, int64_t M,
         int64_t N, int64_t K, float alpha, const int8_t *A, int64_t lda, int8_t ao, const int8_t *B,
         int64_t ldb, int8_t bo, float beta, int32_t *C, int64_t ldc, const int32_t *co);
+
+/* ---- per-token quantized int8 product with float output ---- */
+/* Output element types of gemmkit_gemm_s8s8_per_token. */
+#define GEMMKIT_OUT_FLOAT32  1
+#define GEMMKIT_OUT_FLOAT16  2   /* IEEE binary16 */
+#define GEMMKIT_OUT_BFLOAT16 3
+
+/* For b < batch, i < M, j < N, with X_b = X + b * stride_x (elements; a stride of 0 shares X):
+ *   acc = sum_k op(A_b)[i][k] * op(B_b)[k][j]                   (exact integer, A and B signed bytes)
+ *   y   = float32(float32(acc) * deq_scale[j]) * token_scale_b[i]  (+ bias[j] when bias != NULL),
+ *         float32 arithmetic, one rounding per operation (no fused multiply-add)
+ *   C_b[i][j] = y rounded to nearest even into out_type (GEMMKIT_OUT_*).
+ * layout_c 'R': C_b[i][j] at C_b[i * ldc + j]; 'C': at C_b[i + j * ldc] (ldc >= max(1, M)). C's element
+ * size follows out_type; stride_c != 0 when batch > 1. One call runs the whole batch on the thread pool.
+ * deq_scale has N entries, token_scale_b and bias M and N; K = 0 gives the formula with acc = 0. */
+GEMMKIT_API gemmkit_status_t gemmkit_gemm_s8s8_per_token(char transa, char transb, char layout_c, int out_type,
+        int64_t batch, int64_t M, int64_t N, int64_t K, const int8_t *A, int64_t lda, int64_t stride_a,
+        const int8_t *B, int64_t ldb, int64_t stride_b, const float *deq_scale, const float *token_scale,
+        int64_t stride_token_scale, const float *bias, void *C, int64_t ldc, int64_t stride_c);
+
+/* Prepacked weights for repeated products with one weight: op(B) (K x N, transb as above) packed once for
+ * the int8 kernel path in use. gemmkit_s8s8_packed_weight_size gives the bytes (0: K too long to be
+ * packed, or N or K = 0; use gemmkit_gemm_s8s8_per_token with the weight itself then), pack_weight fills
+ * them. The _packed product is gemmkit_gemm_s8s8_per_token with layout_c 'R' and this weight shared by the
+ * batch; it returns gemmkit_invalid_arguments for a packed weight of another kernel path or other N, K. */
+GEMMKIT_API int64_t gemmkit_s8s8_packed_weight_size(int64_t N, int64_t K);
+GEMMKIT_API gemmkit_status_t gemmkit_s8s8_pack_weight(char transb, int64_t N, int64_t K, const int8_t *B,
+        int64_t ldb, void *packed, int64_t packed_bytes);
+GEMMKIT_API gemmkit_status_t gemmkit_gemm_s8s8_per_token_packed(char transa, int out_type, int64_t batch,
+        int64_t M, int64_t N, int64_t K, const int8_t *A, int64_t lda, int64_t stride_a, const void *packed_weight,
+        int64_t packed_bytes, const float *deq_scale, const float *token_scale, int64_t stride_token_scale,
+        const float *bias, void *C, int64_t ldc, int64_t stride_c);
 
 /* Threads: default = CPUs this process may run on (or GEMMKIT_NUM_THREADS). */
 GEMMKIT_API int gemmkit_get_num_threads(void);
@@ -115,7 +162,46 @@ typedef struct {
 } gemmkit_kernel_info_t;
 GEMMKIT_API gemmkit_status_t gemmkit_kernel_info(const char *op, gemmkit_kernel_info_t *info);
 
-#define GEMMKIT_CPU_AVX2        (1u << 0)  /* AVX2 + FMA + OS-saved ymm state */
+/* ---- quantized elementwise add (gemmkit.quant.quantized_add; csrc/qadd.c) -------------------- */
+
+/* Element types of a quantized tensor and the two formulas gemmkit_quantized_add computes:
+ *   GEMMKIT_QADD_DIRECTML (DirectML's QUANTIZED_LINEAR_ADD, in float32, each step rounded to float32):
+ *     q = ((float)(A - a_zp) * a_scale + (float)(B - b_zp) * b_scale) / out_scale
+ *     out = clamp(round_half_even(q) + out_zp, type min, type max)
+ *   GEMMKIT_QADD_ONNXRUNTIME (ONNX Runtime's com.microsoft QLinearAdd x86-64 kernel, bit for bit):
+ *     ra = a_scale / out_scale, rb = b_scale / out_scale (float32), fma = fused multiply-add
+ *     A broadcast along the last axis of size > 1 (or one element in all):
+ *       v = fma(B, rb, fma(A, ra, out_zp - fma(rb, b_zp, ra * a_zp)))
+ *     otherwise: v = fma(A, ra, fma(B, rb, out_zp - fma(ra, a_zp, rb * b_zp)))
+ *     out = clamp(round_half_even(v)), where v outside int32 or NaN gives the type's minimum
+ *     (scales and zero points must be single values). */
+typedef enum { GEMMKIT_QTYPE_U8 = 0, GEMMKIT_QTYPE_S8 = 1 } gemmkit_qtype_t;
+typedef enum { GEMMKIT_QADD_DIRECTML = 0, GEMMKIT_QADD_ONNXRUNTIME = 1 } gemmkit_qadd_formula_t;
+#define GEMMKIT_QADD_MAX_DIMS 32
+
+/* One operand over the output's shape: element strides per axis (any sign; 0 repeats a value along
+ * that axis, which is how broadcasting is expressed). scale (float32) and zero_point (of `type`) are
+ * strided the same way; scale_strides / zero_point_strides NULL: one value; zero_point NULL: 0. */
+typedef struct {
+    const void *data;
+    gemmkit_qtype_t type;
+    const int64_t *strides;
+    const float *scale;
+    const int64_t *scale_strides;
+    const void *zero_point;
+    const int64_t *zero_point_strides;
+} gemmkit_qtensor_t;
+
+/* out := quantized a + b over `shape` (ndim 0..GEMMKIT_QADD_MAX_DIMS). out->data is written (it may be
+ * a->data or b->data with the same strides); out->data must not otherwise overlap a, b or any scale
+ * or zero point. Invalid: a scale that is 0, NaN or Inf, a bad formula/type/ndim/shape, NULL data
+ * with elements to compute, ONNX Runtime's formula with strided scales or zero points. Nothing is
+ * written unless the status is gemmkit_success. Large tensors are split among the threads. */
+GEMMKIT_API gemmkit_status_t gemmkit_quantized_add(gemmkit_qadd_formula_t formula, int ndim, const int64_t *shape,
+        const gemmkit_qtensor_t *a, const gemmkit_qtensor_t *b, const gemmkit_qtensor_t *out);
+/* ---- end of quantized elementwise add ---------------------------------------------------------- */
+
+#define GEMMKIT_CPU_AVX2        (1u << 0)  /* AVX2 + FMA + F16C + OS-saved ymm state */
 #define GEMMKIT_CPU_AVX512      (1u << 1)  /* AVX-512 F/BW/DQ/VL + OS-saved zmm state */
 #define GEMMKIT_CPU_AVX512_VNNI (1u << 2)
 #define GEMMKIT_CPU_AVX_VNNI    (1u << 3)

@@ -34,7 +34,11 @@ static const gk_ukernel_fn rows_kernels[MR] = {
     ukernel_dgemm_avx512_10x16, ukernel_dgemm_avx512_11x16,
 };
 
+#define TINY_FN tiny_dgemm_avx512
+#include "real_tiny_template.h"
+#undef TINY_FN
+
 const gk_real_kernel_t gk_dgemm_kernel_avx512 = {
-    "ukernel_dgemm_avx512_12x16", 8, MR, NR, ukernel_dgemm_avx512_12x16, rows_kernels, NULL,
+    "ukernel_dgemm_avx512_12x16", 8, MR, NR, ukernel_dgemm_avx512_12x16, rows_kernels, NULL, tiny_dgemm_avx512,
 };
 #endif

@@ -8,6 +8,10 @@
 #define KERNEL_FN ukernel_dgemm_generic_4x8
 #include "real_generic_template.h"
 
+#define TINY_FN tiny_dgemm_generic
+#include "real_tiny_template.h"
+#undef TINY_FN
+
 const gk_real_kernel_t gk_dgemm_kernel_generic = {
-    "ukernel_dgemm_generic_4x8", 8, MR, NR, ukernel_dgemm_generic_4x8, NULL, NULL,
+    "ukernel_dgemm_generic_4x8", 8, MR, NR, ukernel_dgemm_generic_4x8, NULL, NULL, tiny_dgemm_generic,
 };

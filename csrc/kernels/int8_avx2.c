@@ -12,6 +12,6 @@
 
 const gk_i8_kernel_t gk_i8_kernel_avx2 = {
     "ukernel_i8_avx2_6x16", MR, NR, KG, ES, /*k_exact*/ 16384,
-    I8_KERNEL_NAME, NULL, NULL,
+    I8_KERNEL_NAME, NULL, NULL, ukernel_i8_avx2_6x16_rows,
 };
 #endif

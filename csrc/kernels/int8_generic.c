@@ -6,18 +6,26 @@
 #define NR 16
 #define KG 4
 
-/* The epilogue's GK_EP_DOUBLE formula (gemmkit_internal.h), elementwise: the reference every SIMD
- * epilogue agrees with bit for bit. */
-void gk_i8_epilogue_scalar(int64_t m, int64_t n, const int64_t *S, int64_t lds, int32_t *C, int64_t ldc,
+/* The epilogue's GK_EP_DOUBLE formula (gemmkit_internal.h), elementwise, for every destination type:
+ * the reference every SIMD epilogue agrees with bit for bit. */
+void gk_i8_epilogue_scalar(int64_t m, int64_t n, const int64_t *S, int64_t lds, void *C, int64_t ldc,
                            const gk_i8_epilogue_t *ep) {
     for (int64_t i = 0; i < m; i++)
         for (int64_t j = 0; j < n; j++) {
-            double acc = (double)S[i * lds + j] + ep->row_comp[i] + ep->col_comp[j];
+            const double acc = (double)S[i * lds + j] + ep->row_comp[i] + ep->col_comp[j];
+            if (ep->dst != GK_DST_INT32) {
+                const float y = gk_int8_scaled_value((float)acc, ep, i, j); /* acc: an exact integer */
+                if (ep->dst == GK_DST_FLOAT32) ((float *)C)[i * ldc + j] = y;
+                else if (ep->dst == GK_DST_FLOAT16) ((uint16_t *)C)[i * ldc + j] = gk_float_to_float16_bits(y);
+                else ((uint16_t *)C)[i * ldc + j] = gk_float_to_bfloat16_bits(y);
+                continue;
+            }
+            int32_t *c = (int32_t *)C + i * ldc + j;
             double v = ep->alpha * acc;
-            if (ep->beta != 0.0) v = v + ep->beta * (double)C[i * ldc + j];
+            if (ep->beta != 0.0) v = v + ep->beta * (double)*c;
             if (ep->row_add) v = v + ep->row_add[i];
             if (ep->col_add) v = v + ep->col_add[j];
-            C[i * ldc + j] = gk_round_sat_i32(v);
+            *c = gk_round_sat_i32(v);
         }
 }
 
@@ -44,7 +52,7 @@ static void tile_sums(int64_t kgroups, const void *GK_RESTRICT av, const void *G
 }
 
 static void ukernel_i8_generic_4x16(int64_t kgroups, const void *GK_RESTRICT a, const void *GK_RESTRICT b,
-                                    int32_t *GK_RESTRICT s, int accumulate, int32_t *GK_RESTRICT c, int64_t ldc,
+                                    int32_t *GK_RESTRICT s, int accumulate, void *GK_RESTRICT c, int64_t ldc,
                                     const gk_i8_epilogue_t *ep) {
     tile_sums(kgroups, a, b, s, accumulate);
     if (ep == NULL) return;

@@ -6,10 +6,20 @@
 #ifndef GEMMKIT_IGEMM_TILE_SUMS_H
 #define GEMMKIT_IGEMM_TILE_SUMS_H
 
+#define I8_PASTE2(a, b) a##b
+#define I8_PASTE(a, b) I8_PASTE2(a, b)
+#if defined(_MSC_VER)
+#define GK_FORCEINLINE __forceinline
+#else
+#define GK_FORCEINLINE inline __attribute__((always_inline))
+#endif
+
 #if MR == 12
 #define I8_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
+#define INT8_PARTIAL_ROWS(X) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
 #elif MR == 6
 #define I8_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
+#define INT8_PARTIAL_ROWS(X) X(1) X(2) X(3) X(4) X(5)
 #else
 #error "unsupported MR"
 #endif
@@ -34,23 +44,52 @@
         b += NR * KG * ES;                                                                           \
     }
 
-/* c != NULL (the call that finishes the tile): its C rows (ldc apart, NR int32 each) are prefetched
+/* c != NULL (the call that finishes the tile): its C rows (ldc_bytes apart, NR elements each) are prefetched
  * into L1 I8_PF_C_GROUPS k groups before the end, for the epilogue that follows (+3-4 % at 2048^3). */
 #ifndef I8_PF_C_GROUPS
 #define I8_PF_C_GROUPS 64
 #endif
 static inline void i8_tile_sums(int64_t kgroups, const uint8_t *GK_RESTRICT a, const uint8_t *GK_RESTRICT b,
-                                int32_t *GK_RESTRICT s, int accumulate, const int32_t *c, int64_t ldc) {
+                                int32_t *GK_RESTRICT s, int accumulate, const void *c, int64_t ldc_bytes) {
     I8_ROWS(I8_DECL)
     const int64_t tail = c != NULL ? GK_MIN(kgroups, (int64_t)I8_PF_C_GROUPS) : 0;
     I8_LOOP(kgroups - tail)
     if (c != NULL) {
         for (int i = 0; i < MR; i++)
-            for (int x = 0; x < NR; x += 16) GK_PREFETCH(c + i * ldc + x);
+            for (int x = 0; x < NR; x += 16) GK_PREFETCH((const char *)c + i * ldc_bytes + 4 * x);
         I8_LOOP(tail)
     }
     I8_ROWS(I8_SAVE)
 }
 #undef I8_LOOP
+
+/* Sums of the first m (< MR) rows: an accumulator array, fully unrolled for each constant m. */
+static GK_FORCEINLINE void i8_tile_sums_rows(const int m, int64_t kgroups, const uint8_t *GK_RESTRICT a,
+                                             const uint8_t *GK_RESTRICT b, int32_t *GK_RESTRICT s, int accumulate) {
+    I8_VEC acc[MR][2];
+#pragma GCC unroll 16
+    for (int i = 0; i < m; i++) {
+        acc[i][0] = accumulate ? I8_LOAD(s + i * NR) : I8_ZERO();
+        acc[i][1] = accumulate ? I8_LOAD(s + i * NR + I8_LANES) : I8_ZERO();
+    }
+    for (int64_t g = 0; g < kgroups; g++) {
+        const I8_VEC b0 = I8_LOAD(b), b1 = I8_LOAD(b + I8_LANES * 4);
+#pragma GCC unroll 16
+        for (int i = 0; i < m; i++) {
+            int32_t w;
+            memcpy(&w, a + (KG * ES) * i, 4);
+            const I8_VEC x = I8_BCAST(w);
+            acc[i][0] = I8_STEP(acc[i][0], x, b0);
+            acc[i][1] = I8_STEP(acc[i][1], x, b1);
+        }
+        a += MR * KG * ES;
+        b += NR * KG * ES;
+    }
+#pragma GCC unroll 16
+    for (int i = 0; i < m; i++) {
+        I8_STORE(s + i * NR, acc[i][0]);
+        I8_STORE(s + i * NR + I8_LANES, acc[i][1]);
+    }
+}
 
 #endif /* GEMMKIT_IGEMM_TILE_SUMS_H */

@@ -5,16 +5,6 @@
 #include "../gemmkit_internal.h"
 
 #define NR (16 * NV)
-#define I8_PASTE2(a, b) a##b
-#define I8_PASTE(a, b) I8_PASTE2(a, b)
-#if defined(_MSC_VER)
-#define GK_FORCEINLINE __forceinline
-#else
-#define GK_FORCEINLINE inline __attribute__((always_inline))
-#endif
-#if MR != 12
-#error "the row-count kernels below assume MR == 12"
-#endif
 
 /* S (16 int32 sums of row i) -> C[0:16] through the exact double-precision epilogue. */
 static inline void i8_zmm_store16(int32_t *c, __m512i s, __m512d rc, const double *cc, const double *ca,
@@ -51,9 +41,51 @@ static inline void i8_zmm_store16(int32_t *c, __m512i s, __m512d rc, const doubl
 #define I8_BCAST(w) _mm512_set1_epi32(w)
 #include "int8_tile_sums.h"
 
+/* float32 -> 16 bfloat16, round to nearest even on the bits (gk_float_to_bfloat16_bits, 16 lanes). */
+static inline __m256i zmm_to_bfloat16(__m512 f) {
+    const __m512i x = _mm512_castps_si512(f);
+    const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(x, 16), _mm512_set1_epi32(1));
+    __m512i r = _mm512_add_epi32(_mm512_add_epi32(x, _mm512_set1_epi32(0x7fff)), lsb);
+    const __mmask16 nan = _mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q);
+    r = _mm512_mask_blend_epi32(nan, r, _mm512_or_si512(x, _mm512_set1_epi32(0x00400000)));
+    return _mm512_cvtepi32_epi16(_mm512_srli_epi32(r, 16));
+}
+
+/* The float epilogue (gk_i8_epilogue_t, GK_EP_INT32 sums) of the first m rows: y = float32(acc) * first
+ * * second (+ bias), stored as ep->dst. */
+static void int8_zmm_finish_float(int m, const int32_t *GK_RESTRICT s, void *GK_RESTRICT c, int64_t ldc,
+                                const gk_i8_epilogue_t *ep) {
+    const int dst = ep->dst;
+    for (int i = 0; i < m; i++) {
+        const __m512i r = _mm512_set1_epi32(ep->row_i32[i]);
+        const __m512 rs = _mm512_set1_ps(ep->row_scale[i]);
+        const __m512 rb = _mm512_set1_ps(ep->row_bias ? ep->row_bias[i] : 0.0f);
+        for (int v = 0; v < NV; v++) {
+            __m512i x = _mm512_add_epi32(_mm512_loadu_si512((const void *)(s + i * NR + 16 * v)), r);
+            x = _mm512_add_epi32(x, _mm512_loadu_si512((const void *)(ep->col_i32 + 16 * v)));
+            const __m512 cs = _mm512_loadu_ps(ep->col_scale + 16 * v);
+            __m512 y = _mm512_mul_ps(_mm512_cvtepi32_ps(x), ep->row_scale_first ? rs : cs);
+            y = _mm512_mul_ps(y, ep->row_scale_first ? cs : rs);
+            if (ep->col_bias) y = _mm512_add_ps(y, _mm512_loadu_ps(ep->col_bias + 16 * v));
+            else if (ep->row_bias) y = _mm512_add_ps(y, rb);
+            const int64_t at = i * ldc + 16 * v;
+            if (dst == GK_DST_FLOAT32) _mm512_storeu_ps((float *)c + at, y);
+            else if (dst == GK_DST_FLOAT16)
+                _mm256_storeu_si256((__m256i *)((uint16_t *)c + at),
+                                    _mm512_cvtps_ph(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+            else _mm256_storeu_si256((__m256i *)((uint16_t *)c + at), zmm_to_bfloat16(y));
+        }
+    }
+}
+
 /* The epilogue for the first m rows of a tile whose raw sums are in s (see gk_i8_epilogue_t). */
-static void I8_PASTE(I8_KERNEL_NAME, _finish)(const int m, const int32_t *GK_RESTRICT s, int32_t *GK_RESTRICT c,
+static void I8_PASTE(I8_KERNEL_NAME, _finish)(const int m, const int32_t *GK_RESTRICT s, void *GK_RESTRICT cv,
                                                int64_t ldc, const gk_i8_epilogue_t *ep) {
+    if (ep->dst != GK_DST_INT32) {
+        int8_zmm_finish_float(m, s, cv, ldc, ep);
+        return;
+    }
+    int32_t *c = (int32_t *)cv;
     if (ep->mode == GK_EP_INT32) {
         for (int i = 0; i < m; i++) {
             const __m512i r = _mm512_set1_epi32(ep->row_i32[i]);
@@ -98,57 +130,12 @@ static void I8_PASTE(I8_KERNEL_NAME, _finish)(const int m, const int32_t *GK_RES
     }
 }
 
-/* Sums of the first m (< MR) rows: an accumulator array, fully unrolled for each constant m. */
-static GK_FORCEINLINE void i8_tile_sums_rows(const int m, int64_t kgroups, const uint8_t *GK_RESTRICT a,
-                                             const uint8_t *GK_RESTRICT b, int32_t *GK_RESTRICT s, int accumulate) {
-    __m512i acc[MR][2];
-#pragma GCC unroll 16
-    for (int i = 0; i < m; i++) {
-        acc[i][0] = accumulate ? _mm512_loadu_si512((const void *)(s + i * NR)) : _mm512_setzero_si512();
-        acc[i][1] = accumulate ? _mm512_loadu_si512((const void *)(s + i * NR + 16)) : _mm512_setzero_si512();
-    }
-    for (int64_t g = 0; g < kgroups; g++) {
-        const __m512i b0 = _mm512_loadu_si512((const void *)b), b1 = _mm512_loadu_si512((const void *)(b + 64));
-#pragma GCC unroll 16
-        for (int i = 0; i < m; i++) {
-            int32_t w;
-            memcpy(&w, a + (KG * ES) * i, 4);
-            const __m512i x = _mm512_set1_epi32(w);
-            acc[i][0] = I8_STEP(acc[i][0], x, b0);
-            acc[i][1] = I8_STEP(acc[i][1], x, b1);
-        }
-        a += MR * KG * ES;
-        b += NR * KG * ES;
-    }
-#pragma GCC unroll 16
-    for (int i = 0; i < m; i++) {
-        _mm512_storeu_si512((void *)(s + i * NR), acc[i][0]);
-        _mm512_storeu_si512((void *)(s + i * NR + 16), acc[i][1]);
-    }
-}
-
 static void I8_KERNEL_NAME(int64_t kgroups, const void *GK_RESTRICT av, const void *GK_RESTRICT bv,
-                           int32_t *GK_RESTRICT s, int accumulate, int32_t *GK_RESTRICT c, int64_t ldc,
+                           int32_t *GK_RESTRICT s, int accumulate, void *GK_RESTRICT c, int64_t ldc,
                            const gk_i8_epilogue_t *ep) {
-    i8_tile_sums(kgroups, (const uint8_t *)av, (const uint8_t *)bv, s, accumulate, ep != NULL ? c : NULL, ldc);
+    i8_tile_sums(kgroups, (const uint8_t *)av, (const uint8_t *)bv, s, accumulate, ep != NULL ? c : NULL,
+                 ep != NULL ? ldc * gk_dst_size(ep->dst) : 0);
     if (ep != NULL) I8_PASTE(I8_KERNEL_NAME, _finish)(MR, s, c, ldc, ep);
 }
 
-/* Kernels for the first m rows of a full-width tile (edge row panels). */
-#define I8_DEFINE_ROWS(mm)                                                                           \
-    static void I8_PASTE(I8_KERNEL_NAME, _r##mm)(int64_t kgroups, const void *GK_RESTRICT av,        \
-                                                 const void *GK_RESTRICT bv, int32_t *GK_RESTRICT s, \
-                                                 int accumulate, int32_t *GK_RESTRICT c, int64_t ldc, \
-                                                 const gk_i8_epilogue_t *ep) {                       \
-        i8_tile_sums_rows(mm, kgroups, (const uint8_t *)av, (const uint8_t *)bv, s, accumulate);     \
-        if (ep != NULL) I8_PASTE(I8_KERNEL_NAME, _finish)(mm, s, c, ldc, ep);                        \
-    }
-I8_DEFINE_ROWS(1) I8_DEFINE_ROWS(2) I8_DEFINE_ROWS(3) I8_DEFINE_ROWS(4) I8_DEFINE_ROWS(5) I8_DEFINE_ROWS(6)
-I8_DEFINE_ROWS(7) I8_DEFINE_ROWS(8) I8_DEFINE_ROWS(9) I8_DEFINE_ROWS(10) I8_DEFINE_ROWS(11)
-
-static const gk_i8_ukernel_fn I8_PASTE(I8_KERNEL_NAME, _rows)[MR] = {
-    NULL, I8_PASTE(I8_KERNEL_NAME, _r1), I8_PASTE(I8_KERNEL_NAME, _r2), I8_PASTE(I8_KERNEL_NAME, _r3),
-    I8_PASTE(I8_KERNEL_NAME, _r4), I8_PASTE(I8_KERNEL_NAME, _r5), I8_PASTE(I8_KERNEL_NAME, _r6),
-    I8_PASTE(I8_KERNEL_NAME, _r7), I8_PASTE(I8_KERNEL_NAME, _r8), I8_PASTE(I8_KERNEL_NAME, _r9),
-    I8_PASTE(I8_KERNEL_NAME, _r10), I8_PASTE(I8_KERNEL_NAME, _r11),
-};
+#include "int8_row_kernels.h"

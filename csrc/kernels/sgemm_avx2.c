@@ -35,7 +35,11 @@ static const gk_ukernel_fn rows_kernels[MR] = {
     ukernel_sgemm_avx2_5x16,
 };
 
+#define TINY_FN tiny_sgemm_avx2
+#include "real_tiny_template.h"
+#undef TINY_FN
+
 const gk_real_kernel_t gk_sgemm_kernel_avx2 = {
-    "ukernel_sgemm_avx2_6x16", 4, MR, NR, ukernel_sgemm_avx2_6x16, rows_kernels, NULL,
+    "ukernel_sgemm_avx2_6x16", 4, MR, NR, ukernel_sgemm_avx2_6x16, rows_kernels, NULL, tiny_sgemm_avx2,
 };
 #endif

@@ -210,7 +210,11 @@ static void sgemm_dot_avx512(int64_t m, int64_t n, int64_t k, const void *alpha_
 }
 #undef DOT_ROWS
 
+#define TINY_FN tiny_sgemm_avx512
+#include "real_tiny_template.h"
+#undef TINY_FN
+
 const gk_real_kernel_t gk_sgemm_kernel_avx512 = {
-    "ukernel_sgemm_avx512_12x32", 4, MR, NR, ukernel_sgemm_avx512_12x32, rows_kernels, sgemm_dot_avx512,
+    "ukernel_sgemm_avx512_12x32", 4, MR, NR, ukernel_sgemm_avx512_12x32, rows_kernels, sgemm_dot_avx512, tiny_sgemm_avx512,
 };
 #endif

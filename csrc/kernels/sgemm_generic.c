@@ -8,6 +8,10 @@
 #define KERNEL_FN ukernel_sgemm_generic_4x16
 #include "real_generic_template.h"
 
+#define TINY_FN tiny_sgemm_generic
+#include "real_tiny_template.h"
+#undef TINY_FN
+
 const gk_real_kernel_t gk_sgemm_kernel_generic = {
-    "ukernel_sgemm_generic_4x16", 4, MR, NR, ukernel_sgemm_generic_4x16, NULL, NULL,
+    "ukernel_sgemm_generic_4x16", 4, MR, NR, ukernel_sgemm_generic_4x16, NULL, NULL, tiny_sgemm_generic,
 };

@@ -1,0 +1,221 @@
+/* gemmkit_quantized_add: argument checks, the layout (axes of size 1 dropped, negative output strides
+ * flipped, axes ordered and merged into contiguous runs), threads, and per-run kernel dispatch. */
+#include <string.h>
+#include "kernels/qadd_scalar.h"
+
+/* Below this many outputs one thread does it all; above, about one thread per this many. */
+#define QADD_ELEMS_PER_THREAD ((int64_t)1 << 18)
+
+static const uint8_t zero_byte = 0; /* the value of an absent zero point, of either type */
+
+typedef struct {
+    int nd;                                          /* axes after merging (>= 1) */
+    int64_t shape[GEMMKIT_QADD_MAX_DIMS];
+    int64_t stride[GK_QADD_OPERANDS][GEMMKIT_QADD_MAX_DIMS]; /* elements of the operand's own type */
+    const char *base[GK_QADD_OPERANDS];
+    int elem[GK_QADD_OPERANDS];                      /* bytes per element: 1, or 4 for scales */
+    int64_t total;
+    gk_qadd_params_t params;                         /* the single-value parameters (first elements) */
+    int params_vary;                                 /* some scale or zero point is strided */
+    const gk_qadd_kernel_t *kern;
+} qadd_layout_t;
+
+static int valid_type(gemmkit_qtype_t t) { return t == GEMMKIT_QTYPE_U8 || t == GEMMKIT_QTYPE_S8; }
+
+/* Every distinct scale value (the elements reached over the axes where the stride is not 0) must be
+ * finite and non-zero. */
+static int scales_valid(int ndim, const int64_t *shape, const int64_t *stride, const float *s) {
+    int64_t idx[GEMMKIT_QADD_MAX_DIMS] = {0};
+    for (;;) {
+        int64_t off = 0;
+        for (int d = 0; d < ndim; d++) off += idx[d] * stride[d];
+        const float v = s[off];
+        if (!(v != 0.0f) || !isfinite(v)) return 0;
+        int d = ndim - 1;
+        for (; d >= 0; d--) {
+            if (stride[d] == 0 || shape[d] <= 1) continue;
+            if (++idx[d] < shape[d]) break;
+            idx[d] = 0;
+        }
+        if (d < 0) return 1;
+    }
+}
+
+static int strided_along_shape(int ndim, const int64_t *shape, const int64_t *stride) {
+    for (int d = 0; d < ndim; d++)
+        if (stride && stride[d] != 0 && shape[d] > 1) return 1;
+    return 0;
+}
+
+/* Axes: drop size-1 ones, flip those the output walks backwards, order by output stride (largest
+ * first, so the innermost run is the output's smallest step), merge neighbours that are one. */
+static void normalize_axes(qadd_layout_t *L, int ndim, const int64_t *shape) {
+    int nd = 0;
+    for (int d = 0; d < ndim; d++) {
+        if (shape[d] == 1) continue;
+        L->shape[nd] = shape[d];
+        for (int k = 0; k < GK_QADD_OPERANDS; k++) L->stride[k][nd] = L->stride[k][d];
+        nd++;
+    }
+    for (int d = 0; d < nd; d++) {
+        if (L->stride[GK_QADD_OUT][d] >= 0) continue;
+        for (int k = 0; k < GK_QADD_OPERANDS; k++) {
+            L->base[k] += (L->shape[d] - 1) * L->stride[k][d] * L->elem[k];
+            L->stride[k][d] = -L->stride[k][d];
+        }
+    }
+    for (int i = 1; i < nd; i++) /* insertion sort, stable */
+        for (int j = i; j > 0 && L->stride[GK_QADD_OUT][j] > L->stride[GK_QADD_OUT][j - 1]; j--) {
+            int64_t t = L->shape[j]; L->shape[j] = L->shape[j - 1]; L->shape[j - 1] = t;
+            for (int k = 0; k < GK_QADD_OPERANDS; k++) {
+                t = L->stride[k][j]; L->stride[k][j] = L->stride[k][j - 1]; L->stride[k][j - 1] = t;
+            }
+        }
+    int m = 0;
+    for (int d = 1; d < nd; d++) {
+        int mergeable = 1;
+        for (int k = 0; k < GK_QADD_OPERANDS; k++)
+            if (L->stride[k][m] != L->stride[k][d] * L->shape[d]) mergeable = 0;
+        if (mergeable) {
+            L->shape[m] *= L->shape[d];
+            for (int k = 0; k < GK_QADD_OPERANDS; k++) L->stride[k][m] = L->stride[k][d];
+        } else {
+            m++;
+            L->shape[m] = L->shape[d];
+            for (int k = 0; k < GK_QADD_OPERANDS; k++) L->stride[k][m] = L->stride[k][d];
+        }
+    }
+    L->nd = nd == 0 ? 1 : m + 1;
+    if (nd == 0) { /* one element */
+        L->shape[0] = 1;
+        for (int k = 0; k < GK_QADD_OPERANDS; k++) L->stride[k][0] = 0;
+    }
+}
+
+/* The outputs [begin, end) of the merged index space, run by run. */
+static void qadd_range(const qadd_layout_t *L, int64_t begin, int64_t end) {
+    const int nd = L->nd, in = nd - 1;
+    int64_t idx[GEMMKIT_QADD_MAX_DIMS];
+    int64_t rest = begin;
+    for (int d = nd - 1; d >= 0; d--) { idx[d] = rest % L->shape[d]; rest /= L->shape[d]; }
+    int64_t step[GK_QADD_OPERANDS];
+    for (int k = 0; k < GK_QADD_OPERANDS; k++) step[k] = L->stride[k][in];
+    const int fast_steps = (step[GK_QADD_A] == 0 || step[GK_QADD_A] == 1) &&
+                           (step[GK_QADD_B] == 0 || step[GK_QADD_B] == 1) && step[GK_QADD_OUT] == 1;
+    const int params_step = step[GK_QADD_A_SCALE] | step[GK_QADD_A_ZP] | step[GK_QADD_B_SCALE] |
+                            step[GK_QADD_B_ZP] | step[GK_QADD_OUT_SCALE] | step[GK_QADD_OUT_ZP];
+    for (int64_t pos = begin; pos < end;) {
+        const int64_t n = GK_MIN(L->shape[in] - idx[in], end - pos);
+        const char *ptr[GK_QADD_OPERANDS];
+        for (int k = 0; k < GK_QADD_OPERANDS; k++) {
+            int64_t off = 0;
+            for (int d = 0; d < nd; d++) off += idx[d] * L->stride[k][d];
+            ptr[k] = L->base[k] + off * L->elem[k];
+        }
+        if (fast_steps && params_step == 0) {
+            gk_qadd_params_t p = L->params;
+            if (L->params_vary) { /* this run's own single values */
+                const int out_signed = p.out_min < 0;
+                p.a_scale = *(const float *)ptr[GK_QADD_A_SCALE];
+                p.b_scale = *(const float *)ptr[GK_QADD_B_SCALE];
+                p.out_scale = *(const float *)ptr[GK_QADD_OUT_SCALE];
+                p.a_zp = gk_qadd_load(ptr[GK_QADD_A_ZP], p.a_signed);
+                p.b_zp = gk_qadd_load(ptr[GK_QADD_B_ZP], p.b_signed);
+                p.out_zp = gk_qadd_load(ptr[GK_QADD_OUT_ZP], out_signed);
+            }
+            L->kern->run(n, ptr[GK_QADD_A], step[GK_QADD_A], ptr[GK_QADD_B], step[GK_QADD_B], (void *)ptr[GK_QADD_OUT],
+                         &p);
+        } else {
+            gk_qadd_run_strided(n, &L->params, ptr, step);
+        }
+        pos += n;
+        idx[in] += n;
+        for (int d = in; d > 0 && idx[d] == L->shape[d]; d--) { idx[d] = 0; idx[d - 1]++; }
+    }
+}
+
+static void qadd_task(void *ctx, int tid, int nthreads) {
+    const qadd_layout_t *L = (const qadd_layout_t *)ctx;
+    int64_t begin, end;
+    gk_split_range(L->total, 64, nthreads, tid, &begin, &end);
+    if (begin < end) qadd_range(L, begin, end);
+}
+
+gemmkit_status_t gemmkit_quantized_add(gemmkit_qadd_formula_t formula, int ndim, const int64_t *shape,
+                                       const gemmkit_qtensor_t *a, const gemmkit_qtensor_t *b,
+                                       const gemmkit_qtensor_t *out) {
+    if (formula != GEMMKIT_QADD_DIRECTML && formula != GEMMKIT_QADD_ONNXRUNTIME) return gemmkit_invalid_arguments;
+    if (ndim < 0 || ndim > GEMMKIT_QADD_MAX_DIMS || (ndim > 0 && shape == NULL)) return gemmkit_invalid_arguments;
+    if (a == NULL || b == NULL || out == NULL) return gemmkit_invalid_arguments;
+    const gemmkit_qtensor_t *t[3] = {a, b, out};
+    int64_t total = 1;
+    for (int d = 0; d < ndim; d++) {
+        if (shape[d] < 0) return gemmkit_invalid_arguments;
+        if (shape[d] > 0 && total > INT64_MAX / shape[d]) return gemmkit_invalid_arguments;
+        total *= shape[d];
+    }
+    for (int i = 0; i < 3; i++) {
+        if (!valid_type(t[i]->type) || t[i]->scale == NULL) return gemmkit_invalid_arguments;
+        if (total > 0 && (t[i]->data == NULL || (ndim > 0 && t[i]->strides == NULL))) return gemmkit_invalid_arguments;
+    }
+    qadd_layout_t layout;
+    qadd_layout_t *L = &layout;
+    memset(L, 0, sizeof(*L));
+    for (int i = 0; i < 3; i++) {
+        const int k_data = i == 0 ? GK_QADD_A : (i == 1 ? GK_QADD_B : GK_QADD_OUT);
+        const int k_scale = i == 0 ? GK_QADD_A_SCALE : (i == 1 ? GK_QADD_B_SCALE : GK_QADD_OUT_SCALE);
+        const int k_zp = i == 0 ? GK_QADD_A_ZP : (i == 1 ? GK_QADD_B_ZP : GK_QADD_OUT_ZP);
+        L->base[k_data] = (const char *)t[i]->data;
+        L->base[k_scale] = (const char *)t[i]->scale;
+        L->base[k_zp] = t[i]->zero_point ? (const char *)t[i]->zero_point : (const char *)&zero_byte;
+        L->elem[k_data] = 1; L->elem[k_scale] = 4; L->elem[k_zp] = 1;
+        for (int d = 0; d < ndim; d++) {
+            L->stride[k_data][d] = t[i]->strides ? t[i]->strides[d] : 0;
+            L->stride[k_scale][d] = t[i]->scale_strides ? t[i]->scale_strides[d] : 0;
+            L->stride[k_zp][d] = (t[i]->zero_point && t[i]->zero_point_strides) ? t[i]->zero_point_strides[d] : 0;
+        }
+        const int scale_strided = strided_along_shape(ndim, shape, t[i]->scale_strides);
+        const int zp_strided = t[i]->zero_point && strided_along_shape(ndim, shape, t[i]->zero_point_strides);
+        if (scale_strided || zp_strided) {
+            if (formula == GEMMKIT_QADD_ONNXRUNTIME) return gemmkit_invalid_arguments;
+            L->params_vary = 1;
+        }
+        /* a zero-size tensor still has its scales checked, but over no elements of a strided one */
+        if (!(scale_strided && total == 0) &&
+            !scales_valid(ndim, shape, L->stride[k_scale], t[i]->scale))
+            return gemmkit_invalid_arguments;
+    }
+    if (total == 0) return gemmkit_success;
+
+    gk_qadd_params_t *p = &L->params;
+    p->formula = (int)formula;
+    p->a_signed = a->type == GEMMKIT_QTYPE_S8;
+    p->b_signed = b->type == GEMMKIT_QTYPE_S8;
+    p->out_min = out->type == GEMMKIT_QTYPE_S8 ? -128 : 0;
+    p->out_max = out->type == GEMMKIT_QTYPE_S8 ? 127 : 255;
+    p->a_scale = a->scale[0]; p->b_scale = b->scale[0]; p->out_scale = out->scale[0];
+    p->a_zp = gk_qadd_load(L->base[GK_QADD_A_ZP], p->a_signed);
+    p->b_zp = gk_qadd_load(L->base[GK_QADD_B_ZP], p->b_signed);
+    p->out_zp = gk_qadd_load(L->base[GK_QADD_OUT_ZP], out->type == GEMMKIT_QTYPE_S8);
+    /* ONNX Runtime's constants (float32, each step rounded; its kernel fuses the first product). Its
+     * order of operations follows how the inputs broadcast along the last axis of size > 1. */
+    p->ra = p->a_scale / p->out_scale;
+    p->rb = p->b_scale / p->out_scale;
+    {
+        int last = ndim - 1;
+        while (last >= 0 && shape[last] == 1) last--;
+        p->ort_a_first = last < 0 || L->stride[GK_QADD_A][last] == 0;
+        const float pa = p->ra * (float)p->a_zp, pb = p->rb * (float)p->b_zp;
+        p->ort_fixed = p->ort_a_first ? (float)p->out_zp - fmaf(p->rb, (float)p->b_zp, pa)
+                                      : (float)p->out_zp - fmaf(p->ra, (float)p->a_zp, pb);
+    }
+    L->total = total;
+    L->kern = gk_config()->qadd ? gk_config()->qadd : &gk_qadd_kernel_generic;
+    normalize_axes(L, ndim, shape);
+
+    int nthreads = 1;
+    if (total >= 2 * QADD_ELEMS_PER_THREAD)
+        nthreads = (int)GK_MIN((int64_t)gk_num_threads(), total / QADD_ELEMS_PER_THREAD);
+    gk_parallel_run(qadd_task, L, nthreads);
+    return gemmkit_success;
+}

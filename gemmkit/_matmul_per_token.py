@@ -1,0 +1,232 @@
+"""gemmkit.quant.matmul_per_token and pack_weight: the per-token quantized int8 matmul (x int8 per-token scaled,
+weight int8 per-channel scaled) with float16/bfloat16/float32 output, checked here and run as one fused core call.
+
+The contract (README, "Quantized matmul"): acc = the exact integer sum; y = float32(float32(acc) *
+deq_scale[j]) * per_token_scale[i] (+ bias[j]) in float32, rounded to nearest even into the output type.
+Shapes, dtypes and strides are checked and resolved here (gemmkit._resolve); all arithmetic on the data
+happens in the C core (gemmkit_gemm_s8s8_per_token), whose epilogue applies scales, bias and conversion.
+"""
+import numpy as np
+
+from . import _core
+from ._resolve import batch_stride, resolve_operand, resolve_output
+
+OUT_DTYPES = ("float16", "bfloat16", "float32")
+_WHO = "matmul_per_token"
+
+
+class PackedWeight:
+    """An int8 weight packed once (quant.pack_weight) for repeated matmul_per_token calls: the kernel
+    path's panels and column sums, made for one kernel path. `weight` is the array it was made from (a
+    reference, not a copy): on another kernel path (gemmkit.use_arch) matmul_per_token reads it instead,
+    so it must not change while the PackedWeight is in use. k, n: op(weight)'s shape."""
+    __slots__ = ("weight", "transpose_b", "k", "n", "arch", "data")
+
+    def __init__(self, weight, transpose_b, k, n, arch, data):
+        self.weight, self.transpose_b, self.k, self.n, self.arch, self.data = weight, transpose_b, k, n, arch, data
+
+    def __repr__(self):
+        size = "unpacked" if self.data is None else f"{self.data.nbytes} bytes"
+        return f"PackedWeight(k={self.k}, n={self.n}, arch={self.arch!r}, {size})"
+
+
+def pack_weight(weight, transpose_b=False):
+    """Packs int8 `weight` ((k, n), or (n, k) with transpose_b) once for the kernel path in use; the result
+    goes in weight's place in matmul_per_token (without transpose_b there). Weights with k beyond one
+    exact chunk (16384) are kept as they are (the result then just holds the weight)."""
+    weight = _int8_stack(weight, "weight")
+    if weight.ndim != 2:
+        raise ValueError(f"pack_weight: weight must be 2-D (one weight shared by the batch), got shape {weight.shape}")
+    if not isinstance(transpose_b, (bool, np.bool_)):
+        raise TypeError(f"pack_weight: transpose_b must be a bool, got {type(transpose_b).__name__}")
+    k, n = (weight.shape[1], weight.shape[0]) if transpose_b else weight.shape
+    view, flipped, ld = resolve_operand(weight)
+    data = _core.s8s8_pack_weight("T" if bool(transpose_b) != flipped else "N", n, k, view, ld)
+    return PackedWeight(weight, bool(transpose_b), k, n, _core.get_arch(), data)
+
+
+def _bfloat16_type():
+    try:
+        import ml_dtypes
+    except ImportError:
+        raise TypeError(f"{_WHO}: out_dtype='bfloat16' needs the ml_dtypes package (pip install ml_dtypes)") from None
+    return ml_dtypes.bfloat16
+
+
+def _out_dtype_name(out_dtype, out):
+    """The output type's name: out_dtype when given, else out's dtype, else float16."""
+    if out_dtype is None:
+        if out is None:
+            return "float16"
+        out_dtype = getattr(out, "dtype", None)
+        if out_dtype is None:
+            raise TypeError(f"{_WHO}: out must be a NumPy array, got {type(out).__name__}")
+    if isinstance(out_dtype, str):
+        name = out_dtype
+    else:
+        try:
+            name = np.dtype(out_dtype).name
+        except TypeError:
+            name = None
+    if name not in OUT_DTYPES:
+        raise TypeError(f"{_WHO}: out_dtype must be one of {', '.join(OUT_DTYPES)}, got {out_dtype!r}")
+    return name
+
+
+def _numpy_dtype(name):
+    return np.dtype(_bfloat16_type()) if name == "bfloat16" else np.dtype(name)
+
+
+def _int8_stack(value, name):
+    """x / weight as an int8 ndarray of 2 or 3 dimensions."""
+    arr = value if isinstance(value, np.ndarray) else np.asarray(value)
+    if arr.dtype != np.int8:
+        raise TypeError(f"{_WHO}: {name} must be an int8 array, got dtype {arr.dtype}")
+    if arr.ndim not in (2, 3):
+        raise ValueError(f"{_WHO}: {name} must be 2-D or 3-D (batch first), got shape {arr.shape}")
+    return arr
+
+
+def _float32_vector(value, name, shapes):
+    """A float32 array of one of the allowed shapes; sequences and scalars are converted to float32, an
+    ndarray must already be float32."""
+    if isinstance(value, np.ndarray):
+        arr = value
+        if arr.dtype != np.float32:
+            raise TypeError(f"{_WHO}: {name} must be float32, got dtype {arr.dtype}")
+    else:
+        try:
+            arr = np.asarray(value, dtype=np.float32)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"{_WHO}: {name} must be a float32 array or a sequence of numbers ({e})") from None
+    if arr.shape not in shapes:
+        want = " or ".join(str(s) for s in shapes)
+        raise ValueError(f"{_WHO}: {name} has shape {arr.shape}, expected {want}")
+    return arr
+
+
+def _rows_for_core(arr):
+    """A 1-D or 2-D float32 array as (array whose last axis has unit stride, elements between rows)."""
+    if arr.ndim == 2 and arr.shape[0] > 1:
+        ok = (arr.shape[1] <= 1 or arr.strides[1] == 4) and arr.strides[0] >= 0 and arr.strides[0] % 4 == 0
+        if not (ok and arr.dtype.isnative and arr.flags.aligned):
+            arr = np.ascontiguousarray(arr, dtype=np.float32)
+        return arr, arr.strides[0] // 4
+    if arr.size > 1 and (arr.strides[-1] != 4 or not (arr.dtype.isnative and arr.flags.aligned)):
+        arr = np.ascontiguousarray(arr, dtype=np.float32)
+    return arr, 0
+
+
+def _operand_for_core(arr, out):
+    """(view, transposed, ld, batch stride) of x or weight, copied only when it has no unit-stride axis,
+    an unusable batch stride, or shares memory with out."""
+    if out is not None and np.may_share_memory(arr, out):
+        arr = arr.copy()
+    view, flipped, ld = resolve_operand(arr)
+    stride = batch_stride(view)
+    if stride is None:
+        view = np.ascontiguousarray(view)
+        stride = batch_stride(view)
+    return view, flipped, ld, stride
+
+
+def matmul_per_token(x, weight, deq_scale, per_token_scale, *, out_dtype=None, transpose_a=False,
+                     transpose_b=False, bias=None, out=None):
+    """Per-token quantized int8 matmul with float output:
+
+        out[b, i, j] = float32(float32(acc) * deq_scale[j]) * per_token_scale[b, i] (+ bias[j])
+
+    rounded to nearest even into out_dtype, where acc = sum_k x[b, i, k] * weight[b, k, j] is the exact
+    integer sum (float32 arithmetic, one rounding per operation; bfloat16 is ml_dtypes.bfloat16).
+
+    x: int8 (m, k), or (k, m) with transpose_a; batched (batch, m, k). weight: int8 (k, n), or (n, k)
+    with transpose_b; batched (batch, k, n) like x, or 2-D and shared by the batch; or a PackedWeight
+    from pack_weight (then transpose_b stays False). deq_scale: float32
+    (n,). per_token_scale: float32 (m,), or (batch, m) for a batched x. bias: float32 (n,) or None.
+    out_dtype: "float16", "bfloat16" or "float32" (or the dtype); default out's dtype, else float16.
+    out: the result array, of shape (m, n) or (batch, m, n) and that dtype (else ValueError), written in
+    place and returned. Any strides: an operand (and out) with a unit stride along either axis is used
+    without a copy. Bad arguments raise TypeError (wrong types) or ValueError (shapes) naming the argument,
+    and leave out untouched. NaN and Inf scales propagate as IEEE float32 arithmetic says; K = 0 gives
+    0 * scales (+ bias); an empty m or n an empty result.
+    """
+    name = _out_dtype_name(out_dtype, out)
+    x = _int8_stack(x, "x")
+    packed = None
+    if isinstance(weight, PackedWeight):
+        if transpose_b:
+            raise ValueError(f"{_WHO}: transpose_b must be False with a packed weight (pack_weight took it)")
+        packed = weight if weight.data is not None and weight.arch == _core.get_arch() else None
+        weight, transpose_b = weight.weight, weight.transpose_b
+    weight = _int8_stack(weight, "weight")
+    if not isinstance(transpose_a, (bool, np.bool_)):
+        raise TypeError(f"{_WHO}: transpose_a must be a bool, got {type(transpose_a).__name__}")
+    if not isinstance(transpose_b, (bool, np.bool_)):
+        raise TypeError(f"{_WHO}: transpose_b must be a bool, got {type(transpose_b).__name__}")
+    m, k = (x.shape[-1], x.shape[-2]) if transpose_a else x.shape[-2:]
+    kw, n = (weight.shape[-1], weight.shape[-2]) if transpose_b else weight.shape[-2:]
+    if kw != k:
+        raise ValueError(f"{_WHO}: weight has k={kw} (shape {weight.shape}, transpose_b={bool(transpose_b)}) "
+                         f"but x has k={k} (shape {x.shape}, transpose_a={bool(transpose_a)})")
+    if weight.ndim == 3 and x.ndim == 2:
+        raise ValueError(f"{_WHO}: weight is batched (shape {weight.shape}) but x is 2-D (shape {x.shape})")
+    batched = x.ndim == 3
+    batch = x.shape[0] if batched else 1
+    if weight.ndim == 3 and weight.shape[0] != batch:
+        raise ValueError(f"{_WHO}: weight has batch {weight.shape[0]} but x has batch {batch}")
+    deq_scale = _float32_vector(deq_scale, "deq_scale", [(n,)])
+    per_token_scale = _float32_vector(per_token_scale, "per_token_scale",
+                                      [(m,), (batch, m)] if batched else [(m,)])
+    if bias is not None:
+        bias = _float32_vector(bias, "bias", [(n,)])
+    shape = (batch, m, n) if batched else (m, n)
+    dtype = _numpy_dtype(name)
+    if out is None:
+        out = np.empty(shape, dtype)
+    else:
+        if not isinstance(out, np.ndarray):
+            raise TypeError(f"{_WHO}: out must be a NumPy array, got {type(out).__name__}")
+        if out.dtype.newbyteorder("=") != dtype:
+            raise ValueError(f"{_WHO}: out has dtype {out.dtype} but the result is {name}")
+        if out.shape != shape:
+            raise ValueError(f"{_WHO}: out has shape {out.shape} but the result has shape {shape}")
+        if not out.flags.writeable:
+            raise ValueError(f"{_WHO}: out is read-only")
+    if out.size == 0:
+        return out
+
+    x_view, x_flip, lda, stride_a = _operand_for_core(x, out)
+    if packed is None:
+        w_view, w_flip, ldb, stride_b = _operand_for_core(weight, out)
+    scales = []
+    for arr in (deq_scale, per_token_scale, bias):
+        if arr is not None and np.may_share_memory(arr, out):
+            arr = arr.copy()
+        scales.append(arr)
+    deq_scale, per_token_scale, bias = scales
+    deq_scale, _ = _rows_for_core(deq_scale)
+    per_token_scale, stride_token_scale = _rows_for_core(per_token_scale)
+    if bias is not None:
+        bias, _ = _rows_for_core(bias)
+
+    target = resolve_output(out, reads_c=False)
+    c_view, stride_c = target.target, batch_stride(target.target)
+    copy_back = target.copy_back
+    # a batch axis the core cannot step along, or (packed weight) columns contiguous: a temporary
+    if stride_c is None or (batch > 1 and stride_c == 0) or (packed is not None and target.transposed):
+        c_view, copy_back = np.empty(shape, out.dtype.newbyteorder("=")), out
+        target = resolve_output(c_view, reads_c=False)
+        stride_c = batch_stride(c_view)
+    c_buffer = c_view.view(np.uint16) if name == "bfloat16" else c_view
+    if packed is not None:
+        _core.gemm_s8s8_per_token_packed("T" if transpose_a != x_flip else "N", name, batch, m, n, k, x_view, lda,
+                                         stride_a, packed.data, deq_scale, per_token_scale, stride_token_scale,
+                                         bias, c_buffer, target.ld, stride_c)
+    else:
+        _core.gemm_s8s8_per_token("T" if transpose_a != x_flip else "N", "T" if transpose_b != w_flip else "N",
+                                  "C" if target.transposed else "R", name, batch, m, n, k,
+                                  x_view, lda, stride_a, w_view, ldb, stride_b, deq_scale, per_token_scale,
+                                  stride_token_scale, bias, c_buffer, target.ld, stride_c)
+    if copy_back is not None:
+        copy_back[...] = c_view
+    return out

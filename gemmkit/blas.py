@@ -1,0 +1,294 @@
+"""gemmkit.blas: a drop-in for the gemm calls of `scipy.linalg.blas` (sgemm, dgemm, cgemm, zgemm with
+SciPy's signature and behaviour, get_blas_funcs, find_best_blas_type, scipy_patched); every other name
+is SciPy's own.
+
+    from gemmkit import blas                  # instead of: from scipy.linalg import blas
+    c = blas.dgemm(1.0, a, b, trans_b=1)
+
+The gemm functions follow SciPy's f2py wrappers, as found by experiment and tested against them: inputs
+converted to the routine's dtype (complex to real with NumPy's ComplexWarning), a 0-d input read as a
+1 x 1 matrix and a 1-D one as a column, trans 0 / 1 / 2 (2: conjugate transpose), the result a new
+Fortran-ordered array unless `overwrite_c` is set and `c` has the routine's dtype and is Fortran-
+contiguous (then `c` itself is written and returned), beta = 0 never reading c. Unlike SciPy, a or b
+with a unit-stride axis (C or Fortran order, slices, transposes) is never copied: the resolver of
+gemmkit._resolve passes it with trans flags and leading dimensions; and a read-only `c` is not written
+in place (SciPy writes it).
+"""
+import contextlib
+import functools
+
+import numpy as np
+
+from . import _core
+from ._resolve import resolve_operand
+
+try:
+    import scipy.linalg.blas as _scipy_blas
+except ImportError:  # SciPy is optional: gemm works without it
+    _scipy_blas = None
+
+
+def _scipy_error_class():
+    """SciPy's `_fblas.error` (it has no public name; its wrappers raise it), or None."""
+    try:
+        _scipy_blas.dgemm(1.0, [[1.0]], [[1.0], [1.0]])
+    except Exception as e:  # the inner dimensions differ
+        return type(e)
+    return None
+
+
+error = _scipy_error_class() if _scipy_blas is not None else None
+if error is None or error in (ValueError, TypeError):
+    class error(Exception):  # noqa: N801 (SciPy's name)
+        """Argument errors of the BLAS wrappers (SciPy's `_fblas.error`)."""
+
+__all__ = ["sgemm", "dgemm", "cgemm", "zgemm", "get_blas_funcs", "find_best_blas_type", "scipy_patched", "error"]
+
+_DTYPES = {"s": np.dtype(np.float32), "d": np.dtype(np.float64), "c": np.dtype(np.complex64),
+           "z": np.dtype(np.complex128)}
+
+
+# ---- argument conversion, as SciPy's f2py wrappers do it --------------------------------------------
+
+def _scalar(x, name, fn, cplx, single):
+    """alpha/beta: a number, a numeric string, or an array whose first element is taken; complex values
+    keep their real part for a real routine; then rounded to the routine's scalar type (an overflow to
+    infinity is what SciPy gives too)."""
+    kind = "complex" if cplx else ("float" if single else "double")
+    if isinstance(x, np.ndarray):
+        if x.size == 0:
+            raise ValueError(f"{fn}() argument ({name}) can't be converted to {kind}: empty array")
+        x = x.reshape(-1)[0]
+    if cplx and isinstance(x, str):  # SciPy's complex wrappers take no strings
+        raise TypeError(f"{fn}() argument ({name}) can't be converted to {kind}")
+    try:
+        z = complex(x)
+    except ValueError:
+        raise ValueError(f"{fn}() argument ({name}) can't be converted to {kind}") from None
+    except TypeError:
+        raise TypeError(f"{fn}() argument ({name}) can't be converted to {kind}") from None
+    if single:
+        with np.errstate(over="ignore"):
+            z = complex(np.complex64(z)) if cplx else complex(float(np.float32(z.real)))
+    return z if cplx else z.real
+
+
+def _trans(t, name, fn):
+    if t is None:
+        return 0
+    if isinstance(t, str):
+        raise error(f"({name}>=0 && {name} <=2) failed for keyword {name}: {fn}:{name}={t!r}")
+    v = int(t)
+    if not -2**31 <= v < 2**31:
+        raise OverflowError(f"{fn}: {name}={v}: Python int too large to convert to C int")
+    if not 0 <= v <= 2:
+        raise error(f"({name}>=0 && {name} <=2) failed for keyword {name}: {fn}:{name}={v}")
+    return v
+
+
+def _matrix(x, dtype, name, fn):
+    """An input as a 2-D array of the routine's dtype: a view where the dtype already fits."""
+    if isinstance(x, np.ndarray):
+        arr = x if x.dtype == dtype else x.astype(dtype)
+    else:
+        arr = np.asarray(x, dtype=dtype)
+    if arr.ndim == 2:
+        return arr
+    if arr.ndim == 0:
+        return arr.reshape(1, 1)
+    if arr.ndim == 1:
+        return arr[:, np.newaxis]
+    while arr.ndim > 2 and arr.shape[0] == 1:
+        arr = arr[0]
+    if arr.ndim > 2:
+        raise error(f"({fn}) {name} has {arr.ndim} dimensions of more than one element: a rank-2 array is needed")
+    return arr
+
+
+def _out_shape(shape):
+    """The (rows, cols) SciPy reads a given c of this shape as."""
+    if len(shape) == 2:
+        return shape
+    if len(shape) == 0:
+        return (1, 1)
+    if len(shape) == 1:
+        return (shape[0], 1)
+    rest = list(shape)
+    while len(rest) > 2 and rest[0] == 1:
+        rest.pop(0)
+    return tuple(rest)
+
+
+# Which core trans flag reads op(x)^T from the row-major view R of x (R = x, or R = x^T when flipped):
+# op = x (0): x^T; op = x^T (1): x; op = x^H (2): conj(x) = (x^T)^H, or 'R' (conjugate, no transpose).
+_FLAG = {(0, False): "T", (0, True): "N", (1, False): "N", (1, True): "T", (2, False): "R", (2, True): "C"}
+
+
+def _make_gemm(prefix):
+    dtype = _DTYPES[prefix]
+    cplx, single = dtype.kind == "c", dtype in (np.float32, np.complex64)
+    core = getattr(_core, prefix + "gemm")
+    fn = prefix + "gemm"
+
+    def general(alpha, a, b, beta=0.0, c=None, trans_a=0, trans_b=0, overwrite_c=0):
+        """Everything the core's fast path (_core.blas_gemm_fast) leaves: SciPy's conversions."""
+        al = _scalar(alpha, "alpha", fn, cplx, single)
+        be = 0.0 if beta is None else _scalar(beta, "beta", fn, cplx, single)
+        ta, tb = _trans(trans_a, "trans_a", fn), _trans(trans_b, "trans_b", fn)
+        if overwrite_c is None:
+            raise TypeError(f"{fn}: 'NoneType' object cannot be interpreted as an integer (overwrite_c)")
+        in_place = bool(int(overwrite_c))
+        a2, b2 = _matrix(a, dtype, "a", fn), _matrix(b, dtype, "b", fn)
+        m, k = a2.shape if ta == 0 else a2.shape[::-1]
+        kb, n = b2.shape if tb == 0 else b2.shape[::-1]
+        if kb != k:
+            raise error(f"({fn}) op(a) is {m} x {k} but op(b) is {kb} x {n}: their inner dimensions differ")
+        if c is None:  # SciPy's c is zeros: beta only matters when it is not finite (nan * 0)
+            if np.isfinite(be):
+                out = result = np.empty((m, n), dtype, order="F")
+                be = 0.0
+            else:
+                out = result = np.zeros((m, n), dtype, order="F")
+        else:
+            c_arr = c if isinstance(c, np.ndarray) else np.asarray(c, dtype=dtype)
+            got = _out_shape(c_arr.shape)
+            if got != (m, n):
+                # as f2py: a dimension that should be a nonzero size is a ValueError; else its own check fails
+                for dim in (0, 1):
+                    if got[dim] != (m, n)[dim] and (m, n)[dim] != 0:
+                        raise ValueError(f"{fn}: failed to create array from the 2nd keyword `c` -- {dim}-th "
+                                         f"dimension must be fixed to {(m, n)[dim]} but got {got[dim]}")
+                raise error(f"({fn}) (shape(c,0)==m && shape(c,1)==n) failed for keyword c: c is {c_arr.shape}, "
+                            f"op(a) op(b) is {m} x {n}")
+            if (in_place and c_arr.dtype == dtype and c_arr.flags.f_contiguous and c_arr.flags.writeable):
+                result = c_arr
+            else:
+                result = np.array(c_arr, dtype=dtype, order="F", copy=True)
+            out = result.reshape((m, n), order="F")
+        if m and n:
+            # Fortran-ordered out as row-major is C^T (n x m): C^T = op(b)^T op(a)^T.
+            ra, flip_a, lda = resolve_operand(a2)
+            rb, flip_b, ldb = resolve_operand(b2)
+            fa, fb = _FLAG[(ta if cplx or ta < 2 else 1, flip_a)], _FLAG[(tb if cplx or tb < 2 else 1, flip_b)]
+            core(fb, fa, n, m, k, al, rb, ldb, ra, lda, be, out.T, max(1, m))
+        return result
+
+    # the public function is the core's (no Python frame on the common path); it calls `general` for the rest
+    _core.blas_general[prefix] = general
+    gemm = getattr(_core, "blas_" + fn)
+    gemm.__name__ = gemm.__qualname__ = fn
+    gemm.__doc__ = (f"c = {fn}(alpha, a, b, beta=0.0, c=None, trans_a=0, trans_b=0, overwrite_c=0)\n\n"
+                    f"scipy.linalg.blas.{fn} on gemmkit's kernels: c := alpha op(a) op(b) + beta c, op by trans "
+                    f"0 (x), 1 (x^T), 2 (x^H); dtype {dtype}.")
+    # the attributes SciPy's get_blas_funcs gives its functions
+    gemm.typecode, gemm.dtype, gemm.prefix, gemm.module_name = prefix, dtype, prefix, "fblas"
+    return gemm
+
+
+sgemm = _make_gemm("s")
+dgemm = _make_gemm("d")
+cgemm = _make_gemm("c")
+zgemm = _make_gemm("z")
+_GEMMS = {"sgemm": sgemm, "dgemm": dgemm, "cgemm": cgemm, "zgemm": zgemm}
+
+
+# ---- the module's other names ---------------------------------------------------------------------
+
+_PREFIX_OF_KIND = {"f": "d", "c": "z"}
+_BEST = {np.dtype(np.float32): "s", np.dtype(np.float64): "d", np.dtype(np.complex64): "c",
+         np.dtype(np.complex128): "z"}
+
+
+def find_best_blas_type(arrays=(), dtype=None):
+    """SciPy's choice of BLAS prefix for arrays / dtype: (prefix, dtype, prefer_fortran)."""
+    if _scipy_blas is not None:
+        return _scipy_blas.find_best_blas_type(arrays, dtype)
+    dt = np.result_type(*[np.asarray(x).dtype for x in arrays], *([dtype] if dtype is not None else [])) \
+        if arrays or dtype is not None else np.dtype(np.float64)
+    prefix = _BEST.get(dt, "z" if dt.kind == "c" else ("s" if dt in (np.float16,) else "d"))
+    prefer_fortran = bool(arrays) and any(np.asarray(x).flags.f_contiguous and not np.asarray(x).flags.c_contiguous
+                                          for x in arrays)
+    return prefix, _DTYPES[prefix], prefer_fortran
+
+
+def _swap_in_gemm(name, func):
+    """gemmkit's gemm in place of SciPy's `func` found for routine `name`; other routines unchanged."""
+    if isinstance(name, str) and name.lower() == "gemm":
+        return _GEMMS.get(getattr(func, "typecode", "") + "gemm", func)
+    return func
+
+
+def _with_gemmkit_gemm(names, funcs):
+    if isinstance(names, str):
+        return _swap_in_gemm(names, funcs)
+    return [_swap_in_gemm(n, f) for n, f in zip(names, funcs)]
+
+
+@functools.lru_cache(maxsize=None)
+def _funcs_without_scipy(names, prefix):
+    out = []
+    for name in names:
+        full = prefix + name
+        if full not in _GEMMS:
+            raise ValueError(f"BLAS function {full} could not be found: gemmkit.blas has only gemm without SciPy "
+                             f"(install scipy for the other routines)")
+        out.append(_GEMMS[full])
+    return out
+
+
+def get_blas_funcs(names, arrays=(), dtype=None, ilp64=False):
+    """SciPy's get_blas_funcs, with gemm resolved to gemmkit's (the same objects on every call) and every
+    other routine to SciPy's."""
+    single = isinstance(names, str)
+    if _scipy_blas is not None:
+        return _with_gemmkit_gemm(names, _scipy_blas.get_blas_funcs(names, arrays, dtype, ilp64))
+    if ilp64:
+        raise RuntimeError("BLAS ILP64 routines need SciPy with an ILP64 BLAS")
+    prefix = find_best_blas_type(arrays, dtype)[0]
+    funcs = _funcs_without_scipy((names,) if single else tuple(names), prefix)
+    return funcs[0] if single else list(funcs)
+
+
+def __getattr__(name):
+    """Every other name of scipy.linalg.blas is SciPy's own."""
+    if name.startswith("__"):
+        raise AttributeError(name)
+    if _scipy_blas is None:
+        raise AttributeError(f"gemmkit.blas.{name}: not a gemm routine, and SciPy (which provides it) is not installed")
+    try:
+        return getattr(_scipy_blas, name)
+    except AttributeError:
+        raise AttributeError(f"module 'gemmkit.blas' has no attribute {name!r} (nor has scipy.linalg.blas)") from None
+
+
+def __dir__():
+    return sorted(set(globals()) | (set(dir(_scipy_blas)) if _scipy_blas is not None else set()))
+
+
+@contextlib.contextmanager
+def scipy_patched():
+    """Within the block, scipy.linalg.blas.{s,d,c,z}gemm and what scipy.linalg.blas.get_blas_funcs (and
+    scipy.linalg.get_blas_funcs) return for gemm are gemmkit's; everything is restored on exit, exceptions
+    included. Modules that imported a SciPy gemm by name before the block keep what they imported."""
+    if _scipy_blas is None:
+        raise ImportError("gemmkit.blas.scipy_patched needs SciPy")
+    import scipy.linalg as scipy_linalg
+    saved = []
+    targets = [(_scipy_blas, name, fn) for name, fn in _GEMMS.items()]
+    targets += [(_scipy_blas, "get_blas_funcs", get_blas_funcs)]
+    if getattr(scipy_linalg, "get_blas_funcs", None) is _scipy_blas.get_blas_funcs:
+        targets.append((scipy_linalg, "get_blas_funcs", get_blas_funcs))
+    for module, name, _ in targets:
+        saved.append((module, name, getattr(module, name)))
+    real_get = _scipy_blas.get_blas_funcs
+
+    def patched_get(names, arrays=(), dtype=None, ilp64=False):
+        return _with_gemmkit_gemm(names, real_get(names, arrays, dtype, ilp64))
+
+    try:
+        for module, name, fn in targets:
+            setattr(module, name, patched_get if name == "get_blas_funcs" else fn)
+        yield
+    finally:
+        for module, name, original in saved:
+            setattr(module, name, original)

@@ -1,0 +1,129 @@
+"""gemmkit.dask: blockwise GEMM on Dask arrays, for products beyond one machine's memory or cores.
+Each output block is one chain of tasks that accumulates its K blocks in place (beta = 1), in order.
+
+    import dask.array as da, gemmkit.dask as gkd
+    c = gkd.matmul(a, b)          # 2-D dask arrays, float32/float64/complex64/complex128 -> a dask array
+    c.compute()                   # any scheduler: threads, processes, distributed
+
+Unlike dask.array.matmul (each block product a new array, summed over K in a reduction tree of new
+arrays), task (i, j, k) adds A[i, k] @ B[k, j] into the one buffer of C[i, j] that task (i, j, k - 1)
+made: a task holds one C block, one A block and one B block, and the order of the sums is fixed (k
+ascending), so results are deterministic whatever the scheduler does. Dask's tasks are the parallelism:
+each task computes on one gemmkit thread (GEMMKIT_NUM_THREADS in a worker's environment overrides it),
+so workers x threads per worker is the number of busy cores, never more.
+"""
+import os
+
+import numpy as np
+
+try:
+    import dask
+    import dask.array as da
+    from dask.base import tokenize
+    from dask.highlevelgraph import HighLevelGraph
+except ImportError as e:  # pragma: no cover - exercised only without dask
+    raise ImportError("gemmkit.dask needs Dask: pip install 'dask[array]' (and 'distributed' for a cluster)") from e
+
+import gemmkit
+from ._matmul import CORE_PREFIX
+
+__all__ = ["matmul", "DEFAULT_BLOCK_BYTES"]
+
+# What one task may hold (one A, one B and one C block) when a K chunk size has to be chosen.
+DEFAULT_BLOCK_BYTES = 256 << 20
+
+
+def _task_threads():
+    """gemmkit threads for one task. Dask's parallelism is its tasks: in a distributed worker (whose
+    nanny sets OMP_NUM_THREADS=1 for the same reason), under the threaded scheduler (a pool of one
+    thread per CPU) and the processes scheduler (one process per CPU), each task computes on one thread,
+    unless GEMMKIT_NUM_THREADS is set in the worker's environment; only the synchronous scheduler, one
+    task at a time, gives a task all the CPUs of the process."""
+    env = os.environ.get("GEMMKIT_NUM_THREADS", "")
+    if env.isdigit() and int(env) > 0:
+        return int(env)
+    try:
+        from distributed import get_worker
+        get_worker()
+        return 1
+    except (ImportError, ValueError):
+        pass
+    scheduler = dask.config.get("scheduler", None)
+    if scheduler in ("sync", "synchronous", "single-threaded"):
+        try:
+            return max(1, len(os.sched_getaffinity(0)))
+        except (AttributeError, OSError):
+            return max(1, os.cpu_count() or 1)
+    return 1
+
+
+def _accumulate(c, a_block, b_block, dtype):
+    """C block += A block @ B block, in place (c None: the first K block, into a new buffer)."""
+    threads = _task_threads()
+    if gemmkit.get_num_threads() != threads:
+        gemmkit.set_num_threads(threads)
+    a_block = np.asarray(a_block, dtype=dtype)
+    b_block = np.asarray(b_block, dtype=dtype)
+    if c is None:
+        c = np.empty((a_block.shape[0], b_block.shape[1]), dtype)
+        return gemmkit.gemm(a_block, b_block, c, beta=0.0)
+    return gemmkit.gemm(a_block, b_block, c, beta=1.0)
+
+
+def _zeros(shape, dtype):
+    return np.zeros(shape, dtype)
+
+
+def _k_chunks(a, b, dtype, block_bytes):
+    """One K chunking for both operands: theirs when they agree, else blocks of equal size chosen so
+    that one A block, one B block and one C block fit `block_bytes`."""
+    if a.chunks[1] == b.chunks[0]:
+        return a.chunks[1]
+    K = a.shape[1]
+    itemsize = np.dtype(dtype).itemsize
+    m = max(a.chunks[0]) if a.chunks[0] else 1
+    n = max(b.chunks[1]) if b.chunks[1] else 1
+    room = block_bytes // itemsize - m * n
+    kc = max(1, min(K, room // max(1, m + n)))
+    return tuple([kc] * (K // kc) + ([K % kc] if K % kc else []))
+
+
+def matmul(a, b, *, block_bytes=DEFAULT_BLOCK_BYTES):
+    """a @ b for 2-D Dask arrays (or arrays Dask can wrap) on gemmkit's kernels; a Dask array with a's
+    row chunks and b's column chunks. Shapes and dtypes are checked here, when the graph is built
+    (ValueError / TypeError); the result dtype is NumPy's and must be float32, float64, complex64 or
+    complex128. When a's column chunks and b's row chunks differ, both are rechunked once along K to
+    blocks sized so that a task's A, B and C blocks fit `block_bytes`."""
+    a, b = da.asarray(a), da.asarray(b)
+    if a.ndim != 2 or b.ndim != 2:
+        raise ValueError(f"gemmkit.dask.matmul: a and b must be 2-D, got shapes {a.shape} and {b.shape}")
+    if a.shape[1] != b.shape[0]:
+        raise ValueError(f"gemmkit.dask.matmul: a has {a.shape[1]} columns (shape {a.shape}) but b has "
+                         f"{b.shape[0]} rows (shape {b.shape})")
+    if any(np.isnan(x) for x in a.shape + b.shape):
+        raise ValueError("gemmkit.dask.matmul: unknown chunk sizes (compute_chunk_sizes() first)")
+    dtype = np.result_type(a.dtype, b.dtype)
+    if dtype.name not in CORE_PREFIX:
+        raise TypeError(f"gemmkit.dask.matmul: result dtype {dtype} has no kernels (float32, float64, "
+                        f"complex64, complex128)")
+    kchunks = _k_chunks(a, b, dtype, block_bytes)
+    a = a.rechunk((a.chunks[0], kchunks))
+    b = b.rechunk((kchunks, b.chunks[1]))
+    token = tokenize(a, b, "gemmkit.dask.matmul")
+    name = f"gemmkit-matmul-{token}"
+    partial = f"gemmkit-matmul-partial-{token}"
+    nk = len(kchunks)
+    layer = {}
+    for i, m in enumerate(a.chunks[0]):
+        for j, n in enumerate(b.chunks[1]):
+            if nk == 0:  # K = 0: zeros
+                layer[(name, i, j)] = (_zeros, (m, n), dtype)
+                continue
+            prev = None
+            for k in range(nk):
+                key = (partial, i, j, k)
+                layer[key] = (_accumulate, prev, (a.name, i, k), (b.name, k, j), dtype)
+                prev = key
+            layer[(name, i, j)] = prev
+    graph = HighLevelGraph.from_collections(name, layer, dependencies=[a, b])
+    return da.Array(graph, name, chunks=(a.chunks[0], b.chunks[1]), dtype=dtype)
