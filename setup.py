@@ -21,6 +21,7 @@ CORE_SOURCES = [
     "csrc/gemm_small.c",
     "csrc/gemm_types.c",
     "csrc/gemm_int8.c",
+    "csrc/gemm_wrap.c",
     "csrc/pack_real.c",
     "csrc/pack_complex.c",
     "csrc/pack_int8.c",
@@ -54,6 +55,8 @@ X86_KERNELS = {
     "csrc/kernels/dgemm_avx512.c": _AVX512,
     "csrc/kernels/int8_avx512.c": _AVX512,
     "csrc/kernels/int8_avx512_vnni.c": _AVX512_VNNI,
+    "csrc/kernels/half_avx2.c": _AVX2_F16C,
+    "csrc/kernels/wrap_avx2.c": _AVX2,
     # quantized elementwise add
     "csrc/kernels/qadd_avx2.c": _AVX2,
     "csrc/kernels/qadd_avx512.c": _AVX512,

@@ -20,9 +20,22 @@ typedef struct {
     /* Optional path for few rows of C outside the packed driver: returns 1 (and sets *st) when it
      * handled the problem, 0 when the packed driver should. */
     int (*few_rows)(const gk_real_problem_t *p, gemmkit_status_t *st);
+    /* Types whose C is not the kernel's (float16 and bfloat16 on the float kernel; NULL for the others):
+     * the driver widens each thread's C block into a float buffer before the k loop (only when beta
+     * reads C) and narrows it, rounding once, after it. (i0, j0): the block's first element of C;
+     * the float rows are `ld` apart. Such types never read an operand in place (no-pack path off). */
+    void (*load_c)(const gk_real_problem_t *p, int64_t i0, int64_t j0, int64_t m, int64_t n, float *dst,
+                   int64_t ld);
+    void (*store_c)(const gk_real_problem_t *p, int64_t i0, int64_t j0, int64_t m, int64_t n, const float *src,
+                    int64_t ld);
 } gk_real_type_t;
 
 extern const gk_real_type_t gk_type_sgemm, gk_type_dgemm, gk_type_cgemm, gk_type_zgemm;
+/* float16 (portable, and by F16C where kernels/half_avx2.c is built) and bfloat16, on the float kernel */
+extern const gk_real_type_t gk_type_hgemm, gk_type_bf16gemm;
+#if GEMMKIT_X86
+extern const gk_real_type_t gk_type_hgemm_f16c;
+#endif
 
 typedef union { float f; double d; } gk_real_scalar_t;
 
@@ -41,6 +54,34 @@ struct gk_real_problem {
     const void *alpha_fold;         /* complex alpha applied while packing A (2 reals), or NULL */
     int threads;                    /* threads for this product; 0: as many as it is worth (gk_threads_for) */
 };
+
+/* A type table's block packers over the real packers pack_a_<SFX> / pack_b_<SFX> (pack.h): indices are the
+ * caller's, TS its element type, T the packed one. */
+#define GK_REAL_PACKERS(SFX, TS, T)                                                                  \
+    static void pack_a_##SFX##_block(const gk_real_problem_t *p, int64_t i0, int64_t k0, int64_t mc,   \
+                                     int64_t kc, void *dst) {                                        \
+        const TS *A = (const TS *)p->A + (p->transa ? k0 * p->lda + i0 : i0 * p->lda + k0);          \
+        pack_a_##SFX(p->transa, A, p->lda, mc, kc, p->kern->mr, (T *)dst);                           \
+    }                                                                                                \
+    static void pack_b_##SFX##_block(const gk_real_problem_t *p, int64_t k0, int64_t j0, int64_t kc,   \
+                                     int64_t nc, void *dst) {                                        \
+        const TS *B = (const TS *)p->B + (p->transb ? j0 * p->ldb + k0 : k0 * p->ldb + j0);          \
+        pack_b_##SFX(p->transb, B, p->ldb, kc, nc, p->kern->nr, (T *)dst);                           \
+    }
+
+/* A 16-bit C's load_c / store_c (see gk_real_type_t) over row converters WIDEN(src, n, dst) and
+ * NARROW(src, n, dst) between uint16_t bits and float. */
+#define GK_HALF_C_CONVERTERS(SFX, WIDEN, NARROW)                                                     \
+    static void load_c_##SFX(const gk_real_problem_t *p, int64_t i0, int64_t j0, int64_t m, int64_t n, \
+                             float *dst, int64_t ld) {                                               \
+        const uint16_t *C = (const uint16_t *)p->C + i0 * p->ldc + j0;                                \
+        for (int64_t i = 0; i < m; i++) WIDEN(C + i * p->ldc, n, dst + i * ld);                        \
+    }                                                                                                \
+    static void store_c_##SFX(const gk_real_problem_t *p, int64_t i0, int64_t j0, int64_t m, int64_t n, \
+                              const float *src, int64_t ld) {                                        \
+        uint16_t *C = (uint16_t *)p->C + i0 * p->ldc + j0;                                            \
+        for (int64_t i = 0; i < m; i++) NARROW(src + i * ld, n, C + i * p->ldc);                       \
+    }
 
 /* C := alpha * op(A) op(B) + beta * C on the Goto/BLIS loops, threads splitting C (never K). */
 gemmkit_status_t gk_real_gemm(const gk_real_problem_t *p);
@@ -80,6 +121,32 @@ typedef struct {
 } gk_int8_problem_t;
 
 gemmkit_status_t gk_int8_gemm(const gk_int8_problem_t *p);
+
+/* An integer product with wrap-around arithmetic after the frontend's checks (M, N > 0; K >= 0):
+ * P = sum_k op(A)[i][k] op(B)[k][j] modulo 2^bits, C := cvt(fl(fl(double(P) * alpha) + fl(double(C) * beta)))
+ * (the beta term only when beta != 0), cvt as x86-64 converts float64 to the type (csrc/gemm_wrap.c). */
+typedef enum { GK_WRAP_I32, GK_WRAP_U32, GK_WRAP_I64, GK_WRAP_U64 } gk_wrap_type_t;
+typedef struct {
+    gk_wrap_type_t type;
+    int transa, transb;
+    int64_t M, N, K;
+    double alpha, beta;
+    const void *A, *B;
+    int64_t lda, ldb;
+    void *C;
+    int64_t ldc;
+} gk_wrap_problem_t;
+
+gemmkit_status_t gk_wrap_gemm(const gk_wrap_problem_t *p);
+/* One build of csrc/wrap_template.h: per gk_wrap_type_t, a thread's block [m0, m1) x [n0, n1) of C
+ * (0, or -1 when out of memory). */
+typedef struct {
+    int (*block[4])(const gk_wrap_problem_t *p, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
+} gk_wrap_kernels_t;
+extern const gk_wrap_kernels_t gk_wrap_kernels_generic;
+#if GEMMKIT_X86
+extern const gk_wrap_kernels_t gk_wrap_kernels_avx2;
+#endif
 
 /* Prepacked int8 weights: op(B) (K x N) packed once into the NR-column panels (and column sums) of the
  * int8 kernel in use, for repeated products with one weight. Size in bytes of the packed form, 0 when

@@ -155,6 +155,80 @@ DEFINE_REAL_GEMM(gemmkit_dgemm, double, f64, d, dgemm, dgemm_blocks, gk_type_dge
 DEFINE_COMPLEX_GEMM(gemmkit_cgemm, gemmkit_complex64_t, float, f32, f, sgemm, cgemm_blocks, gk_type_cgemm)
 DEFINE_COMPLEX_GEMM(gemmkit_zgemm, gemmkit_complex128_t, double, f64, d, dgemm, zgemm_blocks, gk_type_zgemm)
 
+/* ---- float16 and bfloat16 on the float kernels ------------------------------------------------------- */
+
+/* C := beta * C for a 16-bit C (K = 0 or alpha = 0) through the type's converters, in row chunks. */
+static void scale_c_half(const gk_real_problem_t *p, float beta) {
+    enum { CHUNK = 256 };
+    float buf[CHUNK];
+    if (beta == 1.0f) return;
+    for (int64_t i = 0; i < p->M; i++)
+        for (int64_t j = 0; j < p->N; j += CHUNK) {
+            const int64_t n = GK_MIN((int64_t)CHUNK, p->N - j);
+            if (beta == 0.0f) {
+                memset(buf, 0, sizeof(buf));
+            } else {
+                p->type->load_c(p, i, j, 1, n, buf, CHUNK);
+                for (int64_t q = 0; q < n; q++) buf[q] *= beta;
+            }
+            p->type->store_c(p, i, j, 1, n, buf, CHUNK);
+        }
+}
+
+/* The NC block of a converted C: its float buffer holds a thread's rows x NC, so keep NC modest. */
+#define GK_CONVERTED_C_NC 512
+
+static gemmkit_status_t gemm_half(const gk_real_type_t *type, char transa, char transb, int64_t M, int64_t N,
+                                  int64_t K, float alpha, const uint16_t *A, int64_t lda, const uint16_t *B,
+                                  int64_t ldb, float beta, uint16_t *C, int64_t ldc) {
+    gemmkit_status_t st = check_gemm_args(0, transa, transb, M, N, K, A, lda, B, ldb, C, ldc);
+    if (st != gemmkit_success || M == 0 || N == 0) return st;
+    const gk_config_t *cfg = gk_config();
+    gk_real_problem_t p = real_problem(type, cfg->sgemm, &cfg->sgemm_blocks, transa, transb, M, N, K, A, lda, B,
+                                       ldb, C, ldc);
+    if (K == 0 || alpha == 0.0f) {
+        scale_c_half(&p, beta);
+        return gemmkit_success;
+    }
+    const int64_t nr = cfg->sgemm->nr;
+    p.blocks.nc = GK_MAX(nr, GK_MIN(p.blocks.nc, GK_CONVERTED_C_NC / nr * nr));
+    p.alpha.f = alpha;
+    p.beta.f = beta;
+    return gk_real_gemm(&p);
+}
+
+gemmkit_status_t gemmkit_hgemm(char transa, char transb, int64_t M, int64_t N, int64_t K, float alpha,
+                               const gemmkit_float16_t *A, int64_t lda, const gemmkit_float16_t *B, int64_t ldb,
+                               float beta, gemmkit_float16_t *C, int64_t ldc) {
+    const gk_real_type_t *type = &gk_type_hgemm;
+#if GEMMKIT_X86
+    if (strcmp(gk_config()->arch, "generic") != 0) type = &gk_type_hgemm_f16c; /* those paths need F16C */
+#endif
+    return gemm_half(type, transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+gemmkit_status_t gemmkit_bf16gemm(char transa, char transb, int64_t M, int64_t N, int64_t K, float alpha,
+                                  const gemmkit_bfloat16_t *A, int64_t lda, const gemmkit_bfloat16_t *B, int64_t ldb,
+                                  float beta, gemmkit_bfloat16_t *C, int64_t ldc) {
+    return gemm_half(&gk_type_bf16gemm, transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+/* ---- int32, int64, uint32, uint64 with wrap-around arithmetic ------------------------------------- */
+
+#define DEFINE_WRAP_GEMM(NAME, T, TYPE)                                                              \
+    gemmkit_status_t NAME(char transa, char transb, int64_t M, int64_t N, int64_t K, double alpha, const T *A, \
+                          int64_t lda, const T *B, int64_t ldb, double beta, T *C, int64_t ldc) {     \
+        gemmkit_status_t st = check_gemm_args(0, transa, transb, M, N, K, A, lda, B, ldb, C, ldc);   \
+        if (st != gemmkit_success || M == 0 || N == 0) return st;                                    \
+        const gk_wrap_problem_t p = {TYPE, is_trans(transa), is_trans(transb), M, N, K, alpha, beta, \
+                                     A, B, lda, ldb, C, ldc};                                        \
+        return gk_wrap_gemm(&p);                                                                     \
+    }
+DEFINE_WRAP_GEMM(gemmkit_gemm_i32, int32_t, GK_WRAP_I32)
+DEFINE_WRAP_GEMM(gemmkit_gemm_i64, int64_t, GK_WRAP_I64)
+DEFINE_WRAP_GEMM(gemmkit_gemm_u32, uint32_t, GK_WRAP_U32)
+DEFINE_WRAP_GEMM(gemmkit_gemm_u64, uint64_t, GK_WRAP_U64)
+
 /* ---- int8 ---------------------------------------------------------------------------------------- */
 
 /* K == 0 or alpha == 0: C := beta * C + co, with the epilogue's rounding and saturation. */

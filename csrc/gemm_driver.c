@@ -56,7 +56,12 @@ static int real_block(real_job_t *job, int64_t m0, int64_t m1, int64_t n0, int64
     char *bbuf = share ? (char *)job->shared_b : (char *)gk_thread_workspace(1, (size_t)es * (size_t)(nc_max * kc_max));
     /* Shared B: a thread without its A buffer still packs and meets every barrier, or the others
      * would wait forever; it reports the failure at the end. */
-    const int ok = abuf != NULL && bbuf != NULL;
+    /* A C of another type than the kernel's (float16, bfloat16): the block [m0, m1) x [jc, jc + nc) is
+     * computed into a float buffer (rows cb_ld apart) and narrowed once after the k loop. */
+    const int convert_c = p->type->store_c != NULL;
+    const int64_t cb_ld = nc_max;
+    float *cbuf = convert_c ? (float *)gk_thread_workspace(2, sizeof(float) * (size_t)((m1 - m0) * cb_ld + 1)) : NULL;
+    const int ok = abuf != NULL && bbuf != NULL && (!convert_c || cbuf != NULL);
     if (!ok && !share) return -1;
     GK_ALIGN64 double tile[32 * 32];
     const gk_real_scalar_t beta_acc = es == 4 ? (gk_real_scalar_t){.f = 1.0f} : (gk_real_scalar_t){.d = 1.0};
@@ -65,6 +70,10 @@ static int real_block(real_job_t *job, int64_t m0, int64_t m1, int64_t n0, int64
     for (int64_t jc = n0; jc < n1; jc += NC) {
         const int64_t nc = GK_MIN(NC, n1 - jc);
         const int64_t nc_full = nc / nr * nr;
+        /* where the kernel writes C[i][j]: base + ((i - c_i0) * c_ld + j - c_j0) elements */
+        char *c_base = convert_c ? (char *)cbuf : (char *)p->C;
+        const int64_t c_ld = convert_c ? cb_ld : p->ldc, c_i0 = convert_c ? m0 : 0, c_j0 = convert_c ? jc : 0;
+        if (convert_c && ok && p->beta.f != 0.0f) p->type->load_c(p, m0, jc, m1 - m0, nc, cbuf, cb_ld);
         for (int64_t pc = 0; pc < K; pc += KC) {
             const int64_t kc = GK_MIN(KC, K - pc);
             const gk_real_scalar_t *beta = pc == 0 ? &p->beta : &beta_acc;
@@ -99,20 +108,21 @@ static int real_block(real_job_t *job, int64_t m0, int64_t m1, int64_t n0, int64
                         const int64_t mb = GK_MIN((int64_t)mr, mc - ir);
                         const void *ap = direct_a ? (mb == mr ? (const void *)AT(Ap, ir) : abuf) : abuf + (size_t)(ir * kc) * es;
                         const int64_t rsa = direct_a && mb == mr ? p->lda : mr;
-                        void *c = (char *)p->C + (size_t)((ic + ir) * p->ldc + jc + jr) * es;
+                        void *c = c_base + (size_t)((ic + ir - c_i0) * c_ld + jc + jr - c_j0) * es;
                         if (mb == mr && nb == nr) {
-                            kern->ukernel(kc, ap, rsa, bp, rsb, c, p->ldc, &p->alpha, beta);
+                            kern->ukernel(kc, ap, rsa, bp, rsb, c, c_ld, &p->alpha, beta);
                         } else if (nb == nr && kern->ukernel_rows) { /* fewer rows: kernel for mb rows */
-                            kern->ukernel_rows[mb](kc, ap, rsa, bp, rsb, c, p->ldc, &p->alpha, beta);
+                            kern->ukernel_rows[mb](kc, ap, rsa, bp, rsb, c, c_ld, &p->alpha, beta);
                         } else {
                             kern->ukernel(kc, ap, rsa, bp, rsb, tile, nr, &p->alpha, &zero);
-                            merge_edge_tile(es, mb, nb, tile, nr, c, p->ldc, beta);
+                            merge_edge_tile(es, mb, nb, tile, nr, c, c_ld, beta);
                         }
                     }
                 }
             }
             if (share) gk_barrier_wait(&job->barrier); /* the block is read until all are done */
         }
+        if (convert_c && ok) p->type->store_c(p, m0, jc, m1 - m0, nc, cbuf, cb_ld);
     }
     return ok ? 0 : -1;
 }
@@ -144,7 +154,7 @@ int gk_threads_for(int64_t M, int64_t N, int64_t K) {
 
 gemmkit_status_t gk_real_gemm(const gk_real_problem_t *p) {
     gemmkit_status_t st;
-    if (p->kern->tiny && !p->type->complex_1m && p->M <= GK_TINY_MAX && p->N <= GK_TINY_MAX && p->K <= GK_TINY_MAX &&
+    if (p->kern->tiny && !p->type->complex_1m && !p->type->store_c && p->M <= GK_TINY_MAX && p->N <= GK_TINY_MAX && p->K <= GK_TINY_MAX &&
         (double)p->M * (double)p->N * (double)p->K <= p->small->tiny_max_macs) {
         p->kern->tiny(p->M, p->N, p->K, &p->alpha, p->A, p->lda, p->transa, p->B, p->ldb, p->transb, &p->beta,
                       p->C, p->ldc);
@@ -157,7 +167,7 @@ gemmkit_status_t gk_real_gemm(const gk_real_problem_t *p) {
     const int mr = p->kern->mr, nr = p->kern->nr, es = p->kern->elem;
     /* Small real problems skip packing where they can. So do few rows of C against a plain B: packing
      * B would copy all of it for a handful of uses, while the kernel can stream it in place. */
-    const int real = !p->type->complex_1m;
+    const int real = !p->type->complex_1m && p->type->store_c == NULL; /* the kernel's own type in place */
     const int small = (double)p->M * (double)p->N * (double)p->K <= p->small->direct_max_macs;
     job.direct_a = real && small && p->transa;
     job.direct_b = real && !p->transb && (small || p->M <= p->small->direct_max_row_panels * mr);

@@ -12,6 +12,17 @@ void pack_b_f32(int transb, const float *B, int64_t ldb, int64_t kc, int64_t nc,
 void pack_a_f64(int transa, const double *A, int64_t lda, int64_t mc, int64_t kc, int mr, double *GK_RESTRICT dst);
 void pack_b_f64(int transb, const double *B, int64_t ldb, int64_t kc, int64_t nc, int nr, double *GK_RESTRICT dst);
 
+/* float16 (f16; f16_f16c: by F16C, in kernels/half_avx2.c) and bfloat16 (bf16) blocks, given as their
+ * uint16_t bits, widened to float panels as above. */
+void pack_a_f16(int transa, const uint16_t *A, int64_t lda, int64_t mc, int64_t kc, int mr, float *GK_RESTRICT dst);
+void pack_b_f16(int transb, const uint16_t *B, int64_t ldb, int64_t kc, int64_t nc, int nr, float *GK_RESTRICT dst);
+void pack_a_bf16(int transa, const uint16_t *A, int64_t lda, int64_t mc, int64_t kc, int mr, float *GK_RESTRICT dst);
+void pack_b_bf16(int transb, const uint16_t *B, int64_t ldb, int64_t kc, int64_t nc, int nr, float *GK_RESTRICT dst);
+void pack_a_f16_f16c(int transa, const uint16_t *A, int64_t lda, int64_t mc, int64_t kc, int mr,
+                     float *GK_RESTRICT dst);
+void pack_b_f16_f16c(int transb, const uint16_t *B, int64_t ldb, int64_t kc, int64_t nc, int nr,
+                     float *GK_RESTRICT dst);
+
 /* Complex blocks for the 1m method, over real panels of depth 2kc (kc complex k):
  *  A: row i, real k' = 2k holds Re(alpha * op(A)[i][k]), k' = 2k+1 its Im (alpha NULL: 1);
  *  B: complex column j is real columns 2j, 2j+1; real row 2k holds (Re b, Im b), row 2k+1 (-Im b, Re b)

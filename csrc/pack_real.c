@@ -6,7 +6,6 @@
 #include <emmintrin.h>
 #define GK_PACK_SSE 1
 #endif
-#define GK_PACK_PF_ROWS 4 /* source rows prefetched ahead while packing k-major blocks */
 
 #if GK_PACK_SSE
 /* Columns 0..3 of a panel (row stride pw) from 4 sources contiguous in k, 4 k at a time through 4x4
@@ -79,3 +78,23 @@ static void pack_rows2_sse2(const double *src, int64_t ld, int64_t kc, int pw, d
 #undef SFX
 #undef ROWS_SIMD
 #undef ROWS_SIMD_N
+
+/* float16 and bfloat16 (their uint16_t bits) widened to float while packing, for the float kernels. */
+#include "half.h"
+#define T float
+#define SFX f16
+#define TS uint16_t
+#define GK_PACK_LOAD(x) gk_f16_to_f32(x)
+#define GK_PACK_ROW(dst, src, n) gk_f16_row_to_f32((src), (n), (dst))
+#include "pack_real_template.h"
+#undef T
+#undef SFX
+
+#define T float
+#define SFX bf16
+#define TS uint16_t
+#define GK_PACK_LOAD(x) gk_bf16_to_f32(x)
+#define GK_PACK_ROW(dst, src, n) gk_bf16_row_to_f32((src), (n), (dst))
+#include "pack_real_template.h"
+#undef T
+#undef SFX

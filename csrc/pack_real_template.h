@@ -1,11 +1,25 @@
-/* The real-domain block packers, written once and instantiated for float and double by pack_real.c
- * (T = element type, SFX = name suffix, ROWS_SIMD = optional in-register transposing copy of rows). */
+/* The real-domain block packers, written once and instantiated by pack_real.c (float, double, and float16 /
+ * bfloat16 widened to float) and kernels/half_avx2.c (float16 by F16C). T = packed (kernel) element type,
+ * SFX = name suffix, ROWS_SIMD = optional in-register transposing copy of rows; optional TS = the caller's
+ * element type when it differs, with GK_PACK_LOAD(x) (one value to T) and GK_PACK_ROW(dst, src, n). */
+#ifndef GK_CAT
+#define GK_CAT_(a, b) a##b
+#define GK_CAT(a, b) GK_CAT_(a, b)
+#endif
+#ifndef GK_PACK_PF_ROWS
+#define GK_PACK_PF_ROWS 4 /* source rows prefetched ahead while packing k-major blocks */
+#endif
+#ifndef TS
+#define TS T
+#define GK_PACK_LOAD(x) (x)
+#define GK_PACK_ROW(dst, src, n) memcpy((dst), (src), sizeof(T) * (size_t)(n))
+#endif
 
 /* Both operands reduce to one of two source shapes for a block `width` wide (rows of op(A), columns of
  * op(B)), packed into panels of pw (element (k, x) of panel p at dst[p*pw*kc + k*pw + x % pw]):
  *   k-contiguous: element (k, x) at src[x * ld + k]  (A plain, B transposed)
  *   k-major:      element (k, x) at src[k * ld + x]  (A transposed, B plain) */
-static void GK_CAT(pack_block_kcontig_, SFX)(const T *src, int64_t ld, int64_t width, int64_t kc, int pw,
+static void GK_CAT(pack_block_kcontig_, SFX)(const TS *src, int64_t ld, int64_t width, int64_t kc, int pw,
                                               T *GK_RESTRICT dst) {
     for (int64_t x0 = 0; x0 < width; x0 += pw) {
         const int64_t w = GK_MIN((int64_t)pw, width - x0);
@@ -17,8 +31,8 @@ static void GK_CAT(pack_block_kcontig_, SFX)(const T *src, int64_t ld, int64_t w
         }
 #endif
         for (int64_t x = 0; x < w; x++) {
-            const T *s = src + (x0 + x) * ld;
-            for (int64_t k = 0; k < kc; k++) d[k * pw + x] = s[k];
+            const TS *s = src + (x0 + x) * ld;
+            for (int64_t k = 0; k < kc; k++) d[k * pw + x] = GK_PACK_LOAD(s[k]);
         }
         for (int64_t x = w; x < pw; x++)
             for (int64_t k = 0; k < kc; k++) d[k * pw + x] = (T)0;
@@ -27,31 +41,35 @@ static void GK_CAT(pack_block_kcontig_, SFX)(const T *src, int64_t ld, int64_t w
 
 /* Rows outer: each source row of the block is read once, front to back, with a row a few ahead
  * prefetched (a panel-by-panel order would touch every row once per panel, latency bound). */
-static void GK_CAT(pack_block_kmajor_, SFX)(const T *src, int64_t ld, int64_t width, int64_t kc, int pw,
+static void GK_CAT(pack_block_kmajor_, SFX)(const TS *src, int64_t ld, int64_t width, int64_t kc, int pw,
                                              T *GK_RESTRICT dst) {
     const int64_t full = width / pw * pw;
     for (int64_t k = 0; k < kc; k++) {
-        const T *s = src + k * ld;
+        const TS *s = src + k * ld;
         if (k + GK_PACK_PF_ROWS < kc)
-            for (int64_t x = 0; x < width; x += 64 / (int64_t)sizeof(T)) GK_PREFETCH(s + GK_PACK_PF_ROWS * ld + x);
-        for (int64_t x0 = 0; x0 < full; x0 += pw) memcpy(dst + x0 * kc + k * pw, s + x0, sizeof(T) * pw);
+            for (int64_t x = 0; x < width; x += 64 / (int64_t)sizeof(TS)) GK_PREFETCH(s + GK_PACK_PF_ROWS * ld + x);
+        for (int64_t x0 = 0; x0 < full; x0 += pw) GK_PACK_ROW(dst + x0 * kc + k * pw, s + x0, pw);
         if (full < width) {
             T *d = dst + full * kc + k * pw;
             int64_t x = 0;
-            for (; x < width - full; x++) d[x] = s[full + x];
+            for (; x < width - full; x++) d[x] = GK_PACK_LOAD(s[full + x]);
             for (; x < pw; x++) d[x] = (T)0;
         }
     }
 }
 
 /* op(A)[i][k] = transa ? A[k*lda + i] : A[i*lda + k]; panel p holds rows [p*mr, p*mr+mr). */
-void GK_CAT(pack_a_, SFX)(int transa, const T *A, int64_t lda, int64_t mc, int64_t kc, int mr, T *GK_RESTRICT dst) {
+void GK_CAT(pack_a_, SFX)(int transa, const TS *A, int64_t lda, int64_t mc, int64_t kc, int mr, T *GK_RESTRICT dst) {
     if (transa) GK_CAT(pack_block_kmajor_, SFX)(A, lda, mc, kc, mr, dst);
     else GK_CAT(pack_block_kcontig_, SFX)(A, lda, mc, kc, mr, dst);
 }
 
 /* op(B)[k][j] = transb ? B[j*ldb + k] : B[k*ldb + j]; panel p holds columns [p*nr, p*nr+nr). */
-void GK_CAT(pack_b_, SFX)(int transb, const T *B, int64_t ldb, int64_t kc, int64_t nc, int nr, T *GK_RESTRICT dst) {
+void GK_CAT(pack_b_, SFX)(int transb, const TS *B, int64_t ldb, int64_t kc, int64_t nc, int nr, T *GK_RESTRICT dst) {
     if (transb) GK_CAT(pack_block_kcontig_, SFX)(B, ldb, nc, kc, nr, dst);
     else GK_CAT(pack_block_kmajor_, SFX)(B, ldb, nc, kc, nr, dst);
 }
+
+#undef TS
+#undef GK_PACK_LOAD
+#undef GK_PACK_ROW

@@ -38,9 +38,12 @@ except ImportError as _e:
     raise
 from ._core import (cgemm, dgemm, gemm_s8s8s32, gemm_u8s8s32, get_num_threads, sgemm, zgemm)
 from ._matmul import gemm, matmul
+from ._core import bf16gemm, hgemm  # float16 / bfloat16 core functions (float arithmetic, rounded once)
 
 __all__ = ["matmul", "gemm", "sgemm", "dgemm", "cgemm", "zgemm", "gemm_u8s8s32", "gemm_s8s8s32", "set_num_threads", "get_num_threads",
            "show_config", "use_arch", "set_arch", "get_arch", "available_archs", "__version__"]
+
+__all__ += ["hgemm", "bf16gemm"]
 
 ARCHS = _core.ARCHS
 

@@ -1,6 +1,6 @@
 # The C API of gemmkit (csrc/include/gemmkit.h) for Cython: _core.pyx calls these, and other Cython code
 # can `from gemmkit._core cimport gemmkit_dgemm` (with csrc/include on its include path) to skip Python.
-from libc.stdint cimport int64_t, int32_t, uint8_t, int8_t, uint32_t
+from libc.stdint cimport int64_t, int32_t, uint8_t, int8_t, uint16_t, uint32_t, uint64_t
 
 cdef extern from "include/gemmkit.h" nogil:
     ctypedef int gemmkit_status_t
@@ -29,6 +29,26 @@ cdef extern from "include/gemmkit.h" nogil:
             gemmkit_complex128_t alpha, const gemmkit_complex128_t *A, int64_t lda,
             const gemmkit_complex128_t *B, int64_t ldb, gemmkit_complex128_t beta, gemmkit_complex128_t *C,
             int64_t ldc)
+    ctypedef uint16_t gemmkit_float16_t
+    ctypedef uint16_t gemmkit_bfloat16_t
+    gemmkit_status_t gemmkit_hgemm(char transa, char transb, int64_t M, int64_t N, int64_t K,
+            float alpha, const gemmkit_float16_t *A, int64_t lda, const gemmkit_float16_t *B, int64_t ldb,
+            float beta, gemmkit_float16_t *C, int64_t ldc)
+    gemmkit_status_t gemmkit_bf16gemm(char transa, char transb, int64_t M, int64_t N, int64_t K,
+            float alpha, const gemmkit_bfloat16_t *A, int64_t lda, const gemmkit_bfloat16_t *B, int64_t ldb,
+            float beta, gemmkit_bfloat16_t *C, int64_t ldc)
+    gemmkit_status_t gemmkit_gemm_i32(char transa, char transb, int64_t M, int64_t N, int64_t K,
+            double alpha, const int32_t *A, int64_t lda, const int32_t *B, int64_t ldb, double beta,
+            int32_t *C, int64_t ldc)
+    gemmkit_status_t gemmkit_gemm_i64(char transa, char transb, int64_t M, int64_t N, int64_t K,
+            double alpha, const int64_t *A, int64_t lda, const int64_t *B, int64_t ldb, double beta,
+            int64_t *C, int64_t ldc)
+    gemmkit_status_t gemmkit_gemm_u32(char transa, char transb, int64_t M, int64_t N, int64_t K,
+            double alpha, const uint32_t *A, int64_t lda, const uint32_t *B, int64_t ldb, double beta,
+            uint32_t *C, int64_t ldc)
+    gemmkit_status_t gemmkit_gemm_u64(char transa, char transb, int64_t M, int64_t N, int64_t K,
+            double alpha, const uint64_t *A, int64_t lda, const uint64_t *B, int64_t ldb, double beta,
+            uint64_t *C, int64_t ldc)
     gemmkit_status_t gemmkit_sgemm_batch(char transa, char transb, int64_t M, int64_t N, int64_t K,
             float alpha, const float *A, int64_t lda, int64_t stride_a, const float *B, int64_t ldb,
             int64_t stride_b, float beta, float *C, int64_t ldc, int64_t stride_c, int64_t batch)

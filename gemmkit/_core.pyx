@@ -4,7 +4,7 @@ then calls gemmkit_* with the GIL released. No arithmetic on matrix data happens
 
 from cpython.buffer cimport (PyObject_GetBuffer, PyBuffer_Release, PyBUF_STRIDES, PyBUF_FORMAT,
                              PyBUF_WRITABLE)
-from libc.stdint cimport int64_t, int32_t, uint8_t, int8_t, uint32_t, INT64_MAX
+from libc.stdint cimport int64_t, int32_t, uint8_t, int8_t, uint16_t, uint32_t, uint64_t, INT64_MAX
 from libc.math cimport isinf
 
 import numbers
@@ -154,6 +154,16 @@ cdef str _dtype_of(const char *fmt, Py_ssize_t itemsize):
         return "complex128"
     if f in (b"i", b"l") and itemsize == 4:
         return "int32"
+    if f in (b"q", b"l") and itemsize == 8:
+        return "int64"
+    if f in (b"I", b"L") and itemsize == 4:
+        return "uint32"
+    if f in (b"Q", b"L") and itemsize == 8:
+        return "uint64"
+    if f == b"e" and itemsize == 2:
+        return "float16"
+    if f == b"H" and itemsize == 2:
+        return "uint16"
     if f == b"b" and itemsize == 1:
         return "int8"
     if f == b"B" and itemsize == 1:
@@ -316,6 +326,140 @@ def zgemm(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
     return _gemm("zgemm", "complex128", transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
 
 
+# ---- float16 and bfloat16 ----------------------------------------------------------------------
+
+cdef object _bfloat16_bits(object x, str name):
+    """A bfloat16 NumPy array (ml_dtypes) as its uint16 bits (a view; NumPy exports no buffer for it)."""
+    dt = getattr(x, "dtype", None)
+    if getattr(dt, "name", None) != "bfloat16" or not isinstance(x, np.ndarray):
+        got = dt if dt is not None else type(x).__name__
+        raise TypeError(f"{name} must be a bfloat16 NumPy array (ml_dtypes.bfloat16), got {got}")
+    return x.view(np.uint16)
+
+
+cdef object _gemm_half(str fn, bint bf16, transa, transb, int64_t M, int64_t N, int64_t K, alpha, A,
+                       int64_t lda, B, int64_t ldb, beta, C, int64_t ldc):
+    """float16 / bfloat16: checks as for the float family, then gemmkit_hgemm / gemmkit_bf16gemm."""
+    cdef char ta = _trans_flag(transa, "transa"), tb = _trans_flag(transb, "transb")
+    _check_dims_lds(ta, tb, M, N, K, lda, ldb, ldc)
+    cdef float al, be
+    try:
+        al = <double>alpha
+    except TypeError:
+        raise TypeError(f"alpha must be a real number, got {type(alpha).__name__}") from None
+    try:
+        be = <double>beta
+    except TypeError:
+        raise TypeError(f"beta must be a real number, got {type(beta).__name__}") from None
+    cdef str dtype = "float16"
+    if bf16:
+        A, B, C_bits = _bfloat16_bits(A, "A"), _bfloat16_bits(B, "B"), _bfloat16_bits(C, "C")
+        dtype = "uint16"
+    else:
+        C_bits = C
+    cdef bint work = M > 0 and N > 0
+    cdef bint reads_ab = work and K > 0 and al != 0
+    cdef _Operand a = _Operand(), b = _Operand(), c = _Operand()
+    a.acquire(A, "A", dtype, (K if _is_t(ta) else M) if reads_ab else 0,
+              (M if _is_t(ta) else K) if reads_ab else 0, lda, False)
+    b.acquire(B, "B", dtype, (N if _is_t(tb) else K) if reads_ab else 0,
+              (K if _is_t(tb) else N) if reads_ab else 0, ldb, False)
+    c.acquire(C_bits, "C", dtype, M if work else 0, N if work else 0, ldc, True)
+    cdef int st
+    if bf16:
+        with nogil:
+            st = gemmkit_bf16gemm(ta, tb, M, N, K, al, <const uint16_t *>a.ptr, lda, <const uint16_t *>b.ptr, ldb,
+                                  be, <uint16_t *>c.ptr, ldc)
+    else:
+        with nogil:
+            st = gemmkit_hgemm(ta, tb, M, N, K, al, <const uint16_t *>a.ptr, lda, <const uint16_t *>b.ptr, ldb,
+                               be, <uint16_t *>c.ptr, ldc)
+    _raise_status(st, fn)
+    return C
+
+
+def hgemm(transa, transb, int64_t M, int64_t N, int64_t K, alpha, A, int64_t lda, B, int64_t ldb, beta, C,
+          int64_t ldc):
+    """C := alpha * op(A) @ op(B) + beta * C for float16 (in place): float arithmetic, rounded once."""
+    return _gemm_half("hgemm", False, transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
+
+
+def bf16gemm(transa, transb, int64_t M, int64_t N, int64_t K, alpha, A, int64_t lda, B, int64_t ldb, beta, C,
+             int64_t ldc):
+    """C := alpha * op(A) @ op(B) + beta * C for bfloat16 NumPy arrays (ml_dtypes, in place): float
+    arithmetic, rounded once."""
+    return _gemm_half("bf16gemm", True, transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
+
+
+# ---- int32, int64, uint32, uint64 (wrap-around) ------------------------------------------------
+
+cdef object _gemm_wrap(str fn, str dtype, transa, transb, int64_t M, int64_t N, int64_t K, alpha, A,
+                       int64_t lda, B, int64_t ldb, beta, C, int64_t ldc):
+    """The integer family: checks as for the float family (A and B are read even when alpha = 0: the
+    product's float64 scaling gives NaN for an infinite alpha), then gemmkit_gemm_<i/u><32/64>."""
+    cdef char ta = _trans_flag(transa, "transa"), tb = _trans_flag(transb, "transb")
+    _check_dims_lds(ta, tb, M, N, K, lda, ldb, ldc)
+    cdef double al, be
+    try:
+        al = alpha
+    except TypeError:
+        raise TypeError(f"alpha must be a real number, got {type(alpha).__name__}") from None
+    try:
+        be = beta
+    except TypeError:
+        raise TypeError(f"beta must be a real number, got {type(beta).__name__}") from None
+    cdef bint work = M > 0 and N > 0
+    cdef bint reads_ab = work and K > 0
+    cdef _Operand a = _Operand(), b = _Operand(), c = _Operand()
+    a.acquire(A, "A", dtype, (K if _is_t(ta) else M) if reads_ab else 0,
+              (M if _is_t(ta) else K) if reads_ab else 0, lda, False)
+    b.acquire(B, "B", dtype, (N if _is_t(tb) else K) if reads_ab else 0,
+              (K if _is_t(tb) else N) if reads_ab else 0, ldb, False)
+    c.acquire(C, "C", dtype, M if work else 0, N if work else 0, ldc, True)
+    cdef int st
+    if dtype == "int32":
+        with nogil:
+            st = gemmkit_gemm_i32(ta, tb, M, N, K, al, <const int32_t *>a.ptr, lda, <const int32_t *>b.ptr, ldb,
+                                  be, <int32_t *>c.ptr, ldc)
+    elif dtype == "int64":
+        with nogil:
+            st = gemmkit_gemm_i64(ta, tb, M, N, K, al, <const int64_t *>a.ptr, lda, <const int64_t *>b.ptr, ldb,
+                                  be, <int64_t *>c.ptr, ldc)
+    elif dtype == "uint32":
+        with nogil:
+            st = gemmkit_gemm_u32(ta, tb, M, N, K, al, <const uint32_t *>a.ptr, lda, <const uint32_t *>b.ptr,
+                                  ldb, be, <uint32_t *>c.ptr, ldc)
+    else:
+        with nogil:
+            st = gemmkit_gemm_u64(ta, tb, M, N, K, al, <const uint64_t *>a.ptr, lda, <const uint64_t *>b.ptr,
+                                  ldb, be, <uint64_t *>c.ptr, ldc)
+    _raise_status(st, fn)
+    return C
+
+
+def gemm_i32(transa, transb, int64_t M, int64_t N, int64_t K, alpha, A, int64_t lda, B, int64_t ldb, beta, C,
+             int64_t ldc):
+    """int32 Gemm as ONNX computes it: the product wraps modulo 2^32, alpha and beta scale it in float64,
+    the result is truncated back (see gemmkit.h); C in place."""
+    return _gemm_wrap("gemm_i32", "int32", transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
+
+
+def gemm_i64(transa, transb, int64_t M, int64_t N, int64_t K, alpha, A, int64_t lda, B, int64_t ldb, beta, C,
+             int64_t ldc):
+    """int64 Gemm as ONNX computes it (as gemm_i32, modulo 2^64)."""
+    return _gemm_wrap("gemm_i64", "int64", transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
+
+
+def gemm_u32(transa, transb, int64_t M, int64_t N, int64_t K, alpha, A, int64_t lda, B, int64_t ldb, beta, C,
+             int64_t ldc):
+    """uint32 Gemm as ONNX computes it (as gemm_i32, unsigned)."""
+    return _gemm_wrap("gemm_u32", "uint32", transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
+
+
+def gemm_u64(transa, transb, int64_t M, int64_t N, int64_t K, alpha, A, int64_t lda, B, int64_t ldb, beta, C,
+             int64_t ldc):
+    """uint64 Gemm as ONNX computes it (as gemm_i64, unsigned)."""
+    return _gemm_wrap("gemm_u64", "uint64", transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
 cdef class _Stack:
     """An N-D buffer (N >= 2) seen as a stack of row-major matrices in its last two axes: rows `ld`
     elements apart, unit stride along a row; its batch axes' sizes and strides in elements."""

@@ -46,6 +46,39 @@ GEMMKIT_API gemmkit_status_t gemmkit_zgemm(char transa, char transb, int64_t M, 
         gemmkit_complex128_t alpha, const gemmkit_complex128_t *A, int64_t lda, const gemmkit_complex128_t *B,
         int64_t ldb, gemmkit_complex128_t beta, gemmkit_complex128_t *C, int64_t ldc);
 
+/* float16 (IEEE binary16) and bfloat16 values, given as their bits. */
+typedef uint16_t gemmkit_float16_t;
+typedef uint16_t gemmkit_bfloat16_t;
+
+/* C := alpha * op(A) * op(B) + beta * C for float16 (hgemm) and bfloat16 (bf16gemm): the operands are
+ * widened exactly to float, the product and beta * C computed in float on the sgemm kernels, and the
+ * result rounded once to nearest-even (overflow to infinity). */
+GEMMKIT_API gemmkit_status_t gemmkit_hgemm(char transa, char transb, int64_t M, int64_t N, int64_t K,
+        float alpha, const gemmkit_float16_t *A, int64_t lda, const gemmkit_float16_t *B, int64_t ldb,
+        float beta, gemmkit_float16_t *C, int64_t ldc);
+GEMMKIT_API gemmkit_status_t gemmkit_bf16gemm(char transa, char transb, int64_t M, int64_t N, int64_t K,
+        float alpha, const gemmkit_bfloat16_t *A, int64_t lda, const gemmkit_bfloat16_t *B, int64_t ldb,
+        float beta, gemmkit_bfloat16_t *C, int64_t ldc);
+
+/* Integer GEMM as ONNX's Gemm computes it (onnx.reference, bit for bit) for int32, int64, uint32 and uint64:
+ * P = sum_k op(A)[i][k] * op(B)[k][j] wrapping modulo 2^bits (the type's own arithmetic), then in double
+ * C := cvt(fl(fl(double(P) * alpha) + fl(double(C) * beta))), the beta term only when beta != 0 (C is not
+ * read otherwise), cvt = truncation toward zero where the value fits, else what NumPy gives for one value on
+ * x86-64 (INT_MIN bits; uint64: values >= 2^63 offset by 2^63; uint32: the low 32 bits of the int64
+ * conversion; see README). With alpha = 1 and beta = 0, int32 and uint32 are the exact
+ * wrapped product; 64-bit products pass through double (53-bit) there too. */
+GEMMKIT_API gemmkit_status_t gemmkit_gemm_i32(char transa, char transb, int64_t M, int64_t N, int64_t K,
+        double alpha, const int32_t *A, int64_t lda, const int32_t *B, int64_t ldb, double beta, int32_t *C,
+        int64_t ldc);
+GEMMKIT_API gemmkit_status_t gemmkit_gemm_i64(char transa, char transb, int64_t M, int64_t N, int64_t K,
+        double alpha, const int64_t *A, int64_t lda, const int64_t *B, int64_t ldb, double beta, int64_t *C,
+        int64_t ldc);
+GEMMKIT_API gemmkit_status_t gemmkit_gemm_u32(char transa, char transb, int64_t M, int64_t N, int64_t K,
+        double alpha, const uint32_t *A, int64_t lda, const uint32_t *B, int64_t ldb, double beta, uint32_t *C,
+        int64_t ldc);
+GEMMKIT_API gemmkit_status_t gemmkit_gemm_u64(char transa, char transb, int64_t M, int64_t N, int64_t K,
+        double alpha, const uint64_t *A, int64_t lda, const uint64_t *B, int64_t ldb, double beta, uint64_t *C,
+        int64_t ldc);
 /* Batches (strided, as cuBLAS's gemmStridedBatched): for i in [0, batch), the product above on
  * A + i * stride_a, B + i * stride_b, C + i * stride_c (strides in elements of the type, any sign; 0
  * shares one A or B among all). The C matrices must not share elements: |stride_c| >= (M - 1) * ldc + N,

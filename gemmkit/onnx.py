@@ -1,0 +1,185 @@
+"""gemmkit.onnx: the ONNX Gemm operator (every version: 1, 6, 7, 9, 11, 13) on gemmkit's core, as a
+function `gemm` and as `Gemm`, an onnx.reference OpRun that runs a model's Gemm nodes on gemmkit.
+
+Checks shapes, types and attributes per version here; every arithmetic operation on matrix data runs in
+the C core (gemmkit._core), this module only moves data (C's broadcast into Y) and picks the function.
+"""
+import numpy as np
+
+from . import _core
+from ._resolve import resolve_operand
+
+# The versions of the Gemm operator; an opset import selects the latest one not above it.
+GEMM_VERSIONS = (1, 6, 7, 9, 11, 13)
+
+_FLOAT_TYPES = ("float16", "float32", "float64")
+_INTEGER_TYPES = ("int32", "int64", "uint32", "uint64")
+# type name -> the Gemm versions from which the operator takes it
+TYPE_SINCE = {**{t: 1 for t in _FLOAT_TYPES}, **{t: 9 for t in _INTEGER_TYPES}, "bfloat16": 13}
+# type name -> the core function (gemmkit._core.<name>) computing Y := alpha op(A) op(B) + beta Y for it
+CORE_FUNCTION = {"float16": "hgemm", "bfloat16": "bf16gemm", "float32": "sgemm", "float64": "dgemm",
+                 "int32": "gemm_i32", "int64": "gemm_i64", "uint32": "gemm_u32", "uint64": "gemm_u64"}
+
+
+def gemm_version(opset):
+    """The Gemm version in force under `opset` (an int >= 1): the latest of GEMM_VERSIONS not above it."""
+    if isinstance(opset, bool) or not isinstance(opset, (int, np.integer)):
+        raise TypeError(f"gemmkit.onnx.gemm: opset must be an int, got {type(opset).__name__}")
+    if opset < 1:
+        raise ValueError(f"gemmkit.onnx.gemm: opset must be >= 1, got {opset}")
+    return max(v for v in GEMM_VERSIONS if v <= opset)
+
+
+_VERSION_OF_OPSET = {o: gemm_version(o) for o in range(1, GEMM_VERSIONS[-1] + 1)}
+_TYPE_NAME_OF = {np.dtype(t): t for t in TYPE_SINCE if t != "bfloat16"}  # dtype.name is slow
+
+
+def _type_name(dtype):
+    """The type's name as TYPE_SINCE spells it ("bfloat16" for ml_dtypes.bfloat16, its NumPy name)."""
+    name = _TYPE_NAME_OF.get(dtype)
+    return name if name is not None else dtype.name
+
+
+def _core_function(type_name, version, who):
+    if type_name not in TYPE_SINCE:
+        raise TypeError(f"{who}: Gemm has no type {type_name} (ONNX allows "
+                        f"{', '.join(t for t, v in TYPE_SINCE.items() if v <= version)} in Gemm-{version})")
+    if TYPE_SINCE[type_name] > version:
+        raise TypeError(f"{who}: Gemm-{version} does not take {type_name}; it does from Gemm-"
+                        f"{TYPE_SINCE[type_name]} (opset >= {TYPE_SINCE[type_name]})")
+    fn = getattr(_core, CORE_FUNCTION[type_name], None)
+    if fn is None:
+        raise TypeError(f"{who}: {type_name} kernels are not in this build of gemmkit "
+                        f"(no gemmkit._core.{CORE_FUNCTION[type_name]})")
+    return fn
+
+
+def _attribute_float(value, name, who):
+    """alpha/beta as ONNX stores them: a float attribute (float32), returned as a Python float."""
+    if type(value) is float:  # the common case, first
+        return float(np.float32(value))
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{who}: {name} must be a real number, got {type(value).__name__}")
+    return float(np.float32(value))
+
+
+def _attribute_int(value, name, who):
+    if type(value) is int:
+        return value
+    if isinstance(value, (bool, np.bool_)):
+        return int(value)
+    if not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{who}: {name} must be an int, got {type(value).__name__}")
+    return int(value)
+
+
+def _as_array(x, name, who):
+    if isinstance(x, np.ndarray):
+        return x
+    if isinstance(x, np.generic):
+        return np.asarray(x)
+    raise TypeError(f"{who}: {name} must be a NumPy array, got {type(x).__name__}")
+
+
+def _broadcasts_to(shape, target):
+    """Whether `shape` broadcasts unidirectionally to `target`: right-aligned, each axis equal or 1."""
+    if shape == target:
+        return True
+    if len(shape) > len(target):
+        return False
+    return all(s in (1, t) for s, t in zip(shape[::-1], target[::-1]))
+
+
+def _check_c(C, M, N, version, broadcast, who):
+    """C's shape against (M, N) under the version's rules; ValueError naming the shapes."""
+    if version < 7 and not broadcast:
+        if C.shape != (M, N):
+            raise ValueError(f"{who}: C has shape {C.shape} but Gemm-{version} with broadcast=0 needs exactly "
+                             f"(M, N) = {(M, N)}")
+        return
+    if not _broadcasts_to(C.shape, (M, N)):
+        raise ValueError(f"{who}: C has shape {C.shape}, which does not broadcast unidirectionally to "
+                         f"(M, N) = {(M, N)}")
+
+
+def gemm(A, B, C=None, alpha=1.0, beta=1.0, transA=0, transB=0, broadcast=0, opset=13):
+    """ONNX Gemm: Y = alpha * A' @ B' + beta * C, A' = A.T if transA else A, B' likewise; returns Y.
+
+    `opset` selects the operator version (the latest of 1, 6, 7, 9, 11, 13 not above it), which decides:
+    C required (before 11) or optional; C's shape: exactly (M, N) in 1 and 6 unless broadcast=1, else
+    unidirectionally broadcastable to (M, N); the types (float16/float32/float64, from 9 the 32/64-bit
+    integers, from 13 bfloat16). `broadcast` is an attribute of versions 1 and 6 only. alpha and beta
+    are ONNX float attributes: rounded to float32 first. Y has A's type. Bad shapes raise ValueError, bad
+    types TypeError, naming them. Integer types follow onnx.reference bit for bit (see the README).
+    """
+    who = "gemmkit.onnx.gemm"
+    version = _VERSION_OF_OPSET.get(opset) if type(opset) is int else None
+    if version is None:
+        version = gemm_version(opset)
+    A = _as_array(A, "A", who)
+    B = _as_array(B, "B", who)
+    if C is not None:
+        C = _as_array(C, "C", who)
+    alpha = _attribute_float(alpha, "alpha", who)
+    beta = _attribute_float(beta, "beta", who)
+    transA, transB = _attribute_int(transA, "transA", who), _attribute_int(transB, "transB", who)
+    broadcast = _attribute_int(broadcast, "broadcast", who)
+    if broadcast and version >= 7:
+        raise ValueError(f"{who}: broadcast is an attribute of Gemm-1 and Gemm-6 only (opset {opset} has "
+                         f"Gemm-{version}, where C always broadcasts)")
+    dtype = A.dtype
+    if B.dtype != dtype or (C is not None and C.dtype != dtype):
+        name, x = ("B", B) if B.dtype != dtype else ("C", C)
+        raise TypeError(f"{who}: {name} is {x.dtype} but A is {dtype}: Gemm's inputs share one type")
+    fn = _core_function(_type_name(dtype), version, who)
+    if A.ndim != 2 or B.ndim != 2:
+        name, x = ("A", A) if A.ndim != 2 else ("B", B)
+        raise ValueError(f"{who}: {name} must be 2-D, got shape {x.shape}")
+    M, K = A.shape[::-1] if transA else A.shape
+    Kb, N = B.shape[::-1] if transB else B.shape
+    if K != Kb:
+        raise ValueError(f"{who}: A' is {M}x{K} (A.shape {A.shape}, transA={transA}) but B' is {Kb}x{N} "
+                         f"(B.shape {B.shape}, transB={transB}): the contracted dimensions differ")
+    if C is None and version < 11:
+        raise ValueError(f"{who}: C is required in Gemm-{version} (optional from opset 11)")
+    if C is not None:
+        _check_c(C, M, N, version, broadcast, who)
+    Y = np.empty((M, N), dtype if dtype.isnative else dtype.newbyteorder("="))
+    if Y.size == 0:
+        return Y
+    if C is not None and beta != 0.0:
+        np.copyto(Y, C)  # C broadcast into Y, data movement only: the core scales and adds it
+    else:
+        beta = 0.0
+    a_view, a_flip, lda = resolve_operand(A)
+    b_view, b_flip, ldb = resolve_operand(B)
+    ta = "T" if bool(transA) != a_flip else "N"
+    tb = "T" if bool(transB) != b_flip else "N"
+    fn(ta, tb, M, N, K, alpha, a_view, lda, b_view, ldb, beta, Y, N)
+    return Y
+
+
+def _make_gemm_op():
+    """Gemm as an onnx.reference OpRun (onnx is an optional dependency: imported here, on first use)."""
+    from onnx.reference.op_run import OpRun
+
+    class Gemm(OpRun):
+        """The ONNX Gemm node on gemmkit, every version, for ReferenceEvaluator(model, new_ops=[Gemm])."""
+        op_domain = ""
+
+        def _run(self, a, b, c=None, alpha=None, beta=None, transA=None, transB=None, broadcast=None):
+            opset = self.run_params["opsets"].get("", 13)
+            return (gemm(a, b, c, alpha=1.0 if alpha is None else alpha, beta=1.0 if beta is None else beta,
+                         transA=transA or 0, transB=transB or 0, broadcast=broadcast or 0, opset=opset),)
+
+    Gemm.__module__ = __name__
+    Gemm.__qualname__ = "Gemm"
+    return Gemm
+
+
+def __getattr__(name):
+    if name == "Gemm":
+        cls = _make_gemm_op()
+        globals()["Gemm"] = cls
+        return cls
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
