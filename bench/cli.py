@@ -32,9 +32,14 @@ float64 reference (✗ marks a mismatch; the exit status is 2 when a gemmkit res
 Cases modules (--only): """
 
 
+def invoked_as():
+    """How the user started the benchmark: 'gemmkit bench' or 'python bench/run_bench.py'."""
+    return "gemmkit bench" if sys.argv[1:2] == ["bench"] else "python bench/run_bench.py"
+
+
 def parse_args(argv):
     known = list(cases.modules())
-    p = argparse.ArgumentParser(prog="run_bench.py", description=DESCRIPTION + ", ".join(known) + ".",
+    p = argparse.ArgumentParser(prog=invoked_as(), description=DESCRIPTION + ", ".join(known) + ".",
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--threads", default="1",
                    help="'1' (pinned to one CPU; default), 'all' (every CPU of the affinity mask) or a count")
@@ -134,7 +139,7 @@ def maybe_reexec(args, argv):
             desc.append(f"LD_LIBRARY_PATH={d}")
     if not desc:
         return
-    env.update({CHILD_ENV: "1", context.ORIG_ENV: shlex.join(["python"] + sys.argv),
+    env.update({CHILD_ENV: "1", context.ORIG_ENV: shlex.join([invoked_as()] + list(argv)),
                 context.REEXEC_ENV: "; ".join(desc)})
     sys.stdout.flush()
     sys.stderr.flush()

@@ -18,7 +18,9 @@ class Int8Op(Op):
     ratios = [("gk_u8", "dnnl_u8", "u8: gk/oneDNN"), ("gk_s8", "dnnl_s8", "s8: gk/oneDNN"),
               ("gk_u8", "numpy", "gk u8/NumPy")]
     footnote = ("NumPy int32 @ is NumPy's non-BLAS integer matmul on A.astype(int32), B.astype(int32) (conversion "
-                f"not timed); run only for M·N·K ≤ {NUMPY_INT32_MAX_MNK} (it runs at ~1 GOP/s).")
+                f"not timed); run only for M·N·K ≤ {NUMPY_INT32_MAX_MNK} (it runs at ~1 GOP/s). On CPUs without VNNI "
+                "oneDNN's u8s8s32 multiplies with the saturating vpmaddubsw (pairs of u8·s8 products clamped to "
+                "int16), so its results are not exact on full-range data (✗); gemmkit widens to int16 first.")
 
     def specs(self, ctx):
         return square_shapes(ctx, [256, 512, 1024, 2048], [256, 512], SKINNY)
