@@ -139,7 +139,7 @@ def maybe_reexec(args, argv):
             desc.append(f"LD_LIBRARY_PATH={d}")
     if not desc:
         return
-    env.update({CHILD_ENV: "1", context.ORIG_ENV: shlex.join([invoked_as()] + list(argv)),
+    env.update({CHILD_ENV: "1", context.ORIG_ENV: " ".join([invoked_as(), shlex.join(argv)]).strip(),
                 context.REEXEC_ENV: "; ".join(desc)})
     sys.stdout.flush()
     sys.stderr.flush()

@@ -28,7 +28,7 @@ class Context:
         self.ops_info = {}
         self.probed, self.peaks_per_core, self.peak_sources = None, {}, {}
         self.idle, self.waited, self.snapshot, self.kernels = {}, 0.0, None, {}
-        self.command = os.environ.get(ORIG_ENV) or shlex.join(["python"] + sys.argv)
+        self.command = os.environ.get(ORIG_ENV) or " ".join(["python", shlex.join(sys.argv)])
         self.reexec = os.environ.get(REEXEC_ENV)
         self.say = lambda msg: print(f"  .. {msg}", file=sys.stderr, flush=True)
 

@@ -227,9 +227,9 @@ def probe_peaks(cpus, passes=3, seconds=0.1):
                 best[k] = max(best.get(k, 0.0), v)
     if not best:
         return None, "the peak probe printed nothing usable"
-    if max(utils) < 0.9:
-        return best, (f"CONTENDED: the probe never had a CPU to itself (at most {100 * max(utils):.0f}% of "
-                      "one), so these peaks may be low; pass --peak-fp32/--peak-int8")
+    if max(utils) < 0.9:   # the probe times itself on its CPU clock, but shared caches still cost
+        return best, (f"the probe never had a CPU to itself (at most {100 * max(utils):.0f}% of one): its CPU "
+                      "clock leaves other processes' time slices out, but the bandwidth figure may be low")
     return best, None
 
 

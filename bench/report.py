@@ -153,8 +153,10 @@ def footer(ctx, out, load, total_s):
                              + ("CPU-time figures leave that out, but the caches were shared too, so they may "
                                 "be a little low" if ctx.clock.kind == "cpu" else "wall-clock figures are low"))
     if ctx.contended:
-        shares = ", ".join(f"{100 * v:.0f}% ({k})" for k, v in ctx.contended.items())
-        out(f"‡ other processes took {shares} of our CPUs' time during these cases"
+        v = ctx.contended.values()
+        shares = (", ".join(f"{100 * x:.0f}% ({k})" for k, x in ctx.contended.items()) if len(v) <= 4 else
+                  f"{100 * min(v):.0f}-{100 * max(v):.0f}% (in {len(v)} cases)")
+        out(f"‡ other processes took {shares} of our CPUs' time during the marked cases"
             + (f" even after {ctx.retries} redo(s)" if ctx.retries else "")
             + ("; the CPU-time figures leave that out, but the caches were shared, so they may be a few % low."
                if ctx.clock.kind == "cpu" else "; treat them as low."))
