@@ -2,10 +2,13 @@
 main(), which runs the selected cases modules and writes the report (and --json, --plot)."""
 import argparse
 import faulthandler
+import json
 import os
 import shlex
 import shutil
+import subprocess
 import sys
+import tempfile
 import time
 import traceback
 
@@ -42,7 +45,8 @@ def parse_args(argv):
     p = argparse.ArgumentParser(prog=invoked_as(), description=DESCRIPTION + ", ".join(known) + ".",
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--threads", default="1",
-                   help="'1' (pinned to one CPU; default), 'all' (every CPU of the affinity mask) or a count")
+                   help="'1' (pinned to one CPU; default), 'all' (every CPU of the affinity mask), a count, or a "
+                        "list such as 1,all: one run per count, then a side-by-side table (and one --plot)")
     p.add_argument("--cpu", default=None, help="CPU for --threads 1: a number or 'auto' (the least busy one)")
     p.add_argument("--layout", choices=["NN", "NT"], default="NN", help="NT: B stored N×K and transposed")
     p.add_argument("--quick", action="store_true", help="small sizes only, one probe pass, shorter samples")
@@ -70,11 +74,12 @@ def parse_args(argv):
     p.add_argument("--no-snapshot", action="store_true", help="import gemmkit in place, not from a copy")
     p.add_argument("--no-reexec", action="store_true", help="don't re-execute under taskset with thread variables")
     a = p.parse_args(argv)
-    if a.threads != "all" and not (a.threads.isdigit() and int(a.threads) >= 1):
-        p.error("--threads must be 'all' or a positive integer")
+    a.thread_list = [t.strip() for t in a.threads.split(",") if t.strip()]
+    if not a.thread_list or any(t != "all" and not (t.isdigit() and int(t) >= 1) for t in a.thread_list):
+        p.error("--threads must be 'all', a positive integer, or a comma-separated list of them (e.g. 1,all)")
     if a.clock == "cpu" and a.threads != "1":
         p.error("--clock cpu needs --threads 1 (spinning worker threads would be counted)")
-    if a.clock == "auto":
+    if a.clock == "auto" and len(a.thread_list) == 1:
         a.clock = "cpu" if a.threads == "1" else "wall"
     if a.cpu not in (None, "auto"):
         if not a.cpu.isdigit():
@@ -182,6 +187,8 @@ def main(argv=None):
     faulthandler.enable()   # a crash in a kernel prints where it happened
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parse_args(argv)
+    if len(args.thread_list) > 1:
+        return run_each_thread_count(args, argv)
     maybe_reexec(args, argv)
     t_start = time.time()
     import numpy as np
@@ -205,6 +212,45 @@ def main(argv=None):
         plot.plot_runs([ctx.run_data()], args.plot)
         print(f"plot: {args.plot}", file=sys.stderr)
     return 2 if ctx.gemmkit_mismatch() else 0
+
+
+def without_options(argv, names):
+    """argv less the options in `names` (each taking one value, as '--opt value' or '--opt=value')."""
+    out, skip = [], False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg in names:
+            skip = True
+        elif not any(arg.startswith(n + "=") for n in names):
+            out.append(arg)
+    return out
+
+
+def run_each_thread_count(args, argv):
+    """--threads 1,all: one run per thread count, each in its own process (pinned and timed as on its own,
+    appending to --markdown), then the side-by-side table of gemmkit's rates and ratios and one --plot."""
+    base = without_options(argv, {"--threads", "--json", "--plot"})
+    folder = tempfile.mkdtemp(prefix="gemmkit-bench-runs-")
+    runs, rc = [], 0
+    for t in args.thread_list:
+        path = os.path.join(folder, f"threads-{t}.json")
+        rc = max(rc, subprocess.run([sys.executable, ENTRY, *base, "--threads", t, "--json", path]).returncode)
+        if os.path.exists(path):
+            with open(path) as f:
+                runs.append(json.load(f))
+    out = report.Out(args.markdown)
+    report.side_by_side(runs, out)
+    out.close()
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"runs": runs}, f, indent=1)
+    if args.plot and runs:
+        from . import plot
+        plot.plot_runs(runs, args.plot)
+        print(f"plot: {args.plot}", file=sys.stderr)
+    shutil.rmtree(folder, ignore_errors=True)
+    return rc
 
 
 def run_and_exit(argv=None):

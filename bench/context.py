@@ -69,7 +69,8 @@ class Context:
     def record(self, op, case, res):
         """Keep every library's samples of one case (for --json and --plot)."""
         self.ops_info[op.name] = {"unit": op.unit.split(",")[0], "peak": self.peak(op.peak_kind),
-                                  "group": op.group}
+                                  "group": op.group, "ours": list(getattr(op, "ours", [])),
+                                  "columns": dict(getattr(op, "columns", []))}
         for key, m in res.items():
             item = {"op": op.name, "case": case.label, "x": case.x, "lib": str(key), "ops": case.ops}
             if isinstance(m, Meas):

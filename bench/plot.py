@@ -99,7 +99,8 @@ def main(argv=None):
     runs = []
     for f in a.runs:
         with open(f) as fh:
-            runs.append(json.load(fh))
+            data = json.load(fh)
+        runs += data["runs"] if "runs" in data else [data]   # --threads 1,all writes {"runs": [...]}
     ops = plot_runs(runs, a.output)
     print(f"{a.output}: {', '.join(ops)}")
 

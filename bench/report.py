@@ -181,3 +181,38 @@ def write_json(ctx, path):
     """Every sample, the peaks and the kernels, for bench/plot.py and later comparison."""
     with open(path, "w") as f:
         json.dump(ctx.run_data(), f, indent=1)
+
+
+def side_by_side(runs, out):
+    """One table per op over several runs (thread counts): gemmkit's rate and its ratio to each peer, per run."""
+    if not runs:
+        return
+    tags = [f"{r.get('threads', '?')}t" for r in runs]
+    out(f"## Side by side: gemmkit's median rate and its ratio to each peer at {', '.join(tags)} "
+        f"(git {runs[0].get('git', '?')})")
+    out()
+    ops = list(dict.fromkeys(r["op"] for run in runs for r in run["results"]))
+    for op in ops:
+        info = next((run["ops"][op] for run in runs if op in run.get("ops", {})), {})
+        if not info.get("ours"):
+            continue
+        ours, heads = info["ours"][0], info.get("columns", {})
+        rate = {(i, r["case"], r["lib"]): r.get("rate") for i, run in enumerate(runs) for r in run["results"]
+                if r["op"] == op}
+        libs = {lib for (_, _, lib) in rate}
+        peers = [k for k in heads if k not in info["ours"] and k in libs]
+        cases_ = list(dict.fromkeys(case for (_, case, _) in rate))
+        hdr = ["case"]
+        for tag in tags:
+            hdr += [f"{heads.get(ours, ours)} {tag} ({info.get('unit', '')})"] + [f"/{heads[p]} {tag}" for p in peers]
+        rows = []
+        for case in cases_:
+            row = [case]
+            for i in range(len(runs)):
+                g = rate.get((i, case, ours))
+                row += [fmt_rate(g)] + [ratio(g, rate.get((i, case, p))) for p in peers]
+            rows.append(row)
+        out(f"### {op}")
+        out()
+        table(out, hdr, rows)
+        out()

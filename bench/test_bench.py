@@ -41,6 +41,8 @@ from gemmkit_bench.cases import common  # noqa: E402
 # Installed but switched off (-p no:benchmark) or absent: skip the benchmark cases, run the tests.
 needs_benchmark = pytest.mark.skipif("not config.pluginmanager.hasplugin('benchmark')",
                                      reason="pytest-benchmark plugin is missing or disabled")
+# A quarter of a second of rounds per case keeps the file quick; run_bench.py is the careful measurement.
+quick_benchmark = pytest.mark.benchmark(max_time=0.25, min_rounds=3)
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -247,6 +249,23 @@ def test_tiny_run_writes_report_json_and_plot(tmp_path):
     assert plot.plot_runs([data, dict(data, threads=2)], str(png2)) == ["dgemm", "zgemm"] and png2.exists()
 
 
+def test_side_by_side_table_of_several_thread_counts():
+    from gemmkit_bench import cli
+    assert cli.without_options(["--threads", "1,all", "--quick", "--json=x", "--plot", "p.png", "-x"],
+                               {"--threads", "--json", "--plot"}) == ["--quick", "-x"]
+    ops = {"dgemm": {"unit": "GFLOP/s", "ours": ["gemmkit"], "columns": {"gemmkit": "gemmkit", "mkl": "MKL dgemm"}}}
+
+    def run(threads, gk, mkl):
+        return {"threads": threads, "git": "abc", "ops": ops, "results": [
+            {"op": "dgemm", "case": "8×8×8", "lib": "gemmkit", "rate": gk},
+            {"op": "dgemm", "case": "8×8×8", "lib": "mkl", "rate": mkl}]}
+    out = report.Out(echo=None)
+    report.side_by_side([run(1, 40.0, 20.0), run(2, 80.0, 100.0)], out)
+    text = "\n".join(out.lines)
+    assert "| case | gemmkit 1t (GFLOP/s) | /MKL dgemm 1t | gemmkit 2t (GFLOP/s) | /MKL dgemm 2t |" in text, text
+    assert "| 8×8×8 | 40.0 | 2.00 | 80.0 | 0.80 |" in text, text
+
+
 # ------------------------------------------------------------------------------------------------------
 # pytest-benchmark cases
 # ------------------------------------------------------------------------------------------------------
@@ -283,6 +302,7 @@ def _int8_data(n, seed=0):
 
 
 @needs_benchmark
+@quick_benchmark
 @pytest.mark.parametrize("n", [256, 1024])
 def test_sgemm_gemmkit(benchmark, n):
     A, B, C = _sgemm_data(n)
@@ -293,6 +313,7 @@ def test_sgemm_gemmkit(benchmark, n):
 
 
 @needs_benchmark
+@quick_benchmark
 @pytest.mark.parametrize("n", [256, 1024])
 def test_sgemm_numpy(benchmark, n):
     A, B, C = _sgemm_data(n)
@@ -302,6 +323,7 @@ def test_sgemm_numpy(benchmark, n):
 
 
 @needs_benchmark
+@quick_benchmark
 @pytest.mark.parametrize("n", [256, 1024])
 def test_sgemm_onednn(benchmark, dnnl, n):
     A, B, C = _sgemm_data(n)
@@ -316,6 +338,7 @@ def _int8_ref(A, B):
 
 
 @needs_benchmark
+@quick_benchmark
 @pytest.mark.parametrize("n", [1024])
 def test_u8s8s32_gemmkit(benchmark, n):
     A, B, C, co = _int8_data(n)
@@ -326,6 +349,7 @@ def test_u8s8s32_gemmkit(benchmark, n):
 
 
 @needs_benchmark
+@quick_benchmark
 @pytest.mark.parametrize("n", [1024])
 def test_u8s8s32_onednn(benchmark, dnnl, n):
     A, B, C, co = _int8_data(n)
