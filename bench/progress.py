@@ -1,5 +1,6 @@
 """The progress bar on stderr (tqdm when installed): the current case, cases done, elapsed and time left.
 Without tqdm or a terminal on stderr, or with --no-progress, one '.. case' line per case instead."""
+import shutil
 import sys
 
 
@@ -11,7 +12,9 @@ class Progress:
         if enabled and sys.stderr.isatty():
             try:
                 from tqdm import tqdm
-                self.bar = tqdm(total=total, file=sys.stderr, unit="case", dynamic_ncols=True, leave=False,
+                width = shutil.get_terminal_size((0, 0)).columns   # 0 on a terminal without a size
+                self.bar = tqdm(total=total, file=sys.stderr, unit="case", leave=False,
+                                dynamic_ncols=width > 0, ncols=None if width > 0 else 100,
                                 bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} cases [{elapsed}<{remaining}]")
             except ImportError:
                 pass
