@@ -200,6 +200,8 @@ def side_by_side(runs, out):
         rate = {(i, r["case"], r["lib"]): r.get("rate") for i, run in enumerate(runs) for r in run["results"]
                 if r["op"] == op}
         libs = {lib for (_, _, lib) in rate}
+        if ours not in libs:
+            continue   # a table of its own kind (kernel paths)
         peers = [k for k in heads if k not in info["ours"] and k in libs]
         cases_ = list(dict.fromkeys(case for (_, case, _) in rate))
         hdr = ["case"]
