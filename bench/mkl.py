@@ -8,6 +8,7 @@ in the benchmark only; `python bench/mkl.py` says whether it loads.
 Row-major CBLAS calls on the arrays' own memory (no copies); MKL's LP64 interface (32-bit ints).
 """
 import ctypes
+import functools
 import glob
 import os
 import sys
@@ -15,7 +16,6 @@ import sys
 ROW_MAJOR, NO_TRANS, TRANS, CONJ_TRANS = 101, 111, 112, 113
 _TRANS = {"N": NO_TRANS, "T": TRANS, "C": CONJ_TRANS}
 _DTYPES = {"s": "float32", "d": "float64", "c": "complex64", "z": "complex128"}
-_state = {"lib": None, "tried": False, "why": None}
 
 
 def _candidate_paths():
@@ -86,26 +86,25 @@ class MKL:
         return C
 
 
-def load():
-    """Load libmkl_rt once; an :class:`MKL` or None."""
-    if _state["tried"]:
-        return _state["lib"]
-    _state["tried"] = True
+@functools.lru_cache(maxsize=None)
+def _load_once():
+    """(MKL or None, why it is missing or None), computed on the first call only."""
     paths = _candidate_paths()
     if not paths:
-        _state["why"] = "not installed (pip install mkl)"
-        return None
+        return None, "not installed (pip install mkl)"
     try:
-        cdll = ctypes.CDLL(paths[0])
-        _state["lib"] = MKL(cdll, paths[0])
+        return MKL(ctypes.CDLL(paths[0]), paths[0]), None
     except (OSError, AttributeError) as e:
-        _state["why"] = f"found {paths[0]} but it does not load ({e})"
-    return _state["lib"]
+        return None, f"found {paths[0]} but it does not load ({e})"
+
+
+def load():
+    """libmkl_rt as an :class:`MKL`, loaded once; None when missing (see why_unavailable())."""
+    return _load_once()[0]
 
 
 def why_unavailable():
-    load()
-    return _state["why"]
+    return _load_once()[1]
 
 
 if __name__ == "__main__":
