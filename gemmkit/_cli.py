@@ -1,7 +1,8 @@
 """The `gemmkit` command line (installed as the `gemmkit` console command; `python -m gemmkit` is the same):
 `gemmkit` runs the main job, `gemmkit bench ...` the benchmark, `gemmkit info` prints the configuration."""
 import argparse
-import importlib
+import importlib.util
+import os
 import sys
 
 COMMANDS_HELP = """\
@@ -9,8 +10,6 @@ commands:
   %(prog)s [--no-bench]   what runs here, a self-check of every kernel path, a short table beside NumPy
   %(prog)s bench [...]    the benchmark (%(prog)s bench --help for its options)
   %(prog)s info           the configuration: CPU features, kernel path, kernels and blocking, threads"""
-
-BENCH_MODULE = "gemmkit.bench.cli"
 
 
 def _main_job(argv, prog):
@@ -31,16 +30,37 @@ def _info(argv, prog):
     return 0
 
 
+BENCH_ENTRY = os.path.join("bench", "run_bench.py")
+BENCH_MISSING = ("{prog} bench: the benchmark is not part of the installed package; it lives in the bench/ "
+                 "folder of a gemmkit source checkout. Run `{prog} bench ...` (or `python bench/run_bench.py "
+                 "...`) inside a checkout (git clone the project, then pip install . there).")
+
+
+def find_bench(start=None):
+    """bench/run_bench.py of the gemmkit checkout that holds `start` (default: the current folder) or its
+    parents, else of the checkout this package was imported from (an in-place or editable install); None
+    when neither is a checkout (an installed wheel run elsewhere)."""
+    here = os.path.abspath(start or os.getcwd())
+    candidates = [here]
+    while os.path.dirname(candidates[-1]) != candidates[-1]:
+        candidates.append(os.path.dirname(candidates[-1]))
+    candidates.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    for root in candidates:
+        entry = os.path.join(root, BENCH_ENTRY)
+        if os.path.isfile(entry) and os.path.isfile(os.path.join(root, "bench", "cli.py")):
+            return entry
+    return None
+
+
 def _bench(argv, prog):
-    try:
-        bench_cli = importlib.import_module(BENCH_MODULE)
-    except ModuleNotFoundError as e:
-        if e.name not in ("gemmkit.bench", BENCH_MODULE):
-            raise  # the benchmark is there but needs something that is not installed: say what
-        print(f"{prog} bench: this gemmkit has no benchmark command yet ({BENCH_MODULE} is not installed); "
-              "from a checkout, run: python bench/run_bench.py", file=sys.stderr)
+    entry = find_bench()
+    if entry is None:
+        print(BENCH_MISSING.format(prog=prog), file=sys.stderr)
         return 2
-    return int(bench_cli.main(list(argv)) or 0)
+    spec = importlib.util.spec_from_file_location("gemmkit_bench_entry", entry)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return int(module.main(list(argv)) or 0)
 
 
 COMMANDS = {"bench": _bench, "info": _info}
