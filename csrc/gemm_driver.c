@@ -160,6 +160,22 @@ gemmkit_status_t gk_real_gemm(const gk_real_problem_t *p) {
                       p->C, p->ldc);
         return gemmkit_success;
     }
+    if (p->kern->tiny_complex && p->type->complex_1m && !p->type->store_c && p->M <= GK_TINY_MAX &&
+        p->N <= 2 * GK_TINY_MAX && p->K <= 2 * GK_TINY_MAX &&
+        (double)p->M * (double)(p->N / 2) * (double)(p->K / 2) <= p->small->tiny_max_macs) {
+        /* complex, counted in complex multiply-adds (real domain: N, K and C's ld doubled) */
+        union { float f[2]; double d[2]; } alpha2;
+        if (p->kern->elem == 4) {
+            alpha2.f[0] = p->alpha_fold ? ((const float *)p->alpha_fold)[0] : p->alpha.f;
+            alpha2.f[1] = p->alpha_fold ? ((const float *)p->alpha_fold)[1] : 0.0f;
+        } else {
+            alpha2.d[0] = p->alpha_fold ? ((const double *)p->alpha_fold)[0] : p->alpha.d;
+            alpha2.d[1] = p->alpha_fold ? ((const double *)p->alpha_fold)[1] : 0.0;
+        }
+        p->kern->tiny_complex(p->M, p->N / 2, p->K / 2, &alpha2, p->A, p->lda, p->transa, p->conja, p->B, p->ldb,
+                              p->transb, p->conjb, &p->beta, p->C, p->ldc / 2);
+        return gemmkit_success;
+    }
     if (p->type->few_rows && p->type->few_rows(p, &st)) return st;
     real_job_t job;
     memset(&job, 0, sizeof(job));

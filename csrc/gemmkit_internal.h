@@ -60,6 +60,12 @@ typedef void (*gk_ukernel_fn)(int64_t kc, const void *GK_RESTRICT a, int64_t rsa
 typedef void (*gk_dot_fn)(int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, int64_t lda,
                           const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc);
 
+/* The whole of a tiny complex product (complex M, N, K <= GK_TINY_MAX), elements (re, im) pairs of the
+ * kernel's real type: op(X) = X, X^T, conj(X) or X^H by transx / conjx; alpha 2 reals, beta real (a
+ * complex beta has been applied to C before, as the 1m driver does). */
+typedef void (*gk_tiny_complex_fn)(int64_t M, int64_t N, int64_t K, const void *alpha2, const void *A, int64_t lda,
+                                   int transa, int conja, const void *B, int64_t ldb, int transb, int conjb,
+                                   const void *beta, void *C, int64_t ldc);
 /* The whole of a tiny real product (M, N, K <= GK_TINY_MAX; op(X) = X^T when transx), unpacked. */
 #define GK_TINY_MAX 32
 typedef void (*gk_tiny_fn)(int64_t M, int64_t N, int64_t K, const void *alpha, const void *A, int64_t lda,
@@ -77,6 +83,7 @@ typedef struct {
     const gk_ukernel_fn *ukernel_rows;
     gk_dot_fn dot;             /* optional (NULL: packed path only) */
     gk_tiny_fn tiny;           /* optional: tiny products (config small.tiny_max_macs), no packing */
+    gk_tiny_complex_fn tiny_complex; /* optional: the same for complex elements of this real type */
 } gk_real_kernel_t;
 
 extern const gk_real_kernel_t gk_sgemm_kernel_generic, gk_dgemm_kernel_generic;

@@ -745,12 +745,20 @@ cpdef object blas_gemm_fast(int typenum, alpha, a, b, beta, c, trans_a, trans_b,
                                <double *>pc, ldc)
     elif typenum == cnp.NPY_COMPLEX64:
         a64.re = <float>al.real; a64.im = <float>al.imag; b64.re = <float>be.real; b64.im = <float>be.imag
-        with nogil:
+        if big:
+            with nogil:
+                st = gemmkit_cgemm(flb, fla, n, m, k, a64, <gemmkit_complex64_t *>pb, ldb,
+                                   <gemmkit_complex64_t *>pa, lda, b64, <gemmkit_complex64_t *>pc, ldc)
+        else:
             st = gemmkit_cgemm(flb, fla, n, m, k, a64, <gemmkit_complex64_t *>pb, ldb, <gemmkit_complex64_t *>pa,
                                lda, b64, <gemmkit_complex64_t *>pc, ldc)
     else:
         a128.re = al.real; a128.im = al.imag; b128.re = be.real; b128.im = be.imag
-        with nogil:
+        if big:
+            with nogil:
+                st = gemmkit_zgemm(flb, fla, n, m, k, a128, <gemmkit_complex128_t *>pb, ldb,
+                                   <gemmkit_complex128_t *>pa, lda, b128, <gemmkit_complex128_t *>pc, ldc)
+        else:
             st = gemmkit_zgemm(flb, fla, n, m, k, a128, <gemmkit_complex128_t *>pb, ldb,
                                <gemmkit_complex128_t *>pa, lda, b128, <gemmkit_complex128_t *>pc, ldc)
     if st != 0:

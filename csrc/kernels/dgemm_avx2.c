@@ -36,10 +36,12 @@ static const gk_ukernel_fn rows_kernels[MR] = {
 };
 
 #define TINY_FN tiny_dgemm_avx2
+#define TINY_COMPLEX_FN tiny_zgemm_avx2
 #include "real_tiny_template.h"
 #undef TINY_FN
+#undef TINY_COMPLEX_FN
 
 const gk_real_kernel_t gk_dgemm_kernel_avx2 = {
-    "ukernel_dgemm_avx2_6x8", 8, MR, NR, ukernel_dgemm_avx2_6x8, rows_kernels, NULL, tiny_dgemm_avx2,
+    "ukernel_dgemm_avx2_6x8", 8, MR, NR, ukernel_dgemm_avx2_6x8, rows_kernels, NULL, tiny_dgemm_avx2, tiny_zgemm_avx2,
 };
 #endif

@@ -35,10 +35,12 @@ static const gk_ukernel_fn rows_kernels[MR] = {
 };
 
 #define TINY_FN tiny_dgemm_avx512
+#define TINY_COMPLEX_FN tiny_zgemm_avx512
 #include "real_tiny_template.h"
 #undef TINY_FN
+#undef TINY_COMPLEX_FN
 
 const gk_real_kernel_t gk_dgemm_kernel_avx512 = {
-    "ukernel_dgemm_avx512_12x16", 8, MR, NR, ukernel_dgemm_avx512_12x16, rows_kernels, NULL, tiny_dgemm_avx512,
+    "ukernel_dgemm_avx512_12x16", 8, MR, NR, ukernel_dgemm_avx512_12x16, rows_kernels, NULL, tiny_dgemm_avx512, tiny_zgemm_avx512,
 };
 #endif

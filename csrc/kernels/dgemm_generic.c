@@ -9,9 +9,11 @@
 #include "real_generic_template.h"
 
 #define TINY_FN tiny_dgemm_generic
+#define TINY_COMPLEX_FN tiny_zgemm_generic
 #include "real_tiny_template.h"
 #undef TINY_FN
+#undef TINY_COMPLEX_FN
 
 const gk_real_kernel_t gk_dgemm_kernel_generic = {
-    "ukernel_dgemm_generic_4x8", 8, MR, NR, ukernel_dgemm_generic_4x8, NULL, NULL, tiny_dgemm_generic,
+    "ukernel_dgemm_generic_4x8", 8, MR, NR, ukernel_dgemm_generic_4x8, NULL, NULL, tiny_dgemm_generic, tiny_zgemm_generic,
 };

@@ -36,10 +36,12 @@ static const gk_ukernel_fn rows_kernels[MR] = {
 };
 
 #define TINY_FN tiny_sgemm_avx2
+#define TINY_COMPLEX_FN tiny_cgemm_avx2
 #include "real_tiny_template.h"
 #undef TINY_FN
+#undef TINY_COMPLEX_FN
 
 const gk_real_kernel_t gk_sgemm_kernel_avx2 = {
-    "ukernel_sgemm_avx2_6x16", 4, MR, NR, ukernel_sgemm_avx2_6x16, rows_kernels, NULL, tiny_sgemm_avx2,
+    "ukernel_sgemm_avx2_6x16", 4, MR, NR, ukernel_sgemm_avx2_6x16, rows_kernels, NULL, tiny_sgemm_avx2, tiny_cgemm_avx2,
 };
 #endif

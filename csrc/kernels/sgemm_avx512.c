@@ -211,10 +211,12 @@ static void sgemm_dot_avx512(int64_t m, int64_t n, int64_t k, const void *alpha_
 #undef DOT_ROWS
 
 #define TINY_FN tiny_sgemm_avx512
+#define TINY_COMPLEX_FN tiny_cgemm_avx512
 #include "real_tiny_template.h"
 #undef TINY_FN
+#undef TINY_COMPLEX_FN
 
 const gk_real_kernel_t gk_sgemm_kernel_avx512 = {
-    "ukernel_sgemm_avx512_12x32", 4, MR, NR, ukernel_sgemm_avx512_12x32, rows_kernels, sgemm_dot_avx512, tiny_sgemm_avx512,
+    "ukernel_sgemm_avx512_12x32", 4, MR, NR, ukernel_sgemm_avx512_12x32, rows_kernels, sgemm_dot_avx512, tiny_sgemm_avx512, tiny_cgemm_avx512,
 };
 #endif

@@ -9,9 +9,11 @@
 #include "real_generic_template.h"
 
 #define TINY_FN tiny_sgemm_generic
+#define TINY_COMPLEX_FN tiny_cgemm_generic
 #include "real_tiny_template.h"
 #undef TINY_FN
+#undef TINY_COMPLEX_FN
 
 const gk_real_kernel_t gk_sgemm_kernel_generic = {
-    "ukernel_sgemm_generic_4x16", 4, MR, NR, ukernel_sgemm_generic_4x16, NULL, NULL, tiny_sgemm_generic,
+    "ukernel_sgemm_generic_4x16", 4, MR, NR, ukernel_sgemm_generic_4x16, NULL, NULL, tiny_sgemm_generic, tiny_cgemm_generic,
 };
