@@ -7,9 +7,11 @@ from . import _core
 from ._resolve import resolve_operand, resolve_output
 
 # dtype name -> BLAS prefix of the core function (gemmkit._core.<prefix>gemm) that computes it.
-CORE_PREFIX = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z"}
+CORE_PREFIX = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z", "float16": "h"}
+# dtypes run one core call per matrix of a stack (the core's strided batch covers s, d, c, z only).
+PER_MATRIX_DTYPES = ("float16",)
 # dtypes matmul/gemm are meant to take whose kernels are not written yet.
-PLANNED_DTYPES = ("float16", "bfloat16")
+PLANNED_DTYPES = ("bfloat16",)  # NumPy's matmul of bfloat16 gives float32: a kernel with that output is to come
 
 
 _KERNEL_DTYPES = {np.dtype(name): prefix for name, prefix in CORE_PREFIX.items()}
@@ -88,8 +90,27 @@ def _product_into(a, trans_a, b, trans_b, c, alpha, beta):
     if out.transposed:  # C^T = op(B)^T op(A)^T, written into the row-contiguous view c^T
         a_view, trans_a, b_view, trans_b = b_view, not trans_b, a_view, not trans_a
     if out.target.size:
-        _core.gemm_batch("T" if trans_a else "N", "T" if trans_b else "N", alpha, a_view, b_view, beta, out.target)
+        ta, tb = ("T" if trans_a else "N"), ("T" if trans_b else "N")
+        if c.dtype.name in PER_MATRIX_DTYPES:
+            _per_matrix(getattr(_core, CORE_PREFIX[c.dtype.name] + "gemm"), ta, tb, alpha, a_view, b_view, beta,
+                        out.target)
+        else:
+            _core.gemm_batch(ta, tb, alpha, a_view, b_view, beta, out.target)
     out.finish()
+
+
+def _per_matrix(gemm_fn, ta, tb, alpha, a, b, beta, c):
+    """One 2-D core call per matrix of the stack c (a and b broadcast over c's batch axes); every view
+    has contiguous rows, so each call reads and writes in place."""
+    batch = c.shape[:-2]
+    a = np.broadcast_to(a, batch + a.shape[-2:])
+    b = np.broadcast_to(b, batch + b.shape[-2:])
+    M, N = c.shape[-2:]
+    K = a.shape[-2] if ta == "T" else a.shape[-1]
+    lda, ldb, ldc = (max(1, x.strides[-2] // x.itemsize) if x.shape[-2] > 1 else max(1, x.shape[-1])
+                     for x in (a, b, c))
+    for i in np.ndindex(*batch):
+        gemm_fn(ta, tb, M, N, K, alpha, a[i], lda, b[i], ldb, beta, c[i], ldc)
 
 
 def _apart_from(x, out):

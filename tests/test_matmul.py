@@ -13,8 +13,8 @@ try:
 except ImportError:  # pragma: no cover - ml_dtypes is a test dependency
     ml_dtypes = None
 
-FLOAT_DTYPES = ["float32", "float64", "complex64", "complex128"]
-PLANNED = ["float16"] + (["bfloat16"] if ml_dtypes is not None else [])
+FLOAT_DTYPES = ["float32", "float64", "complex64", "complex128", "float16"]
+PLANNED = ["bfloat16"] if ml_dtypes is not None else []
 
 
 def _dtype(name):
