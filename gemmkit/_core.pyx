@@ -258,14 +258,37 @@ cdef int _raise_status(int st, str fn) except -1:
 
 # ---- entry points -----------------------------------------------------------------------------
 
+cdef (int64_t, int64_t, int64_t, int64_t, int64_t, int64_t) _sizes(char ta, char tb, M_, N_, K_, lda_, ldb_,
+                                                                   ldc_) except *:
+    """M, N, K and the leading dimensions as checked integers (the same rules for every GEMM family)."""
+    cdef int64_t M = _int_arg(M_, "M"), N = _int_arg(N_, "N"), K = _int_arg(K_, "K")
+    cdef int64_t lda = _int_arg(lda_, "lda"), ldb = _int_arg(ldb_, "ldb"), ldc = _int_arg(ldc_, "ldc")
+    _check_dims_lds(ta, tb, M, N, K, lda, ldb, ldc)
+    return M, N, K, lda, ldb, ldc
+
+
+cdef int _acquire_abc(_Operand a, _Operand b, _Operand c, A, B, C, str a_dtype, str b_dtype, str c_dtype, char ta,
+                      char tb, int64_t M, int64_t N, int64_t K, int64_t lda, int64_t ldb, int64_t ldc,
+                      bint reads_ab) except -1:
+    """A, B (read when reads_ab and there is a product) and C (written) held and checked for op(A) M x K,
+    op(B) K x N, C M x N with their leading dimensions."""
+    cdef bint work = M > 0 and N > 0
+    reads_ab = reads_ab and work and K > 0
+    a.acquire(A, "A", a_dtype, (K if _is_t(ta) else M) if reads_ab else 0,
+              (M if _is_t(ta) else K) if reads_ab else 0, lda, False)
+    b.acquire(B, "B", b_dtype, (N if _is_t(tb) else K) if reads_ab else 0,
+              (K if _is_t(tb) else N) if reads_ab else 0, ldb, False)
+    c.acquire(C, "C", c_dtype, M if work else 0, N if work else 0, ldc, True)
+    return 0
+
+
 cdef object _gemm(str fn, str dtype, transa, transb, M_, N_, K_, alpha, A, lda_, B, ldb_, beta, C, ldc_):
     """The float family (s, d, c, z): checks in oneDNN's order, buffers acquired, C computed in place."""
     cdef bint cplx = dtype.startswith("complex")
     cdef bint single = dtype in ("float32", "complex64")
     cdef char ta = _trans_flag(transa, "transa", cplx), tb = _trans_flag(transb, "transb", cplx)
-    cdef int64_t M = _int_arg(M_, "M"), N = _int_arg(N_, "N"), K = _int_arg(K_, "K")
-    cdef int64_t lda = _int_arg(lda_, "lda"), ldb = _int_arg(ldb_, "ldb"), ldc = _int_arg(ldc_, "ldc")
-    _check_dims_lds(ta, tb, M, N, K, lda, ldb, ldc)
+    cdef int64_t M, N, K, lda, ldb, ldc
+    M, N, K, lda, ldb, ldc = _sizes(ta, tb, M_, N_, K_, lda_, ldb_, ldc_)
     cdef double complex al, be
     if cplx:
         al = _complex_arg(alpha, "alpha", single)
@@ -273,14 +296,8 @@ cdef object _gemm(str fn, str dtype, transa, transb, M_, N_, K_, alpha, A, lda_,
     else:
         al = _real_arg(alpha, "alpha", single)
         be = _real_arg(beta, "beta", single)
-    cdef bint work = M > 0 and N > 0
-    cdef bint reads_ab = work and K > 0 and al != 0
     cdef _Operand a = _Operand(), b = _Operand(), c = _Operand()
-    a.acquire(A, "A", dtype, (K if _is_t(ta) else M) if reads_ab else 0,
-              (M if _is_t(ta) else K) if reads_ab else 0, lda, False)
-    b.acquire(B, "B", dtype, (N if _is_t(tb) else K) if reads_ab else 0,
-              (K if _is_t(tb) else N) if reads_ab else 0, ldb, False)
-    c.acquire(C, "C", dtype, M if work else 0, N if work else 0, ldc, True)
+    _acquire_abc(a, b, c, A, B, C, dtype, dtype, dtype, ta, tb, M, N, K, lda, ldb, ldc, al != 0)
     cdef int st
     cdef gemmkit_complex64_t a64, b64
     cdef gemmkit_complex128_t a128, b128
@@ -337,34 +354,21 @@ cdef object _bfloat16_bits(object x, str name):
     return x.view(np.uint16)
 
 
-cdef object _gemm_half(str fn, bint bf16, transa, transb, int64_t M, int64_t N, int64_t K, alpha, A,
-                       int64_t lda, B, int64_t ldb, beta, C, int64_t ldc):
-    """float16 / bfloat16: checks as for the float family, then gemmkit_hgemm / gemmkit_bf16gemm."""
+cdef object _gemm_half(str fn, bint bf16, transa, transb, M_, N_, K_, alpha, A, lda_, B, ldb_, beta, C, ldc_):
+    """float16 / bfloat16: checks as for the float family (scalars as float32), then gemmkit_hgemm /
+    gemmkit_bf16gemm."""
     cdef char ta = _trans_flag(transa, "transa"), tb = _trans_flag(transb, "transb")
-    _check_dims_lds(ta, tb, M, N, K, lda, ldb, ldc)
-    cdef float al, be
-    try:
-        al = <double>alpha
-    except TypeError:
-        raise TypeError(f"alpha must be a real number, got {type(alpha).__name__}") from None
-    try:
-        be = <double>beta
-    except TypeError:
-        raise TypeError(f"beta must be a real number, got {type(beta).__name__}") from None
+    cdef int64_t M, N, K, lda, ldb, ldc
+    M, N, K, lda, ldb, ldc = _sizes(ta, tb, M_, N_, K_, lda_, ldb_, ldc_)
+    cdef float al = _real_arg(alpha, "alpha", True), be = _real_arg(beta, "beta", True)
     cdef str dtype = "float16"
     if bf16:
         A, B, C_bits = _bfloat16_bits(A, "A"), _bfloat16_bits(B, "B"), _bfloat16_bits(C, "C")
         dtype = "uint16"
     else:
         C_bits = C
-    cdef bint work = M > 0 and N > 0
-    cdef bint reads_ab = work and K > 0 and al != 0
     cdef _Operand a = _Operand(), b = _Operand(), c = _Operand()
-    a.acquire(A, "A", dtype, (K if _is_t(ta) else M) if reads_ab else 0,
-              (M if _is_t(ta) else K) if reads_ab else 0, lda, False)
-    b.acquire(B, "B", dtype, (N if _is_t(tb) else K) if reads_ab else 0,
-              (K if _is_t(tb) else N) if reads_ab else 0, ldb, False)
-    c.acquire(C_bits, "C", dtype, M if work else 0, N if work else 0, ldc, True)
+    _acquire_abc(a, b, c, A, B, C_bits, dtype, dtype, dtype, ta, tb, M, N, K, lda, ldb, ldc, al != 0)
     cdef int st
     if bf16:
         with nogil:
@@ -378,14 +382,12 @@ cdef object _gemm_half(str fn, bint bf16, transa, transb, int64_t M, int64_t N, 
     return C
 
 
-def hgemm(transa, transb, int64_t M, int64_t N, int64_t K, alpha, A, int64_t lda, B, int64_t ldb, beta, C,
-          int64_t ldc):
+def hgemm(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
     """C := alpha * op(A) @ op(B) + beta * C for float16 (in place): float arithmetic, rounded once."""
     return _gemm_half("hgemm", False, transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
 
 
-def bf16gemm(transa, transb, int64_t M, int64_t N, int64_t K, alpha, A, int64_t lda, B, int64_t ldb, beta, C,
-             int64_t ldc):
+def bf16gemm(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
     """C := alpha * op(A) @ op(B) + beta * C for bfloat16 NumPy arrays (ml_dtypes, in place): float
     arithmetic, rounded once."""
     return _gemm_half("bf16gemm", True, transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
@@ -393,29 +395,15 @@ def bf16gemm(transa, transb, int64_t M, int64_t N, int64_t K, alpha, A, int64_t 
 
 # ---- int32, int64, uint32, uint64 (wrap-around) ------------------------------------------------
 
-cdef object _gemm_wrap(str fn, str dtype, transa, transb, int64_t M, int64_t N, int64_t K, alpha, A,
-                       int64_t lda, B, int64_t ldb, beta, C, int64_t ldc):
+cdef object _gemm_wrap(str fn, str dtype, transa, transb, M_, N_, K_, alpha, A, lda_, B, ldb_, beta, C, ldc_):
     """The integer family: checks as for the float family (A and B are read even when alpha = 0: the
     product's float64 scaling gives NaN for an infinite alpha), then gemmkit_gemm_<i/u><32/64>."""
     cdef char ta = _trans_flag(transa, "transa"), tb = _trans_flag(transb, "transb")
-    _check_dims_lds(ta, tb, M, N, K, lda, ldb, ldc)
-    cdef double al, be
-    try:
-        al = alpha
-    except TypeError:
-        raise TypeError(f"alpha must be a real number, got {type(alpha).__name__}") from None
-    try:
-        be = beta
-    except TypeError:
-        raise TypeError(f"beta must be a real number, got {type(beta).__name__}") from None
-    cdef bint work = M > 0 and N > 0
-    cdef bint reads_ab = work and K > 0
+    cdef int64_t M, N, K, lda, ldb, ldc
+    M, N, K, lda, ldb, ldc = _sizes(ta, tb, M_, N_, K_, lda_, ldb_, ldc_)
+    cdef double al = _real_arg(alpha, "alpha", False), be = _real_arg(beta, "beta", False)
     cdef _Operand a = _Operand(), b = _Operand(), c = _Operand()
-    a.acquire(A, "A", dtype, (K if _is_t(ta) else M) if reads_ab else 0,
-              (M if _is_t(ta) else K) if reads_ab else 0, lda, False)
-    b.acquire(B, "B", dtype, (N if _is_t(tb) else K) if reads_ab else 0,
-              (K if _is_t(tb) else N) if reads_ab else 0, ldb, False)
-    c.acquire(C, "C", dtype, M if work else 0, N if work else 0, ldc, True)
+    _acquire_abc(a, b, c, A, B, C, dtype, dtype, dtype, ta, tb, M, N, K, lda, ldb, ldc, True)
     cdef int st
     if dtype == "int32":
         with nogil:
@@ -437,27 +425,23 @@ cdef object _gemm_wrap(str fn, str dtype, transa, transb, int64_t M, int64_t N, 
     return C
 
 
-def gemm_i32(transa, transb, int64_t M, int64_t N, int64_t K, alpha, A, int64_t lda, B, int64_t ldb, beta, C,
-             int64_t ldc):
+def gemm_i32(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
     """int32 Gemm as ONNX computes it: the product wraps modulo 2^32, alpha and beta scale it in float64,
     the result is truncated back (see gemmkit.h); C in place."""
     return _gemm_wrap("gemm_i32", "int32", transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
 
 
-def gemm_i64(transa, transb, int64_t M, int64_t N, int64_t K, alpha, A, int64_t lda, B, int64_t ldb, beta, C,
-             int64_t ldc):
+def gemm_i64(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
     """int64 Gemm as ONNX computes it (as gemm_i32, modulo 2^64)."""
     return _gemm_wrap("gemm_i64", "int64", transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
 
 
-def gemm_u32(transa, transb, int64_t M, int64_t N, int64_t K, alpha, A, int64_t lda, B, int64_t ldb, beta, C,
-             int64_t ldc):
+def gemm_u32(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
     """uint32 Gemm as ONNX computes it (as gemm_i32, unsigned)."""
     return _gemm_wrap("gemm_u32", "uint32", transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
 
 
-def gemm_u64(transa, transb, int64_t M, int64_t N, int64_t K, alpha, A, int64_t lda, B, int64_t ldb, beta, C,
-             int64_t ldc):
+def gemm_u64(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
     """uint64 Gemm as ONNX computes it (as gemm_i64, unsigned)."""
     return _gemm_wrap("gemm_u64", "uint64", transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
 cdef class _Stack:
@@ -819,24 +803,18 @@ cdef object _gemm_i8(str fn, bint a_signed, transa, transb, offsetc, M_, N_, K_,
                      ldb_, bo, beta_, C, ldc_, co):
     cdef char ta = _trans_flag(transa, "transa"), tb = _trans_flag(transb, "transb")
     cdef char oc = _offsetc_flag(offsetc)
-    cdef int64_t M = _int_arg(M_, "M"), N = _int_arg(N_, "N"), K = _int_arg(K_, "K")
-    cdef int64_t lda = _int_arg(lda_, "lda"), ldb = _int_arg(ldb_, "ldb"), ldc = _int_arg(ldc_, "ldc")
+    cdef int64_t M, N, K, lda, ldb, ldc
+    M, N, K, lda, ldb, ldc = _sizes(ta, tb, M_, N_, K_, lda_, ldb_, ldc_)
     cdef float alpha = _real_arg(alpha_, "alpha", True), beta = _real_arg(beta_, "beta", True)
-    _check_dims_lds(ta, tb, M, N, K, lda, ldb, ldc)
     lo, hi = (-128, 127) if a_signed else (0, 255)
     if _is_bool(ao) or not isinstance(ao, (int, np.integer)) or not lo <= ao <= hi:
         raise ValueError(f"ao must be an integer in [{lo}, {hi}], got {ao!r}")
     if _is_bool(bo) or not isinstance(bo, (int, np.integer)) or not -128 <= bo <= 127:
         raise ValueError(f"bo must be an integer in [-128, 127], got {bo!r}")
-    cdef bint work = M > 0 and N > 0
-    cdef bint reads_ab = work and K > 0 and alpha != 0.0
     co_arr = _offset_vector(co, oc, M, N)
     cdef _Operand a = _Operand(), b = _Operand(), c = _Operand(), o = _Operand()
-    a.acquire(A, "A", "int8" if a_signed else "uint8", (K if _is_t(ta) else M) if reads_ab else 0,
-              (M if _is_t(ta) else K) if reads_ab else 0, lda, False)
-    b.acquire(B, "B", "int8", (N if _is_t(tb) else K) if reads_ab else 0,
-              (K if _is_t(tb) else N) if reads_ab else 0, ldb, False)
-    c.acquire(C, "C", "int32", M if work else 0, N if work else 0, ldc, True)
+    _acquire_abc(a, b, c, A, B, C, "int8" if a_signed else "uint8", "int8", "int32", ta, tb, M, N, K, lda, ldb, ldc,
+                 alpha != 0.0)
     o.acquire(co_arr, "co", "int32", 0, 0, 1, False)
     cdef int st
     cdef int ao_i = ao, bo_i = bo

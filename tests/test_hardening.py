@@ -259,3 +259,19 @@ def test_first_calls_from_several_threads(tmp_path):
         ok, arch = out.stdout.split()
         assert ok == "True"
         assert arch in gemmkit.available_archs()
+
+
+@pytest.mark.parametrize("fn,dtype", [("hgemm", np.float16), ("gemm_i32", np.int32), ("gemm_i64", np.int64),
+                                      ("gemm_u32", np.uint32), ("gemm_u64", np.uint64)])
+@pytest.mark.parametrize("name", ["M", "K", "ldc"])
+def test_half_and_integer_families_share_the_conversion_rules(fn, dtype, name):
+    """The ONNX families go through the same size and scalar checks as sgemm."""
+    args = dict(transa="N", transb="N", M=2, N=4, K=5, alpha=1.0, A=np.ones((2, 5), dtype), lda=5,
+                B=np.ones((5, 4), dtype), ldb=4, beta=0.0, C=np.full((2, 4), 7, dtype), ldc=4)
+    bad = dict(args, **{name: 2.9})
+    before = bad["C"].copy()
+    with pytest.raises(TypeError, match=rf"^{name} must be an integer"):
+        getattr(gemmkit._core, fn)(*bad.values())
+    assert np.array_equal(bad["C"], before)
+    with pytest.raises(TypeError, match="^alpha must be a real number"):
+        getattr(gemmkit._core, fn)(*dict(args, alpha=None).values())
