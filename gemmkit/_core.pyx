@@ -258,6 +258,49 @@ cdef int _raise_status(int st, str fn) except -1:
 
 # ---- entry points -----------------------------------------------------------------------------
 
+# ---- the float family's one call into C (every entry: plain, stacks, gemmkit.blas) ------------------
+
+cdef enum FloatKind:
+    KIND_S = 0
+    KIND_D = 1
+    KIND_C = 2
+    KIND_Z = 3
+
+
+cdef int _float_kind(str dtype) except -1:
+    if dtype == "float32":
+        return KIND_S
+    if dtype == "float64":
+        return KIND_D
+    if dtype == "complex64":
+        return KIND_C
+    return KIND_Z
+
+
+cdef int _call_float_gemm(int kind, char ta, char tb, int64_t M, int64_t N, int64_t K, double complex al,
+                          const void *A, int64_t lda, int64_t sa, const void *B, int64_t ldb, int64_t sb,
+                          double complex be, void *C, int64_t ldc, int64_t sc, int64_t batch) noexcept nogil:
+    """gemmkit_<s|d|c|z>gemm_batch (the plain entries are batches of one): alpha and beta narrowed to the
+    routine's scalar type here, once for every caller. Returns the status."""
+    cdef gemmkit_complex64_t a64, b64
+    cdef gemmkit_complex128_t a128, b128
+    if kind == KIND_S:
+        return gemmkit_sgemm_batch(ta, tb, M, N, K, <float>al.real, <const float *>A, lda, sa, <const float *>B, ldb,
+                                   sb, <float>be.real, <float *>C, ldc, sc, batch)
+    if kind == KIND_D:
+        return gemmkit_dgemm_batch(ta, tb, M, N, K, al.real, <const double *>A, lda, sa, <const double *>B, ldb, sb,
+                                   be.real, <double *>C, ldc, sc, batch)
+    if kind == KIND_C:
+        a64.re = <float>al.real; a64.im = <float>al.imag; b64.re = <float>be.real; b64.im = <float>be.imag
+        return gemmkit_cgemm_batch(ta, tb, M, N, K, a64, <const gemmkit_complex64_t *>A, lda, sa,
+                                   <const gemmkit_complex64_t *>B, ldb, sb, b64, <gemmkit_complex64_t *>C, ldc, sc,
+                                   batch)
+    a128.re = al.real; a128.im = al.imag; b128.re = be.real; b128.im = be.imag
+    return gemmkit_zgemm_batch(ta, tb, M, N, K, a128, <const gemmkit_complex128_t *>A, lda, sa,
+                               <const gemmkit_complex128_t *>B, ldb, sb, b128, <gemmkit_complex128_t *>C, ldc, sc,
+                               batch)
+
+
 cdef (int64_t, int64_t, int64_t, int64_t, int64_t, int64_t) _sizes(char ta, char tb, M_, N_, K_, lda_, ldb_,
                                                                    ldc_) except *:
     """M, N, K and the leading dimensions as checked integers (the same rules for every GEMM family)."""
@@ -298,27 +341,9 @@ cdef object _gemm(str fn, str dtype, transa, transb, M_, N_, K_, alpha, A, lda_,
         be = _real_arg(beta, "beta", single)
     cdef _Operand a = _Operand(), b = _Operand(), c = _Operand()
     _acquire_abc(a, b, c, A, B, C, dtype, dtype, dtype, ta, tb, M, N, K, lda, ldb, ldc, al != 0)
-    cdef int st
-    cdef gemmkit_complex64_t a64, b64
-    cdef gemmkit_complex128_t a128, b128
-    if dtype == "float32":
-        with nogil:
-            st = gemmkit_sgemm(ta, tb, M, N, K, <float>al.real, <const float *>a.ptr, lda, <const float *>b.ptr,
-                               ldb, <float>be.real, <float *>c.ptr, ldc)
-    elif dtype == "float64":
-        with nogil:
-            st = gemmkit_dgemm(ta, tb, M, N, K, al.real, <const double *>a.ptr, lda, <const double *>b.ptr,
-                               ldb, be.real, <double *>c.ptr, ldc)
-    elif dtype == "complex64":
-        a64.re = al.real; a64.im = al.imag; b64.re = be.real; b64.im = be.imag
-        with nogil:
-            st = gemmkit_cgemm(ta, tb, M, N, K, a64, <const gemmkit_complex64_t *>a.ptr, lda,
-                               <const gemmkit_complex64_t *>b.ptr, ldb, b64, <gemmkit_complex64_t *>c.ptr, ldc)
-    else:
-        a128.re = al.real; a128.im = al.imag; b128.re = be.real; b128.im = be.imag
-        with nogil:
-            st = gemmkit_zgemm(ta, tb, M, N, K, a128, <const gemmkit_complex128_t *>a.ptr, lda,
-                               <const gemmkit_complex128_t *>b.ptr, ldb, b128, <gemmkit_complex128_t *>c.ptr, ldc)
+    cdef int st, kind = _float_kind(dtype)
+    with nogil:
+        st = _call_float_gemm(kind, ta, tb, M, N, K, al, a.ptr, lda, 0, b.ptr, ldb, 0, be, c.ptr, ldc, 0, 1)
     _raise_status(st, fn)
     return C
 
@@ -514,33 +539,13 @@ cdef int _run_stack(str dtype, char ta, char tb, int64_t M, int64_t N, int64_t K
                     _Stack a, int64_t sa, _Stack b, int64_t sb, double complex be, _Stack c, int64_t sc,
                     int64_t off_a, int64_t off_b, int64_t off_c, int64_t batch) except -1:
     """One strided-batch call of the core on matrices starting off_* elements into each buffer."""
-    cdef int st
-    cdef gemmkit_complex64_t a64, b64
-    cdef gemmkit_complex128_t a128, b128
+    cdef int st, kind = _float_kind(dtype)
     cdef Py_ssize_t isz = c.view.itemsize
     cdef const char *pa = a.ptr + off_a * isz
     cdef const char *pb = b.ptr + off_b * isz
     cdef char *pc = c.ptr + off_c * isz
-    if dtype == "float32":
-        with nogil:
-            st = gemmkit_sgemm_batch(ta, tb, M, N, K, <float>al.real, <const float *>pa, a.ld, sa,
-                                     <const float *>pb, b.ld, sb, <float>be.real, <float *>pc, c.ld, sc, batch)
-    elif dtype == "float64":
-        with nogil:
-            st = gemmkit_dgemm_batch(ta, tb, M, N, K, al.real, <const double *>pa, a.ld, sa,
-                                     <const double *>pb, b.ld, sb, be.real, <double *>pc, c.ld, sc, batch)
-    elif dtype == "complex64":
-        a64.re = al.real; a64.im = al.imag; b64.re = be.real; b64.im = be.imag
-        with nogil:
-            st = gemmkit_cgemm_batch(ta, tb, M, N, K, a64, <const gemmkit_complex64_t *>pa, a.ld, sa,
-                                     <const gemmkit_complex64_t *>pb, b.ld, sb, b64,
-                                     <gemmkit_complex64_t *>pc, c.ld, sc, batch)
-    else:
-        a128.re = al.real; a128.im = al.imag; b128.re = be.real; b128.im = be.imag
-        with nogil:
-            st = gemmkit_zgemm_batch(ta, tb, M, N, K, a128, <const gemmkit_complex128_t *>pa, a.ld, sa,
-                                     <const gemmkit_complex128_t *>pb, b.ld, sb, b128,
-                                     <gemmkit_complex128_t *>pc, c.ld, sc, batch)
+    with nogil:
+        st = _call_float_gemm(kind, ta, tb, M, N, K, al, pa, a.ld, sa, pb, b.ld, sb, be, pc, c.ld, sc, batch)
     return _raise_status(st, "gemm_batch")
 
 
@@ -708,43 +713,13 @@ cpdef object blas_gemm_fast(int typenum, alpha, a, b, beta, c, trans_a, trans_b,
     cdef char *pc = <char *>cnp.PyArray_DATA(C)
     cdef int64_t ldc = m
     cdef int st
-    cdef gemmkit_complex64_t a64, b64
-    cdef gemmkit_complex128_t a128, b128
-    cdef bint big = <double>m * <double>n * <double>k > 32768.0  # release the GIL past ~32^3
-    if typenum == cnp.NPY_FLOAT32:
-        if big:
-            with nogil:
-                st = gemmkit_sgemm(flb, fla, n, m, k, <float>al.real, <float *>pb, ldb, <float *>pa, lda,
-                                   <float>be.real, <float *>pc, ldc)
-        else:
-            st = gemmkit_sgemm(flb, fla, n, m, k, <float>al.real, <float *>pb, ldb, <float *>pa, lda,
-                               <float>be.real, <float *>pc, ldc)
-    elif typenum == cnp.NPY_FLOAT64:
-        if big:
-            with nogil:
-                st = gemmkit_dgemm(flb, fla, n, m, k, al.real, <double *>pb, ldb, <double *>pa, lda, be.real,
-                                   <double *>pc, ldc)
-        else:
-            st = gemmkit_dgemm(flb, fla, n, m, k, al.real, <double *>pb, ldb, <double *>pa, lda, be.real,
-                               <double *>pc, ldc)
-    elif typenum == cnp.NPY_COMPLEX64:
-        a64.re = <float>al.real; a64.im = <float>al.imag; b64.re = <float>be.real; b64.im = <float>be.imag
-        if big:
-            with nogil:
-                st = gemmkit_cgemm(flb, fla, n, m, k, a64, <gemmkit_complex64_t *>pb, ldb,
-                                   <gemmkit_complex64_t *>pa, lda, b64, <gemmkit_complex64_t *>pc, ldc)
-        else:
-            st = gemmkit_cgemm(flb, fla, n, m, k, a64, <gemmkit_complex64_t *>pb, ldb, <gemmkit_complex64_t *>pa,
-                               lda, b64, <gemmkit_complex64_t *>pc, ldc)
+    cdef int kind = (KIND_S if typenum == cnp.NPY_FLOAT32 else KIND_D if typenum == cnp.NPY_FLOAT64
+                     else KIND_C if typenum == cnp.NPY_COMPLEX64 else KIND_Z)
+    if <double>m * <double>n * <double>k > 32768.0:  # release the GIL past ~32^3 (a tiny call keeps it)
+        with nogil:
+            st = _call_float_gemm(kind, flb, fla, n, m, k, al, pb, ldb, 0, pa, lda, 0, be, pc, ldc, 0, 1)
     else:
-        a128.re = al.real; a128.im = al.imag; b128.re = be.real; b128.im = be.imag
-        if big:
-            with nogil:
-                st = gemmkit_zgemm(flb, fla, n, m, k, a128, <gemmkit_complex128_t *>pb, ldb,
-                                   <gemmkit_complex128_t *>pa, lda, b128, <gemmkit_complex128_t *>pc, ldc)
-        else:
-            st = gemmkit_zgemm(flb, fla, n, m, k, a128, <gemmkit_complex128_t *>pb, ldb,
-                               <gemmkit_complex128_t *>pa, lda, b128, <gemmkit_complex128_t *>pc, ldc)
+        st = _call_float_gemm(kind, flb, fla, n, m, k, al, pb, ldb, 0, pa, lda, 0, be, pc, ldc, 0, 1)
     if st != 0:
         _raise_status(st, "gemm")
     return C
