@@ -56,12 +56,13 @@ def _result_dtype(a, b, who):
     return dtype.newbyteorder("=")
 
 
-def _check_out(out, name, shape, dtype, who):
-    """out/c must be a writable ndarray of exactly the result's shape and dtype (byte order aside)."""
+def _check_out(out, name, shape, dtype, who, dtype_error=TypeError):
+    """out/c must be a writable ndarray of exactly the result's shape and dtype (byte order aside); a
+    wrong dtype raises `dtype_error` (NumPy's matmul: TypeError; quant's contract: ValueError)."""
     if not isinstance(out, np.ndarray):
         raise TypeError(f"{who}: {name} must be a NumPy array, got {type(out).__name__}")
     if out.dtype.newbyteorder("=") != dtype:
-        raise TypeError(f"{who}: {name} has dtype {out.dtype} but the result is {dtype}")
+        raise dtype_error(f"{who}: {name} has dtype {out.dtype} but the result is {dtype}")
     if out.shape != shape:
         raise ValueError(f"{who}: {name} has shape {out.shape} but the result has shape {shape}")
     if not out.flags.writeable:

@@ -9,6 +9,7 @@ happens in the C core (gemmkit_gemm_s8s8_per_token), whose epilogue applies scal
 import numpy as np
 
 from . import _core
+from ._matmul import _check_out
 from ._resolve import batch_stride, resolve_operand, resolve_output
 
 OUT_DTYPES = ("float16", "bfloat16", "float32")
@@ -184,14 +185,7 @@ def matmul_per_token(x, weight, deq_scale, per_token_scale, *, out_dtype=None, t
     if out is None:
         out = np.empty(shape, dtype)
     else:
-        if not isinstance(out, np.ndarray):
-            raise TypeError(f"{_WHO}: out must be a NumPy array, got {type(out).__name__}")
-        if out.dtype.newbyteorder("=") != dtype:
-            raise ValueError(f"{_WHO}: out has dtype {out.dtype} but the result is {name}")
-        if out.shape != shape:
-            raise ValueError(f"{_WHO}: out has shape {out.shape} but the result has shape {shape}")
-        if not out.flags.writeable:
-            raise ValueError(f"{_WHO}: out is read-only")
+        _check_out(out, "out", shape, dtype, _WHO, dtype_error=ValueError)
     if out.size == 0:
         return out
 
