@@ -33,6 +33,28 @@ static void pack_rows4_sse(const float *src, int64_t ld, int64_t kc, int pw, flo
 #endif
 
 #if GK_PACK_SSE
+/* Columns 0..1 of a panel (row stride pw) from 2 float sources contiguous in k, 4 k at a time: the two
+ * rows interleaved by unpacklo/hi, each k's pair stored as one 64-bit half (the 6-row AVX2 panel is
+ * a 4-row transpose and this pair). */
+static void pack_rows2_sse_f32(const float *src, int64_t ld, int64_t kc, int pw, float *dst) {
+    const float *r0 = src, *r1 = src + ld;
+    int64_t k = 0;
+    for (; k + 4 <= kc; k += 4) {
+        const __m128 x0 = _mm_loadu_ps(r0 + k), x1 = _mm_loadu_ps(r1 + k);
+        const __m128 lo = _mm_unpacklo_ps(x0, x1), hi = _mm_unpackhi_ps(x0, x1);
+        _mm_storel_pi((__m64 *)(dst + (k + 0) * pw), lo);
+        _mm_storeh_pi((__m64 *)(dst + (k + 1) * pw), lo);
+        _mm_storel_pi((__m64 *)(dst + (k + 2) * pw), hi);
+        _mm_storeh_pi((__m64 *)(dst + (k + 3) * pw), hi);
+    }
+    for (; k < kc; k++) {
+        float *d = dst + k * pw;
+        d[0] = r0[k]; d[1] = r1[k];
+    }
+}
+#endif
+
+#if GK_PACK_SSE
 /* Columns 0..1 of a panel (row stride pw) from 2 sources contiguous in k, 2 k at a time through 2x2
  * in-register transposes, the next sources prefetched as for float; k tail copied scalar. */
 static void pack_rows2_sse2(const double *src, int64_t ld, int64_t kc, int pw, double *dst) {
@@ -60,12 +82,14 @@ static void pack_rows2_sse2(const double *src, int64_t ld, int64_t kc, int pw, d
 #if GK_PACK_SSE
 #define ROWS_SIMD pack_rows4_sse
 #define ROWS_SIMD_N 4
+#define ROWS_SIMD_PAIR pack_rows2_sse_f32
 #endif
 #include "pack_real_template.h"
 #undef T
 #undef SFX
 #undef ROWS_SIMD
 #undef ROWS_SIMD_N
+#undef ROWS_SIMD_PAIR
 
 #define T double
 #define SFX f64

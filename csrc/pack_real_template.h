@@ -1,6 +1,7 @@
 /* The real-domain block packers, written once and instantiated by pack_real.c (float, double, and float16 /
  * bfloat16 widened to float) and kernels/half_avx2.c (float16 by F16C). T = packed (kernel) element type,
- * SFX = name suffix, ROWS_SIMD = optional in-register transposing copy of rows; optional TS = the caller's
+ * SFX = name suffix, ROWS_SIMD = optional in-register transposing copy of ROWS_SIMD_N rows (ROWS_SIMD_PAIR: of
+ * 2, for a panel width that is not a multiple of ROWS_SIMD_N); optional TS = the caller's
  * element type when it differs, with GK_PACK_LOAD(x) (one value to T) and GK_PACK_ROW(dst, src, n). */
 #ifndef GK_CAT
 #define GK_CAT_(a, b) a##b
@@ -24,13 +25,17 @@ static void GK_CAT(pack_block_kcontig_, SFX)(const TS *src, int64_t ld, int64_t 
     for (int64_t x0 = 0; x0 < width; x0 += pw) {
         const int64_t w = GK_MIN((int64_t)pw, width - x0);
         T *d = dst + x0 * kc;
+        int64_t x_done = 0; /* columns of a full panel copied by the in-register transposes */
 #if defined(ROWS_SIMD)
-        if (w == pw && pw % ROWS_SIMD_N == 0) {
-            for (int x = 0; x < pw; x += ROWS_SIMD_N) ROWS_SIMD(src + (x0 + x) * ld, ld, kc, pw, d + x);
-            continue;
+        if (w == pw) {
+            for (; x_done + ROWS_SIMD_N <= pw; x_done += ROWS_SIMD_N)
+                ROWS_SIMD(src + (x0 + x_done) * ld, ld, kc, pw, d + x_done);
+#if defined(ROWS_SIMD_PAIR)
+            for (; x_done + 2 <= pw; x_done += 2) ROWS_SIMD_PAIR(src + (x0 + x_done) * ld, ld, kc, pw, d + x_done);
+#endif
         }
 #endif
-        for (int64_t x = 0; x < w; x++) {
+        for (int64_t x = x_done; x < w; x++) {
             const TS *s = src + (x0 + x) * ld;
             for (int64_t k = 0; k < kc; k++) d[k * pw + x] = GK_PACK_LOAD(s[k]);
         }

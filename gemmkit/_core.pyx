@@ -725,6 +725,121 @@ cpdef object blas_gemm_fast(int typenum, alpha, a, b, beta, c, trans_a, trans_b,
     return C
 
 
+# ---- gemmkit.matmul: the common 1-D / 2-D case without Python-level overhead ----------------------------
+
+cdef inline bint _disjoint(char *p, int64_t rows, int64_t cols, int64_t ld, Py_ssize_t isz, char *q,
+                           int64_t qrows, int64_t qcols, int64_t qld) noexcept:
+    """Whether two row-major spans (rows x cols, rows ld apart, non-empty) share no byte."""
+    cdef char *p_end = p + ((rows - 1) * ld + cols) * isz
+    cdef char *q_end = q + ((qrows - 1) * qld + qcols) * isz
+    return p_end <= q or q_end <= p
+
+
+cdef inline int _vector_or_matrix(cnp.ndarray x, bint is_a, Py_ssize_t isz, char **ptr, int64_t *rows,
+                                  int64_t *cols, int64_t *ld) noexcept:
+    """A 1-D or 2-D operand of matmul as the core reads it in place: as a rows x cols row-major matrix,
+    returning 0 (read as it is) or 1 (read as its transpose, rows/cols/ld those of the transpose), or
+    -1 (not in place, or empty). A 1-D a is a 1 x K row, a 1-D b a K x 1 column (a strided vector is a
+    K x 1 column with ld = its stride, read transposed for a)."""
+    cdef int flip
+    cdef Py_ssize_t n, s
+    if cnp.PyArray_NDIM(x) == 2:
+        flip = _row_major(x, isz, ptr, ld)
+        rows[0] = cnp.PyArray_DIMS(x)[1 if flip else 0]
+        cols[0] = cnp.PyArray_DIMS(x)[0 if flip else 1]
+        return flip
+    n = cnp.PyArray_DIMS(x)[0]
+    s = cnp.PyArray_STRIDES(x)[0]
+    ptr[0] = <char *>cnp.PyArray_DATA(x)
+    if n == 0 or (n > 1 and (s <= 0 or s % isz != 0)):
+        return -1
+    s = s // isz if n > 1 else 1
+    if is_a:  # 1 x K: contiguous row, or the transpose of a K x 1 column of stride s
+        if s == 1:
+            rows[0] = 1; cols[0] = n; ld[0] = n
+            return 0
+        rows[0] = n; cols[0] = 1; ld[0] = s
+        return 1
+    rows[0] = n; cols[0] = 1; ld[0] = s  # K x 1 column
+    return 0
+
+
+cpdef object matmul_fast(a, b, out):
+    """gemmkit.matmul for the common case: NumPy arrays a and b of one dtype (float32, float64, complex64,
+    complex128), each 1-D or 2-D (not both 1-D), read in place (a unit-stride axis), non-empty, and out None
+    or a writable array of the result's shape and dtype with a unit-stride axis that shares no memory with
+    a or b. Returns the result, or None (nothing done) for anything else: the caller's general path then
+    applies NumPy's rules, conversions and checks."""
+    if type(a) is not np.ndarray or type(b) is not np.ndarray:
+        return None
+    cdef cnp.ndarray A = a, B = b, C
+    cdef int typenum = cnp.PyArray_TYPE(A)
+    cdef int nda = cnp.PyArray_NDIM(A), ndb = cnp.PyArray_NDIM(B)
+    if (cnp.PyArray_TYPE(B) != typenum or not (typenum == cnp.NPY_FLOAT32 or typenum == cnp.NPY_FLOAT64
+            or typenum == cnp.NPY_COMPLEX64 or typenum == cnp.NPY_COMPLEX128)
+            or nda < 1 or nda > 2 or ndb < 1 or ndb > 2 or (nda == 1 and ndb == 1)
+            or not cnp.PyArray_ISNOTSWAPPED(A) or not cnp.PyArray_ISNOTSWAPPED(B)
+            or not cnp.PyArray_ISALIGNED(A) or not cnp.PyArray_ISALIGNED(B)):
+        return None
+    cdef Py_ssize_t isz = cnp.PyArray_ITEMSIZE(A)
+    cdef char *pa
+    cdef char *pb
+    cdef char *pc
+    cdef int64_t ra, ca, lda, rb, cb, ldb, rc, cc, ldc
+    cdef int fa = _vector_or_matrix(A, True, isz, &pa, &ra, &ca, &lda)
+    cdef int fb = _vector_or_matrix(B, False, isz, &pb, &rb, &cb, &ldb)
+    if fa < 0 or fb < 0:
+        return None
+    cdef int64_t m = ca if fa else ra, k = ra if fa else ca
+    cdef int64_t kb = cb if fb else rb, n = rb if fb else cb
+    if kb != k:
+        return None  # the general path names the mismatch
+    cdef cnp.npy_intp dims[2]
+    cdef int nd = 2
+    if nda == 1:
+        dims[0] = n; nd = 1
+    elif ndb == 1:
+        dims[0] = m; nd = 1
+    else:
+        dims[0] = m; dims[1] = n
+    cdef int fc = 0
+    if out is None:
+        C = cnp.PyArray_EMPTY(nd, dims, typenum, 0)
+        pc = <char *>cnp.PyArray_DATA(C)
+        ldc = n
+    else:
+        if (type(out) is not np.ndarray or cnp.PyArray_NDIM(<cnp.ndarray>out) != nd
+                or cnp.PyArray_TYPE(<cnp.ndarray>out) != typenum or cnp.PyArray_DIMS(<cnp.ndarray>out)[0] != dims[0]
+                or (nd == 2 and cnp.PyArray_DIMS(<cnp.ndarray>out)[1] != dims[1])
+                or not cnp.PyArray_ISWRITEABLE(<cnp.ndarray>out) or not cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>out)
+                or not cnp.PyArray_ISALIGNED(<cnp.ndarray>out)):
+            return None
+        C = out
+        if nd == 2:
+            fc = _row_major(C, isz, &pc, &ldc)
+        else:  # a row (1-D @ 2-D) or a column (2-D @ 1-D) of the m x n product
+            fc = _vector_or_matrix(C, nda == 1, isz, &pc, &rc, &cc, &ldc)
+        if fc < 0:
+            return None
+        rc = n if fc else m
+        cc = m if fc else n
+        if not (_disjoint(pc, rc, cc, ldc, isz, pa, ra, ca, lda) and _disjoint(pc, rc, cc, ldc, isz, pb, rb, cb, ldb)):
+            return None
+    cdef char ta = b'T' if fa else b'N', tb = b'T' if fb else b'N'
+    cdef int kind = (KIND_S if typenum == cnp.NPY_FLOAT32 else KIND_D if typenum == cnp.NPY_FLOAT64
+                     else KIND_C if typenum == cnp.NPY_COMPLEX64 else KIND_Z)
+    cdef int st
+    with nogil:
+        if fc:  # C stored transposed: C^T = op(B)^T op(A)^T
+            st = _call_float_gemm(kind, b'N' if fb else b'T', b'N' if fa else b'T', n, m, k, 1.0, pb, ldb, 0,
+                                  pa, lda, 0, 0.0, pc, ldc, 0, 1)
+        else:
+            st = _call_float_gemm(kind, ta, tb, m, n, k, 1.0, pa, lda, 0, pb, ldb, 0, 0.0, pc, ldc, 0, 1)
+    if st != 0:
+        _raise_status(st, "matmul")
+    return C
+
+
 # The general paths of gemmkit.blas (SciPy's conversions), registered by gemmkit.blas: prefix -> function.
 blas_general = {}
 

@@ -128,6 +128,9 @@ def matmul(a, b, out=None):
     (TypeError); it is left untouched when the arguments are rejected. Any strides: a matrix with a unit
     stride along either axis is read (and out written) in place; others are copied.
     """
+    result = _core.matmul_fast(a, b, out)  # 1-D/2-D ndarrays of one s/d/c/z dtype, read in place
+    if result is not None:
+        return result
     who = "gemmkit.matmul"
     a = _as_array(a, "a", who)
     b = _as_array(b, "b", who)

@@ -265,6 +265,64 @@ def test_resolver_passes_unit_stride_matrices_without_copies(monkeypatch, a_layo
     _assert_close(out, a, b, dt)
 
 
+FAST_LAYOUTS = {"C", "F", "padded_rows", "padded_F", "stepped"}  # a unit-stride axis: read in place
+
+
+@pytest.mark.parametrize("dtype_name", FLOAT_DTYPES)
+@pytest.mark.parametrize("shapes", [((7, 5), (5, 9)), ((1, 5), (5, 1)), ((5,), (5, 9)), ((7, 5), (5,)),
+                                    ((33, 17), (17, 1)), ((1, 40), (40,))])
+@pytest.mark.parametrize("a_layout", ["C", "F", "padded_F", "no_unit_stride", "stepped", "negative"])
+@pytest.mark.parametrize("out_layout", [None, "C", "F", "no_unit_stride"])
+def test_matmul_fast_path_takes_in_place_operands_only(dtype_name, shapes, a_layout, out_layout):
+    """The Cython fast path (1-D/2-D, one dtype) computes in place exactly when every operand has a
+    unit-stride axis and out shares no memory with the inputs; otherwise it declines (None) and writes
+    nothing, and gemmkit.matmul's general path gives the same result."""
+    if not _has_kernels(dtype_name):
+        pytest.skip(f"no {dtype_name} kernels")
+    dtype = np.dtype(dtype_name)
+    (a_shape, b_shape) = shapes
+    a_layout = (a_layout if a_layout in ("stepped", "negative", "C") else "C") if len(a_shape) == 1 else (
+        a_layout if a_layout in MATRIX_LAYOUTS else "C")
+    rng = np.random.default_rng(3)
+    a = _with_layout(_values(rng, a_shape, dtype), a_layout)
+    b = _with_layout(_values(rng, b_shape, dtype), "F" if len(b_shape) == 2 else "stepped")
+    want_shape = np.matmul(a, b).shape
+    out = None if out_layout is None else _out_array(want_shape, dtype, out_layout, np.nan)
+    before = None if out is None else out.copy()
+    got = _core.matmul_fast(a, b, out)
+    # expected: declined for dtypes without s/d/c/z kernels, a without a unit-stride axis, such an out
+    # (a 1-D out and an out with a size-1 axis are read at any positive stride); a 2-D a with a size-1
+    # axis may go either way (any stride along that axis), only the result is checked then
+    fast_dtype = dtype_name in ("float32", "float64", "complex64", "complex128")
+    a_in_place = a_layout in FAST_LAYOUTS or a_layout == "C"
+    out_in_place = out_layout != "no_unit_stride" or len(want_shape) == 1 or 1 in want_shape
+    expect = None if a.ndim == 2 and 1 in a.shape and fast_dtype else (fast_dtype and a_in_place and out_in_place)
+    assert expect is None or (got is not None) == expect, f"fast path {'declined' if got is None else 'took'} it"
+    if got is None:
+        if out is not None:
+            assert np.array_equal(out, before, equal_nan=True), "declined, but out was written"
+        got = gemmkit.matmul(a, b, out=out)
+    if out is not None:
+        assert got is out
+    assert got.shape == want_shape and got.dtype == dtype
+    _assert_close(got, a, b, dtype)
+
+
+def test_matmul_fast_path_declines_overlapping_out():
+    _float32_only()
+    buf = np.arange(1, 37, dtype=np.float32).reshape(6, 6) / 7
+    a = buf[:, :3]
+    b = np.ones((3, 3), np.float32)
+    want = np.matmul(a, b)
+    assert _core.matmul_fast(a, b, buf[:, 3:]) is None  # out beside a in the same rows: bytes interleave
+    out = buf[:, 3:]
+    assert gemmkit.matmul(a, b, out=out) is out
+    np.testing.assert_allclose(out, want, rtol=1e-6)
+    c = np.zeros((6, 3), np.float32)
+    assert _core.matmul_fast(a, b, c) is c  # disjoint: done in place
+    np.testing.assert_allclose(c, want, rtol=1e-6)
+
+
 @pytest.mark.parametrize("layout,expect_trans", [("C", False), ("F", True), ("padded_rows", False),
                                                  ("padded_F", True), ("no_unit_stride", False),
                                                  ("negative_rows", False), ("negative_cols", False)])
@@ -336,6 +394,7 @@ def test_matmul_on_the_strict_core_model(monkeypatch, dtype_name, case):
     a_shape, a_layout, b_shape, b_layout, out_layout, seed = case
     dtype = np.dtype(dtype_name)
     monkeypatch.setattr(_core, "gemm_batch", _strict_core_model(dtype))
+    monkeypatch.setattr(_core, "matmul_fast", lambda a, b, out: None)  # 1-D/2-D through the resolver too
     rng = np.random.default_rng(seed)
     a = _with_layout(_values(rng, a_shape, dtype), a_layout)
     b = _with_layout(_values(rng, b_shape, dtype), b_layout)
