@@ -184,10 +184,12 @@ gemmkit_status_t gk_real_gemm(const gk_real_problem_t *p) {
     /* Small real problems skip packing where they can. So do few rows of C against a plain B: packing
      * B would copy all of it for a handful of uses, while the kernel can stream it in place. */
     const int real = !p->type->complex_1m && p->type->store_c == NULL; /* the kernel's own type in place */
-    const int small = (double)p->M * (double)p->N * (double)p->K <= p->small->direct_max_macs;
+    const double macs = (double)p->M * (double)p->N * (double)p->K;
+    const int small = macs <= p->small->direct_max_macs;
     job.direct_a = real && small && p->transa;
-    job.direct_b = real && !p->transb && (small || p->M <= p->small->direct_max_row_panels * mr);
-    job.kc = job.direct_b && !small ? p->small->skinny_kc : p->blocks.kc;
+    const int small_b = job.direct_a ? small : macs <= p->small->direct_b_max_macs;
+    job.direct_b = real && !p->transb && (small_b || p->M <= p->small->direct_max_row_panels * mr);
+    job.kc = job.direct_b && !small_b ? p->small->skinny_kc : p->blocks.kc;
     /* complex: the real-domain macs count 4x the complex ones, but a complex multiply-add is 4 real */
     int nthreads = p->threads ? p->threads : gk_threads_for(p->M, p->N, p->K);
     gk_partition_2d(p->M, p->N, mr, nr, nthreads, &job.tm, &job.tn);

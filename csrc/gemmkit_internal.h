@@ -277,6 +277,7 @@ typedef struct { int64_t mc, nc, kb; int64_t l2_bytes, l3_bytes; } gk_int8_block
 /* Small-problem thresholds of the middle-end (csrc/gemm_small.c and the driver). */
 typedef struct {
     double direct_max_macs;    /* up to this many multiply-adds the real driver skips packing */
+    double direct_b_max_macs;  /* ... and with op(A) = A (packed), streams a plain B in place up to this */
     int direct_max_row_panels; /* up to this many MR-row panels a plain B is streamed in place */
     int64_t skinny_kc;         /* k block when B is streamed in place */
     int dot_max_m;             /* few rows x B^T: the dot kernel up to this M */
