@@ -38,14 +38,25 @@ void GK_CAT(pack_b_1m_, SFX)(int transb, int conjb, const T *B, int64_t ldb, int
         T *d = dst + j0 * 4 * kc; /* panel j0 / hc of nr x 2kc reals */
         for (int64_t k = 0; k < kc; k++) {
             T *GK_RESTRICT d0 = d + 2 * k * nr, *GK_RESTRICT d1 = d0 + nr;
-            if (!transb && k + 4 < kc) GK_PREFETCH(B + 2 * ((k + 4) * ldb + j0));
-            for (int64_t x = 0; x < w; x++) {
-                const T *s = transb ? B + 2 * ((j0 + x) * ldb + k) : B + 2 * (k * ldb + j0 + x);
-                const T re = s[0], im = sign * s[1];
-                d0[2 * x] = re;
-                d0[2 * x + 1] = im;
-                d1[2 * x] = -im;
-                d1[2 * x + 1] = re;
+            if (!transb) { /* a contiguous run of w (re, im) pairs: one straight loop the compiler vectorizes */
+                const T *GK_RESTRICT s = B + 2 * (k * ldb + j0);
+                if (k + 4 < kc) GK_PREFETCH(s + 8 * ldb);
+                for (int64_t x = 0; x < 2 * w; x += 2) {
+                    const T re = s[x], im = sign * s[x + 1];
+                    d0[x] = re;
+                    d0[x + 1] = im;
+                    d1[x] = -im;
+                    d1[x + 1] = re;
+                }
+            } else {
+                for (int64_t x = 0; x < w; x++) {
+                    const T *s = B + 2 * ((j0 + x) * ldb + k);
+                    const T re = s[0], im = sign * s[1];
+                    d0[2 * x] = re;
+                    d0[2 * x + 1] = im;
+                    d1[2 * x] = -im;
+                    d1[2 * x + 1] = re;
+                }
             }
             for (int64_t x = 2 * w; x < nr; x++) d0[x] = d1[x] = (T)0;
         }
