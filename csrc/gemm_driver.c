@@ -152,10 +152,16 @@ int gk_threads_for(int64_t M, int64_t N, int64_t K) {
     return GK_MAX(1, GK_MIN(n, want));
 }
 
+/* Whether p is a real product the kernel's `tiny` computes whole (no packing, no threads). */
+static int real_tiny_fits(const gk_real_problem_t *p) {
+    return p->kern->tiny && !p->type->complex_1m && !p->type->store_c && p->M <= GK_TINY_MAX &&
+           p->N <= GK_TINY_MAX && p->K <= GK_TINY_MAX &&
+           (double)p->M * (double)p->N * (double)p->K <= p->small->tiny_max_macs;
+}
+
 gemmkit_status_t gk_real_gemm(const gk_real_problem_t *p) {
     gemmkit_status_t st;
-    if (p->kern->tiny && !p->type->complex_1m && !p->type->store_c && p->M <= GK_TINY_MAX && p->N <= GK_TINY_MAX && p->K <= GK_TINY_MAX &&
-        (double)p->M * (double)p->N * (double)p->K <= p->small->tiny_max_macs) {
+    if (real_tiny_fits(p)) {
         p->kern->tiny(p->M, p->N, p->K, &p->alpha, p->A, p->lda, p->transa, p->B, p->ldb, p->transb, &p->beta,
                       p->C, p->ldc);
         return gemmkit_success;
@@ -212,6 +218,7 @@ typedef struct {
     const gk_real_problem_t *p;
     int64_t batch;
     size_t sa, sb, sc;       /* strides in bytes (as signed offsets, two's complement) */
+    int tiny;                /* every product goes straight to the kernel's tiny path */
     int failed;
 } real_batch_job_t;
 
@@ -229,6 +236,14 @@ static void real_batch_task(void *ctx, int tid, int nthreads) {
     real_batch_job_t *job = (real_batch_job_t *)ctx;
     int64_t i0, i1;
     gk_split_range(job->batch, 1, nthreads, tid, &i0, &i1);
+    if (job->tiny) { /* small products by the thousand: no per-product problem copy or path choice */
+        const gk_real_problem_t *p = job->p;
+        for (int64_t i = i0; i < i1; i++)
+            p->kern->tiny(p->M, p->N, p->K, &p->alpha, (const char *)p->A + (size_t)i * job->sa, p->lda, p->transa,
+                          (const char *)p->B + (size_t)i * job->sb, p->ldb, p->transb, &p->beta,
+                          (char *)p->C + (size_t)i * job->sc, p->ldc);
+        return;
+    }
     for (int64_t i = i0; i < i1; i++) {
         const gk_real_problem_t q = batch_item(job, i, 1);
         if (gk_real_gemm(&q) != gemmkit_success) job->failed = 1;
@@ -238,7 +253,8 @@ static void real_batch_task(void *ctx, int tid, int nthreads) {
 gemmkit_status_t gk_real_gemm_batch(const gk_real_problem_t *p, int64_t batch, int64_t stride_a,
                                     int64_t stride_b, int64_t stride_c) {
     const size_t es = (size_t)p->kern->elem * (p->type->complex_1m ? 2 : 1);
-    real_batch_job_t job = {p, batch, (size_t)stride_a * es, (size_t)stride_b * es, (size_t)stride_c * es, 0};
+    real_batch_job_t job = {p, batch, (size_t)stride_a * es, (size_t)stride_b * es, (size_t)stride_c * es,
+                            real_tiny_fits(p), 0};
     if (batch == 1) return gk_real_gemm(p);
     /* A product worth several threads gets them all, one product after the other; smaller ones go
      * whole to the threads, as many threads as the batch's total work is worth. */

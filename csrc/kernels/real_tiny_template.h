@@ -1,34 +1,93 @@
 /* The tiny-product kernel (all of M, N, K <= GK_TINY_MAX): the whole product in one pass with no
- * tiles, plain C in fixed 8-wide chunks that the ISA file's flags turn into vector registers. */
+ * tiles, plain C in fixed-width chunks (64 or 32 bytes) that the ISA file's flags turn into vectors. */
 /* The including file defines: T, TINY_FN. */
+#define GK_TINY_CAT_(a, b) a##b
+#define GK_TINY_CAT(a, b) GK_TINY_CAT_(a, b)
+#define GK_TINY_ROWS 4
+#define GK_TINY_W ((int)(64 / sizeof(T))) /* columns per chunk: 16 floats or 8 doubles, two ymm (or one zmm) */
+/* acc += x * y, fused where the file is compiled for FMA (ISO C mode does not contract a * b + c) */
+#if defined(__FMA__) || defined(__AVX512F__)
+#define GK_TINY_MADD(acc, x, y) ((acc) = _Generic((acc), float: fmaf, default: fma)((x), (y), (acc)))
+#else
+#define GK_TINY_MADD(acc, x, y) ((acc) += (x) * (y))
+#endif
+
+/* Rows i .. i+R-1 of C (R <= GK_TINY_ROWS, a constant at each call): R independent GK_TINY_W-wide sums
+ * per chunk of columns, so the multiply-adds of one k do not wait on each other's latency (one 8-wide
+ * row at a time ran a single dependent chain, about a fifth of the FMA throughput). b: op(B), K rows
+ * NP apart, each at least N rounded up to W long. */
+static inline void GK_TINY_CAT(TINY_FN, _rows)(const int R, const int W, int64_t i, int64_t N, int64_t NP, int64_t K, T alpha,
+                                               const T *A, int64_t lda, int transa, const T *b, T beta, T *C,
+                                               int64_t ldc) {
+    const int64_t rs = transa ? 1 : lda, ks = transa ? lda : 1; /* op(A)[i][k] = A[i * rs + k * ks] */
+    const T *a_rows = A + i * rs;
+    for (int64_t j0 = 0; j0 < N; j0 += W) {
+        T v[GK_TINY_ROWS][GK_TINY_W] = {{0}};
+        for (int64_t k = 0; k < K; k++) {
+            const T *GK_RESTRICT bk = b + k * NP + j0;
+            const T *ak = a_rows + k * ks;
+#pragma GCC unroll 4
+            for (int r = 0; r < R; r++) {
+                const T a = ak[r * rs];
+#pragma GCC unroll 16
+                for (int j = 0; j < W; j++) GK_TINY_MADD(v[r][j], a, bk[j]);
+            }
+        }
+        const int64_t w = N - j0 < W ? N - j0 : W;
+        for (int r = 0; r < R; r++) {
+            T *c = C + (i + r) * ldc + j0;
+            if (beta == (T)0) for (int64_t j = 0; j < w; j++) c[j] = alpha * v[r][j];
+            else for (int64_t j = 0; j < w; j++) c[j] = alpha * v[r][j] + beta * c[j];
+        }
+    }
+}
+
 static void TINY_FN(int64_t M, int64_t N, int64_t K, const void *alpha_p, const void *Av, int64_t lda, int transa,
                     const void *Bv, int64_t ldb, int transb, const void *beta_p, void *Cv, int64_t ldc) {
     const T *A = (const T *)Av, *B = (const T *)Bv;
     T *C = (T *)Cv;
     const T alpha = *(const T *)alpha_p, beta = *(const T *)beta_p;
-    /* op(B) as K rows of NP (N rounded up to 8, zero-padded) contiguous values */
-    const int64_t NP = (N + 7) & ~(int64_t)7;
-    GK_ALIGN64 T b[GK_TINY_MAX * GK_TINY_MAX];
-    for (int64_t k = 0; k < K; k++) {
-        T *bk = b + k * NP;
-        if (transb) for (int64_t j = 0; j < N; j++) bk[j] = B[j * ldb + k];
-        else for (int64_t j = 0; j < N; j++) bk[j] = B[k * ldb + j];
-        for (int64_t j = N; j < NP; j++) bk[j] = (T)0;
-    }
-    for (int64_t i = 0; i < M; i++) {
-        T *c = C + i * ldc;
-        for (int64_t j0 = 0; j0 < NP; j0 += 8) {
-            T v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-            for (int64_t k = 0; k < K; k++) {
-                const T a = transa ? A[k * lda + i] : A[i * lda + k];
-                const T *bk = b + k * NP + j0;
-                for (int j = 0; j < 8; j++) v[j] += a * bk[j];
+    /* op(B) as K rows of NP (N rounded up to the chunk width W, zero-padded) contiguous values; W halved
+     * for narrow products (N <= 8 floats / 4 doubles), where a full chunk would be half zeros */
+    const int W = N > GK_TINY_W / 2 ? GK_TINY_W : GK_TINY_W / 2;
+    int64_t NP = (N + W - 1) / W * W;
+    GK_ALIGN64 T b_copy[GK_TINY_MAX * GK_TINY_MAX];
+    const T *b = b_copy;
+    if (!transb && NP == N) { /* whole chunks: B's rows are read in place */
+        b = B;
+        NP = ldb;
+    } else {
+        for (int64_t k = 0; k < K; k++) {
+            T *bk = b_copy + k * NP;
+            if (transb) {
+                for (int64_t j = 0; j < N; j++) bk[j] = B[j * ldb + k];
+                for (int64_t j = N; j < NP; j++) bk[j] = (T)0;
+            } else { /* fixed-size chunks, the last one zero-padded element by element: a loop the
+                      * compiler turns into memcpy / memset calls cost more than the copy itself */
+                const T *src = B + k * ldb;
+                int64_t j = 0;
+                for (; j + W <= N; j += W)
+                    for (int q = 0; q < W; q++) bk[j + q] = src[j + q];
+                if (j < NP)
+                    for (int q = 0; q < W; q++) bk[j + q] = j + q < N ? src[j + q] : (T)0;
             }
-            const int64_t w = N - j0 < 8 ? N - j0 : 8;
-            if (beta == (T)0) for (int64_t j = 0; j < w; j++) c[j0 + j] = alpha * v[j];
-            else for (int64_t j = 0; j < w; j++) c[j0 + j] = alpha * v[j] + beta * c[j0 + j];
         }
     }
+    /* R and W constants at every call, so each instance keeps its sums in registers; the last M % 4
+     * rows go together (one row alone is one dependent chain) */
+#define GK_TINY_CALL(R, W) GK_TINY_CAT(TINY_FN, _rows)(R, W, i, N, NP, K, alpha, A, lda, transa, b, beta, C, ldc)
+#define GK_TINY_ALL_ROWS(W)                                                                          \
+    do {                                                                                             \
+        int64_t i = 0;                                                                               \
+        for (; i + GK_TINY_ROWS <= M; i += GK_TINY_ROWS) GK_TINY_CALL(GK_TINY_ROWS, W);              \
+        if (M - i == 3) GK_TINY_CALL(3, W);                                                          \
+        else if (M - i == 2) GK_TINY_CALL(2, W);                                                     \
+        else if (M - i == 1) GK_TINY_CALL(1, W);                                                     \
+    } while (0)
+    if (W == GK_TINY_W) GK_TINY_ALL_ROWS(GK_TINY_W);
+    else GK_TINY_ALL_ROWS(GK_TINY_W / 2);
+#undef GK_TINY_ALL_ROWS
+#undef GK_TINY_CALL
 }
 
 #ifdef TINY_COMPLEX_FN
