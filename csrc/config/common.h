@@ -6,11 +6,12 @@
 
 /* Up to 160^3 multiply-adds the real driver skips packing where it can (a plain B under a packed A: up
  * to DIRECT_B macs); up to 4 MR-row panels a plain B streams in place in 16-deep k blocks; few rows x
- * B^T: dot kernel up to 16 rows; GEMV up to 2. */
-#define GK_SMALL_WITH_DIRECT_B(DIRECT_B)                                                             \
+ * B^T: dot kernel up to 16 rows; GEMV up to 2; real products up to TINY macs (and 32 a side) whole in
+ * the unpacked tiny kernel. */
+#define GK_SMALL_TUNED(DIRECT_B, TINY)                                                               \
     {.direct_max_macs = 160.0 * 160.0 * 160.0, .direct_b_max_macs = (DIRECT_B), .direct_max_row_panels = 4, \
-     .skinny_kc = 16, .dot_max_m = 16, .gemv_max_m = 2, .tiny_max_macs = 32.0 * 32.0 * 32.0}
-#define GK_SMALL_DEFAULTS GK_SMALL_WITH_DIRECT_B(160.0 * 160.0 * 160.0)
+     .skinny_kc = 16, .dot_max_m = 16, .gemv_max_m = 2, .tiny_max_macs = (TINY)}
+#define GK_SMALL_DEFAULTS GK_SMALL_TUNED(160.0 * 160.0 * 160.0, 10.0 * 10.0 * 10.0)
 
 /* sgemm 12 x 32: A block 120 x 512 (240 KiB) in L2, B block 512 x 1024 (2 MiB) in L3 (a 4096-wide B
  * block measured 7 % slower at 2048..4096 on Zen 5: more of it evicted between the A blocks). */
