@@ -28,11 +28,15 @@ typedef struct {
                    int64_t ld);
     void (*store_c)(const gk_real_problem_t *p, int64_t i0, int64_t j0, int64_t m, int64_t n, const float *src,
                     int64_t ld);
+    int widened;               /* 1: A and B are narrower than the kernel's type (widened while packing),
+                                * so they are never read in place even when C is the kernel's type */
 } gk_real_type_t;
 
 extern const gk_real_type_t gk_type_sgemm, gk_type_dgemm, gk_type_cgemm, gk_type_zgemm;
 /* float16 (portable, and by F16C where kernels/half_avx2.c is built) and bfloat16, on the float kernel */
 extern const gk_real_type_t gk_type_hgemm, gk_type_bf16gemm;
+/* bfloat16 operands, float C (oneDNN's gemm_bf16bf16f32; NumPy's matmul of bfloat16 arrays) */
+extern const gk_real_type_t gk_type_bf16bf16f32;
 #if GEMMKIT_X86
 extern const gk_real_type_t gk_type_hgemm_f16c;
 #endif

@@ -207,6 +207,23 @@ gemmkit_status_t gemmkit_hgemm(char transa, char transb, int64_t M, int64_t N, i
     return gemm_half(type, transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
+gemmkit_status_t gemmkit_gemm_bf16bf16f32(char transa, char transb, int64_t M, int64_t N, int64_t K, float alpha,
+                                          const gemmkit_bfloat16_t *A, int64_t lda, const gemmkit_bfloat16_t *B,
+                                          int64_t ldb, float beta, float *C, int64_t ldc) {
+    gemmkit_status_t st = check_gemm_args(0, transa, transb, M, N, K, A, lda, B, ldb, C, ldc);
+    if (st != gemmkit_success || M == 0 || N == 0) return st;
+    if (K == 0 || alpha == 0.0f) {
+        scale_c_f32(M, N, 0, &beta, C, ldc, 1, 0);
+        return gemmkit_success;
+    }
+    const gk_config_t *cfg = gk_config();
+    gk_real_problem_t p = real_problem(&gk_type_bf16bf16f32, cfg->sgemm, &cfg->sgemm_blocks, transa, transb, M, N, K,
+                                       A, lda, B, ldb, C, ldc);
+    p.alpha.f = alpha;
+    p.beta.f = beta;
+    return gk_real_gemm(&p);
+}
+
 gemmkit_status_t gemmkit_bf16gemm(char transa, char transb, int64_t M, int64_t N, int64_t K, float alpha,
                                   const gemmkit_bfloat16_t *A, int64_t lda, const gemmkit_bfloat16_t *B, int64_t ldb,
                                   float beta, gemmkit_bfloat16_t *C, int64_t ldc) {

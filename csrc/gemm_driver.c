@@ -154,7 +154,7 @@ int gk_threads_for(int64_t M, int64_t N, int64_t K) {
 
 /* Whether p is a real product the kernel's `tiny` computes whole (no packing, no threads). */
 static int real_tiny_fits(const gk_real_problem_t *p) {
-    return p->kern->tiny && !p->type->complex_1m && !p->type->store_c && p->M <= GK_TINY_MAX &&
+    return p->kern->tiny && !p->type->complex_1m && !p->type->widened && !p->type->store_c && p->M <= GK_TINY_MAX &&
            p->N <= GK_TINY_MAX && p->K <= GK_TINY_MAX &&
            (double)p->M * (double)p->N * (double)p->K <= p->small->tiny_max_macs;
 }
@@ -189,7 +189,8 @@ gemmkit_status_t gk_real_gemm(const gk_real_problem_t *p) {
     const int mr = p->kern->mr, nr = p->kern->nr, es = p->kern->elem;
     /* Small real problems skip packing where they can. So do few rows of C against a plain B: packing
      * B would copy all of it for a handful of uses, while the kernel can stream it in place. */
-    const int real = !p->type->complex_1m && p->type->store_c == NULL; /* the kernel's own type in place */
+    /* the kernel's own type, A, B and C, in place */
+    const int real = !p->type->complex_1m && !p->type->widened && p->type->store_c == NULL;
     const double macs = (double)p->M * (double)p->N * (double)p->K;
     const int small = macs <= p->small->direct_max_macs;
     job.direct_a = real && small && p->transa;

@@ -39,11 +39,12 @@ except ImportError as _e:
 from ._core import (cgemm, dgemm, gemm_s8s8s32, gemm_u8s8s32, get_num_threads, sgemm, zgemm)
 from ._matmul import gemm, matmul
 from ._core import bf16gemm, hgemm  # float16 / bfloat16 core functions (float arithmetic, rounded once)
+from ._core import gemm_bf16bf16f32  # bfloat16 operands, float32 C
 
 __all__ = ["matmul", "gemm", "sgemm", "dgemm", "cgemm", "zgemm", "gemm_u8s8s32", "gemm_s8s8s32", "set_num_threads", "get_num_threads",
            "show_config", "use_arch", "set_arch", "get_arch", "available_archs", "__version__"]
 
-__all__ += ["hgemm", "bf16gemm"]
+__all__ += ["hgemm", "bf16gemm", "gemm_bf16bf16f32"]
 
 ARCHS = _core.ARCHS
 

@@ -37,6 +37,9 @@ cdef extern from "include/gemmkit.h" nogil:
     gemmkit_status_t gemmkit_bf16gemm(char transa, char transb, int64_t M, int64_t N, int64_t K,
             float alpha, const gemmkit_bfloat16_t *A, int64_t lda, const gemmkit_bfloat16_t *B, int64_t ldb,
             float beta, gemmkit_bfloat16_t *C, int64_t ldc)
+    gemmkit_status_t gemmkit_gemm_bf16bf16f32(char transa, char transb, int64_t M, int64_t N, int64_t K,
+            float alpha, const gemmkit_bfloat16_t *A, int64_t lda, const gemmkit_bfloat16_t *B, int64_t ldb,
+            float beta, float *C, int64_t ldc)
     gemmkit_status_t gemmkit_gemm_i32(char transa, char transb, int64_t M, int64_t N, int64_t K,
             double alpha, const int32_t *A, int64_t lda, const int32_t *B, int64_t ldb, double beta,
             int32_t *C, int64_t ldc)

@@ -407,6 +407,24 @@ cdef object _gemm_half(str fn, bint bf16, transa, transb, M_, N_, K_, alpha, A, 
     return C
 
 
+def gemm_bf16bf16f32(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
+    """C := alpha * op(A) @ op(B) + beta * C with bfloat16 A and B (ml_dtypes) and a float32 C (in place):
+    the operands widened exactly, float arithmetic (oneDNN's gemm_bf16bf16f32; NumPy's bfloat16 matmul)."""
+    cdef char ta = _trans_flag(transa, "transa"), tb = _trans_flag(transb, "transb")
+    cdef int64_t M_, N_, K_, lda_, ldb_, ldc_
+    M_, N_, K_, lda_, ldb_, ldc_ = _sizes(ta, tb, M, N, K, lda, ldb, ldc)
+    cdef float al = _real_arg(alpha, "alpha", True), be = _real_arg(beta, "beta", True)
+    cdef _Operand a = _Operand(), b = _Operand(), c = _Operand()
+    _acquire_abc(a, b, c, _bfloat16_bits(A, "A"), _bfloat16_bits(B, "B"), C, "uint16", "uint16", "float32", ta, tb,
+                 M_, N_, K_, lda_, ldb_, ldc_, al != 0)
+    cdef int st
+    with nogil:
+        st = gemmkit_gemm_bf16bf16f32(ta, tb, M_, N_, K_, al, <const uint16_t *>a.ptr, lda_,
+                                      <const uint16_t *>b.ptr, ldb_, be, <float *>c.ptr, ldc_)
+    _raise_status(st, "gemm_bf16bf16f32")
+    return C
+
+
 def hgemm(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
     """C := alpha * op(A) @ op(B) + beta * C for float16 (in place): float arithmetic, rounded once."""
     return _gemm_half("hgemm", False, transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)

@@ -6,36 +6,33 @@ import numpy as np
 from . import _core
 from ._resolve import resolve_operand, resolve_output
 
-# dtype name -> BLAS prefix of the core function (gemmkit._core.<prefix>gemm) that computes it.
-CORE_PREFIX = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z", "float16": "h"}
-# dtypes run one core call per matrix of a stack (the core's strided batch covers s, d, c, z only).
-PER_MATRIX_DTYPES = ("float16",)
-# dtypes matmul/gemm are meant to take whose kernels are not written yet.
-PLANNED_DTYPES = ("bfloat16",)  # NumPy's matmul of bfloat16 gives float32: a kernel with that output is to come
-
-
-_KERNEL_DTYPES = {np.dtype(name): prefix for name, prefix in CORE_PREFIX.items()}
+# operand dtype name -> the core function (gemmkit._core.<name>) that multiplies matrices of it.
+CORE_FUNCTION = {"float32": "sgemm", "float64": "dgemm", "complex64": "cgemm", "complex128": "zgemm",
+                 "float16": "hgemm", "bfloat16": "gemm_bf16bf16f32"}
+# dtypes whose stacks run as one batched core call (gemmkit._core.gemm_batch).
+BATCH_DTYPES = ("float32", "float64", "complex64", "complex128")
+# the others run one core call per matrix of a stack.
+PER_MATRIX_DTYPES = ("float16", "bfloat16")
+# operand dtypes whose product NumPy gives in another dtype: ml_dtypes' bfloat16 matmul returns float32
+RESULT_DTYPE = {"bfloat16": np.dtype(np.float32)}
+# dtypes matmul/gemm are meant to take whose kernels are not written yet (none at present).
+PLANNED_DTYPES = ()
 
 
 def core_gemm_for(dtype, who):
-    """The core GEMM function for `dtype`; TypeError saying why when there is none."""
-    prefix = _KERNEL_DTYPES.get(dtype)
-    if prefix is not None:
-        fn = getattr(_core, prefix + "gemm", None)
-        if fn is not None:
-            return fn
+    """The core GEMM function for operands of `dtype`; TypeError saying why when there is none."""
     name = dtype.name
-    prefix = CORE_PREFIX.get(name)
-    supported = ", ".join(n for n, p in CORE_PREFIX.items() if hasattr(_core, p + "gemm"))
-    if prefix is None:
+    fn_name = CORE_FUNCTION.get(name)
+    fn = getattr(_core, fn_name, None) if fn_name is not None else None
+    if fn is not None:
+        return fn
+    supported = ", ".join(n for n, f in CORE_FUNCTION.items() if hasattr(_core, f))
+    if fn_name is None:
         if name in PLANNED_DTYPES:
             raise TypeError(f"{who}: {name} kernels are not there yet (dtypes with kernels: {supported})")
         raise TypeError(f"{who}: no kernels for dtype {name} (dtypes with kernels: {supported})")
-    fn = getattr(_core, prefix + "gemm", None)
-    if fn is None:
-        raise TypeError(f"{who}: {name} kernels are not there yet in this build (gemmkit has no "
-                        f"{prefix}gemm; dtypes with kernels: {supported})")
-    return fn
+    raise TypeError(f"{who}: {name} kernels are not there yet in this build (gemmkit has no "
+                    f"{fn_name}; dtypes with kernels: {supported})")
 
 
 def _as_array(x, name, who):
@@ -92,8 +89,8 @@ def _product_into(a, trans_a, b, trans_b, c, alpha, beta):
         a_view, trans_a, b_view, trans_b = b_view, not trans_b, a_view, not trans_a
     if out.target.size:
         ta, tb = ("T" if trans_a else "N"), ("T" if trans_b else "N")
-        if c.dtype.name in PER_MATRIX_DTYPES:
-            _per_matrix(getattr(_core, CORE_PREFIX[c.dtype.name] + "gemm"), ta, tb, alpha, a_view, b_view, beta,
+        if a_view.dtype.name in PER_MATRIX_DTYPES:
+            _per_matrix(getattr(_core, CORE_FUNCTION[a_view.dtype.name]), ta, tb, alpha, a_view, b_view, beta,
                         out.target)
         else:
             _core.gemm_batch(ta, tb, alpha, a_view, b_view, beta, out.target)
@@ -122,9 +119,9 @@ def _apart_from(x, out):
 def matmul(a, b, out=None):
     """The matrix product of a and b with np.matmul's rules: 1-D operands are promoted (a to a row,
     b to a column) and that axis is removed from the result; more than 2-D operands are stacks of
-    matrices in their last two axes, broadcast against each other. The result dtype is NumPy's
-    (np.result_type); it must be float32, float64, complex64 or complex128 with kernels in this build,
-    else TypeError. `out`, when given, must have exactly the result's shape (ValueError) and dtype
+    matrices in their last two axes, broadcast against each other. The result dtype is NumPy's: the
+    operands' common dtype (float32, float64, complex64, complex128 or float16; other dtypes raise
+    TypeError), except that bfloat16 operands (ml_dtypes) give float32, exactly as if widened first. `out`, when given, must have exactly the result's shape (ValueError) and dtype
     (TypeError); it is left untouched when the arguments are rejected. Any strides: a matrix with a unit
     stride along either axis is read (and out written) in place; others are copied.
     """
@@ -138,8 +135,9 @@ def matmul(a, b, out=None):
         if x.ndim == 0:
             raise ValueError(f"{who}: {name} is a scalar (0-d); matmul needs at least 1-D operands "
                              f"(multiply by a scalar with *)")
-    dtype = _result_dtype(a, b, who)
-    core_gemm_for(dtype, who)  # TypeError for a dtype without kernels
+    op_dtype = _result_dtype(a, b, who)  # the operands' common dtype, which the kernels take
+    core_gemm_for(op_dtype, who)  # TypeError for a dtype without kernels
+    dtype = RESULT_DTYPE.get(op_dtype.name, op_dtype)  # the result's, as np.matmul gives it
     a_mat = a[np.newaxis, :] if a.ndim == 1 else a
     b_mat = b[:, np.newaxis] if b.ndim == 1 else b
     (M, K), (Kb, N) = a_mat.shape[-2:], b_mat.shape[-2:]
@@ -164,8 +162,8 @@ def matmul(a, b, out=None):
         c = c[..., np.newaxis]
     if a.ndim == 1:
         c = c[..., np.newaxis, :]
-    a_mat = a_mat if a_mat.dtype == dtype else a_mat.astype(dtype)
-    b_mat = b_mat if b_mat.dtype == dtype else b_mat.astype(dtype)
+    a_mat = a_mat if a_mat.dtype == op_dtype else a_mat.astype(op_dtype)
+    b_mat = b_mat if b_mat.dtype == op_dtype else b_mat.astype(op_dtype)
     one = _scalar(1.0, "alpha", dtype, who)
     zero = _scalar(0.0, "beta", dtype, who)
     _product_into(a_mat, False, b_mat, False, c, one, zero)
@@ -187,8 +185,9 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False):
     for name, x in (("a", a), ("b", b)):
         if x.ndim != 2:
             raise ValueError(f"{who}: {name} must be 2-D, got shape {x.shape}")
-    dtype = _result_dtype(a, b, who)
-    core_gemm_for(dtype, who)  # TypeError for a dtype without kernels
+    op_dtype = _result_dtype(a, b, who)
+    core_gemm_for(op_dtype, who)  # TypeError for a dtype without kernels
+    dtype = RESULT_DTYPE.get(op_dtype.name, op_dtype)  # C's: float32 for bfloat16 operands
     trans_a, trans_b = bool(trans_a), bool(trans_b)
     M, K = a.shape[::-1] if trans_a else a.shape
     Kb, N = b.shape[::-1] if trans_b else b.shape
@@ -203,7 +202,7 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False):
     else:
         _check_out(c, "c", (M, N), dtype, who)
         a, b = _apart_from(a, c), _apart_from(b, c)
-    a = a if a.dtype == dtype else a.astype(dtype)
-    b = b if b.dtype == dtype else b.astype(dtype)
+    a = a if a.dtype == op_dtype else a.astype(op_dtype)
+    b = b if b.dtype == op_dtype else b.astype(op_dtype)
     _product_into(a, trans_a, b, trans_b, c, alpha, beta)
     return c

@@ -26,7 +26,7 @@ except ImportError as e:  # pragma: no cover - exercised only without dask
 
 import gemmkit
 from . import _core
-from ._matmul import CORE_PREFIX
+from ._matmul import BATCH_DTYPES
 
 __all__ = ["matmul", "matmul_per_token", "DEFAULT_BLOCK_BYTES"]
 
@@ -104,7 +104,7 @@ def matmul(a, b, *, block_bytes=DEFAULT_BLOCK_BYTES):
     if any(np.isnan(x) for x in a.shape + b.shape):
         raise ValueError("gemmkit.dask.matmul: unknown chunk sizes (compute_chunk_sizes() first)")
     dtype = np.result_type(a.dtype, b.dtype)
-    if dtype.name not in CORE_PREFIX:
+    if dtype.name not in BATCH_DTYPES:
         raise TypeError(f"gemmkit.dask.matmul: result dtype {dtype} has no kernels (float32, float64, "
                         f"complex64, complex128)")
     kchunks = _k_chunks(a, b, dtype, block_bytes)

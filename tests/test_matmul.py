@@ -13,8 +13,7 @@ try:
 except ImportError:  # pragma: no cover - ml_dtypes is a test dependency
     ml_dtypes = None
 
-FLOAT_DTYPES = ["float32", "float64", "complex64", "complex128", "float16"]
-PLANNED = ["bfloat16"] if ml_dtypes is not None else []
+FLOAT_DTYPES = ["float32", "float64", "complex64", "complex128", "float16"] + (["bfloat16"] if ml_dtypes else [])
 
 
 def _dtype(name):
@@ -22,8 +21,13 @@ def _dtype(name):
 
 
 def _has_kernels(name):
-    prefix = _matmul.CORE_PREFIX.get(name)
-    return prefix is not None and hasattr(_core, prefix + "gemm")
+    fn = _matmul.CORE_FUNCTION.get(name)
+    return fn is not None and hasattr(_core, fn)
+
+
+def _product_dtype(dtype):
+    """The dtype np.matmul gives for two operands of `dtype` (bfloat16: float32)."""
+    return np.matmul(np.zeros((1, 1), dtype), np.zeros((1, 1), dtype)).dtype
 
 
 def _values(rng, shape, dtype):
@@ -142,12 +146,12 @@ def matmul_case(draw):
 @given(case=matmul_case())
 def test_matmul_matches_numpy(dtype_name, case):
     a_shape, a_layout, b_shape, b_layout, out_layout, seed = case
-    dtype = np.dtype(dtype_name)
+    dtype = _dtype(dtype_name)
     rng = np.random.default_rng(seed)
     a = _with_layout(_values(rng, a_shape, dtype), a_layout)
     b = _with_layout(_values(rng, b_shape, dtype), b_layout)
     expect_shape = np.matmul(np.zeros(a.shape, np.float32), np.zeros(b.shape, np.float32)).shape
-    out = None if out_layout is None else _out_array(expect_shape, dtype, out_layout, np.nan)
+    out = None if out_layout is None else _out_array(expect_shape, _product_dtype(dtype), out_layout, np.nan)
     if not _has_kernels(dtype_name):
         before = None if out is None else out.copy()
         with pytest.raises(TypeError, match="not there yet"):
@@ -163,19 +167,37 @@ def test_matmul_matches_numpy(dtype_name, case):
     assert np.asarray(got).dtype == np.asarray(want).dtype
     if out is None:
         assert type(got) is type(want)  # a NumPy scalar for 1-D @ 1-D, as np.matmul gives
-    _assert_close(got, a, b, dtype)
+    _assert_close(got, a, b, _product_dtype(dtype))  # bfloat16: exact operands, float32 arithmetic
 
 
-@pytest.mark.parametrize("dtype_name", PLANNED)
-def test_matmul_planned_dtypes_say_not_there_yet(dtype_name):
-    dtype = _dtype(dtype_name)
-    a = np.ones((3, 4), dtype)
-    out = np.full((3, 2), 7, dtype)
-    with pytest.raises(TypeError, match=f"{dtype_name} kernels are not there yet"):
-        gemmkit.matmul(a, np.ones((4, 2), dtype), out=out)
-    assert np.all(out == np.asarray(7, dtype))
-    with pytest.raises(TypeError, match=f"{dtype_name} kernels are not there yet"):
-        gemmkit.gemm(a, np.ones((4, 2), dtype))
+def test_matmul_bfloat16_gives_float32_as_numpy_does():
+    """bfloat16 @ bfloat16 is float32 in NumPy (ml_dtypes); gemmkit computes it from the exactly widened
+    operands in float32 (oneDNN's gemm_bf16bf16f32), for 2-D, vectors, stacks, out= and gemm's c."""
+    if ml_dtypes is None:  # pragma: no cover
+        pytest.skip("ml_dtypes missing")
+    bf16 = np.dtype(ml_dtypes.bfloat16)
+    rng = np.random.default_rng(8)
+    a = rng.uniform(-2, 2, (3, 37, 29)).astype(bf16)
+    b = rng.uniform(-2, 2, (29, 45)).astype(bf16)
+    for x, y in ((a, b), (a[0], b), (a[1, 0], b), (a[2], b[:, 3]), (a, b.T.copy().T)):
+        want = np.matmul(x, y)
+        got = gemmkit.matmul(x, y)
+        assert got.dtype == want.dtype == np.float32 and got.shape == want.shape
+        _assert_close(got, x, y, np.dtype(np.float32))
+    out = np.full((3, 37, 45), np.nan, np.float32)
+    assert gemmkit.matmul(a, b, out=out) is out
+    _assert_close(out, a, b, np.dtype(np.float32))
+    with pytest.raises(TypeError, match="dtype"):
+        gemmkit.matmul(a, b, out=np.zeros((3, 37, 45), bf16))  # the result is float32, not bfloat16
+    c = np.ones((37, 45), np.float32)
+    assert gemmkit.gemm(a[0], b, c, alpha=2.0, beta=0.5) is c
+    _assert_close(c, a[0], b, np.dtype(np.float32), alpha=2.0, beta=0.5, c0=np.ones((37, 45)))
+    z = np.zeros((4, 3), np.float32)  # core entry: exact widening, K = 0 scaling
+    _core.gemm_bf16bf16f32("N", "N", 4, 3, 0, 1.0, np.zeros((4, 0), bf16), 1, np.zeros((0, 3), bf16), 3, 0.0, z, 3)
+    assert not z.any()
+    with pytest.raises(TypeError, match="A must be a bfloat16"):
+        _core.gemm_bf16bf16f32("N", "N", 1, 1, 1, 1.0, np.ones((1, 1), np.float32), 1, np.ones((1, 1), bf16), 1,
+                               0.0, np.zeros((1, 1), np.float32), 1)
 
 
 @pytest.mark.parametrize("a_dtype,b_dtype", [("float32", "float64"), ("float16", "float32"), ("int64", "float32"),
@@ -279,7 +301,7 @@ def test_matmul_fast_path_takes_in_place_operands_only(dtype_name, shapes, a_lay
     nothing, and gemmkit.matmul's general path gives the same result."""
     if not _has_kernels(dtype_name):
         pytest.skip(f"no {dtype_name} kernels")
-    dtype = np.dtype(dtype_name)
+    dtype = _dtype(dtype_name)
     (a_shape, b_shape) = shapes
     a_layout = (a_layout if a_layout in ("stepped", "negative", "C") else "C") if len(a_shape) == 1 else (
         a_layout if a_layout in MATRIX_LAYOUTS else "C")
@@ -287,7 +309,8 @@ def test_matmul_fast_path_takes_in_place_operands_only(dtype_name, shapes, a_lay
     a = _with_layout(_values(rng, a_shape, dtype), a_layout)
     b = _with_layout(_values(rng, b_shape, dtype), "F" if len(b_shape) == 2 else "stepped")
     want_shape = np.matmul(a, b).shape
-    out = None if out_layout is None else _out_array(want_shape, dtype, out_layout, np.nan)
+    rdt = _product_dtype(dtype)
+    out = None if out_layout is None else _out_array(want_shape, rdt, out_layout, np.nan)
     before = None if out is None else out.copy()
     got = _core.matmul_fast(a, b, out)
     # expected: declined for dtypes without s/d/c/z kernels, a without a unit-stride axis, such an out
@@ -304,8 +327,8 @@ def test_matmul_fast_path_takes_in_place_operands_only(dtype_name, shapes, a_lay
         got = gemmkit.matmul(a, b, out=out)
     if out is not None:
         assert got is out
-    assert got.shape == want_shape and got.dtype == dtype
-    _assert_close(got, a, b, dtype)
+    assert got.shape == want_shape and got.dtype == rdt
+    _assert_close(got, a, b, rdt)
 
 
 def test_matmul_fast_path_declines_overlapping_out():
@@ -392,17 +415,17 @@ def _strict_core_model(dtype):
 @given(case=matmul_case())
 def test_matmul_on_the_strict_core_model(monkeypatch, dtype_name, case):
     a_shape, a_layout, b_shape, b_layout, out_layout, seed = case
-    dtype = np.dtype(dtype_name)
+    dtype = _dtype(dtype_name)
     monkeypatch.setattr(_core, "gemm_batch", _strict_core_model(dtype))
     monkeypatch.setattr(_core, "matmul_fast", lambda a, b, out: None)  # 1-D/2-D through the resolver too
     rng = np.random.default_rng(seed)
     a = _with_layout(_values(rng, a_shape, dtype), a_layout)
     b = _with_layout(_values(rng, b_shape, dtype), b_layout)
     want = np.matmul(a, b)
-    out = None if out_layout is None else _out_array(np.shape(want), dtype, out_layout, np.nan)
+    out = None if out_layout is None else _out_array(np.shape(want), want.dtype, out_layout, np.nan)
     got = gemmkit.matmul(a, b, out=out)
     assert np.shape(got) == np.shape(want) and np.asarray(got).dtype == want.dtype
-    _assert_close(got, a, b, dtype)
+    _assert_close(got, a, b, want.dtype)
 
 
 # ---- gemm -------------------------------------------------------------------------------------------
@@ -428,24 +451,25 @@ def _check_gemm_case(dtype, case):
     alpha, beta = case["alpha"], case["beta"]
     if dtype.kind == "c":
         alpha, beta = alpha * (1 - 0.5j), beta * (0.5 + 1j)
+    rdt = _product_dtype(dtype)  # C's dtype (bfloat16 operands: float32)
     if case["c_layout"] is None:
         got = gemmkit.gemm(a, b, alpha=alpha, beta=beta, trans_a=ta, trans_b=tb)
-        assert got.shape == (M, N) and got.dtype == dtype
-        _assert_close(got, a, b, dtype, alpha=alpha, ta=ta, tb=tb)
+        assert got.shape == (M, N) and got.dtype == rdt
+        _assert_close(got, a, b, rdt, alpha=alpha, ta=ta, tb=tb)
         return
-    c = _out_array((M, N), dtype, case["c_layout"], 0)
-    c[...] = _values(rng, (M, N), dtype)
+    c = _out_array((M, N), rdt, case["c_layout"], 0)
+    c[...] = _values(rng, (M, N), rdt)
     c0 = c.copy()
     got = gemmkit.gemm(a, b, c, alpha=alpha, beta=beta, trans_a=ta, trans_b=tb)
     assert got is c
-    _assert_close(c, a, b, dtype, alpha=alpha, beta=beta, c0=c0, ta=ta, tb=tb)
+    _assert_close(c, a, b, rdt, alpha=alpha, beta=beta, c0=c0, ta=ta, tb=tb)
 
 
 @pytest.mark.parametrize("dtype_name", FLOAT_DTYPES)
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=gemm_case())
 def test_gemm_alpha_beta_trans_c_in_place(dtype_name, case):
-    dtype = np.dtype(dtype_name)
+    dtype = _dtype(dtype_name)
     if not _has_kernels(dtype_name):
         c = np.full((case["M"], case["N"]), 3, dtype)
         with pytest.raises(TypeError, match="not there yet"):
@@ -460,7 +484,7 @@ def test_gemm_alpha_beta_trans_c_in_place(dtype_name, case):
                                                                  HealthCheck.function_scoped_fixture])
 @given(case=gemm_case())
 def test_gemm_on_the_strict_core_model(monkeypatch, dtype_name, case):
-    dtype = np.dtype(dtype_name)
+    dtype = _dtype(dtype_name)
     monkeypatch.setattr(_core, "gemm_batch", _strict_core_model(dtype))
     _check_gemm_case(dtype, case)
 

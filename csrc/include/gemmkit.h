@@ -59,6 +59,11 @@ GEMMKIT_API gemmkit_status_t gemmkit_hgemm(char transa, char transb, int64_t M, 
 GEMMKIT_API gemmkit_status_t gemmkit_bf16gemm(char transa, char transb, int64_t M, int64_t N, int64_t K,
         float alpha, const gemmkit_bfloat16_t *A, int64_t lda, const gemmkit_bfloat16_t *B, int64_t ldb,
         float beta, gemmkit_bfloat16_t *C, int64_t ldc);
+/* C := alpha * op(A) * op(B) + beta * C with bfloat16 A and B and a float C (oneDNN's gemm_bf16bf16f32):
+ * the operands widened exactly to float, all arithmetic in float on the sgemm kernels. */
+GEMMKIT_API gemmkit_status_t gemmkit_gemm_bf16bf16f32(char transa, char transb, int64_t M, int64_t N, int64_t K,
+        float alpha, const gemmkit_bfloat16_t *A, int64_t lda, const gemmkit_bfloat16_t *B, int64_t ldb,
+        float beta, float *C, int64_t ldc);
 
 /* Integer GEMM as ONNX's Gemm computes it (onnx.reference, bit for bit) for int32, int64, uint32 and uint64:
  * P = sum_k op(A)[i][k] * op(B)[k][j] wrapping modulo 2^bits (the type's own arithmetic), then in double
