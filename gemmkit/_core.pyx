@@ -6,6 +6,7 @@ from cpython.buffer cimport (PyObject_GetBuffer, PyBuffer_Release, PyBUF_STRIDES
                              PyBUF_WRITABLE)
 from libc.stdint cimport int64_t, int32_t, uint8_t, int8_t, uint16_t, uint32_t, uint64_t, INT64_MAX
 from libc.math cimport isinf
+from libc.string cimport memcpy
 
 import numbers
 
@@ -856,6 +857,83 @@ cpdef object matmul_fast(a, b, out):
     if st != 0:
         _raise_status(st, "matmul")
     return C
+
+
+# ---- gemmkit.onnx.gemm: the common float case without Python-level overhead ----------------------------
+
+cpdef object onnx_gemm_fast(A, B, C, alpha, beta, transA, transB):
+    """gemmkit.onnx.gemm (opset >= 11, no broadcast attribute) for the common case: NumPy arrays A and B of
+    one type (float32, float64, float16), 2-D, read in place, non-empty product; C None, a contiguous
+    (N,) or (1, N) row or a C-contiguous (M, N) of that type; alpha and beta Python floats within float32's
+    range; transA and transB Python ints. Returns Y, or None (nothing done) for anything else: the caller's
+    general path then checks and converts. C is copied into Y (data movement), the core scales and adds."""
+    if (type(A) is not np.ndarray or type(B) is not np.ndarray or type(alpha) is not float
+            or type(beta) is not float or type(transA) is not int or type(transB) is not int):
+        return None
+    cdef cnp.ndarray a = A, b = B, c, y
+    cdef int typenum = cnp.PyArray_TYPE(a)
+    if (cnp.PyArray_TYPE(b) != typenum or not (typenum == cnp.NPY_FLOAT32 or typenum == cnp.NPY_FLOAT64
+            or typenum == cnp.NPY_FLOAT16) or cnp.PyArray_NDIM(a) != 2 or cnp.PyArray_NDIM(b) != 2
+            or not cnp.PyArray_ISNOTSWAPPED(a) or not cnp.PyArray_ISNOTSWAPPED(b)
+            or not cnp.PyArray_ISALIGNED(a) or not cnp.PyArray_ISALIGNED(b)):
+        return None
+    if not (abs(<double>alpha) <= 3.4e38 and abs(<double>beta) <= 3.4e38):
+        return None  # ONNX rounds the attributes to float32: overflow and NaN on the general path
+    cdef double al = <float><double>alpha, be = <float><double>beta
+    cdef bint ta_ = transA != 0, tb_ = transB != 0
+    cdef Py_ssize_t isz = cnp.PyArray_ITEMSIZE(a)
+    cdef int64_t m = cnp.PyArray_DIMS(a)[1 if ta_ else 0], k = cnp.PyArray_DIMS(a)[0 if ta_ else 1]
+    cdef int64_t kb = cnp.PyArray_DIMS(b)[1 if tb_ else 0], n = cnp.PyArray_DIMS(b)[0 if tb_ else 1]
+    if kb != k or m == 0 or n == 0 or k == 0:
+        return None
+    cdef char *pa
+    cdef char *pb
+    cdef int64_t lda, ldb, i
+    cdef int fa = _row_major(a, isz, &pa, &lda), fb = _row_major(b, isz, &pb, &ldb)
+    if fa < 0 or fb < 0:
+        return None
+    cdef bint row = False  # C is one row broadcast over Y's rows
+    if C is None or be == 0:
+        be = 0
+    else:
+        if type(C) is not np.ndarray:
+            return None
+        c = C
+        if (cnp.PyArray_TYPE(c) != typenum or not cnp.PyArray_ISNOTSWAPPED(c) or not cnp.PyArray_ISALIGNED(c)
+                or not cnp.PyArray_IS_C_CONTIGUOUS(c)):
+            return None
+        if cnp.PyArray_NDIM(c) == 1 and cnp.PyArray_DIMS(c)[0] == n:
+            row = True
+        elif cnp.PyArray_NDIM(c) == 2 and cnp.PyArray_DIMS(c)[1] == n and cnp.PyArray_DIMS(c)[0] in (1, m):
+            row = cnp.PyArray_DIMS(c)[0] == 1 and m > 1
+        else:
+            return None
+    cdef cnp.npy_intp dims[2]
+    dims[0] = m
+    dims[1] = n
+    y = cnp.PyArray_EMPTY(2, dims, typenum, 0)
+    cdef char *py = <char *>cnp.PyArray_DATA(y)
+    cdef char *pc
+    cdef size_t row_bytes = <size_t>n * <size_t>isz
+    if be != 0:
+        pc = <char *>cnp.PyArray_DATA(c)
+        if row:
+            for i in range(m):
+                memcpy(py + i * row_bytes, pc, row_bytes)
+        else:
+            memcpy(py, pc, row_bytes * <size_t>m)
+    cdef char fla = b'T' if ta_ != (fa == 1) else b'N', flb = b'T' if tb_ != (fb == 1) else b'N'
+    cdef int st
+    with nogil:
+        if typenum == cnp.NPY_FLOAT16:
+            st = gemmkit_hgemm(fla, flb, m, n, k, <float>al, <const uint16_t *>pa, lda, <const uint16_t *>pb, ldb,
+                               <float>be, <uint16_t *>py, n)
+        else:
+            st = _call_float_gemm(KIND_S if typenum == cnp.NPY_FLOAT32 else KIND_D, fla, flb, m, n, k, al, pa, lda,
+                                  0, pb, ldb, 0, be, py, n, 0, 1)
+    if st != 0:
+        _raise_status(st, "gemm")
+    return y
 
 
 # The general paths of gemmkit.blas (SciPy's conversions), registered by gemmkit.blas: prefix -> function.

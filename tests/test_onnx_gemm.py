@@ -399,3 +399,30 @@ def test_integer_core_functions_check_their_arguments():
     np.testing.assert_array_equal(C, 0)
     _core.gemm_i64("T", "N", 2, 2, 2, 1.0, A, 2, A, 2, 0.0, C, 2)
     np.testing.assert_array_equal(C, 2)
+
+
+@pytest.mark.parametrize("type_name", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("c_kind", [None, "row", "row2d", "full", "column", "scalar", "full_fortran"])
+@pytest.mark.parametrize("transA,transB", [(0, 0), (1, 0), (0, 1), (1, 1)])
+def test_fast_path_gives_the_general_paths_bits(monkeypatch, type_name, c_kind, transA, transB):
+    """The Cython fast path of gemmkit.onnx.gemm (float types, C None / a row / a C-ordered (M, N)) makes
+    the same core call as the general path: identical bits; other C shapes are declined (None)."""
+    dtype = dtype_of(type_name)
+    rng = np.random.default_rng(17)
+    M, N, K = 13, 21, 9
+    A = random_matrix(rng, (K, M) if transA else (M, K), dtype)
+    B = np.asfortranarray(random_matrix(rng, (N, K) if transB else (K, N), dtype))
+    C = {None: None, "row": (N,), "row2d": (1, N), "full": (M, N), "column": (M, 1), "scalar": (),
+         "full_fortran": (M, N)}[c_kind]
+    C = None if C is None else random_matrix(rng, C, dtype)
+    if c_kind == "full_fortran":
+        C = np.asfortranarray(C)
+    fast = _core.onnx_gemm_fast(A, B, C, 0.5, -1.5, transA, transB)
+    assert (fast is None) == (c_kind in ("column", "scalar", "full_fortran"))
+    monkeypatch.setattr(_core, "onnx_gemm_fast", lambda *args: None)
+    general = gk_onnx.gemm(A, B, C, alpha=0.5, beta=-1.5, transA=transA, transB=transB)
+    if fast is not None:
+        assert fast.dtype == general.dtype and fast.shape == general.shape
+        np.testing.assert_array_equal(fast, general)
+    ref = reference_gemm(A, B, C, 13, alpha=0.5, beta=-1.5, transA=transA, transB=transB)
+    assert_matches(general, ref, A, B, C, 0.5, -1.5, transA, transB)
