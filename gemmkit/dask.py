@@ -6,8 +6,9 @@ Each output block is one chain of tasks that accumulates its K blocks in place (
     c.compute()                   # any scheduler: threads, processes, distributed
 
 Unlike dask.array.matmul (each block product a new array, summed over K in a reduction tree of new
-arrays), task (i, j, k) adds A[i, k] @ B[k, j] into the one buffer of C[i, j] that task (i, j, k - 1)
-made: a task holds one C block, one A block and one B block, and the order of the sums is fixed (k
+arrays), a task of chain (i, j) adds A[i, k] @ B[k, j] for a run of consecutive k into the one buffer
+of C[i, j] that the chain's previous task made (runs long enough to amortise a task's scheduling,
+`task_macs`): a task holds one C block and its A and B blocks, and the order of the sums is fixed (k
 ascending), so results are deterministic whatever the scheduler does. Dask's tasks are the parallelism:
 each task computes on one gemmkit thread (GEMMKIT_NUM_THREADS in a worker's environment overrides it),
 so workers x threads per worker is the number of busy cores, never more.
@@ -32,6 +33,10 @@ __all__ = ["matmul", "matmul_per_token", "DEFAULT_BLOCK_BYTES"]
 
 # What one task may hold (one A, one B and one C block) when a K chunk size has to be chosen.
 DEFAULT_BLOCK_BYTES = 256 << 20
+# Multiply-adds one task should carry at least: consecutive K blocks of a chain are grouped into one
+# task until it does (a 1024^3 block product is ~1.1e9; each task costs a scheduler round trip and
+# a worker that sits idle while it waits for the next one).
+DEFAULT_TASK_MACS = 4.0e9
 
 
 def _task_threads():
@@ -58,17 +63,21 @@ def _task_threads():
     return 1
 
 
-def _accumulate(c, a_block, b_block, dtype):
-    """C block += A block @ B block, in place (c None: the first K block, into a new buffer)."""
+def _accumulate(c, a_blocks, b_blocks, dtype):
+    """C block += A blocks[k] @ B blocks[k] for k in order, in place (c None: the chain's first task,
+    into a new buffer)."""
     threads = _task_threads()
     if gemmkit.get_num_threads() != threads:
         gemmkit.set_num_threads(threads)
-    a_block = np.asarray(a_block, dtype=dtype)
-    b_block = np.asarray(b_block, dtype=dtype)
-    if c is None:
-        c = np.empty((a_block.shape[0], b_block.shape[1]), dtype)
-        return gemmkit.gemm(a_block, b_block, c, beta=0.0)
-    return gemmkit.gemm(a_block, b_block, c, beta=1.0)
+    for a_block, b_block in zip(a_blocks, b_blocks):
+        a_block = np.asarray(a_block, dtype=dtype)
+        b_block = np.asarray(b_block, dtype=dtype)
+        if c is None:
+            c = np.empty((a_block.shape[0], b_block.shape[1]), dtype)
+            gemmkit.gemm(a_block, b_block, c, beta=0.0)
+        else:
+            gemmkit.gemm(a_block, b_block, c, beta=1.0)
+    return c
 
 
 def _zeros(shape, dtype):
@@ -89,12 +98,14 @@ def _k_chunks(a, b, dtype, block_bytes):
     return tuple([kc] * (K // kc) + ([K % kc] if K % kc else []))
 
 
-def matmul(a, b, *, block_bytes=DEFAULT_BLOCK_BYTES):
+def matmul(a, b, *, block_bytes=DEFAULT_BLOCK_BYTES, task_macs=DEFAULT_TASK_MACS):
     """a @ b for 2-D Dask arrays (or arrays Dask can wrap) on gemmkit's kernels; a Dask array with a's
     row chunks and b's column chunks. Shapes and dtypes are checked here, when the graph is built
     (ValueError / TypeError); the result dtype is NumPy's and must be float32, float64, complex64 or
     complex128. When a's column chunks and b's row chunks differ, both are rechunked once along K to
-    blocks sized so that a task's A, B and C blocks fit `block_bytes`."""
+    blocks sized so that a task's A, B and C blocks fit `block_bytes`. Consecutive K blocks of an
+    output block go into one task until it has `task_macs` multiply-adds (1: a task per block); the
+    sums are the same in any case (k ascending, in place)."""
     a, b = da.asarray(a), da.asarray(b)
     if a.ndim != 2 or b.ndim != 2:
         raise ValueError(f"gemmkit.dask.matmul: a and b must be 2-D, got shapes {a.shape} and {b.shape}")
@@ -114,17 +125,24 @@ def matmul(a, b, *, block_bytes=DEFAULT_BLOCK_BYTES):
     name = f"gemmkit-matmul-{token}"
     partial = f"gemmkit-matmul-partial-{token}"
     nk = len(kchunks)
+    if isinstance(task_macs, bool) or not isinstance(task_macs, (int, float)) or not task_macs > 0:
+        raise ValueError(f"gemmkit.dask.matmul: task_macs must be a positive number, got {task_macs!r}")
     layer = {}
     for i, m in enumerate(a.chunks[0]):
         for j, n in enumerate(b.chunks[1]):
             if nk == 0:  # K = 0: zeros
                 layer[(name, i, j)] = (_zeros, (m, n), dtype)
                 continue
-            prev = None
-            for k in range(nk):
-                key = (partial, i, j, k)
-                layer[key] = (_accumulate, prev, (a.name, i, k), (b.name, k, j), dtype)
-                prev = key
+            prev, k0 = None, 0
+            while k0 < nk:
+                k1, macs = k0, 0.0
+                while k1 < nk and (k1 == k0 or macs < task_macs):
+                    macs += float(m) * float(n) * float(kchunks[k1])
+                    k1 += 1
+                key = (partial, i, j, k0)
+                layer[key] = (_accumulate, prev, [(a.name, i, k) for k in range(k0, k1)],
+                              [(b.name, k, j) for k in range(k0, k1)], dtype)
+                prev, k0 = key, k1
             layer[(name, i, j)] = prev
     graph = HighLevelGraph.from_collections(name, layer, dependencies=[a, b])
     return da.Array(graph, name, chunks=(a.chunks[0], b.chunks[1]), dtype=dtype)

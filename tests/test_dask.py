@@ -63,6 +63,23 @@ def test_results_are_deterministic_across_schedulers():
         assert np.array_equal(c.compute(scheduler=scheduler), first)
 
 
+@pytest.mark.parametrize("task_macs,tasks_per_chain", [(1, 11), (32 * 24 * 37 * 3, 4), (1e12, 1)])
+def test_k_runs_per_task_change_the_graph_not_the_bits(task_macs, tasks_per_chain):
+    """Grouping a chain's K blocks into fewer tasks keeps the sums' order (k ascending, in place): the
+    result is the same bits as one task per block and as the whole-array core call's chain."""
+    rng = np.random.default_rng(4)
+    A, B = _values(rng, (64, 400), np.float32), _values(rng, (400, 48), np.float32)
+    a, b = da.from_array(A, chunks=(32, 37)), da.from_array(B, chunks=(37, 24))  # 11 K blocks
+    c = gkd.matmul(a, b, task_macs=task_macs)
+    one_per_block = gkd.matmul(a, b, task_macs=1).compute(scheduler="sync")
+    partial_tasks = [k for k in dict(c.__dask_graph__()) if isinstance(k, tuple) and "partial" in k[0]]
+    assert len(partial_tasks) == 2 * 2 * tasks_per_chain
+    assert np.array_equal(c.compute(scheduler="threads"), one_per_block)
+    np.testing.assert_allclose(one_per_block, A.astype(np.float64) @ B, rtol=1e-4, atol=1e-4)
+    with pytest.raises(ValueError, match="task_macs"):
+        gkd.matmul(a, b, task_macs=0)
+
+
 def test_k_rechunked_to_the_memory_budget():
     a = da.ones((1000, 5000), chunks=(250, 700))
     b = da.ones((5000, 800), chunks=(600, 400))
