@@ -311,3 +311,19 @@ def test_suite_runs_against_installed_package():
 
     where = Path(gemmkit.__file__).resolve()
     assert ROOT not in where.parents, f"gemmkit imported from the source tree: {where}"
+
+
+def test_core_stub_names_every_public_function_of_the_extension():
+    """gemmkit/_core.pyi declares each public callable of the built gemmkit._core (and nothing it lacks)."""
+    import ast
+    import pathlib
+
+    from gemmkit import _core
+    stub = pathlib.Path(_core.__file__).with_name("_core.pyi")
+    if not stub.exists():  # an installed wheel ships it beside the extension; a source tree has it too
+        stub = pathlib.Path(__file__).resolve().parents[1] / "gemmkit" / "_core.pyi"
+    declared = {node.name for node in ast.parse(stub.read_text()).body if isinstance(node, ast.FunctionDef)}
+    public = {name for name in dir(_core) if not name.startswith("_") and callable(getattr(_core, name))
+              and getattr(getattr(_core, name), "__module__", "gemmkit._core") == "gemmkit._core"}
+    assert public - declared == set(), f"not in _core.pyi: {sorted(public - declared)}"
+    assert declared - public == set(), f"in _core.pyi but not in the extension: {sorted(declared - public)}"
