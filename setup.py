@@ -32,6 +32,8 @@ CORE_SOURCES = [
     "csrc/config/avx_vnni.c",
     "csrc/config/avx512.c",
     "csrc/config/avx512_vnni.c",
+    "csrc/config/zen2.c",
+    "csrc/config/zen4.c",
     "csrc/kernels/sgemm_generic.c",
     "csrc/kernels/dgemm_generic.c",
     "csrc/kernels/int8_generic.c",

@@ -15,6 +15,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 PROBE_SRC = os.path.join(HERE, "peak_probe.c")
+STREAM_READ_SRC = os.path.join(HERE, "stream_read.c")
 
 
 def run_quiet(cmd, timeout=60, **kw):
@@ -192,6 +193,26 @@ def compile_probe(src=PROBE_SRC):
         return None, "peak probe failed to compile: " + (r.stderr.strip()[-300:] if r else "timeout")
     os.replace(tmp, exe)
     return exe, None
+
+
+def compile_library(src=STREAM_READ_SRC):
+    """Compile a C file of the bench (stream_read.c) with the system C compiler into a shared library in a
+    cache folder (keyed by the source's hash); (path, None) or (None, reason)."""
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if cc is None:
+        return None, f"no C compiler (cc/gcc/clang) for {os.path.basename(src)}"
+    with open(src, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()[:16]
+    name = os.path.splitext(os.path.basename(src))[0]
+    lib = os.path.join(tempfile.gettempdir(), f"gemmkit-{name}-{os.getuid()}-{digest}.so")
+    if os.path.exists(lib):
+        return lib, None
+    tmp = f"{lib}.{os.getpid()}"
+    r = run_quiet([cc, "-O2", "-shared", "-fPIC", "-pthread", src, "-o", tmp])
+    if r is None or r.returncode != 0:
+        return None, f"{os.path.basename(src)} failed to compile: " + (r.stderr.strip()[-300:] if r else "timeout")
+    os.replace(tmp, lib)
+    return lib, None
 
 
 def parse_probe_output(text):

@@ -104,7 +104,7 @@ def test_a_new_op_is_one_new_module(tmp_path, monkeypatch, ctx):
     assert "| 2×2×2" in text and any(r["op"] == "fakeop" and r["lib"] == "numpy" for r in ctx.raw)
 
 
-@pytest.mark.parametrize("group", ["sgemm", "dgemm", "cgemm", "zgemm", "int8", "matmul"])
+@pytest.mark.parametrize("group", ["sgemm", "dgemm", "cgemm", "zgemm", "int8", "matmul", "gemv"])
 def test_cases_compute_the_right_product(ctx, group):
     """Every library of every case of an op gives the product its check accepts, on tiny sizes."""
     for op in cases.selected_ops([group]):
@@ -359,3 +359,16 @@ def test_u8s8s32_onednn(benchmark, dnnl, n):
     benchmark(dnnl.gemm_u8s8s32, "N", "N", "F", n, n, n, 1.0, A, n, 0, B, n, 0, 0.0, C, n, co)
     _record(benchmark, 2.0 * n ** 3, "GOP/s")
     np.testing.assert_array_equal(C, _int8_ref(A, B))
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_stream_read_reads_every_byte(threads):
+    """The GEMV cases' streaming-read reference sums every 64-bit word once, on any thread count."""
+    from gemmkit_bench.cases import gemv
+    lib, why = machine.compile_library()
+    if lib is None:
+        pytest.skip(why)
+    fn = gemv.stream_reader(None)
+    words = np.arange(1, 100_003, dtype=np.uint64) * np.uint64(2654435761)
+    for n in (0, 1, 7, 8, 33, 1000, words.size):
+        assert fn(words.ctypes.data, 8 * n, threads) == int(words[:n].sum(dtype=np.uint64)), n

@@ -76,11 +76,13 @@ static uint32_t detect_cpu_id(void) { return 0; }
 /* The registry, best first: a tuned configuration comes before the generic one of its path. */
 static const gk_config_t *const registry[] = {
 #if GEMMKIT_X86
+    &gk_config_zen4,
     &gk_config_avx512_vnni,
     &gk_config_avx512,
 #if defined(GEMMKIT_HAVE_AVX_VNNI)
     &gk_config_avx_vnni,
 #endif
+    &gk_config_zen2,
     &gk_config_avx2,
 #endif
     &gk_config_generic,
@@ -133,23 +135,60 @@ uint32_t gk_cpu_id(void) {
     return GK_LOAD(cpu_id_cache);
 }
 
-/* The best configuration of path `arch` (NULL: of any path) for this CPU, or NULL. A tuned config
- * (one with cpu_match) applies on the CPUs it matches, or anywhere when GEMMKIT_UARCH names it, so
- * its correctness can be tested on any CPU with the features. */
-static const gk_config_t *find_config(const char *arch) {
-    const char *force = getenv("GEMMKIT_UARCH");
-    const uint32_t f = gemmkit_cpu_features();
+/* The first configuration of the registry (best first) of path `arch` (NULL: any path) that a CPU with
+ * these features and identity runs: a tuned config (one with cpu_match) applies on the CPUs it matches,
+ * or, when `force` names a uarch (GEMMKIT_UARCH), only where it is that uarch, on any CPU with the
+ * features (so its correctness can be tested anywhere); NULL when none. Pure: no CPUID, no environment. */
+static const gk_config_t *select_config(const char *arch, const char *force, uint32_t features, uint32_t cpu_id) {
+    const int forcing = force && force[0];
     for (size_t i = 0; i < N_CONFIGS; i++) {
         const gk_config_t *c = registry[i];
         if (arch && strcmp(c->arch, arch) != 0) continue;
-        if ((c->needs & f) != c->needs) continue;
-        if (c->cpu_match) {
-            const int forced = force && strcmp(force, c->uarch) == 0;
-            if (!forced && (force && force[0] ? 1 : !c->cpu_match(gk_cpu_id()))) continue;
-        }
+        if ((c->needs & features) != c->needs) continue;
+        if (c->cpu_match && (forcing ? strcmp(force, c->uarch) != 0 : !c->cpu_match(cpu_id))) continue;
         return c;
     }
     return NULL;
+}
+
+/* The best configuration of path `arch` (NULL: of any path) for this CPU, or NULL. */
+static const gk_config_t *find_config(const char *arch) {
+    return select_config(arch, getenv("GEMMKIT_UARCH"), gemmkit_cpu_features(), gk_cpu_id());
+}
+
+gemmkit_status_t gemmkit_config_for_cpu(uint32_t vendor, uint32_t family, uint32_t model, uint32_t features,
+                                        const char *uarch, const char **arch_out, const char **uarch_out) {
+    if (vendor > 0xff || family > 0xfff || model > 0xfff || !arch_out || !uarch_out)
+        return gemmkit_invalid_arguments;
+    const gk_config_t *c = select_config(NULL, uarch, features, (vendor << 24) | (family << 12) | model);
+    if (c == NULL) c = &gk_config_generic;
+    *arch_out = c->arch;
+    *uarch_out = c->uarch;
+    return gemmkit_success;
+}
+
+int gemmkit_config_count(void) { return (int)N_CONFIGS; }
+
+gemmkit_status_t gemmkit_config_at(int i, const char **arch, const char **uarch, uint32_t *needs) {
+    if (i < 0 || i >= (int)N_CONFIGS || !arch || !uarch || !needs) return gemmkit_invalid_arguments;
+    *arch = registry[i]->arch;
+    *uarch = registry[i]->uarch;
+    *needs = registry[i]->needs;
+    return gemmkit_success;
+}
+
+void gemmkit_gemv_info(int *max_m, int *max_n, int *prefetch_bytes) {
+    const gk_small_t *sm = &gk_config()->small;
+    if (max_m) *max_m = sm->gemv_max_m;
+    if (max_n) *max_n = sm->gemv_max_n;
+    if (prefetch_bytes) *prefetch_bytes = sm->gemv_pf_bytes;
+}
+
+void gemmkit_cpu_identity(uint32_t *vendor, uint32_t *family, uint32_t *model) {
+    const uint32_t id = gk_cpu_id();
+    if (vendor) *vendor = GK_CPU_VENDOR(id);
+    if (family) *family = GK_CPU_FAMILY(id);
+    if (model) *model = GK_CPU_MODEL(id);
 }
 
 int gemmkit_arch_count(void) { return (int)N_ARCHS; }

@@ -17,9 +17,9 @@ typedef struct {
     int complex_1m;            /* 1: complex, N and K doubled in the real domain */
     gk_pack_a_fn pack_a;
     gk_pack_b_fn pack_b;
-    /* Optional path for few rows of C outside the packed driver: returns 1 (and sets *st) when it
+    /* Optional path for few rows or columns of C outside the packed driver: returns 1 (and sets *st) when it
      * handled the problem, 0 when the packed driver should. */
-    int (*few_rows)(const gk_real_problem_t *p, gemmkit_status_t *st);
+    int (*gemv_path)(const gk_real_problem_t *p, gemmkit_status_t *st);
     /* Types whose C is not the kernel's (float16 and bfloat16 on the float kernel; NULL for the others):
      * the driver widens each thread's C block into a float buffer before the k loop (only when beta
      * reads C) and narrows it, rounding once, after it. (i0, j0): the block's first element of C;
@@ -97,9 +97,10 @@ gemmkit_status_t gk_real_gemm(const gk_real_problem_t *p);
 gemmkit_status_t gk_real_gemm_batch(const gk_real_problem_t *p, int64_t batch, int64_t stride_a,
                                     int64_t stride_b, int64_t stride_c);
 
-/* Few rows of C (sgemm): the dot-product kernel or the GEMV, B streamed in place. Returns 1 and sets
- * *st when it handled the problem, 0 when the packed driver should. */
-int gk_sgemm_few_rows(const gk_real_problem_t *p, gemmkit_status_t *st);
+/* Few rows or few columns of C (sgemm, dgemm): the GEMV or dot-product kernels, the big operand streamed
+ * in place (csrc/gemm_small.c). Returns 1 and sets *st when it handled the problem, 0 when the packed
+ * driver should. */
+int gk_real_gemv(const gk_real_problem_t *p, gemmkit_status_t *st);
 
 /* An int8 product after the frontend's checks: C := alpha * (op(A') - a_ofs) (op(B) - bo) + beta * C + co,
  * A' = A (u8) or A ^ 0x80 (s8 flipped to u8, flip_a = 1, a_ofs = ao + 128); M, N, K > 0, alpha != 0.

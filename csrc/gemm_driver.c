@@ -182,7 +182,7 @@ gemmkit_status_t gk_real_gemm(const gk_real_problem_t *p) {
                               p->transb, p->conjb, &p->beta, p->C, p->ldc / 2);
         return gemmkit_success;
     }
-    if (p->type->few_rows && p->type->few_rows(p, &st)) return st;
+    if (p->type->gemv_path && p->type->gemv_path(p, &st)) return st;
     real_job_t job;
     memset(&job, 0, sizeof(job));
     job.p = p;

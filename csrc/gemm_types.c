@@ -26,8 +26,8 @@ GK_REAL_PACKERS(f64, double, double)
 COMPLEX_PACKERS(f32, float)
 COMPLEX_PACKERS(f64, double)
 
-const gk_real_type_t gk_type_sgemm = {"sgemm", 0, pack_a_f32_block, pack_b_f32_block, gk_sgemm_few_rows};
-const gk_real_type_t gk_type_dgemm = {"dgemm", 0, pack_a_f64_block, pack_b_f64_block, NULL};
+const gk_real_type_t gk_type_sgemm = {"sgemm", 0, pack_a_f32_block, pack_b_f32_block, gk_real_gemv};
+const gk_real_type_t gk_type_dgemm = {"dgemm", 0, pack_a_f64_block, pack_b_f64_block, gk_real_gemv};
 const gk_real_type_t gk_type_cgemm = {"cgemm", 1, pack_a_1m_f32_block, pack_b_1m_f32_block, NULL};
 const gk_real_type_t gk_type_zgemm = {"zgemm", 1, pack_a_1m_f64_block, pack_b_1m_f64_block, NULL};
 

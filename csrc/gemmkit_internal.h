@@ -24,6 +24,12 @@
 #define GK_RESTRICT __restrict__
 #define GK_ALIGN64 __attribute__((aligned(64)))
 #endif
+/* Kernel helpers whose loops must unroll into registers: always inlined. */
+#if defined(_MSC_VER)
+#define GK_FORCEINLINE __forceinline
+#else
+#define GK_FORCEINLINE inline __attribute__((always_inline))
+#endif
 
 /* A read prefetch hint to all cache levels (never faults, even past a buffer's end). */
 #if defined(__GNUC__) || defined(__clang__)
@@ -60,6 +66,15 @@ typedef void (*gk_ukernel_fn)(int64_t kc, const void *GK_RESTRICT a, int64_t rsa
 typedef void (*gk_dot_fn)(int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, int64_t lda,
                           const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc);
 
+/* GEMV kernels (csrc/kernels/real_gemv_template.h): a matrix S streamed once in place against m short
+ * vectors x (rows of k contiguous values, ldx apart), y[i][j] at y + i * rsy + j * csy (beta == 0: y not
+ * read); pf > 0: every stream's cache line is requested pf elements ahead.
+ *   rows: y[i][j] = alpha * sum_l x[i][l] S[l][j] + beta * y[i][j]   (S: k rows of n values, lds apart)
+ *   dots: y[i][j] = alpha * sum_l x[i][l] S[j][l] + beta * y[i][j]   (S: n rows of k values, lds apart) */
+typedef void (*gk_gemv_fn)(int64_t m, int64_t n, int64_t k, const void *alpha, const void *x, int64_t ldx,
+                           const void *S, int64_t lds, const void *beta, void *y, int64_t rsy, int64_t csy,
+                           int64_t pf);
+
 /* The whole of a tiny complex product (complex M, N, K <= GK_TINY_MAX), elements (re, im) pairs of the
  * kernel's real type: op(X) = X, X^T, conj(X) or X^H by transx / conjx; alpha 2 reals, beta real (a
  * complex beta has been applied to C before, as the 1m driver does). */
@@ -84,6 +99,7 @@ typedef struct {
     gk_dot_fn dot;             /* optional (NULL: packed path only) */
     gk_tiny_fn tiny;           /* optional: tiny products (config small.tiny_max_macs), no packing */
     gk_tiny_complex_fn tiny_complex; /* optional: the same for complex elements of this real type */
+    gk_gemv_fn gemv_rows, gemv_dots; /* GEMV (few rows or few columns of C); both set, or both NULL */
 } gk_real_kernel_t;
 
 extern const gk_real_kernel_t gk_sgemm_kernel_generic, gk_dgemm_kernel_generic;
@@ -281,7 +297,9 @@ typedef struct {
     int direct_max_row_panels; /* up to this many MR-row panels a plain B is streamed in place */
     int64_t skinny_kc;         /* k block when B is streamed in place */
     int dot_max_m;             /* few rows x B^T: the dot kernel up to this M */
-    int gemv_max_m;            /* few rows x plain B: the GEMV up to this M */
+    int gemv_max_m;            /* few rows: the GEMV kernels up to this M (B^T: where the dot kernel is not used) */
+    int gemv_max_n;            /* few columns: the GEMV kernels on C^T = op(B)^T op(A)^T up to this N */
+    int gemv_pf_bytes;         /* GEMV software prefetch distance per stream, bytes (0: none) */
     double tiny_max_macs;      /* real products with M, N, K <= GK_TINY_MAX and no more multiply-adds
                                 * than this run whole in the kernel's `tiny` (batches of small matrices) */
 } gk_small_t;
@@ -305,6 +323,7 @@ typedef struct gk_config {
 extern const gk_config_t gk_config_generic;
 #if GEMMKIT_X86
 extern const gk_config_t gk_config_avx2, gk_config_avx512, gk_config_avx512_vnni;
+extern const gk_config_t gk_config_zen2, gk_config_zen4;   /* tuned: selected by cpu_match */
 #if defined(GEMMKIT_HAVE_AVX_VNNI)
 extern const gk_config_t gk_config_avx_vnni;
 #endif

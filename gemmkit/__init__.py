@@ -90,7 +90,9 @@ def show_config(print_out=True):
         "cpu_features": _core.cpu_features(),
         "available_archs": available_archs(),
         "num_threads": get_num_threads(),
+        "cpu": _core.cpu_identity(),
         "GEMMKIT_ARCH": os.environ.get("GEMMKIT_ARCH"),
+        "GEMMKIT_UARCH": os.environ.get("GEMMKIT_UARCH"),
         "GEMMKIT_NUM_THREADS": os.environ.get("GEMMKIT_NUM_THREADS"),
     }
     info.update(_core.kernel_info())
@@ -98,6 +100,8 @@ def show_config(print_out=True):
         feats = ", ".join(k for k, v in info["cpu_features"].items() if v) or "none beyond baseline"
         q = info["int8"]
         print(f"gemmkit {info['version']}")
+        cpu = info["cpu"]
+        print(f"  cpu          : {cpu['vendor']} family {cpu['family']:#x} model {cpu['model']:#x}")
         print(f"  cpu features : {feats}")
         print(f"  kernel path  : {info['arch']} (tuned for: {info['uarch']}; "
               f"available: {', '.join(info['available_archs'])})")
@@ -108,6 +112,9 @@ def show_config(print_out=True):
                   f"NC={s['NC']}")
         print(f"  int8 kernel  : {q['kernel']}  MR={q['MR']} NR={q['NR']} k_group={q['k_group']} "
               f"MC={q['MC']} K_chunk={q['K_chunk']} NC={q['NC']} KB={q['KB']}")
+        g = info["gemv"]
+        print(f"  gemv         : M <= {g['max_M']} or N <= {g['max_N']}, the big operand streamed in place, "
+              f"prefetch {g['prefetch_bytes']} bytes ahead per stream" + (" (none)" if not g["prefetch_bytes"] else ""))
         print(f"  threads      : {info['num_threads']}")
     return info
 

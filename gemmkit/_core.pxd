@@ -103,6 +103,12 @@ cdef extern from "include/gemmkit.h" nogil:
     int gemmkit_arch_supported(const char *name)
     const char *gemmkit_cpu_feature_name(int i, uint32_t *bit)
     gemmkit_status_t gemmkit_kernel_info(const char *op, gemmkit_kernel_info_t *info)
+    int gemmkit_config_count()
+    gemmkit_status_t gemmkit_config_at(int i, const char **arch, const char **uarch, uint32_t *needs)
+    gemmkit_status_t gemmkit_config_for_cpu(uint32_t vendor, uint32_t family, uint32_t model, uint32_t features,
+                                            const char *uarch, const char **arch, const char **uarch_out)
+    void gemmkit_cpu_identity(uint32_t *vendor, uint32_t *family, uint32_t *model)
+    void gemmkit_gemv_info(int *max_m, int *max_n, int *prefetch_bytes)
 
 # ---- quantized elementwise add (csrc/qadd.c) ----
 cdef extern from "include/gemmkit.h" nogil:

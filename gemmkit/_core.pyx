@@ -1271,6 +1271,60 @@ def get_arch():
     return gemmkit_get_arch().decode()
 
 
+CPU_VENDORS = {0: "other", 1: "AMD", 2: "Intel"}
+
+
+def _feature_names(uint32_t bits):
+    return [name for name, bit in CPU_FEATURE_BITS.items() if bits & bit]
+
+
+def configs():
+    """Every configuration of the registry, in the order dispatch tries them: kernel path, the
+    microarchitecture its constants are tuned for ("any": untuned), the CPU features it needs and whether
+    this CPU has them. None is selected by this call."""
+    cdef const char *arch
+    cdef const char *uarch
+    cdef uint32_t needs, have = gemmkit_cpu_features()
+    out = []
+    for i in range(gemmkit_config_count()):
+        if gemmkit_config_at(i, &arch, &uarch, &needs) != 0:
+            raise RuntimeError(f"gemmkit_config_at({i}) failed")
+        out.append({"arch": arch.decode(), "uarch": uarch.decode(), "needs": _feature_names(needs),
+                    "runnable": (needs & have) == needs})
+    return out
+
+
+def config_for_cpu(vendor, family, model, features, uarch=None):
+    """(arch, uarch) of the configuration dispatch picks for a CPU: vendor "AMD", "Intel" or "other",
+    display family and model, feature names (as cpu_features() keys), and GEMMKIT_UARCH's value (None:
+    unset). Pure: this CPU and the environment play no part."""
+    cdef const char *arch_out
+    cdef const char *uarch_out
+    cdef uint32_t bits = 0
+    vendors = {v: k for k, v in CPU_VENDORS.items()}
+    if vendor not in vendors:
+        raise ValueError(f"vendor must be one of {', '.join(vendors)}, got {vendor!r}")
+    for name in features:
+        if name not in CPU_FEATURE_BITS:
+            raise ValueError(f"unknown CPU feature {name!r}; expected some of {', '.join(CPU_FEATURE_BITS)}")
+        bits |= CPU_FEATURE_BITS[name]
+    cdef int64_t fam = _int_arg(family, "family"), mod = _int_arg(model, "model")
+    if not (0 <= fam <= 0xfff and 0 <= mod <= 0xfff):
+        raise ValueError(f"family {family!r} and model {model!r} must be in 0 .. 0xfff")
+    cdef bytes force = (uarch or "").encode()
+    if gemmkit_config_for_cpu(vendors[vendor], <uint32_t>fam, <uint32_t>mod, bits, force, &arch_out,
+                              &uarch_out) != 0:
+        raise RuntimeError("gemmkit_config_for_cpu failed")
+    return arch_out.decode(), uarch_out.decode()
+
+
+def cpu_identity():
+    """This CPU as dispatch sees it: {"vendor": "AMD" | "Intel" | "other", "family": int, "model": int}."""
+    cdef uint32_t vendor = 0, family = 0, model = 0
+    gemmkit_cpu_identity(&vendor, &family, &model)
+    return {"vendor": CPU_VENDORS.get(vendor, "other"), "family": family, "model": model}
+
+
 def kernel_info():
     """The configuration in use: per operation its kernel, micro-tile and cache blocks."""
     cdef gemmkit_kernel_info_t k
@@ -1284,6 +1338,9 @@ def kernel_info():
                        "packed_bytes": k.elem, "MC": k.mc, "K_chunk": k.kc, "NC": k.nc, "KB": k.kb}
         else:
             out[op] = {"kernel": k.kernel.decode(), "MR": k.mr, "NR": k.nr, "MC": k.mc, "KC": k.kc, "NC": k.nc}
+    cdef int max_m = 0, max_n = 0, pf = 0
+    gemmkit_gemv_info(&max_m, &max_n, &pf)
+    out["gemv"] = {"max_M": max_m, "max_N": max_n, "prefetch_bytes": pf}
     return out
 
 

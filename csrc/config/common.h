@@ -6,12 +6,22 @@
 
 /* Up to 160^3 multiply-adds the real driver skips packing where it can (a plain B under a packed A: up
  * to DIRECT_B macs); up to 4 MR-row panels a plain B streams in place in 16-deep k blocks; few rows x
- * B^T: dot kernel up to 16 rows; GEMV up to 2; real products up to TINY macs (and 32 a side) whole in
- * the unpacked tiny kernel. */
-#define GK_SMALL_TUNED(DIRECT_B, TINY)                                                               \
+ * B^T: dot kernel up to 16 rows; GEMV up to 2 rows or 2 columns, each stream prefetched GEMV_PF bytes
+ * ahead; real products up to TINY macs (and 32 a side) whole in the unpacked tiny kernel. */
+#define GK_SMALL_TUNED(DIRECT_B, TINY, GEMV_PF)                                                      \
     {.direct_max_macs = 160.0 * 160.0 * 160.0, .direct_b_max_macs = (DIRECT_B), .direct_max_row_panels = 4, \
-     .skinny_kc = 16, .dot_max_m = 16, .gemv_max_m = 2, .tiny_max_macs = (TINY)}
-#define GK_SMALL_DEFAULTS GK_SMALL_TUNED(160.0 * 160.0 * 160.0, 10.0 * 10.0 * 10.0)
+     .skinny_kc = 16, .dot_max_m = 16, .gemv_max_m = 2, .gemv_max_n = 2, .gemv_pf_bytes = (GEMV_PF),  \
+     .tiny_max_macs = (TINY)}
+/* GEMV prefetch 2 KiB: the distance the Zen 5 tuning of the float GEMV found (+25 % at N = K = 4096 over
+ * the hardware prefetchers alone). */
+#define GK_SMALL_DEFAULTS GK_SMALL_TUNED(160.0 * 160.0 * 160.0, 10.0 * 10.0 * 10.0, 2048)
+
+/* AVX2 6 x 16 sgemm / 6 x 8 dgemm: A block 144 x 256 (sgemm 144 KiB, dgemm 96 x 256: 192 KiB) in a
+ * 512 KiB L2, B block 256 x NC in a share of L3. */
+#define GK_SGEMM_AVX2_BLOCKS {.mc = 144, .kc = 256, .nc = 4080}
+#define GK_DGEMM_AVX2_BLOCKS {.mc = 96, .kc = 256, .nc = 2040}
+/* AVX2 int8 (bytes widened to int16): k block 256 in L1. */
+#define GK_INT8_AVX2_BLOCKS {.mc = 120, .nc = 4096, .kb = 256, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20}
 
 /* sgemm 12 x 32: A block 120 x 512 (240 KiB) in L2, B block 512 x 1024 (2 MiB) in L3 (a 4096-wide B
  * block measured 7 % slower at 2048..4096 on Zen 5: more of it evicted between the A blocks). */

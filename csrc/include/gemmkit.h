@@ -161,6 +161,21 @@ GEMMKIT_API uint32_t gemmkit_cpu_features(void);
 GEMMKIT_API int gemmkit_arch_count(void);
 GEMMKIT_API const char *gemmkit_arch_name(int i);
 GEMMKIT_API int gemmkit_arch_supported(const char *name);
+/* The configurations (kernel path + the microarchitecture its constants are tuned for, "any" for the
+ * untuned ones), i = 0 .. count-1 in the order dispatch tries them, with the GEMMKIT_CPU_* bits each needs. */
+GEMMKIT_API int gemmkit_config_count(void);
+GEMMKIT_API gemmkit_status_t gemmkit_config_at(int i, const char **arch, const char **uarch, uint32_t *needs);
+/* The configuration dispatch picks (among all paths) for a CPU given by vendor (1 AMD, 2 Intel, 0 other),
+ * display family and model and GEMMKIT_CPU_* features, as GEMMKIT_UARCH = `uarch` (NULL or "": unset)
+ * would make it; pure (no CPUID, no environment), for tests and tools. */
+GEMMKIT_API gemmkit_status_t gemmkit_config_for_cpu(uint32_t vendor, uint32_t family, uint32_t model,
+                                                    uint32_t features, const char *uarch, const char **arch,
+                                                    const char **uarch_out);
+/* The GEMV paths of the configuration in use: up to max_m rows or max_n columns of C, each stream of the
+ * big operand prefetched prefetch_bytes ahead (0: the hardware prefetchers alone). */
+GEMMKIT_API void gemmkit_gemv_info(int *max_m, int *max_n, int *prefetch_bytes);
+/* This CPU's vendor (1 AMD, 2 Intel, 0 other), display family and model, as dispatch sees them. */
+GEMMKIT_API void gemmkit_cpu_identity(uint32_t *vendor, uint32_t *family, uint32_t *model);
 /* CPU feature names and their GEMMKIT_CPU_* bits, i = 0 .. (NULL name past the end). */
 GEMMKIT_API const char *gemmkit_cpu_feature_name(int i, uint32_t *bit);
 /* What the configuration in use runs for one operation ("sgemm", "dgemm", "cgemm", "zgemm", "int8"):

@@ -7,12 +7,6 @@
 #define MR 6
 #define NR 8
 
-#if defined(_MSC_VER)
-#define GK_FORCEINLINE __forceinline
-#else
-#define GK_FORCEINLINE inline __attribute__((always_inline))
-#endif
-
 #define T double
 #define V __m256d
 #define VSUF pd
@@ -41,7 +35,12 @@ static const gk_ukernel_fn rows_kernels[MR] = {
 #undef TINY_FN
 #undef TINY_COMPLEX_FN
 
+#define GEMV_ROWS_FN gemv_rows_dgemm_avx2
+#define GEMV_DOTS_FN gemv_dots_dgemm_avx2
+#include "real_gemv_template.h"
+
 const gk_real_kernel_t gk_dgemm_kernel_avx2 = {
     "ukernel_dgemm_avx2_6x8", 8, MR, NR, ukernel_dgemm_avx2_6x8, rows_kernels, NULL, tiny_dgemm_avx2, tiny_zgemm_avx2,
+    gemv_rows_dgemm_avx2, gemv_dots_dgemm_avx2,
 };
 #endif

@@ -9,12 +9,6 @@
 #define NR (8 * NV)
 #define PF_COLS 64 /* rows kernels with m <= 4: prefetch B this many columns ahead (4 panels) */
 
-#if defined(_MSC_VER)
-#define GK_FORCEINLINE __forceinline
-#else
-#define GK_FORCEINLINE inline __attribute__((always_inline))
-#endif
-
 #define T double
 #define V __m512d
 #define VSUF pd
@@ -40,7 +34,12 @@ static const gk_ukernel_fn rows_kernels[MR] = {
 #undef TINY_FN
 #undef TINY_COMPLEX_FN
 
+#define GEMV_ROWS_FN gemv_rows_dgemm_avx512
+#define GEMV_DOTS_FN gemv_dots_dgemm_avx512
+#include "real_gemv_template.h"
+
 const gk_real_kernel_t gk_dgemm_kernel_avx512 = {
     "ukernel_dgemm_avx512_12x16", 8, MR, NR, ukernel_dgemm_avx512_12x16, rows_kernels, NULL, tiny_dgemm_avx512, tiny_zgemm_avx512,
+    gemv_rows_dgemm_avx512, gemv_dots_dgemm_avx512,
 };
 #endif

@@ -7,12 +7,6 @@
 #define MR 6
 #define NR 16
 
-#if defined(_MSC_VER)
-#define GK_FORCEINLINE __forceinline
-#else
-#define GK_FORCEINLINE inline __attribute__((always_inline))
-#endif
-
 #define T float
 #define V __m256
 #define VSUF ps
@@ -41,7 +35,12 @@ static const gk_ukernel_fn rows_kernels[MR] = {
 #undef TINY_FN
 #undef TINY_COMPLEX_FN
 
+#define GEMV_ROWS_FN gemv_rows_sgemm_avx2
+#define GEMV_DOTS_FN gemv_dots_sgemm_avx2
+#include "real_gemv_template.h"
+
 const gk_real_kernel_t gk_sgemm_kernel_avx2 = {
     "ukernel_sgemm_avx2_6x16", 4, MR, NR, ukernel_sgemm_avx2_6x16, rows_kernels, NULL, tiny_sgemm_avx2, tiny_cgemm_avx2,
+    gemv_rows_sgemm_avx2, gemv_dots_sgemm_avx2,
 };
 #endif

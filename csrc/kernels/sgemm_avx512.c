@@ -10,12 +10,6 @@
 #define NR (16 * NV)
 #define PF_COLS 128 /* rows kernels with m <= 4: prefetch B this many columns ahead (4 panels) */
 
-#if defined(_MSC_VER)
-#define GK_FORCEINLINE __forceinline
-#else
-#define GK_FORCEINLINE inline __attribute__((always_inline))
-#endif
-
 #define T float
 #define V __m512
 #define VSUF ps
@@ -216,7 +210,12 @@ static void sgemm_dot_avx512(int64_t m, int64_t n, int64_t k, const void *alpha_
 #undef TINY_FN
 #undef TINY_COMPLEX_FN
 
+#define GEMV_ROWS_FN gemv_rows_sgemm_avx512
+#define GEMV_DOTS_FN gemv_dots_sgemm_avx512
+#include "real_gemv_template.h"
+
 const gk_real_kernel_t gk_sgemm_kernel_avx512 = {
     "ukernel_sgemm_avx512_12x32", 4, MR, NR, ukernel_sgemm_avx512_12x32, rows_kernels, sgemm_dot_avx512, tiny_sgemm_avx512, tiny_cgemm_avx512,
+    gemv_rows_sgemm_avx512, gemv_dots_sgemm_avx512,
 };
 #endif

@@ -1,0 +1,66 @@
+/* The streaming-read reference of the bench's GEMV cases (bench/cases/gemv.py): sums the bytes of a buffer
+   as a GEMV must read them, on 1 or more threads; bench/machine.py compiles it into a shared library. */
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One thread's share: 4 concurrent streams over its 4 quarters (on Zen 2 one stream reads at ~18 GB/s,
+   4 at ~26 GB/s: the bound a GEMV that keeps several rows in flight can reach), one 64-byte line of each
+   per step in 16-byte words (GCC/Clang vector extension: SSE2), one sum per stream. */
+typedef uint64_t v2u __attribute__((vector_size(16)));
+
+static inline v2u load2(const uint64_t *p) {
+    v2u v;
+    __builtin_memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static uint64_t read_share(const uint64_t *p, size_t n) {
+    const size_t q = n / 4 / 8 * 8;
+    const uint64_t *p0 = p, *p1 = p + q, *p2 = p + 2 * q, *p3 = p + 3 * q;
+    v2u s0 = {0, 0}, s1 = s0, s2 = s0, s3 = s0;
+    for (size_t i = 0; i < q; i += 8) {
+        s0 += (load2(p0 + i) + load2(p0 + i + 2)) + (load2(p0 + i + 4) + load2(p0 + i + 6));
+        s1 += (load2(p1 + i) + load2(p1 + i + 2)) + (load2(p1 + i + 4) + load2(p1 + i + 6));
+        s2 += (load2(p2 + i) + load2(p2 + i + 2)) + (load2(p2 + i + 4) + load2(p2 + i + 6));
+        s3 += (load2(p3 + i) + load2(p3 + i + 2)) + (load2(p3 + i + 4) + load2(p3 + i + 6));
+    }
+    const v2u s = (s0 + s1) + (s2 + s3);
+    uint64_t sum = s[0] + s[1];
+    for (size_t i = 4 * q; i < n; i++) sum += p[i];
+    return sum;
+}
+
+typedef struct { const uint64_t *p; size_t n; uint64_t sum; } share_t;
+
+static void *read_thread(void *arg) {
+    share_t *s = (share_t *)arg;
+    s->sum = read_share(s->p, s->n);
+    return NULL;
+}
+
+/* Reads `bytes` bytes (a multiple of 8) at p on `threads` threads (1 .. 64), the calling one included;
+   returns their sum so that nothing is optimised away. */
+uint64_t stream_read(const void *p, size_t bytes, int threads) {
+    share_t sh[64];
+    pthread_t tid[64];
+    int started[64] = {0};
+    const size_t n = bytes / 8;
+    if (threads < 1) threads = 1;
+    if (threads > 64) threads = 64;
+    for (int t = 0; t < threads; t++) {
+        const size_t a = n * t / threads, b = n * (t + 1) / threads;
+        sh[t].p = (const uint64_t *)p + a;
+        sh[t].n = b - a;
+        sh[t].sum = 0;
+    }
+    for (int t = 1; t < threads; t++) started[t] = pthread_create(&tid[t], NULL, read_thread, &sh[t]) == 0;
+    read_thread(&sh[0]);
+    uint64_t sum = sh[0].sum;
+    for (int t = 1; t < threads; t++) {
+        if (started[t]) pthread_join(tid[t], NULL);
+        else read_thread(&sh[t]);   /* no thread: the caller reads that share too */
+        sum += sh[t].sum;
+    }
+    return sum;
+}

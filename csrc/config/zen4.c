@@ -1,0 +1,35 @@
+/* Configuration of the AVX-512 VNNI path tuned for AMD Zen 4 (family 19h, models 10h-1Fh, 60h-74h,
+ * 78h-7Bh, A0h-AFh): built from the core's documented caches and datapath, not yet measured on one. */
+#include "common.h"
+#if GEMMKIT_X86
+
+/* Zen 4 against the Zen 5 core the avx512_vnni constants were measured on (AMD's Software Optimization
+ * Guide for family 19h; the peers' Zen 4 paths):
+ *  - L2 1 MiB and L3 32 MiB per CCD as on Zen 5: the float A / B blocks stay (GK_*_AVX512_BLOCKS);
+ *    a 512-bit FMA runs as two 256-bit halves on the 2 FMA pipes, so the 12 x 32 tile's k step takes
+ *    twice the cycles and the B micro-panel it reads from L2 (kc 512: 64 KiB) needs half the bandwidth.
+ *  - L1D 32 KiB (Zen 5: 48 KiB): the int8 k block kb, whose kb x 32 B sub-panel must stay in L1 with the
+ *    A panels and C tile, is halved to 256 (8 KiB).
+ *  - GEMV: no software prefetch. Zen 4 streamed B at 15 GB/s with the 2 KiB prefetch where NumPy reached
+ *    27.6 GB/s (issue 14); on Zen 2, whose L2 stream prefetcher is the same design, every prefetch distance
+ *    was slower than none (csrc/config/zen2.c). */
+static int is_zen4(uint32_t id) {
+    const uint32_t model = GK_CPU_MODEL(id);
+    return GK_CPU_VENDOR(id) == GK_CPU_AMD && GK_CPU_FAMILY(id) == 0x19 &&
+           ((model >= 0x10 && model <= 0x1f) || (model >= 0x60 && model <= 0x74) ||
+            (model >= 0x78 && model <= 0x7b) || (model >= 0xa0 && model <= 0xaf));
+}
+
+const gk_config_t gk_config_zen4 = {
+    .arch = "avx512_vnni", .uarch = "zen4", .needs = GEMMKIT_CPU_AVX512 | GEMMKIT_CPU_AVX512_VNNI,
+    .cpu_match = is_zen4,
+    .sgemm = &gk_sgemm_kernel_avx512, .dgemm = &gk_dgemm_kernel_avx512, .int8 = &gk_i8_kernel_avx512_vnni,
+    .sgemm_blocks = GK_SGEMM_AVX512_BLOCKS,
+    .dgemm_blocks = GK_DGEMM_AVX512_BLOCKS,
+    .cgemm_blocks = GK_SGEMM_AVX512_BLOCKS,
+    .zgemm_blocks = GK_DGEMM_AVX512_BLOCKS,
+    .int8_blocks = {.mc = 240, .nc = 4096, .kb = 256, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20},
+    .small = GK_SMALL_TUNED(160.0 * 160.0 * 160.0, 10.0 * 10.0 * 10.0, 0),
+    .qadd = &gk_qadd_kernel_avx512,
+};
+#endif
