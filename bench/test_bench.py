@@ -145,6 +145,20 @@ def test_cases_compute_the_right_product(ctx, group):
                 assert wrong is None, (group, spec, key, wrong)
 
 
+def test_matmul_covers_stacks_complex_and_float16(ctx):
+    ops = {op.dtype: op for op in cases.selected_ops(["matmul"])}
+    assert set(ops) == {"float32", "float64", "complex64", "complex128", "float16"}
+    assert (100, 64) in ops["float64"].specs(ctx) and ops["complex64"].stacks == ()
+    big = ops["float16"].build(ctx, (1, 512))
+    assert set(big.fns) == {"gemmkit"}               # NumPy's float16 loop is left out above 256
+    c = ops["complex128"].build(ctx, (1, 16))
+    assert c.ops == 8 * 16 ** 3
+    c.fns["gemmkit"]()
+    assert c.check("gemmkit", c.outs["gemmkit"]) is None
+    c.outs["gemmkit"][3, 5] += 1e-3j                # an error in the imaginary part alone is caught
+    assert "max |err|" in c.check("gemmkit", c.outs["gemmkit"])
+
+
 def test_work_in_child_processes_is_ours():
     """The wall clock for other processes' work, left out of the footer's tally; children count as ours."""
     clock = timing.Clock("cpu")
