@@ -69,7 +69,7 @@ def ctx():
 
 def test_every_op_has_its_cases_module():
     mods = cases.modules()
-    assert {"sgemm", "dgemm", "cgemm", "zgemm", "int8", "matmul", "arch", "latency"} <= set(mods)
+    assert {"sgemm", "dgemm", "cgemm", "zgemm", "int8", "matmul", "onnx_gemm", "arch", "latency"} <= set(mods)
     for name, m in mods.items():
         assert m.__doc__ and len(m.__doc__.strip().splitlines()) >= 1, name
         for op in m.OPS:
@@ -125,7 +125,7 @@ def test_a_heavy_module_runs_only_when_named(tmp_path, monkeypatch):
     assert cli.parse_args(["--only", "heavyop,sgemm"]).sections == ["heavyop", "sgemm"]
 
 
-@pytest.mark.parametrize("group", ["sgemm", "dgemm", "cgemm", "zgemm", "int8", "matmul"])
+@pytest.mark.parametrize("group", ["sgemm", "dgemm", "cgemm", "zgemm", "int8", "matmul", "onnx_gemm"])
 def test_cases_compute_the_right_product(ctx, group):
     """Every library of every case of an op gives the product its check accepts, on tiny sizes."""
     for op in cases.selected_ops([group]):
@@ -157,6 +157,41 @@ def test_matmul_covers_stacks_complex_and_float16(ctx):
     assert c.check("gemmkit", c.outs["gemmkit"]) is None
     c.outs["gemmkit"][3, 5] += 1e-3j                # an error in the imaginary part alone is caught
     assert "max |err|" in c.check("gemmkit", c.outs["gemmkit"])
+
+
+def test_onnx_gemm_without_its_peers(ctx, monkeypatch):
+    """No onnx/onnxruntime: gemmkit alone, the reason in the notes; no onnxruntime: onnx.reference stays."""
+    from gemmkit_bench.cases import onnx_gemm
+    monkeypatch.setattr(onnx_gemm, "onnx_peers", lambda: (None, None, ("onnx is not installed (test)",)))
+    op = onnx_gemm.OnnxGemmOp("float32")
+    case = op.build(ctx, (16, 16, 16))
+    assert set(case.fns) == {"gemmkit"} and "onnx_gemm: onnx is not installed (test)" in ctx.notes
+    case.fns["gemmkit"]()
+    assert case.check("gemmkit", case.outs["gemmkit"]) is None
+    case.outs["gemmkit"][0, 0] += 1                   # the bias counts in the check
+    assert "max |err|" in case.check("gemmkit", case.outs["gemmkit"])
+    assert "not installed" in op.footnote
+    onnx = pytest.importorskip("onnx")
+    monkeypatch.setattr(onnx_gemm, "onnx_peers", lambda: (onnx, None, ("onnxruntime is not installed (test)",)))
+    op = onnx_gemm.OnnxGemmOp("int64")
+    case = op.build(ctx, (16, 16, 16))
+    assert set(case.fns) == {"gemmkit", "reference"}
+    assert set(op.build(ctx, (300, 300, 300)).fns) == {"gemmkit"}    # the reference only up to 256
+    for key, fn in case.fns.items():
+        fn()
+        assert case.check(key, case.outs[key]) is None, key
+
+
+def test_onnx_gemm_model_loads_in_onnxruntime():
+    """The one-node model: ir_version 8, opset 13, runs in ONNX Runtime and gives A @ B + C."""
+    onnx = pytest.importorskip("onnx")
+    ort = pytest.importorskip("onnxruntime")
+    from gemmkit_bench.cases import onnx_gemm
+    model = onnx_gemm.one_node_model(onnx, np.dtype(np.float32))
+    assert model.ir_version == 8 and model.opset_import[0].version == 13
+    A, B, C = (np.arange(n, dtype=np.float32).reshape(s) for n, s in ((6, (2, 3)), (12, (3, 4)), (4, (1, 4))))
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    np.testing.assert_array_equal(sess.run(None, {"A": A, "B": B, "C": C})[0], A @ B + C)
 
 
 def test_work_in_child_processes_is_ours():
