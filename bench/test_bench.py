@@ -69,7 +69,7 @@ def ctx():
 
 def test_every_op_has_its_cases_module():
     mods = cases.modules()
-    assert {"sgemm", "dgemm", "cgemm", "zgemm", "int8", "matmul", "onnx_gemm", "arch", "latency"} <= set(mods)
+    assert {"sgemm", "dgemm", "cgemm", "zgemm", "int8", "matmul", "onnx_gemm", "dask", "arch", "latency"} <= set(mods)
     for name, m in mods.items():
         assert m.__doc__ and len(m.__doc__.strip().splitlines()) >= 1, name
         for op in m.OPS:
@@ -192,6 +192,37 @@ def test_onnx_gemm_model_loads_in_onnxruntime():
     A, B, C = (np.arange(n, dtype=np.float32).reshape(s) for n, s in ((6, (2, 3)), (12, (3, 4)), (4, (1, 4))))
     sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     np.testing.assert_array_equal(sess.run(None, {"A": A, "B": B, "C": C})[0], A @ B + C)
+
+
+def test_dask_case_on_a_tiny_cluster(ctx):
+    """A LocalCluster of one single-threaded worker: both libraries' column sums pass the exact check, a
+    wrong one does not, and the table says how much memory the workers took."""
+    pytest.importorskip("distributed")
+    pytest.importorskip("dask.array")
+    from gemmkit_bench.cases import dask as dask_case
+    assert "dask" not in cases.default_modules()      # heavy: only with --only dask
+    (op,) = cases.selected_ops(["dask"])
+    specs = op.specs(ctx)
+    assert specs == [(16, 4), (24, 6)] and dask_case.chunk_of(8192) == 1024
+    with op.cluster(ctx):
+        case = op.build(ctx, specs[0])
+        assert set(case.fns) == {"gemmkit", "dask"} and case.ops == 2 * 16 ** 3
+        for key, fn in case.fns.items():
+            fn()
+            assert case.check(key, case.outs[key]) is None, key
+        wrong = case.outs["gemmkit"].copy()
+        wrong[7] += 1
+        assert case.check("gemmkit", wrong) == "1 of 16 column sums differ (expected exact)"
+    assert op.client is None
+    assert "16×16×16 (4² chunks): gemmkit.dask.matmul" in op.footnote
+
+
+def test_dask_without_dask_writes_nothing(ctx, monkeypatch):
+    from gemmkit_bench.cases import dask as dask_case
+    monkeypatch.setattr(dask_case, "why_unavailable", lambda: "dask is not installed (test)")
+    out = report.Out(echo=None)
+    dask_case.DaskMatmulOp().run(ctx, out, lambda label: None)
+    assert out.lines == [] and "dask: left out, dask is not installed (test)" in ctx.notes
 
 
 def test_work_in_child_processes_is_ours():
