@@ -52,7 +52,10 @@ def parse_args(argv):
     p.add_argument("--quick", action="store_true", help="small sizes only, one probe pass, shorter samples")
     p.add_argument("--sizes", default=None, help="comma-separated square sizes instead of each op's defaults")
     p.add_argument("--no-skinny", action="store_true", help="leave out the M in {1,16,128}, N=K=4096 shapes")
-    p.add_argument("--only", default=",".join(known), help=f"cases modules to run (default all: {','.join(known)})")
+    default = cases.default_modules()
+    p.add_argument("--only", default=",".join(default),
+                   help=f"cases modules to run (default: {','.join(default)}; only when named: "
+                        f"{','.join(k for k in known if k not in default) or 'none'})")
     p.add_argument("--arch-size", type=int, default=None, help="size of the kernel-path table (1024; 512 --quick)")
     p.add_argument("--target", type=float, default=None, help="seconds of samples per library per case (0.4; 0.15 --quick)")
     p.add_argument("--peak-fp32", type=float, default=None, help="one core's fp32 peak GFLOP/s (skips the probe with --peak-int8)")

@@ -118,8 +118,27 @@ def cpu_jiffies():
     return out
 
 
+def live_children_cpu_s():
+    """{pid: user + system CPU seconds} of this process's live descendants (a Dask cluster's workers), or
+    {} without psutil; os.times() counts a child only once it has exited and been waited for."""
+    try:
+        import psutil
+        kids = psutil.Process().children(recursive=True)
+    except Exception:
+        return {}
+    out = {}
+    for k in kids:
+        try:
+            t = k.cpu_times()
+            out[k.pid] = t.user + t.system
+        except Exception:   # exited meanwhile
+            pass
+    return out
+
+
 class LoadMeter:
-    """CPU time spent on our CPUs by OTHER processes between start() and stop(), as a fraction."""
+    """CPU time spent on our CPUs by OTHER processes between start() and stop(), as a fraction (this
+    process's live descendants count as ours)."""
 
     def __init__(self, cpus):
         self.cpus = cpus
@@ -131,6 +150,7 @@ class LoadMeter:
 
     def start(self):
         self.j0, self.t0, self.w0, self.p0 = cpu_jiffies(), os.times(), time.time(), self._preempted()
+        self.kids0 = live_children_cpu_s()
         return self
 
     def preemptions_per_s(self):
@@ -146,7 +166,8 @@ class LoadMeter:
         both = [c for c in self.cpus if c in j1 and c in self.j0]
         busy = sum(j1[c][0] - self.j0[c][0] for c in both) / self.hz
         steal = sum(j1[c][1] - self.j0[c][1] for c in both) / self.hz
-        mine = sum(t1[i] - self.t0[i] for i in range(4))
+        kids1 = live_children_cpu_s()
+        mine = sum(t1[i] - self.t0[i] for i in range(4)) + sum(kids1.values()) - sum(self.kids0.values())
         cap = wall * len(self.cpus)
         return max(0.0, busy - mine) / cap, steal / cap
 

@@ -69,7 +69,7 @@ def ctx():
 
 def test_every_op_has_its_cases_module():
     mods = cases.modules()
-    assert {"sgemm", "dgemm", "cgemm", "zgemm", "int8", "matmul", "arch", "latency"} <= set(mods)
+    assert {"sgemm", "dgemm", "cgemm", "zgemm", "int8", "matmul", "onnx_gemm", "dask", "arch", "latency"} <= set(mods)
     for name, m in mods.items():
         assert m.__doc__ and len(m.__doc__.strip().splitlines()) >= 1, name
         for op in m.OPS:
@@ -104,11 +104,34 @@ def test_a_new_op_is_one_new_module(tmp_path, monkeypatch, ctx):
     assert "| 2×2×2" in text and any(r["op"] == "fakeop" and r["lib"] == "numpy" for r in ctx.raw)
 
 
-@pytest.mark.parametrize("group", ["sgemm", "dgemm", "cgemm", "zgemm", "int8", "matmul", "gemv"])
+def test_a_heavy_module_runs_only_when_named(tmp_path, monkeypatch):
+    """DEFAULT = False: left out of a run that names no modules (and of --only's default), run when named."""
+    from gemmkit_bench import cli
+    (tmp_path / "heavyop.py").write_text(
+        '"""A heavy op."""\n'
+        "from gemmkit_bench.cases.common import Op\n"
+        "DEFAULT = False\n"
+        "class HeavyOp(Op):\n"
+        "    name = group = 'heavyop'\n"
+        "OPS = [HeavyOp()]\n")
+    monkeypatch.setattr(cases, "__path__", list(cases.__path__) + [str(tmp_path)])
+    monkeypatch.delitem(sys.modules, "gemmkit_bench.cases.heavyop", raising=False)
+    default = cases.default_modules()
+    assert "heavyop" in cases.modules() and "heavyop" not in default and {"sgemm", "matmul"} <= set(default)
+    groups = {op.group for op in cases.selected_ops()}
+    assert "heavyop" not in groups and "sgemm" in groups
+    assert [op.group for op in cases.selected_ops(["heavyop"])] == ["heavyop"]
+    assert cli.parse_args([]).sections == default
+    assert cli.parse_args(["--only", "heavyop,sgemm"]).sections == ["heavyop", "sgemm"]
+
+
+@pytest.mark.parametrize("group", ["sgemm", "dgemm", "cgemm", "zgemm", "int8", "matmul", "gemv", "onnx_gemm"])
 def test_cases_compute_the_right_product(ctx, group):
     """Every library of every case of an op gives the product its check accepts, on tiny sizes."""
     for op in cases.selected_ops([group]):
         specs = op.specs(ctx)
+        if not specs and any(n.startswith(op.name + ": left out") for n in ctx.notes):
+            continue    # an optional dependency of this table is missing (bfloat16 without ml_dtypes)
         assert specs, group
         for spec in specs[:3]:
             case = op.build(ctx, spec)
@@ -116,10 +139,107 @@ def test_cases_compute_the_right_product(ctx, group):
             assert case.ops > 0
             for key, fn in case.fns.items():
                 fn()
-                wrong = case.check(key, case.outs[key]) if key in case.outs else None
+                if key in case.unchecked:
+                    continue   # a reference without a product (gemv's plain read)
+                wrong = case.check(key, case.outs[key])
                 if key.startswith("dnnl") and "VNNI" not in str(ctx.probed):
                     continue   # oneDNN's non-VNNI u8s8s32 saturates pairs of products (vpmaddubsw)
                 assert wrong is None, (group, spec, key, wrong)
+
+
+def test_matmul_covers_stacks_complex_and_float16(ctx):
+    ops = {op.dtype: op for op in cases.selected_ops(["matmul"])}
+    assert set(ops) == {"float32", "float64", "complex64", "complex128", "float16"}
+    assert (100, 64) in ops["float64"].specs(ctx) and ops["complex64"].stacks == ()
+    big = ops["float16"].build(ctx, (1, 512))
+    assert set(big.fns) == {"gemmkit"}               # NumPy's float16 loop is left out above 256
+    c = ops["complex128"].build(ctx, (1, 16))
+    assert c.ops == 8 * 16 ** 3
+    c.fns["gemmkit"]()
+    assert c.check("gemmkit", c.outs["gemmkit"]) is None
+    c.outs["gemmkit"][3, 5] += 1e-3j                # an error in the imaginary part alone is caught
+    assert "max |err|" in c.check("gemmkit", c.outs["gemmkit"])
+
+
+def test_onnx_gemm_without_its_peers(ctx, monkeypatch):
+    """No onnx/onnxruntime: gemmkit alone, the reason in the notes; no onnxruntime: onnx.reference stays."""
+    from gemmkit_bench.cases import onnx_gemm
+    monkeypatch.setattr(onnx_gemm, "onnx_peers", lambda: (None, None, ("onnx is not installed (test)",)))
+    op = onnx_gemm.OnnxGemmOp("float32")
+    case = op.build(ctx, (16, 16, 16))
+    assert set(case.fns) == {"gemmkit"} and "onnx_gemm: onnx is not installed (test)" in ctx.notes
+    case.fns["gemmkit"]()
+    assert case.check("gemmkit", case.outs["gemmkit"]) is None
+    case.outs["gemmkit"][0, 0] += 1                   # the bias counts in the check
+    assert "max |err|" in case.check("gemmkit", case.outs["gemmkit"])
+    assert "not installed" in op.footnote
+    onnx = pytest.importorskip("onnx")
+    monkeypatch.setattr(onnx_gemm, "onnx_peers", lambda: (onnx, None, ("onnxruntime is not installed (test)",)))
+    op = onnx_gemm.OnnxGemmOp("int64")
+    case = op.build(ctx, (16, 16, 16))
+    assert set(case.fns) == {"gemmkit", "reference"}
+    assert set(op.build(ctx, (300, 300, 300)).fns) == {"gemmkit"}    # the reference only up to 256
+    for key, fn in case.fns.items():
+        fn()
+        assert case.check(key, case.outs[key]) is None, key
+
+
+def test_onnx_gemm_model_loads_in_onnxruntime():
+    """The one-node model: ir_version 8, opset 13, runs in ONNX Runtime and gives A @ B + C."""
+    onnx = pytest.importorskip("onnx")
+    ort = pytest.importorskip("onnxruntime")
+    from gemmkit_bench.cases import onnx_gemm
+    model = onnx_gemm.one_node_model(onnx, np.dtype(np.float32))
+    assert model.ir_version == 8 and model.opset_import[0].version == 13
+    A, B, C = (np.arange(n, dtype=np.float32).reshape(s) for n, s in ((6, (2, 3)), (12, (3, 4)), (4, (1, 4))))
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    np.testing.assert_array_equal(sess.run(None, {"A": A, "B": B, "C": C})[0], A @ B + C)
+
+
+def test_dask_case_on_a_tiny_cluster(ctx):
+    """A LocalCluster of one single-threaded worker: both libraries' column sums pass the exact check, a
+    wrong one does not, and the table says how much memory the workers took."""
+    pytest.importorskip("distributed")
+    pytest.importorskip("dask.array")
+    from gemmkit_bench.cases import dask as dask_case
+    assert "dask" not in cases.default_modules()      # heavy: only with --only dask
+    (op,) = cases.selected_ops(["dask"])
+    specs = op.specs(ctx)
+    assert specs == [(16, 4), (24, 6)] and dask_case.chunk_of(8192) == 1024
+    with op.cluster(ctx):
+        case = op.build(ctx, specs[0])
+        assert set(case.fns) == {"gemmkit", "dask"} and case.ops == 2 * 16 ** 3
+        for key, fn in case.fns.items():
+            fn()
+            assert case.check(key, case.outs[key]) is None, key
+        wrong = case.outs["gemmkit"].copy()
+        wrong[7] += 1
+        assert case.check("gemmkit", wrong) == "1 of 16 column sums differ (expected exact)"
+    assert op.client is None
+    assert "16×16×16 (4² chunks): gemmkit.dask.matmul" in op.footnote
+
+
+def test_dask_without_dask_writes_nothing(ctx, monkeypatch):
+    from gemmkit_bench.cases import dask as dask_case
+    monkeypatch.setattr(dask_case, "why_unavailable", lambda: "dask is not installed (test)")
+    out = report.Out(echo=None)
+    dask_case.DaskMatmulOp().run(ctx, out, lambda label: None)
+    assert out.lines == [] and "dask: left out, dask is not installed (test)" in ctx.notes
+
+
+def test_work_in_child_processes_is_ours():
+    """The wall clock for other processes' work, left out of the footer's tally; children count as ours."""
+    clock = timing.Clock("cpu")
+    with clock.wall_for_other_processes():
+        assert clock.kind == "wall"
+        clock.wall_s += 5
+    assert clock.kind == "cpu" and clock.wall_s == 0
+    pytest.importorskip("psutil")
+    child = subprocess.Popen([sys.executable, "-c", "import time; t = time.time()\nwhile time.time() - t < 0.3: pass"])
+    try:
+        assert child.pid in machine.live_children_cpu_s()
+    finally:
+        child.wait()
 
 
 def test_check_catches_a_wrong_result(ctx):

@@ -1,6 +1,8 @@
 """What every cases module builds on: the Op class (one table: its cases, libraries, ratios and peak), the
 Case it times, aligned random operands, the result check, and the BLAS-3 case shared by s/d/c/z gemm.
 """
+import contextlib
+
 from .. import report
 from ..timing import Meas, timed
 
@@ -12,18 +14,22 @@ MEMORY_BOUND_MARK = "ᵐ"
 class Case:
     """One timed problem: key -> no-argument callable (fns), key -> output array (outs), check(key, out) ->
     None or what is wrong, the operation count, x (a size for the plot's axis) and, for memory-bound shapes,
-    the peak to compare with: ('stream', ops per byte read)."""
+    the peak to compare with: ('stream', ops per byte read). unchecked: keys of references that compute no
+    product (a plain read of the same bytes), which have no output to check."""
 
-    def __init__(self, label, ops, fns, outs=None, check=None, x=None, bound=None):
-        self.label, self.ops, self.fns, self.outs = label, ops, fns, outs or {}
+    def __init__(self, label, ops, fns, outs=None, check=None, x=None, bound=None, unchecked=()):
+        self.label, self.ops, self.fns = label, ops, fns
+        self.outs = {} if outs is None else outs   # the same dict: fns may fill it (keeping_result)
         self.check, self.x, self.bound = check, x, bound
+        self.unchecked = tuple(unchecked)
 
 
 class Op:
     """One table of the report. Subclasses (or instances) set name, group (the --only key: the module),
     title, unit, peak_kind ('fp32', 'fp64', 'int8' or None), columns [(key, header)], ours (gemmkit's keys)
     and implement specs(ctx) (cheap: one entry per case, for the progress bar) and build(ctx, spec) -> Case.
-    ratios: [(key, peer key, header)]; by default gemmkit's first key against every peer column."""
+    ratios: [(key, peer key, header)]; by default gemmkit's first key against every peer column.
+    footnote: text under the table; other_processes: True when the libraries compute in other processes."""
     name = group = title = "?"
     unit = "GFLOP/s"
     peak_kind = None
@@ -31,6 +37,7 @@ class Op:
     ours = ["gemmkit"]
     ratios = None
     footnote = None
+    other_processes = False   # True: the work runs in other processes (timed on the wall clock)
 
     def specs(self, ctx):
         raise NotImplementedError
@@ -49,13 +56,15 @@ class Op:
         return [(g, k, f"gk/{head[k]}") for k, _ in self.columns if k not in self.ours and k in present]
 
     def run(self, ctx, out, tick):
-        """Time every case, then write the table: rates, ratios, % of peak."""
+        """Time every case, then write the table: rates, ratios, % of peak (nothing when it has no cases)."""
         done = []
         for spec in self.specs(ctx):
             label = self.label(spec)
             tick(f"{self.name} {label}")
             case = self.build(ctx, spec)
-            res, flag = timed(ctx, f"{self.name} {label}", case.fns)
+            clock = ctx.clock.wall_for_other_processes() if self.other_processes else contextlib.nullcontext()
+            with clock:
+                res, flag = timed(ctx, f"{self.name} {label}", case.fns)
             for key, arr in case.outs.items():
                 m = res.get(key)
                 if isinstance(m, Meas) and case.check is not None:
@@ -66,7 +75,8 @@ class Op:
             ctx.record(self, case, res)
             done.append((case, res, flag))
             del case
-        self.write(ctx, out, done)
+        if done:
+            self.write(ctx, out, done)
 
     def write(self, ctx, out, done):
         present = {k for _, res, _ in done for k in res}
@@ -132,28 +142,52 @@ def random(ctx, shape, dtype):
     return a
 
 
-def check_rows(ctx, C, A, Bop, K, exact=False):
-    """Compare C = A @ Bop against a float64 (complex128) reference on up to 48 sampled rows; None or what
-    is wrong. Exact for integers; otherwise within 8·eps·K (+ a little) of the reference."""
+def machine_epsilon(np, dtype):
+    """eps of a floating or complex dtype, ml_dtypes' types (bfloat16) included."""
+    try:
+        return float(np.finfo(dtype).eps)
+    except ValueError:
+        import ml_dtypes
+        return float(ml_dtypes.finfo(dtype).eps)
+
+
+def check_rows(ctx, C, A, Bop, K, exact=False, bias=None):
+    """Compare C = A @ Bop (+ bias, broadcast to C's shape) against a float64 (complex128) reference on up
+    to 48 sampled rows; None or what is wrong. Exact for integers; otherwise within 8·eps·K (+ a little)."""
     np = ctx.np
     M = C.shape[0]
     rows = np.unique(np.concatenate([[0, M - 1], ctx.rng.integers(0, M, size=min(M, 46))]))
     wide = np.complex128 if np.iscomplexobj(C) else np.float64
     ref = A[rows].astype(wide) @ Bop.astype(wide)
+    if bias is not None:
+        ref += np.broadcast_to(bias, C.shape)[rows].astype(wide)
     got = C[rows].astype(wide)
     err = float(np.max(np.abs(got - ref))) if got.size else 0.0
     if exact:
         return None if err == 0 else f"max |err| {err:g} (expected exact)"
-    eps = float(np.finfo(C.dtype).eps)
+    eps = machine_epsilon(np, C.dtype)
     tol = 8 * eps * K + 100 * eps
     return None if err <= tol else f"max |err| {err:.3g} > {tol:.3g}"
+
+
+def keeping_result(outs, key, fn):
+    """A callable that runs fn() and keeps what it returns as outs[key]: for libraries that allocate their
+    result rather than write into a given array."""
+    def call():
+        outs[key] = fn()
+    return call
+
+
+def square_sizes(ctx, squares, quick):
+    """Square sizes n: --sizes, else the quick or full list."""
+    a = ctx.args
+    return [int(s) for s in a.sizes.split(",") if s] if a.sizes else list(quick if a.quick else squares)
 
 
 def square_shapes(ctx, squares, quick, extra=()):
     """(M, N, K) cases: --sizes, else the quick or full squares; then `extra` shapes unless --quick/--no-skinny."""
     a = ctx.args
-    sq = [int(s) for s in a.sizes.split(",") if s] if a.sizes else (quick if a.quick else squares)
-    return [(n, n, n) for n in sq] + ([] if a.quick or a.no_skinny else list(extra))
+    return [(n, n, n) for n in square_sizes(ctx, squares, quick)] + ([] if a.quick or a.no_skinny else list(extra))
 
 
 # ------------------------------------------------------------------------------------------------------
