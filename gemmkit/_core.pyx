@@ -664,6 +664,9 @@ cpdef object blas_gemm_fast(int typenum, alpha, a, b, beta, c, trans_a, trans_b,
         return None
     if not (0 <= trans_a <= 2 and 0 <= trans_b <= 2) or type(overwrite_c) not in (int, bool):
         return None
+    cdef long ow = overwrite_c  # past C long: OverflowError, as SciPy's argument parsing raises
+    if ow != <int>ow:  # past C int: the general path raises SciPy's OverflowError
+        return None
     cdef double complex al, be
     if type(alpha) is float or type(alpha) is int or (cplx and type(alpha) is complex):
         al = alpha
@@ -700,7 +703,7 @@ cpdef object blas_gemm_fast(int typenum, alpha, a, b, beta, c, trans_a, trans_b,
         dims[1] = n
         C = cnp.PyArray_EMPTY(2, dims, typenum, 1)
         be = 0
-    elif (overwrite_c and type(c) is np.ndarray and cnp.PyArray_NDIM(<cnp.ndarray>c) == 2
+    elif (ow and type(c) is np.ndarray and cnp.PyArray_NDIM(<cnp.ndarray>c) == 2
           and cnp.PyArray_TYPE(<cnp.ndarray>c) == typenum and cnp.PyArray_DIMS(<cnp.ndarray>c)[0] == m
           and cnp.PyArray_DIMS(<cnp.ndarray>c)[1] == n and cnp.PyArray_IS_F_CONTIGUOUS(<cnp.ndarray>c)
           and cnp.PyArray_ISWRITEABLE(<cnp.ndarray>c) and cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>c)
