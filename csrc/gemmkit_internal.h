@@ -25,6 +25,13 @@
 #define GK_ALIGN64 __attribute__((aligned(64)))
 #endif
 
+/* Inlined at every call, for helpers whose loops unroll only where their arguments are constants. */
+#if defined(_MSC_VER)
+#define GK_FORCEINLINE __forceinline
+#else
+#define GK_FORCEINLINE inline __attribute__((always_inline))
+#endif
+
 /* A read prefetch hint to all cache levels (never faults, even past a buffer's end). */
 #if defined(__GNUC__) || defined(__clang__)
 #define GK_PREFETCH(p) __builtin_prefetch((const void *)(p), 0, 3)

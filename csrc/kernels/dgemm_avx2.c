@@ -7,12 +7,6 @@
 #define MR 6
 #define NR 8
 
-#if defined(_MSC_VER)
-#define GK_FORCEINLINE __forceinline
-#else
-#define GK_FORCEINLINE inline __attribute__((always_inline))
-#endif
-
 #define T double
 #define V __m256d
 #define VSUF pd

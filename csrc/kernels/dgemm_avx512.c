@@ -9,12 +9,6 @@
 #define NR (8 * NV)
 #define PF_COLS 64 /* rows kernels with m <= 4: prefetch B this many columns ahead (4 panels) */
 
-#if defined(_MSC_VER)
-#define GK_FORCEINLINE __forceinline
-#else
-#define GK_FORCEINLINE inline __attribute__((always_inline))
-#endif
-
 #define T double
 #define V __m512d
 #define VSUF pd

@@ -8,12 +8,6 @@
 
 #define I8_PASTE2(a, b) a##b
 #define I8_PASTE(a, b) I8_PASTE2(a, b)
-#if defined(_MSC_VER)
-#define GK_FORCEINLINE __forceinline
-#else
-#define GK_FORCEINLINE inline __attribute__((always_inline))
-#endif
-
 #if MR == 12
 #define I8_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
 #define INT8_PARTIAL_ROWS(X) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)

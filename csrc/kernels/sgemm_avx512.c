@@ -10,12 +10,6 @@
 #define NR (16 * NV)
 #define PF_COLS 128 /* rows kernels with m <= 4: prefetch B this many columns ahead (4 panels) */
 
-#if defined(_MSC_VER)
-#define GK_FORCEINLINE __forceinline
-#else
-#define GK_FORCEINLINE inline __attribute__((always_inline))
-#endif
-
 #define T float
 #define V __m512
 #define VSUF ps
