@@ -12,8 +12,9 @@ _NOTHING = object()
 
 
 def _is_sequence(x):
-    """PySequence_Check: a type with item access by index that is not a dict."""
-    return not isinstance(x, dict) and hasattr(type(x), "__getitem__")
+    """PySequence_Check: a type with item access by index, not a dict (nor a NumPy scalar, whose
+    indexing is a mapping's)."""
+    return not isinstance(x, (dict, np.generic)) and hasattr(type(x), "__getitem__")
 
 
 def _first_item(x):
@@ -43,7 +44,7 @@ def _from_pyobj(x, convert, errmess):
         return convert(x)
     except _Overflow:
         raise
-    except (OverflowError, ValueError, TypeError) as e:
+    except Exception as e:  # noqa: BLE001 (f2py goes on to the fallbacks whatever the conversion raised)
         err = type(e)
     try:
         item = _first_item(x)
@@ -55,7 +56,8 @@ def _from_pyobj(x, convert, errmess):
 
 
 def _c_int(x):
-    v = int(x)  # PyNumber_Long (int() also parses strings and bytes, as f2py does)
+    # an int's own value (PyLong_Check), else PyNumber_Long (int() also parses strings and bytes)
+    v = int.__int__(x) if isinstance(x, int) else int(x)
     if not _INT_MIN <= v <= _INT_MAX:
         raise _Overflow("Python int too large to convert to C int")
     return v
@@ -74,7 +76,7 @@ def int_from_pyobj(x, errmess):
 
 def double_from_pyobj(x, errmess):
     if isinstance(x, float):
-        return float(x)
+        return float.__float__(x)  # PyFloat_AsDouble: the stored value, whatever __float__ a subclass has
     return _from_pyobj(x, float, errmess)  # float() is PyNumber_Float
 
 
@@ -87,9 +89,9 @@ def complex_from_pyobj(x, errmess):
     if isinstance(x, np.generic) or (isinstance(x, np.ndarray) and x.ndim == 0):
         return complex(np.asarray(x).astype(np.complex128)[()])
     if isinstance(x, float):
-        return complex(float(x), 0.0)
+        return complex(float.__float__(x), 0.0)  # the stored values, as PyFloat_AsDouble / PyLong_AsDouble
     if isinstance(x, int):
-        return complex(float(x), 0.0)  # PyLong_AsDouble: OverflowError past the double range
+        return complex(int.__float__(x), 0.0)  # OverflowError past the double range
     err = TypeError
     if _is_sequence(x) and not isinstance(x, (bytes, str)):
         try:

@@ -243,6 +243,25 @@ def _f(*shape):
     return np.asfortranarray(np.arange(1.0, 1.0 + np.prod(shape, dtype=int)).reshape(shape))
 
 
+class _FloatOwnFloat(float):
+    """A float whose __float__ disagrees with its value (f2py reads the value)."""
+
+    def __float__(self):
+        return 5.0
+
+
+class _IntOwnInt(int):
+    """An int whose __int__, __index__ and __float__ disagree with its value (f2py reads the value)."""
+
+    def __int__(self):
+        return 0
+
+    __index__ = __int__
+
+    def __float__(self):
+        return 5.0
+
+
 # The differences a stricter corpus once found, by name (each also drawn by gemm_call): (label, make).
 NAMED_ODD_CALLS = [
     ("m = n = k = 0, c (0, 0)", lambda: ((1.0, np.ones((0, 0)), np.ones((0, 0)), 1.0, _f(0, 0)), {})),
@@ -262,12 +281,14 @@ NAMED_ODD_CALLS = [
     ("c 3-D (2, 4, 2)", lambda: ((1.0, np.ones((4, 3)), np.ones((3, 2)), 1.0, _f(2, 4, 2)), {})),
     ("c 1-D", lambda: ((1.0, np.ones((4, 3)), np.ones((3, 1)), 1.0, np.ones(4)), {"overwrite_c": 1})),
     *[(f"trans_a {t!r}", lambda t=t: ((1.0, np.ones((3, 2)), np.ones((3, 4))), {"trans_a": t}))
-      for t in ["x", "1", [], 1 + 0j, [1], "", b"1", (1,), np.array([1]), 2**40, None]],
+      for t in ["x", "1", [], 1 + 0j, [1], "", b"1", (1,), np.array([1]), 2**40, None, np.datetime64("2020"),
+                _IntOwnInt(1)]],
     *[(f"overwrite_c {o!r}", lambda o=o: ((1.0, np.ones((2, 3)), np.ones((3, 4)), 1.0, _f(2, 4)), {"overwrite_c": o}))
-      for o in [1.5, 2**40, 2**70, -2**31 - 1, None, np.bool_(True), np.int64(1)]],
+      for o in [1.5, 2**40, 2**70, -2**31 - 1, None, np.bool_(True), np.int64(1), _IntOwnInt(1)]],
     ("overwrite_c 2**40, fast-path arguments", lambda: ((1.0, np.ones((2, 3)), np.ones((3, 4))), {"overwrite_c": 2**40})),
     *[(f"alpha {x!r}", lambda x=x: ((x, np.ones((2, 3)), np.ones((3, 4))), {}))
-      for x in [np.complex64(1 + 2j), np.complex128(1 - 1j), [], np.array([]), np.array(2j), [1j], "2.5", None]],
+      for x in [np.complex64(1 + 2j), np.complex128(1 - 1j), [], np.array([]), np.array(2j), [1j], "2.5", None,
+                np.datetime64("2020"), np.str_("1"), _FloatOwnFloat(2.0), _IntOwnInt(3)]],
 ]
 
 
