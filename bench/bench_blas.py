@@ -1,5 +1,6 @@
 """gemmkit.blas against scipy.linalg.blas, side by side in one run: per-call time of ?gemm at small sizes
-(letting the call allocate c, and with overwrite_c into a Fortran c) and the rate at large ones.
+(letting the call allocate c, and with overwrite_c into a Fortran c) and the rate at large ones; medians
+of 201 short blocks per library (7 at 512 and up), the blocks alternating.
 
     taskset -c 0 python bench/bench_blas.py            # 1 thread pinned (both libraries set to 1 thread)
     python bench/bench_blas.py --threads all
@@ -20,14 +21,18 @@ from scipy.linalg import blas as scipy_blas
 DTYPES = {"s": np.float32, "d": np.float64, "c": np.complex64, "z": np.complex128}
 
 
-def median_seconds(fn, calls, repeats=7):
-    times = []
+def paired_median_seconds(fn_a, fn_b, calls, repeats):
+    """Per-call seconds of fn_a and fn_b: medians over `repeats` blocks of `calls` calls, the two
+    libraries' blocks alternating, each block far shorter than a scheduler time slice (so that load from
+    other processes falls on both alike and spoils few blocks, not one library's every other one)."""
+    times = ([], [])
     for _ in range(repeats):
-        t = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        times.append((time.perf_counter() - t) / calls)
-    return sorted(times)[repeats // 2]
+        for fn, out in ((fn_a, times[0]), (fn_b, times[1])):
+            t = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            out.append((time.perf_counter() - t) / calls)
+    return tuple(sorted(t)[repeats // 2] for t in times)
 
 
 def cpu_model():
@@ -57,14 +62,14 @@ def main():
                 a = np.asfortranarray(rng.standard_normal((n, n)).astype(dt))
                 b = np.asfortranarray(rng.standard_normal((n, n)).astype(dt))
                 c = np.zeros((n, n), dt, order="F")
-                calls = max(1, int(2e5 / max(1, n) ** 2)) if n < 512 else 3
+                calls = max(1, int(1e4 / max(1, n) ** 2)) if n < 512 else 3
                 fs, fg = getattr(scipy_blas, p + "gemm"), getattr(gk_blas, p + "gemm")
                 for what, call_s, call_g in (
                         ("alloc", lambda: fs(1.0, a, b), lambda: fg(1.0, a, b)),
                         ("overwrite_c", lambda: fs(1.0, a, b, 1.0, c, overwrite_c=1),
                          lambda: fg(1.0, a, b, 1.0, c, overwrite_c=1))):
                     call_s(), call_g()
-                    ts, tg = median_seconds(call_s, calls), median_seconds(call_g, calls)
+                    ts, tg = paired_median_seconds(call_s, call_g, calls, 201 if n < 512 else 7)
                     flops = 2.0 * n ** 3 * (4 if p in "cz" else 1)
                     unit = (f"{ts * 1e6:.2f} µs", f"{tg * 1e6:.2f} µs") if n < 512 else (
                         f"{flops / ts / 1e9:.1f} GFLOP/s", f"{flops / tg / 1e9:.1f} GFLOP/s")

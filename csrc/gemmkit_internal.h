@@ -24,7 +24,8 @@
 #define GK_RESTRICT __restrict__
 #define GK_ALIGN64 __attribute__((aligned(64)))
 #endif
-/* Kernel helpers whose loops must unroll into registers: always inlined. */
+/* Inlined at every call: kernel helpers whose loops unroll into registers only where their arguments are
+ * constants. */
 #if defined(_MSC_VER)
 #define GK_FORCEINLINE __forceinline
 #else

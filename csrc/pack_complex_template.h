@@ -29,6 +29,26 @@ void GK_CAT(pack_a_1m_, SFX)(int transa, int conja, const T *alpha, const T *A, 
     }
 }
 
+/* The panels of a plain B (rows of (re, im) pairs along k) from column j0, w of the panel's nr / 2
+ * complex columns: [re, s*im] and [-s*im, re] per pair, zero past w. Inlined where w, nr and the sign
+ * are constants (full panels), so the pair loop unrolls into straight vector code. */
+static GK_FORCEINLINE void GK_CAT(pack_b_1m_plain_, SFX)(const T *B, int64_t ldb, int64_t kc, int64_t j0, int64_t w,
+                                                         int nr, T sign, T *dst) {
+    for (int64_t k = 0; k < kc; k++) {
+        const T *GK_RESTRICT s = B + 2 * (k * ldb + j0);
+        T *GK_RESTRICT d0 = dst + 2 * k * nr, *GK_RESTRICT d1 = d0 + nr;
+        if (k + 4 < kc) GK_PREFETCH(s + 8 * ldb);
+        for (int64_t x = 0; x < 2 * w; x += 2) {
+            const T re = s[x], im = sign * s[x + 1];
+            d0[x] = re;
+            d0[x + 1] = im;
+            d1[x] = -im;
+            d1[x + 1] = re;
+        }
+        for (int64_t x = 2 * w; x < nr; x++) d0[x] = d1[x] = (T)0;
+    }
+}
+
 void GK_CAT(pack_b_1m_, SFX)(int transb, int conjb, const T *B, int64_t ldb, int64_t kc, int64_t nc, int nr,
                              T *GK_RESTRICT dst) {
     const int64_t hc = nr / 2; /* complex columns per panel */
@@ -36,27 +56,27 @@ void GK_CAT(pack_b_1m_, SFX)(int transb, int conjb, const T *B, int64_t ldb, int
     for (int64_t j0 = 0; j0 < nc; j0 += hc) {
         const int64_t w = GK_MIN(hc, nc - j0);
         T *d = dst + j0 * 4 * kc; /* panel j0 / hc of nr x 2kc reals */
+        if (!transb) {
+#define GK_PACK_B_1M_FULL(NR)                                                                         \
+    if (w == hc && nr == (NR)) {                                                                      \
+        if (conjb) GK_CAT(pack_b_1m_plain_, SFX)(B, ldb, kc, j0, (NR) / 2, (NR), (T)-1, d);            \
+        else GK_CAT(pack_b_1m_plain_, SFX)(B, ldb, kc, j0, (NR) / 2, (NR), (T)1, d);                   \
+        continue;                                                                                    \
+    }
+            GK_PACK_B_1M_FULL(8) GK_PACK_B_1M_FULL(16) GK_PACK_B_1M_FULL(32)
+#undef GK_PACK_B_1M_FULL
+            GK_CAT(pack_b_1m_plain_, SFX)(B, ldb, kc, j0, w, nr, sign, d);
+            continue;
+        }
         for (int64_t k = 0; k < kc; k++) {
             T *GK_RESTRICT d0 = d + 2 * k * nr, *GK_RESTRICT d1 = d0 + nr;
-            if (!transb) { /* a contiguous run of w (re, im) pairs: one straight loop the compiler vectorizes */
-                const T *GK_RESTRICT s = B + 2 * (k * ldb + j0);
-                if (k + 4 < kc) GK_PREFETCH(s + 8 * ldb);
-                for (int64_t x = 0; x < 2 * w; x += 2) {
-                    const T re = s[x], im = sign * s[x + 1];
-                    d0[x] = re;
-                    d0[x + 1] = im;
-                    d1[x] = -im;
-                    d1[x + 1] = re;
-                }
-            } else {
-                for (int64_t x = 0; x < w; x++) {
-                    const T *s = B + 2 * ((j0 + x) * ldb + k);
-                    const T re = s[0], im = sign * s[1];
-                    d0[2 * x] = re;
-                    d0[2 * x + 1] = im;
-                    d1[2 * x] = -im;
-                    d1[2 * x + 1] = re;
-                }
+            for (int64_t x = 0; x < w; x++) {
+                const T *s = B + 2 * ((j0 + x) * ldb + k);
+                const T re = s[0], im = sign * s[1];
+                d0[2 * x] = re;
+                d0[2 * x + 1] = im;
+                d1[2 * x] = -im;
+                d1[2 * x + 1] = re;
             }
             for (int64_t x = 2 * w; x < nr; x++) d0[x] = d1[x] = (T)0;
         }

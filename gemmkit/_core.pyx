@@ -7,6 +7,8 @@ from cpython.buffer cimport (PyObject_GetBuffer, PyBuffer_Release, PyBUF_STRIDES
 from libc.stdint cimport int64_t, int32_t, uint8_t, int8_t, uint16_t, uint32_t, uint64_t, INT64_MAX
 from libc.math cimport isinf
 from libc.string cimport memcpy
+from cpython.float cimport PyFloat_AS_DOUBLE
+from cpython.long cimport PyLong_AsDouble
 
 import numbers
 
@@ -681,16 +683,30 @@ cpdef object blas_gemm_fast(int typenum, alpha, a, b, beta, c, trans_a, trans_b,
             or cnp.PyArray_TYPE(B) != typenum or not cnp.PyArray_ISNOTSWAPPED(A) or not cnp.PyArray_ISNOTSWAPPED(B)
             or not cnp.PyArray_ISALIGNED(A) or not cnp.PyArray_ISALIGNED(B)):
         return None
-    if not (0 <= trans_a <= 2 and 0 <= trans_b <= 2) or type(overwrite_c) not in (int, bool):
+    if not (0 <= trans_a <= 2 and 0 <= trans_b <= 2):
+        return None
+    # an overwrite_c past C int: the general path raises SciPy's OverflowError
+    if type(overwrite_c) is not bool and (type(overwrite_c) is not int
+                                          or not -2147483648 <= overwrite_c <= 2147483647):
         return None
     cdef double complex al, be
-    if type(alpha) is float or type(alpha) is int or (cplx and type(alpha) is complex):
+    # floats and ints read directly (a conversion to complex would look for __complex__ first); an int
+    # past the double range raises SciPy's OverflowError
+    if type(alpha) is float:
+        al = PyFloat_AS_DOUBLE(alpha)
+    elif type(alpha) is int:
+        al = PyLong_AsDouble(alpha)
+    elif cplx and type(alpha) is complex:
         al = alpha
     else:
         return None
     if beta is None:
         be = 0
-    elif type(beta) is float or type(beta) is int or (cplx and type(beta) is complex):
+    elif type(beta) is float:
+        be = PyFloat_AS_DOUBLE(beta)
+    elif type(beta) is int:
+        be = PyLong_AsDouble(beta)
+    elif cplx and type(beta) is complex:
         be = beta
     else:
         return None

@@ -5,21 +5,22 @@ is SciPy's own.
     from gemmkit import blas                  # instead of: from scipy.linalg import blas
     c = blas.dgemm(1.0, a, b, trans_b=1)
 
-The gemm functions follow SciPy's f2py wrappers, as found by experiment and tested against them: inputs
-converted to the routine's dtype (complex to real with NumPy's ComplexWarning), a 0-d input read as a
-1 x 1 matrix and a 1-D one as a column, trans 0 / 1 / 2 (2: conjugate transpose), the result a new
-Fortran-ordered array unless `overwrite_c` is set and `c` has the routine's dtype and is Fortran-
-contiguous (then `c` itself is written and returned), beta = 0 never reading c. Unlike SciPy, a or b
-with a unit-stride axis (C or Fortran order, slices, transposes) is never copied: the resolver of
-gemmkit._resolve passes it with trans flags and leading dimensions; and a read-only `c` is not written
-in place (SciPy writes it).
+The gemm functions follow SciPy's f2py wrappers, as found by experiment and tested against them: every
+argument converted by f2py's own rules, in its order (gemmkit._f2py): inputs cast to the routine's dtype
+(complex to real with NumPy's ComplexWarning), 0-d, 1-D and 3-D inputs read as f2py reads them, trans
+0 / 1 / 2 (2: conjugate transpose), the result a new Fortran-ordered array unless `overwrite_c` is set
+and `c` has the routine's dtype and is Fortran-contiguous (then `c` itself is written and returned),
+beta = 0 never reading c, empty products where f2py makes them and its exceptions where it refuses.
+Unlike SciPy, a or b with a unit-stride axis (C or Fortran order, slices, transposes) is never copied:
+the resolver of gemmkit._resolve passes it with trans flags and leading dimensions; and a read-only `c`
+is not written in place (SciPy writes it).
 """
 import contextlib
 import functools
 
 import numpy as np
 
-from . import _core
+from . import _core, _f2py
 from ._resolve import resolve_operand
 
 try:
@@ -48,77 +49,6 @@ _DTYPES = {"s": np.dtype(np.float32), "d": np.dtype(np.float64), "c": np.dtype(n
            "z": np.dtype(np.complex128)}
 
 
-# ---- argument conversion, as SciPy's f2py wrappers do it --------------------------------------------
-
-def _scalar(x, name, fn, cplx, single):
-    """alpha/beta: a number, a numeric string, or an array whose first element is taken; complex values
-    keep their real part for a real routine; then rounded to the routine's scalar type (an overflow to
-    infinity is what SciPy gives too)."""
-    kind = "complex" if cplx else ("float" if single else "double")
-    if isinstance(x, np.ndarray):
-        if x.size == 0:
-            raise ValueError(f"{fn}() argument ({name}) can't be converted to {kind}: empty array")
-        x = x.reshape(-1)[0]
-    if cplx and isinstance(x, str):  # SciPy's complex wrappers take no strings
-        raise TypeError(f"{fn}() argument ({name}) can't be converted to {kind}")
-    try:
-        z = complex(x)
-    except ValueError:
-        raise ValueError(f"{fn}() argument ({name}) can't be converted to {kind}") from None
-    except TypeError:
-        raise TypeError(f"{fn}() argument ({name}) can't be converted to {kind}") from None
-    if single:
-        with np.errstate(over="ignore"):
-            z = complex(np.complex64(z)) if cplx else complex(float(np.float32(z.real)))
-    return z if cplx else z.real
-
-
-def _trans(t, name, fn):
-    if t is None:
-        return 0
-    if isinstance(t, str):
-        raise error(f"({name}>=0 && {name} <=2) failed for keyword {name}: {fn}:{name}={t!r}")
-    v = int(t)
-    if not -2**31 <= v < 2**31:
-        raise OverflowError(f"{fn}: {name}={v}: Python int too large to convert to C int")
-    if not 0 <= v <= 2:
-        raise error(f"({name}>=0 && {name} <=2) failed for keyword {name}: {fn}:{name}={v}")
-    return v
-
-
-def _matrix(x, dtype, name, fn):
-    """An input as a 2-D array of the routine's dtype: a view where the dtype already fits."""
-    if isinstance(x, np.ndarray):
-        arr = x if x.dtype == dtype else x.astype(dtype)
-    else:
-        arr = np.asarray(x, dtype=dtype)
-    if arr.ndim == 2:
-        return arr
-    if arr.ndim == 0:
-        return arr.reshape(1, 1)
-    if arr.ndim == 1:
-        return arr[:, np.newaxis]
-    while arr.ndim > 2 and arr.shape[0] == 1:
-        arr = arr[0]
-    if arr.ndim > 2:
-        raise error(f"({fn}) {name} has {arr.ndim} dimensions of more than one element: a rank-2 array is needed")
-    return arr
-
-
-def _out_shape(shape):
-    """The (rows, cols) SciPy reads a given c of this shape as."""
-    if len(shape) == 2:
-        return shape
-    if len(shape) == 0:
-        return (1, 1)
-    if len(shape) == 1:
-        return (shape[0], 1)
-    rest = list(shape)
-    while len(rest) > 2 and rest[0] == 1:
-        rest.pop(0)
-    return tuple(rest)
-
-
 # Which core trans flag reads op(x)^T from the row-major view R of x (R = x, or R = x^T when flipped):
 # op = x (0): x^T; op = x^T (1): x; op = x^H (2): conj(x) = (x^T)^H, or 'R' (conjugate, no transpose).
 _FLAG = {(0, False): "T", (0, True): "N", (1, False): "N", (1, True): "T", (2, False): "R", (2, True): "C"}
@@ -130,43 +60,66 @@ def _make_gemm(prefix):
     core = getattr(_core, prefix + "gemm")
     fn = prefix + "gemm"
 
+    def scalar(x, name, which):
+        """alpha/beta as f2py converts them (double_from_pyobj, complex_double_from_pyobj), then rounded
+        to the routine's scalar type (an overflow to infinity, as the C cast gives)."""
+        kind = ("complex_float" if single else "complex_double") if cplx else ("float" if single else "double")
+        errmess = f"_fblas.{fn}() {which} ({name}) can't be converted to {kind}"
+        if cplx:
+            z = _f2py.complex_from_pyobj(x, errmess)
+        else:
+            z = _f2py.double_from_pyobj(x, errmess)
+        if single:
+            with np.errstate(over="ignore"):
+                z = complex(np.complex64(z)) if cplx else float(np.float32(z))
+        return z
+
+    def trans(t, name, which):
+        if t is None:
+            return 0
+        v = _f2py.int_from_pyobj(t, f"_fblas.{fn}() {which} ({name}) can't be converted to int")
+        if not 0 <= v <= 2:
+            raise error(f"({name}>=0 && {name} <=2) failed for {which} {name}: {fn}:{name}={v}")
+        return v
+
+    def matrix(x, which):
+        """a or b as f2py reads it, (lda, ka): a 2-D array of the routine's dtype, a view where the
+        dtype already fits and x is 2-D (any layout: the resolver needs no copy)."""
+        arr, dims = _f2py.array_from_pyobj(x, dtype, (-1, -1), f"_fblas.{fn}: failed to create array from {which}",
+                                           lambda arr: True)
+        return (arr if arr.ndim == 2 else arr.reshape(dims, order="F")), dims
+
     def general(alpha, a, b, beta=0.0, c=None, trans_a=0, trans_b=0, overwrite_c=0):
-        """Everything the core's fast path (_core.blas_gemm_fast) leaves: SciPy's conversions."""
-        al = _scalar(alpha, "alpha", fn, cplx, single)
-        be = 0.0 if beta is None else _scalar(beta, "beta", fn, cplx, single)
-        ta, tb = _trans(trans_a, "trans_a", fn), _trans(trans_b, "trans_b", fn)
-        if overwrite_c is None:
-            raise TypeError(f"{fn}: 'NoneType' object cannot be interpreted as an integer (overwrite_c)")
-        in_place = bool(int(overwrite_c))
-        a2, b2 = _matrix(a, dtype, "a", fn), _matrix(b, dtype, "b", fn)
-        m, k = a2.shape if ta == 0 else a2.shape[::-1]
-        kb, n = b2.shape if tb == 0 else b2.shape[::-1]
-        if kb != k:
-            raise error(f"({fn}) op(a) is {m} x {k} but op(b) is {kb} x {n}: their inner dimensions differ")
+        """Everything the core's fast path (_core.blas_gemm_fast) leaves, in the order of SciPy's f2py
+        wrapper: overwrite_c (parsed with the arguments), trans_a, trans_b, alpha, beta, a, b, the inner
+        dimensions, c and its shape."""
+        in_place = _f2py.parse_int(overwrite_c, f"{fn}() overwrite_c") != 0
+        ta, tb = trans(trans_a, "trans_a", "3rd keyword"), trans(trans_b, "trans_b", "4th keyword")
+        al = scalar(alpha, "alpha", "1st argument")
+        be = 0.0 if beta is None else scalar(beta, "beta", "1st keyword")
+        a2, (lda, ka) = matrix(a, "the 2nd argument `a`")
+        b2, (ldb, kb) = matrix(b, "the 3rd argument `b`")
+        m, k = (ka, lda) if ta else (lda, ka)
+        n = ldb if tb else kb
+        if (kb if tb else ldb) != k:
+            raise error(f"(trans_b?kb==k:ldb==k) failed for hidden n: {fn}:n={n}")
         if c is None:  # SciPy's c is zeros: beta only matters when it is not finite (nan * 0)
             if np.isfinite(be):
-                out = result = np.empty((m, n), dtype, order="F")
+                result = np.empty((m, n), dtype, order="F")
                 be = 0.0
             else:
-                out = result = np.zeros((m, n), dtype, order="F")
+                result = np.zeros((m, n), dtype, order="F")
         else:
-            c_arr = c if isinstance(c, np.ndarray) else np.asarray(c, dtype=dtype)
-            got = _out_shape(c_arr.shape)
-            if got != (m, n):
-                # as f2py: a dimension that should be a nonzero size is a ValueError; else its own check fails
-                for dim in (0, 1):
-                    if got[dim] != (m, n)[dim] and (m, n)[dim] != 0:
-                        raise ValueError(f"{fn}: failed to create array from the 2nd keyword `c` -- {dim}-th "
-                                         f"dimension must be fixed to {(m, n)[dim]} but got {got[dim]}")
-                raise error(f"({fn}) (shape(c,0)==m && shape(c,1)==n) failed for keyword c: c is {c_arr.shape}, "
-                            f"op(a) op(b) is {m} x {n}")
-            if (in_place and c_arr.dtype == dtype and c_arr.flags.f_contiguous and c_arr.flags.writeable):
-                result = c_arr
-            else:
-                result = np.array(c_arr, dtype=dtype, order="F", copy=True)
-            out = result.reshape((m, n), order="F")
+            # in place: f2py's rule (dtype, Fortran order, aligned), except that a read-only c is copied
+            result, dims = _f2py.array_from_pyobj(
+                c, dtype, (m, n), f"_fblas.{fn}: failed to create array from the 2nd keyword `c`",
+                lambda arr: in_place and arr.flags.f_contiguous and arr.flags.aligned and arr.flags.writeable)
+            if dims != [m, n]:
+                raise error("(shape(c,0)==m && shape(c,1)==n) failed for 2nd keyword c")
         if m and n:
-            # Fortran-ordered out as row-major is C^T (n x m): C^T = op(b)^T op(a)^T.
+            # f2py passes c's Fortran-ordered data as m x n; read row-major that is C^T (n x m):
+            # C^T = op(b)^T op(a)^T
+            out = result.reshape((m, n), order="F")
             ra, flip_a, lda = resolve_operand(a2)
             rb, flip_b, ldb = resolve_operand(b2)
             fa, fb = _FLAG[(ta if cplx or ta < 2 else 1, flip_a)], _FLAG[(tb if cplx or tb < 2 else 1, flip_b)]
