@@ -211,6 +211,12 @@ typedef struct {
      * op(B), contiguous in k), as pack_b_kmajor; NULL: the portable pack_b_i8. */
     void (*pack_b_kcontig)(const int8_t *B, int64_t ldb, int64_t kc, int64_t width, uint8_t *GK_RESTRICT dst,
                            int32_t *GK_RESTRICT colsum);
+    /* Optional: few rows against a plain B (k-major, B[k][j] at B[k * ldb + j]): S[i][j] (ld n) =
+     * sum_k a[i][k] * B[k][j] with a = A read as int8 when xr == 0x80 (A' - 128: no compensation needed
+     * for it), as uint8 when xr == 0; colsum[j] = sum_k B[k][j] only when colsum != NULL. NULL: few rows
+     * against a plain B go through the packed path. */
+    void (*dot_kmajor)(int64_t m, int64_t n, int64_t k, const uint8_t *A, int64_t lda, uint8_t xr, const int8_t *B,
+                       int64_t ldb, int32_t *GK_RESTRICT S, int32_t *GK_RESTRICT colsum);
 } gk_i8_kernel_t;
 
 extern const gk_i8_kernel_t gk_i8_kernel_generic;

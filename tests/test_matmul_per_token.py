@@ -206,6 +206,13 @@ def test_m_one_and_few_rows(arch, nthreads, rng):
         wt = np.ascontiguousarray(w.T)
         assert_same_bits(quant.matmul_per_token(x, wt, deq, pts, transpose_b=True, out_dtype="float16", bias=bias),
                          model(x, wt, deq, pts, "float16", transpose_b=True, bias=bias))
+        assert_same_bits(quant.matmul_per_token(x, w, deq, pts, out_dtype="bfloat16", bias=bias),
+                         model(x, w, deq, pts, "bfloat16", bias=bias))
+        xt = np.ascontiguousarray(x.T)  # transpose_a, and a weight view with padded rows
+        wp = np.zeros((200, 307), np.int8)
+        wp[:, :300] = w
+        assert_same_bits(quant.matmul_per_token(xt, wp[:, :300], deq, pts, transpose_a=True, out_dtype="float32"),
+                         model(x, w, deq, pts, "float32"))
 
 
 def test_threads_shared_b_block(arch, nthreads, rng):
