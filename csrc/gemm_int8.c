@@ -350,9 +350,21 @@ static void i8_dot_task(void *ctx, int tid, int nthreads) {
 
 /* Whether the dot path takes this product (few rows, one exact K chunk, a kernel for B's layout). */
 static int i8_dot_applies(const i8_job_t *job) {
+    const gk_config_t *cfg = gk_config();
     const gk_i8_kernel_t *kern = job->kern;
-    return !job->packed_b && job->M <= GK_MIN((int64_t)gk_config()->small.dot_max_m, (int64_t)GK_I8_DOT_MAX_M) &&
+    return !job->packed_b && job->M <= GK_MIN((int64_t)cfg->small.dot_max_m, (int64_t)GK_I8_DOT_MAX_M) &&
            job->K <= kern->k_exact && (job->transb ? kern->dot != NULL : kern->dot_kmajor != NULL);
+}
+
+int gk_int8_b_in_place_beats_packed(int transb, int64_t M, int64_t K) {
+    const gk_config_t *cfg = gk_config();
+    i8_job_t job;
+    memset(&job, 0, sizeof(job));
+    job.kern = cfg->int8;
+    job.transb = transb;
+    job.M = M;
+    job.K = K;
+    return i8_dot_applies(&job) && (transb || M <= cfg->small.int8_kmajor_over_packed_max_m);
 }
 
 /* The dot path on up to max_threads threads (1: on the calling thread). dot_kmajor reads an int8 A as

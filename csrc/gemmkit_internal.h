@@ -287,6 +287,8 @@ typedef struct {
     int64_t skinny_kc;         /* k block when B is streamed in place */
     int dot_max_m;             /* few rows x B^T: the dot kernel up to this M */
     int gemv_max_m;            /* few rows x plain B: the GEMV up to this M */
+    int int8_kmajor_over_packed_max_m; /* int8, few rows x a prepacked plain B: the plain B read in place
+                                        * instead (kernel->dot_kmajor) up to this M */
     double tiny_max_macs;      /* real products with M, N, K <= GK_TINY_MAX and no more multiply-adds
                                 * than this run whole in the kernel's `tiny` (batches of small matrices) */
 } gk_small_t;
