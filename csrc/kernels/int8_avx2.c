@@ -226,10 +226,11 @@ static void i8_dot_avx2(int64_t m, int64_t n, int64_t k, const uint8_t *A, int64
 /* Plain B (k-major), the dot_kmajor contract (signed A when xr = 0x80, column sums only when asked):
  * k in blocks of KMAJOR_PAIRS row pairs (8 rows of B streamed at once: 2 or 16 pairs measured slower at
  * M = 1 and 16 on Zen 2), whose A values are first laid out as int16 pairs (one vpbroadcastd each); per
- * block, 16 columns at a time, rows of A 4 at a time: rows k, k+1 of B interleaved and widened (the
- * packed panel's group, built in registers), vpmaddwd into 4 x 2 accumulators, added to S after the
+ * block, 16 columns at a time, rows of A 6 at a time: rows k, k+1 of B interleaved and widened (the
+ * packed panel's group, built in registers), vpmaddwd into 6 x 2 accumulators, added to S after the
  * first block. Column sums in int16 lanes over a block (KMAJOR_PAIRS values per lane), widened per block. */
 #define KMAJOR_PAIRS 4
+#define KMAJOR_ROWS 6 /* rows of A per pass: 12 accumulators */
 #define KMAJOR_MAX_M 16
 /* The accumulators as they are after each step (GCC would otherwise reassociate the unrolled sums into
  * a tree of products, spilling them). */
@@ -241,8 +242,8 @@ static void i8_dot_avx2(int64_t m, int64_t n, int64_t k, const uint8_t *A, int64
 static GK_FORCEINLINE void kmajor_block_avx2(const int mm, const int sums, const uint32_t *ap,
                                              const int8_t *B, int64_t ldb, int32_t *S, int64_t lds, int first,
                                              int32_t *colsum) {
-    __m256i acc[4][2];
-#pragma GCC unroll 4
+    __m256i acc[KMAJOR_ROWS][2];
+#pragma GCC unroll 6
     for (int i = 0; i < mm; i++) {
         acc[i][0] = first ? _mm256_setzero_si256() : _mm256_loadu_si256((const __m256i *)(S + i * lds));
         acc[i][1] = first ? _mm256_setzero_si256() : _mm256_loadu_si256((const __m256i *)(S + i * lds + 8));
@@ -257,7 +258,7 @@ static GK_FORCEINLINE void kmajor_block_avx2(const int mm, const int sums, const
             s0 = _mm256_add_epi16(s0, lo);
             s1 = _mm256_add_epi16(s1, hi);
         }
-#pragma GCC unroll 4
+#pragma GCC unroll 6
         for (int i = 0; i < mm; i++) {
             const __m256i a = _mm256_set1_epi32((int)ap[i * KMAJOR_PAIRS + g]);
             acc[i][0] = _mm256_add_epi32(acc[i][0], _mm256_madd_epi16(a, lo));
@@ -266,7 +267,7 @@ static GK_FORCEINLINE void kmajor_block_avx2(const int mm, const int sums, const
             KMAJOR_KEEP(acc[i][1]);
         }
     }
-#pragma GCC unroll 4
+#pragma GCC unroll 6
     for (int i = 0; i < mm; i++) {
         _mm256_storeu_si256((__m256i *)(S + i * lds), acc[i][0]);
         _mm256_storeu_si256((__m256i *)(S + i * lds + 8), acc[i][1]);
@@ -285,27 +286,31 @@ static GK_FORCEINLINE void kmajor_rows_avx2(const int mm, const int sums, int64_
         kmajor_block_avx2(mm, sums, ap, B + j, ldb, S + j, lds, first, sums ? colsum + j : NULL);
 }
 
-/* All m rows of A over n (a multiple of 16) columns, rows 4 at a time (column sums with the first). */
-#define KMAJOR_ROWS(mm, sums)                                                                         \
+/* All m rows of A over n (a multiple of 16) columns, rows KMAJOR_ROWS at a time (column sums with the
+ * first); the column sums' row group at most 4 rows (its two int16 sums would not fit the registers). */
+#define KMAJOR_GROUP(mm, sums)                                                                        \
     kmajor_rows_avx2(mm, sums, n, ap + i * KMAJOR_PAIRS, B, ldb, S + i * lds, lds, first, colsum)
 static GK_FORCEINLINE void kmajor_all_rows_avx2(int64_t m, int64_t n, const uint32_t *ap,
                                                 const int8_t *B, int64_t ldb, int32_t *S, int64_t lds, int first,
                                                 int32_t *colsum) {
-    for (int64_t i = 0; i < m; i += 4) {
+    for (int64_t i = 0, mm; i < m; i += mm) {
         const int sums = i == 0 && colsum != NULL;
-        switch (GK_MIN((int64_t)4, m - i) + 4 * sums) {
-        case 1: KMAJOR_ROWS(1, 0); break;
-        case 2: KMAJOR_ROWS(2, 0); break;
-        case 3: KMAJOR_ROWS(3, 0); break;
-        case 4: KMAJOR_ROWS(4, 0); break;
-        case 5: KMAJOR_ROWS(1, 1); break;
-        case 6: KMAJOR_ROWS(2, 1); break;
-        case 7: KMAJOR_ROWS(3, 1); break;
-        default: KMAJOR_ROWS(4, 1); break;
+        mm = GK_MIN((int64_t)(sums ? 4 : KMAJOR_ROWS), m - i);
+        switch (mm + 8 * sums) {
+        case 1: KMAJOR_GROUP(1, 0); break;
+        case 2: KMAJOR_GROUP(2, 0); break;
+        case 3: KMAJOR_GROUP(3, 0); break;
+        case 4: KMAJOR_GROUP(4, 0); break;
+        case 5: KMAJOR_GROUP(5, 0); break;
+        case 6: KMAJOR_GROUP(6, 0); break;
+        case 9: KMAJOR_GROUP(1, 1); break;
+        case 10: KMAJOR_GROUP(2, 1); break;
+        case 11: KMAJOR_GROUP(3, 1); break;
+        default: KMAJOR_GROUP(4, 1); break;
         }
     }
 }
-#undef KMAJOR_ROWS
+#undef KMAJOR_GROUP
 
 /* One k block (kb rows, zero-padded to 2 * KMAJOR_PAIRS) over the n columns: columns in chunks of
  * KMAJOR_CHUNK (the block's rows of a chunk stay in L1 for all row groups of A), the next chunk
