@@ -161,6 +161,7 @@ static inline int32_t hsum8(__m256i v) {
  * (int16 lanes, widened every DOT_SUM_K k: at most 256 values of |b| <= 128 per lane). The k tail goes
  * through zero-padded copies (A' padded after the XOR). */
 #define DOT_SUM_K 4096
+#define DOT_PF 1024 /* bytes ahead in each row of B */
 static GK_FORCEINLINE void dot_block_avx2(const int mm, const int nj, int64_t k, const uint8_t *A, int64_t lda,
                                           uint8_t xr, const int8_t *B, int64_t ldb, int32_t *S, int64_t lds,
                                           int32_t *colsum, const int colsums) {
@@ -178,7 +179,7 @@ static GK_FORCEINLINE void dot_block_avx2(const int mm, const int nj, int64_t k,
         const int64_t c1 = GK_MIN(kfull, c0 + DOT_SUM_K);
         for (int64_t p = c0; p < c1; p += 16) {
             if ((p & 63) == 0)
-                for (int j = 0; j < nj; j++) GK_PREFETCH(B + j * ldb + p + 512);
+                for (int j = 0; j < nj; j++) GK_PREFETCH(B + j * ldb + p + DOT_PF);
             DOT_STEP(A + p, lda, B + p, ldb);
         }
         if (c0 + DOT_SUM_K >= k && kfull < k) { /* the tail, zero-padded */
@@ -313,9 +314,10 @@ static GK_FORCEINLINE void kmajor_all_rows_avx2(int64_t m, int64_t n, const uint
 #undef KMAJOR_GROUP
 
 /* One k block (kb rows, zero-padded to 2 * KMAJOR_PAIRS) over the n columns: columns in chunks of
- * KMAJOR_CHUNK (the block's rows of a chunk stay in L1 for all row groups of A), the next chunk
- * prefetched; edge columns and short blocks through zero-padded copies. */
+ * KMAJOR_CHUNK (the block's rows of a chunk stay in L1 for all row groups of A), the chunk after the
+ * next prefetched; edge columns and short blocks through zero-padded copies. */
 #define KMAJOR_CHUNK 256
+#define KMAJOR_PF_CHUNKS 2 /* chunks ahead */
 static GK_FORCEINLINE void kmajor_kblock_avx2(int64_t m, int64_t n, int64_t kb, const uint32_t *ap,
                                               const int8_t *B, int64_t ldb, int32_t *S, int first,
                                               int32_t *colsum) {
@@ -325,7 +327,7 @@ static GK_FORCEINLINE void kmajor_kblock_avx2(int64_t m, int64_t n, int64_t kb, 
     for (int64_t jc = 0; jc < nfull; jc += KMAJOR_CHUNK) {
         const int64_t jn = GK_MIN((int64_t)KMAJOR_CHUNK, nfull - jc);
         for (int64_t r = 0; r < kb; r++)
-            for (int64_t x = 0; x < KMAJOR_CHUNK; x += 64) GK_PREFETCH(B + r * ldb + jc + KMAJOR_CHUNK + x);
+            for (int64_t x = 0; x < KMAJOR_CHUNK; x += 64) GK_PREFETCH(B + r * ldb + jc + KMAJOR_PF_CHUNKS * KMAJOR_CHUNK + x);
         kmajor_all_rows_avx2(m, jn, ap, B + jc, ldb, S + jc, n, first, colsum ? colsum + jc : NULL);
     }
     for (int64_t j = nfull; j < n; j += 16) {
