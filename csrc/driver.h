@@ -157,6 +157,9 @@ extern const gk_wrap_kernels_t gk_wrap_kernels_avx2;
  * int8 kernel in use, for repeated products with one weight. Size in bytes of the packed form, 0 when
  * K is beyond one exact chunk (such weights are not packed). */
 int64_t gk_int8_packed_weight_size(int64_t N, int64_t K);
+/* Whether an M-row product with depth K (op(B) = B^T when transb) is faster with B read in place (the dot
+ * path) than with B prepacked. */
+int gk_int8_b_in_place_beats_packed(int transb, int64_t M, int64_t K);
 gemmkit_status_t gk_int8_pack_weight(int transb, int64_t N, int64_t K, const int8_t *B, int64_t ldb, void *dst,
                                      int64_t bytes);
 /* The panels and column sums of a packed weight made for the kernel in use with these N, K; 0 when

@@ -401,6 +401,11 @@ gemmkit_status_t gemmkit_gemm_s8s8_per_token(char transa, char transb, char layo
 
 int64_t gemmkit_s8s8_packed_weight_size(int64_t N, int64_t K) { return gk_int8_packed_weight_size(N, K); }
 
+int gemmkit_s8s8_reads_weight_in_place(char transb, int64_t M, int64_t K) {
+    if (!(is_trans(transb) || is_notrans(transb)) || M < 0 || K < 0) return 0;
+    return gk_int8_b_in_place_beats_packed(is_trans(transb), M, K);
+}
+
 gemmkit_status_t gemmkit_s8s8_pack_weight(char transb, int64_t N, int64_t K, const int8_t *B, int64_t ldb,
                                           void *packed, int64_t packed_bytes) {
     if (!(is_trans(transb) || is_notrans(transb)) || ldb < GK_MAX((int64_t)1, is_trans(transb) ? K : N))

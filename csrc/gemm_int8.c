@@ -298,41 +298,81 @@ static void i8_task(void *ctx, int tid, int nthreads) {
         job->failed = 1;
 }
 
-/* Few rows of C against a transposed B: dot products along k (kernel->dot), B streamed in place, N
- * split among threads; the epilogue per element as on the edge tiles. */
+/* Few rows of C: dot products of the rows of A' with the columns of op(B), B read in place (kernel->dot
+ * for a transposed B, kernel->dot_kmajor for a plain one), N split among threads; the epilogue per
+ * element as on the edge tiles. */
 #define GK_I8_DOT_MAX_M 16
-#define GK_I8_DOT_COLS 64 /* columns per dot call: sums for M x 64 stay on the stack */
+#define GK_I8_DOT_COLS 4096 /* columns per kernel call (a plain B's rows are read 4 KiB at a time) */
+#define GK_I8_DOT_EP_COLS 64 /* columns per epilogue call */
 
 typedef struct {
-    const i8_job_t *job;
+    i8_job_t *job;                  /* (its `failed` set when a thread has no workspace) */
     const uint8_t *A; int64_t lda;  /* op(A) row-major M x K, bytes as given (flipped in the kernel) */
     const i8_terms_t *rows;         /* all M rows */
 } i8_dot_job_t;
 
 static void i8_dot_task(void *ctx, int tid, int nthreads) {
     const i8_dot_job_t *d = (const i8_dot_job_t *)ctx;
-    const i8_job_t *job = d->job;
+    i8_job_t *job = d->job;
     const int64_t M = job->M, K = job->K;
+    const uint8_t xr = job->flip_a ? 0x80 : 0;
     int64_t j0, j1;
     gk_split_range(job->N, 16, nthreads, tid, &j0, &j1);
-    int32_t S[GK_I8_DOT_MAX_M * GK_I8_DOT_COLS], colsum[GK_I8_DOT_COLS];
-    int64_t S64[GK_I8_DOT_MAX_M * GK_I8_DOT_COLS], cs64[GK_I8_DOT_COLS];
-    double comp[GK_I8_DOT_COLS], add[GK_I8_DOT_COLS];
-    int64_t sum64[GK_I8_DOT_COLS];
-    int32_t sum32[GK_I8_DOT_COLS];
+    /* the sums of a call, M x GK_I8_DOT_COLS, and its column sums (slot 0 may hold the caller's op(A)) */
+    int32_t *S = (int32_t *)gk_thread_workspace(1, sizeof(int32_t) * (size_t)((M + 1) * GK_I8_DOT_COLS));
+    if (S == NULL) {
+        job->failed = 1;
+        return;
+    }
+    int32_t *colsum = S + M * GK_I8_DOT_COLS;
+    int64_t S64[GK_I8_DOT_MAX_M * GK_I8_DOT_EP_COLS], cs64[GK_I8_DOT_EP_COLS];
+    double comp[GK_I8_DOT_EP_COLS], add[GK_I8_DOT_EP_COLS];
+    int64_t sum64[GK_I8_DOT_EP_COLS];
+    int32_t sum32[GK_I8_DOT_EP_COLS];
     i8_terms_t cols = {comp, add, sum64, sum32, 0};
     for (int64_t jb = j0; jb < j1; jb += GK_I8_DOT_COLS) {
         const int64_t n = GK_MIN((int64_t)GK_I8_DOT_COLS, j1 - jb);
-        job->kern->dot(M, n, K, d->A, d->lda, job->flip_a ? 0x80 : 0, job->B + jb * job->ldb, job->ldb, S, colsum);
-        for (int64_t j = 0; j < n; j++) cs64[j] = colsum[j];
-        for (int64_t t = 0; t < M * n; t++) S64[t] = S[t];
-        col_terms(job, jb, n, cs64, &cols);
-        const gk_i8_epilogue_t ep = tile_epilogue(job, d->rows, 0, &cols, 0, 0, jb, GK_EP_DOUBLE);
-        gk_i8_epilogue_scalar(M, n, S64, n, c_at(job, 0, jb), job->ldc, &ep);
+        /* dot_kmajor: column sums only where the (reduced) offset of A needs them */
+        const int sums = job->transb || job->a_ofs != 0;
+        if (job->transb) job->kern->dot(M, n, K, d->A, d->lda, xr, job->B + jb * job->ldb, job->ldb, S, colsum);
+        else job->kern->dot_kmajor(M, n, K, d->A, d->lda, xr, job->B + jb, job->ldb, S, sums ? colsum : NULL);
+        for (int64_t je = 0; je < n; je += GK_I8_DOT_EP_COLS) {
+            const int64_t ne = GK_MIN((int64_t)GK_I8_DOT_EP_COLS, n - je);
+            for (int64_t j = 0; j < ne; j++) cs64[j] = sums ? colsum[je + j] : 0;
+            for (int64_t i = 0; i < M; i++)
+                for (int64_t j = 0; j < ne; j++) S64[i * ne + j] = S[i * n + je + j];
+            col_terms(job, jb + je, ne, cs64, &cols);
+            const gk_i8_epilogue_t ep = tile_epilogue(job, d->rows, 0, &cols, 0, 0, jb + je, GK_EP_DOUBLE);
+            gk_i8_epilogue_scalar(M, ne, S64, ne, c_at(job, 0, jb + je), job->ldc, &ep);
+        }
     }
 }
 
-static gemmkit_status_t i8_dot(const i8_job_t *job) {
+/* Whether the dot path takes this product (few rows, one exact K chunk, a kernel for B's layout). */
+static int i8_dot_applies(const i8_job_t *job) {
+    const gk_config_t *cfg = gk_config();
+    const gk_i8_kernel_t *kern = job->kern;
+    return !job->packed_b && job->M <= GK_MIN((int64_t)cfg->small.dot_max_m, (int64_t)GK_I8_DOT_MAX_M) &&
+           job->K <= kern->k_exact && (job->transb ? kern->dot != NULL : kern->dot_kmajor != NULL);
+}
+
+int gk_int8_b_in_place_beats_packed(int transb, int64_t M, int64_t K) {
+    const gk_config_t *cfg = gk_config();
+    i8_job_t job;
+    memset(&job, 0, sizeof(job));
+    job.kern = cfg->int8;
+    job.transb = transb;
+    job.M = M;
+    job.K = K;
+    return i8_dot_applies(&job) && (transb || M <= cfg->small.int8_kmajor_over_packed_max_m);
+}
+
+/* The dot path on up to max_threads threads (1: on the calling thread). dot_kmajor reads an int8 A as
+ * signed, A' - 128: for it the job's offset of A is a_ofs - 128 and the row sums are of the int8 values. */
+static gemmkit_status_t i8_dot(const i8_job_t *job_in, int max_threads) {
+    i8_job_t kjob = *job_in, *job = &kjob;
+    const int signed_a = !job->transb && job->flip_a;
+    if (signed_a) job->a_ofs -= 128;
     const int64_t M = job->M, K = job->K;
     const size_t a_bytes = job->transa ? align64((size_t)(M * K)) : 0;
     uint8_t *ws = (uint8_t *)gk_thread_workspace(0, a_bytes + 4 * sizeof(int64_t) * GK_I8_DOT_MAX_M);
@@ -351,14 +391,18 @@ static gemmkit_status_t i8_dot(const i8_job_t *job) {
     const uint8_t xr = job->flip_a ? 0x80 : 0;
     for (int64_t i = 0; i < M; i++) {
         int64_t s = 0;
-        for (int64_t k = 0; k < K; k++) s += (uint8_t)(d.A[i * d.lda + k] ^ xr);
+        if (signed_a) for (int64_t k = 0; k < K; k++) s += (int8_t)d.A[i * d.lda + k];
+        else for (int64_t k = 0; k < K; k++) s += (uint8_t)(d.A[i * d.lda + k] ^ xr);
         rowsum[i] = s;
     }
     row_terms(job, 0, M, rowsum, &rows);
     d.rows = &rows;
-    gk_parallel_run(i8_dot_task, &d, gk_threads_for(M, job->N, K / 4 + 1));
+    const int nthreads = GK_MIN(max_threads, gk_threads_for(M, job->N, K / 4 + 1));
+    job->failed = 0;
+    if (nthreads <= 1) i8_dot_task(&d, 0, 1);
+    else gk_parallel_run(i8_dot_task, &d, nthreads);
     gk_thread_workspace_trim();
-    return gemmkit_success;
+    return job->failed ? gemmkit_out_of_memory : gemmkit_success;
 }
 
 /* The job for matrix b of the problem (pointers moved by the batch strides). */
@@ -389,11 +433,8 @@ static void int8_job_init(i8_job_t *job, const gk_int8_problem_t *p, int64_t b) 
 
 /* One matrix on all the threads it is worth. */
 static gemmkit_status_t int8_run_one(i8_job_t *job) {
-    const gk_config_t *cfg = gk_config();
     const int64_t M = job->M, N = job->N, K = job->K;
-    if (job->transb && !job->packed_b && M <= GK_MIN(cfg->small.dot_max_m, GK_I8_DOT_MAX_M) && job->kern->dot &&
-        K <= job->kern->k_exact)
-        return i8_dot(job);
+    if (i8_dot_applies(job)) return i8_dot(job, gk_num_threads());
     int nthreads = gk_threads_for(M, N, K / 4 + 1);
     gk_partition_2d(M, N, job->kern->mr, job->kern->nr, nthreads, &job->tm, &job->tn);
     job->shared_b = NULL;
@@ -429,7 +470,8 @@ static void int8_batch_task(void *ctx, int tid, int nthreads) {
     for (int64_t b = b0; b < b1; b++) {
         i8_job_t job;
         int8_job_init(&job, bj->p, b);
-        if (i8_block(&job, 0, job.M, 0, job.N, 0, 1) != 0) bj->failed = 1;
+        if (i8_dot_applies(&job) ? i8_dot(&job, 1) != gemmkit_success : i8_block(&job, 0, job.M, 0, job.N, 0, 1) != 0)
+            bj->failed = 1;
     }
 }
 

@@ -228,6 +228,12 @@ typedef struct {
      * op(B), contiguous in k), as pack_b_kmajor; NULL: the portable pack_b_i8. */
     void (*pack_b_kcontig)(const int8_t *B, int64_t ldb, int64_t kc, int64_t width, uint8_t *GK_RESTRICT dst,
                            int32_t *GK_RESTRICT colsum);
+    /* Optional: few rows against a plain B (k-major, B[k][j] at B[k * ldb + j]): S[i][j] (ld n) =
+     * sum_k a[i][k] * B[k][j] with a = A read as int8 when xr == 0x80 (A' - 128: no compensation needed
+     * for it), as uint8 when xr == 0; colsum[j] = sum_k B[k][j] only when colsum != NULL. NULL: few rows
+     * against a plain B go through the packed path. */
+    void (*dot_kmajor)(int64_t m, int64_t n, int64_t k, const uint8_t *A, int64_t lda, uint8_t xr, const int8_t *B,
+                       int64_t ldb, int32_t *GK_RESTRICT S, int32_t *GK_RESTRICT colsum);
 } gk_i8_kernel_t;
 
 extern const gk_i8_kernel_t gk_i8_kernel_generic;
@@ -301,6 +307,8 @@ typedef struct {
     int gemv_max_m;            /* few rows: the GEMV kernels up to this M (B^T: where the dot kernel is not used) */
     int gemv_max_n;            /* few columns: the GEMV kernels on C^T = op(B)^T op(A)^T up to this N */
     int gemv_pf_bytes;         /* GEMV software prefetch distance per stream, bytes (0: none) */
+    int int8_kmajor_over_packed_max_m; /* int8, few rows x a prepacked plain B: the plain B read in place
+                                        * instead (kernel->dot_kmajor) up to this M */
     double tiny_max_macs;      /* real products with M, N, K <= GK_TINY_MAX and no more multiply-adds
                                 * than this run whole in the kernel's `tiny` (batches of small matrices) */
 } gk_small_t;

@@ -1213,6 +1213,12 @@ def per_token_scale_int32(out_type, acc, deq_scale, token_scale, bias, C):
     return C
 
 
+def s8s8_reads_weight_in_place(transb, int64_t M, int64_t K):
+    """True when the int8 kernel path in use reads op(B) in place (no packing) for M rows and depth K, and
+    that is faster than op(B)'s packed form: pass the weight itself then."""
+    return gemmkit_s8s8_reads_weight_in_place(_trans_flag(transb, "transb"), M, K) != 0
+
+
 def s8s8_pack_weight(transb, int64_t N, int64_t K, B, int64_t ldb):
     """op(B) (K x N int8, row-major with ldb; transb 'T': B is N x K) packed for the int8 kernel path in
     use, as a new uint8 array for gemm_s8s8_per_token_packed; None when K is beyond what is packed (or

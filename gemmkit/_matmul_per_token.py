@@ -19,8 +19,9 @@ _WHO = "matmul_per_token"
 class PackedWeight:
     """An int8 weight packed once (quant.pack_weight) for repeated matmul_per_token calls: the kernel
     path's panels and column sums, made for one kernel path. `weight` is the array it was made from (a
-    reference, not a copy): on another kernel path (gemmkit.use_arch) matmul_per_token reads it instead,
-    so it must not change while the PackedWeight is in use. k, n: op(weight)'s shape."""
+    reference, not a copy): on another kernel path (gemmkit.use_arch), and for few rows of x where the
+    path reads a weight in place (faster than its packed panels), matmul_per_token reads it instead, so
+    it must not change while the PackedWeight is in use. k, n: op(weight)'s shape."""
     __slots__ = ("weight", "transpose_b", "k", "n", "arch", "data")
 
     def __init__(self, weight, transpose_b, k, n, arch, data):
@@ -189,6 +190,9 @@ def matmul_per_token(x, weight, deq_scale, per_token_scale, *, out_dtype=None, t
     if out.size == 0:
         return out
 
+    if packed is not None and _core.s8s8_reads_weight_in_place(
+            "T" if transpose_b != resolve_operand(weight)[1] else "N", m, k):
+        packed = None  # few rows: this path reads the weight in place, faster than its packed panels
     x_view, x_flip, lda, stride_a = _operand_for_core(x, out)
     if packed is None:
         w_view, w_flip, ldb, stride_b = _operand_for_core(weight, out)

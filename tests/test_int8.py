@@ -568,3 +568,26 @@ def test_few_rows_transposed_b(kind, arch, nthreads, ta, rng):
             run_int8(kind, rng, ta, "T", oc, M, 37, K, 1.0, 77 if kind == "u8" else -9, -5, 1.0 if K % 2 else 0.0,
                      pads=(2, 3, 1))
     run_int8(kind, rng, ta, "T", "R", 7, 2053, 4099, 2.33, 1, 2, 1.01)
+
+
+@pytest.mark.parametrize("kind", FUNCS)
+@pytest.mark.parametrize("ta", ["N", "T"])
+def test_few_rows_plain_b(kind, arch, nthreads, ta, rng):
+    """op(B) = B with few rows of C: B read in place where the path has a kernel for it (k in blocks of 8
+    rows and their short last block, 16-column steps and the zero-padded edge columns, rows of A in
+    groups of 4), with and without the column sums a zero point of A needs, every offsetc."""
+    for M in (1, 2, 3, 4, 5, 8, 16, 17):
+        for K in (1, 2, 7, 8, 9, 15, 16, 17, 255, 1000):
+            oc = "FCR"[(M + K) % 3]
+            ao = 0 if (M + K) % 2 else (77 if kind == "u8" else -9)
+            run_int8(kind, rng, ta, "N", oc, M, 37 + 16 * (K % 3), K, 1.0, ao, -5 if K % 4 else 0,
+                     1.0 if K % 2 else 0.0, pads=(2, 3, 1))
+    # wider than one 256-column chunk and one 4096-column kernel call, every row group
+    run_int8(kind, rng, ta, "N", "R", 7, 4133, 41, 1.0, 0, 0, 0.0)
+    run_int8(kind, rng, ta, "N", "C", 16, 300, 4099, 2.33, 1, 2, 1.01)
+    # extreme values: the largest exact sums of each sign
+    lo, hi = A_RANGE[kind]
+    for a, b in ((lo, -128), (hi, -128), (lo, 127), (hi, 127)):
+        A0 = np.full((3, 16384), a, A_DTYPE[kind])
+        B0 = np.full((16384, 40), b, np.int8)
+        run_int8(kind, rng, "N", "N", "F", 3, 40, 16384, 1.0, 0, 0, 0.0, A0=A0, B0=B0, co=np.zeros(1, np.int32))

@@ -206,6 +206,13 @@ def test_m_one_and_few_rows(arch, nthreads, rng):
         wt = np.ascontiguousarray(w.T)
         assert_same_bits(quant.matmul_per_token(x, wt, deq, pts, transpose_b=True, out_dtype="float16", bias=bias),
                          model(x, wt, deq, pts, "float16", transpose_b=True, bias=bias))
+        assert_same_bits(quant.matmul_per_token(x, w, deq, pts, out_dtype="bfloat16", bias=bias),
+                         model(x, w, deq, pts, "bfloat16", bias=bias))
+        xt = np.ascontiguousarray(x.T)  # transpose_a, and a weight view with padded rows
+        wp = np.zeros((200, 307), np.int8)
+        wp[:, :300] = w
+        assert_same_bits(quant.matmul_per_token(xt, wp[:, :300], deq, pts, transpose_a=True, out_dtype="float32"),
+                         model(x, w, deq, pts, "float32"))
 
 
 def test_threads_shared_b_block(arch, nthreads, rng):
@@ -442,6 +449,27 @@ def test_pack_weight_long_k_and_other_path(rng):
     for arch in archs:  # packed for one path, used on every path: the others read the weight itself
         with gemmkit.use_arch(arch):
             assert_same_bits(quant.matmul_per_token(x, packed, deq, pts), model(x, w, deq, pts, "float16"))
+
+
+def test_few_rows_read_the_packed_weights_source(rng):
+    """Few rows on a path that reads B in place use the weight, not its packed panels (same results)."""
+    for arch in gemmkit.available_archs():
+        with gemmkit.use_arch(arch):
+            assert not _core.s8s8_reads_weight_in_place("N", 17, 4096)
+            assert not _core.s8s8_reads_weight_in_place("T", 1, 16385)
+            if arch == "generic":
+                assert not _core.s8s8_reads_weight_in_place("T", 1, 64)
+            if arch == "avx2":
+                assert _core.s8s8_reads_weight_in_place("N", 1, 64) and _core.s8s8_reads_weight_in_place("T", 16, 64)
+                assert not _core.s8s8_reads_weight_in_place("N", 16, 64)  # the packed panels win there
+            for transpose_b in (False, True):
+                x, w, deq, pts, bias = random_case(rng, 3, 40, 70)
+                ws = np.ascontiguousarray(w.T) if transpose_b else w
+                packed = quant.pack_weight(ws, transpose_b=transpose_b)
+                for xs in (x, x[:1], np.asfortranarray(x)):
+                    assert_same_bits(quant.matmul_per_token(xs, packed, deq, pts[:len(xs)], bias=bias),
+                                     model(xs, ws, deq, pts[:len(xs)], "float16", transpose_b=transpose_b,
+                                           bias=bias))
 
 
 def test_pack_weight_bad_input():

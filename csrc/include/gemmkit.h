@@ -139,6 +139,10 @@ GEMMKIT_API gemmkit_status_t gemmkit_per_token_scale_int32(int out_type, int64_t
  * them. The _packed product is gemmkit_gemm_s8s8_per_token with layout_c 'R' and this weight shared by the
  * batch; it returns gemmkit_invalid_arguments for a packed weight of another kernel path or other N, K. */
 GEMMKIT_API int64_t gemmkit_s8s8_packed_weight_size(int64_t N, int64_t K);
+/* 1 when the int8 kernel path in use reads op(B) in place (no packing) for a product with M rows and depth
+ * K, and that is faster than the packed form (whose panels are larger where the kernel widens bytes):
+ * gemmkit_gemm_s8s8_per_token with the weight itself is then the better call. */
+GEMMKIT_API int gemmkit_s8s8_reads_weight_in_place(char transb, int64_t M, int64_t K);
 GEMMKIT_API gemmkit_status_t gemmkit_s8s8_pack_weight(char transb, int64_t N, int64_t K, const int8_t *B,
         int64_t ldb, void *packed, int64_t packed_bytes);
 GEMMKIT_API gemmkit_status_t gemmkit_gemm_s8s8_per_token_packed(char transa, int out_type, int64_t batch,
