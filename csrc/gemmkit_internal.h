@@ -234,6 +234,8 @@ typedef struct {
     /* GEMMKIT_QADD_DIRECTML */
     float a_scale, b_scale, out_scale;
     int32_t a_zp, b_zp, out_zp;
+    int dml_needs_clamp;           /* some input may drive |quotient| to 2^30 or overflow float32 on the
+                                    * way: the SIMD kernels clamp it (else they may skip that step) */
     /* GEMMKIT_QADD_ONNXRUNTIME: the ratios, which input's product comes first (1: A's, when A is
      * broadcast along the last axis of size > 1; 0: B's) and the fixed part that goes with it */
     float ra, rb, ort_fixed;

@@ -1,5 +1,6 @@
 /* gemmkit_quantized_add: argument checks, the layout (axes of size 1 dropped, negative output strides
  * flipped, axes ordered and merged into contiguous runs), threads, and per-run kernel dispatch. */
+#include <float.h>
 #include <string.h>
 #include "kernels/qadd_scalar.h"
 
@@ -19,6 +20,14 @@ typedef struct {
     int params_vary;                                 /* some scale or zero point is strided */
     const gk_qadd_kernel_t *kern;
 } qadd_layout_t;
+
+/* DirectML's SIMD kernels may skip clamping the quotient when no input can make |q| reach 2^30 or
+ * overflow float32 on the way (then no NaN either): the bound is taken in double, with room for the
+ * float32 roundings; |x - zero point| <= 255 for both types. */
+static int directml_needs_clamp(const gk_qadd_params_t *p) {
+    const double most = 255.0 * ((double)fabsf(p->a_scale) + (double)fabsf(p->b_scale)) * 1.001;
+    return !(most < (double)FLT_MAX && most / fabs((double)p->out_scale) < 1073741824.0);
+}
 
 static int valid_type(gemmkit_qtype_t t) { return t == GEMMKIT_QTYPE_U8 || t == GEMMKIT_QTYPE_S8; }
 
@@ -122,6 +131,7 @@ static void qadd_range(const qadd_layout_t *L, int64_t begin, int64_t end) {
                 p.a_zp = gk_qadd_load(ptr[GK_QADD_A_ZP], p.a_signed);
                 p.b_zp = gk_qadd_load(ptr[GK_QADD_B_ZP], p.b_signed);
                 p.out_zp = gk_qadd_load(ptr[GK_QADD_OUT_ZP], out_signed);
+                p.dml_needs_clamp = directml_needs_clamp(&p);
             }
             L->kern->run(n, ptr[GK_QADD_A], step[GK_QADD_A], ptr[GK_QADD_B], step[GK_QADD_B], (void *)ptr[GK_QADD_OUT],
                          &p);
@@ -197,6 +207,7 @@ gemmkit_status_t gemmkit_quantized_add(gemmkit_qadd_formula_t formula, int ndim,
     p->a_zp = gk_qadd_load(L->base[GK_QADD_A_ZP], p->a_signed);
     p->b_zp = gk_qadd_load(L->base[GK_QADD_B_ZP], p->b_signed);
     p->out_zp = gk_qadd_load(L->base[GK_QADD_OUT_ZP], out->type == GEMMKIT_QTYPE_S8);
+    p->dml_needs_clamp = directml_needs_clamp(p);
     /* ONNX Runtime's constants (float32, each step rounded; its kernel fuses the first product). Its
      * order of operations follows how the inputs broadcast along the last axis of size > 1. */
     p->ra = p->a_scale / p->out_scale;
