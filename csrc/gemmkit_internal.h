@@ -240,6 +240,12 @@ typedef struct {
      * broadcast along the last axis of size > 1; 0: B's) and the fixed part that goes with it */
     float ra, rb, ort_fixed;
     int ort_a_first;
+    /* Either formula in 16-bit fixed point, set by csrc/qadd.c only after the kernel's fixed-point form
+     * gave its float form's bytes for all 65536 input pairs of these parameters (fx_ok):
+     *   x' = input byte ^ (0x80 if int8), P(x') = round((x' << 7) * m / 2^15)  (vpmulhrsw, m = fx_ma / fx_mb)
+     *   t = sat16(sat16(P(a') + P(b')) + fx_add), output byte = sat_u8(t >> fx_shift) ^ (0x80 if int8) */
+    int fx_ok;
+    int32_t fx_shift, fx_ma, fx_mb, fx_add;
 } gk_qadd_params_t;
 
 /* One contiguous run of n outputs c[0..n) (stride 1) from a (stride a_step: 0 or 1) and b (stride
@@ -250,6 +256,7 @@ typedef void (*gk_qadd_run_fn)(int64_t n, const void *a, int64_t a_step, const v
 typedef struct {
     const char *name;
     gk_qadd_run_fn run;
+    int fixed_point; /* has the fixed-point form (params fx_*) */
 } gk_qadd_kernel_t;
 
 extern const gk_qadd_kernel_t gk_qadd_kernel_generic;

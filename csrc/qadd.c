@@ -29,6 +29,123 @@ static int directml_needs_clamp(const gk_qadd_params_t *p) {
     return !(most < (double)FLT_MAX && most / fabs((double)p->out_scale) < 1073741824.0);
 }
 
+/* ---- the fixed-point form: constants, a check over every pair of input bytes, a per-thread cache -- */
+
+/* Below this many outputs an unknown parameter set is not checked (the check costs about as much as
+ * this many outputs of the float form); a set already checked by this thread is used at any size. */
+#define QADD_FX_CHECK_MIN ((int64_t)1 << 17)
+
+#if defined(_MSC_VER)
+#define QADD_THREAD_LOCAL __declspec(thread)
+#else
+#define QADD_THREAD_LOCAL _Thread_local
+#endif
+
+/* p's fx_shift / fx_ma / fx_mb / fx_add (see gemmkit_internal.h): t / 2^shift approximates
+ * ra * a' + rb * b' + c + 1/2 in the flipped-byte domain (x = x' - 128 for int8), c holding the zero
+ * points and, for int8 outputs, the + 128 that the output flip undoes. The largest shift whose
+ * constants fit int16 and whose P(a') + P(b') cannot saturate; 0 when none. */
+static int fixed_point_constants(gk_qadd_params_t *p) {
+    const double fa = p->a_signed ? 128.0 : 0.0, fb = p->b_signed ? 128.0 : 0.0;
+    const double out_bias = p->out_min < 0 ? 128.0 : 0.0;
+    double ra, rb, c;
+    if (p->formula == GEMMKIT_QADD_ONNXRUNTIME) {
+        ra = p->ra;
+        rb = p->rb;
+        c = (double)p->ort_fixed - ra * fa - rb * fb + out_bias;
+    } else {
+        ra = (double)p->a_scale / (double)p->out_scale;
+        rb = (double)p->b_scale / (double)p->out_scale;
+        c = -ra * (fa + p->a_zp) - rb * (fb + p->b_zp) + p->out_zp + out_bias;
+    }
+    for (int shift = 7; shift >= 0; shift--) {
+        const double unit = ldexp(1.0, shift);
+        const double ma = nearbyint(ra * unit * 256.0), mb = nearbyint(rb * unit * 256.0);
+        const double add = nearbyint((c + 0.5) * unit);
+        /* written so that NaN fails: |P(x')| <= 255 |m| / 256 + 1 */
+        if (!(fabs(ma) <= 32767.0 && fabs(mb) <= 32767.0 && fabs(add) <= 32767.0 &&
+              255.0 * (fabs(ma) + fabs(mb)) / 256.0 + 2.0 <= 32767.0))
+            continue;
+        p->fx_shift = shift;
+        p->fx_ma = (int32_t)ma;
+        p->fx_mb = (int32_t)mb;
+        p->fx_add = (int32_t)add;
+        return 1;
+    }
+    return 0;
+}
+
+/* Does the kernel's fixed-point form give its float form's bytes for all 65536 pairs of input bytes
+ * (16 values of A against the 256 of B per run, on the stack)? */
+static int fixed_point_exact(const gk_qadd_kernel_t *k, const gk_qadd_params_t *p) {
+    enum { ROWS = 16, N = ROWS * 256 };
+    uint8_t a[N], b[N], want[N], got[N];
+    gk_qadd_params_t pf = *p, px = *p;
+    pf.fx_ok = 0;
+    px.fx_ok = 1;
+    for (int i = 0; i < N; i++) b[i] = (uint8_t)i;
+    for (int a0 = 0; a0 < 256; a0 += ROWS) {
+        for (int r = 0; r < ROWS; r++) memset(a + r * 256, a0 + r, 256);
+        k->run(N, a, 1, b, 1, want, &pf);
+        k->run(N, a, 1, b, 1, got, &px);
+        if (memcmp(want, got, N) != 0) return 0;
+    }
+    return 1;
+}
+
+/* What decides the bytes of a call with single-value parameters (fx_* excluded). */
+typedef struct {
+    const gk_qadd_kernel_t *kern;
+    int formula, a_signed, b_signed, out_min, ort_a_first;
+    float a_scale, b_scale, out_scale;
+    int32_t a_zp, b_zp, out_zp;
+} fx_key_t;
+
+typedef struct {
+    fx_key_t key;
+    int used, fx_ok;
+    int32_t fx_shift, fx_ma, fx_mb, fx_add;
+} fx_cache_entry_t;
+
+static QADD_THREAD_LOCAL fx_cache_entry_t fx_cache[8];
+static QADD_THREAD_LOCAL int fx_cache_next;
+
+static int fx_key_equal(const fx_key_t *x, const fx_key_t *y) {
+    return x->kern == y->kern && x->formula == y->formula && x->a_signed == y->a_signed &&
+           x->b_signed == y->b_signed && x->out_min == y->out_min && x->ort_a_first == y->ort_a_first &&
+           x->a_scale == y->a_scale && x->b_scale == y->b_scale && x->out_scale == y->out_scale &&
+           x->a_zp == y->a_zp && x->b_zp == y->b_zp && x->out_zp == y->out_zp;
+}
+
+/* Sets p->fx_ok (and the constants) when this thread already found the fixed-point form exact for
+ * these parameters, or checks it now when the call is large enough to pay for the check. */
+static void plan_fixed_point(const gk_qadd_kernel_t *k, gk_qadd_params_t *p, int64_t total) {
+    p->fx_ok = 0;
+    if (!k->fixed_point) return;
+    fx_key_t key;
+    memset(&key, 0, sizeof key);
+    key.kern = k; key.formula = p->formula; key.a_signed = p->a_signed; key.b_signed = p->b_signed;
+    key.out_min = p->out_min; key.ort_a_first = p->formula == GEMMKIT_QADD_ONNXRUNTIME ? p->ort_a_first : 0;
+    key.a_scale = p->a_scale; key.b_scale = p->b_scale; key.out_scale = p->out_scale;
+    key.a_zp = p->a_zp; key.b_zp = p->b_zp; key.out_zp = p->out_zp;
+    for (int i = 0; i < (int)(sizeof fx_cache / sizeof fx_cache[0]); i++) {
+        const fx_cache_entry_t *e = &fx_cache[i];
+        if (!e->used || !fx_key_equal(&e->key, &key)) continue;
+        p->fx_ok = e->fx_ok;
+        p->fx_shift = e->fx_shift; p->fx_ma = e->fx_ma; p->fx_mb = e->fx_mb; p->fx_add = e->fx_add;
+        return;
+    }
+    if (total < QADD_FX_CHECK_MIN) return;
+    const int ok = fixed_point_constants(p) && fixed_point_exact(k, p);
+    fx_cache_entry_t *e = &fx_cache[fx_cache_next];
+    fx_cache_next = (fx_cache_next + 1) % (int)(sizeof fx_cache / sizeof fx_cache[0]);
+    e->key = key;
+    e->used = 1;
+    e->fx_ok = ok;
+    e->fx_shift = p->fx_shift; e->fx_ma = p->fx_ma; e->fx_mb = p->fx_mb; e->fx_add = p->fx_add;
+    p->fx_ok = ok;
+}
+
 static int valid_type(gemmkit_qtype_t t) { return t == GEMMKIT_QTYPE_U8 || t == GEMMKIT_QTYPE_S8; }
 
 /* Every distinct scale value (the elements reached over the axes where the stride is not 0) must be
@@ -132,6 +249,7 @@ static void qadd_range(const qadd_layout_t *L, int64_t begin, int64_t end) {
                 p.b_zp = gk_qadd_load(ptr[GK_QADD_B_ZP], p.b_signed);
                 p.out_zp = gk_qadd_load(ptr[GK_QADD_OUT_ZP], out_signed);
                 p.dml_needs_clamp = directml_needs_clamp(&p);
+                p.fx_ok = 0;
             }
             L->kern->run(n, ptr[GK_QADD_A], step[GK_QADD_A], ptr[GK_QADD_B], step[GK_QADD_B], (void *)ptr[GK_QADD_OUT],
                          &p);
@@ -223,6 +341,7 @@ gemmkit_status_t gemmkit_quantized_add(gemmkit_qadd_formula_t formula, int ndim,
     L->total = total;
     L->kern = gk_config()->qadd ? gk_config()->qadd : &gk_qadd_kernel_generic;
     normalize_axes(L, ndim, shape);
+    if (!L->params_vary) plan_fixed_point(L->kern, p, total);
 
     int nthreads = 1;
     if (total >= 2 * QADD_ELEMS_PER_THREAD)

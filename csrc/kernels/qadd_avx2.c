@@ -20,6 +20,9 @@
 #define QV_PACKS32 _mm256_packs_epi32
 #define QV_ADDS16 _mm256_adds_epi16
 #define QV_PACKUS16 _mm256_packus_epi16
+#define QV_SLLI16(x, k) _mm256_slli_epi16((x), (k))
+#define QV_MULHRS16 _mm256_mulhrs_epi16
+#define QV_SRA16 _mm256_sra_epi16
 #define QV_CAST_I2F _mm256_castsi256_ps
 #define QV_CVT_F2I _mm256_cvtps_epi32
 #define QV_SUB_F _mm256_sub_ps
@@ -31,5 +34,5 @@
 #define QV_NAME qadd_run_avx2
 #include "qadd_simd_template.h"
 
-const gk_qadd_kernel_t gk_qadd_kernel_avx2 = {"qadd_avx2_32bytes", qadd_run_avx2};
+const gk_qadd_kernel_t gk_qadd_kernel_avx2 = {"qadd_avx2_32bytes", qadd_run_avx2, 1};
 #endif

@@ -20,6 +20,9 @@
 #define QV_PACKS32 _mm512_packs_epi32
 #define QV_ADDS16 _mm512_adds_epi16
 #define QV_PACKUS16 _mm512_packus_epi16
+#define QV_SLLI16(x, k) _mm512_slli_epi16((x), (k))
+#define QV_MULHRS16 _mm512_mulhrs_epi16
+#define QV_SRA16 _mm512_sra_epi16
 #define QV_CAST_I2F _mm512_castsi512_ps
 #define QV_CVT_F2I _mm512_cvtps_epi32
 #define QV_SUB_F _mm512_sub_ps
@@ -31,5 +34,5 @@
 #define QV_NAME qadd_run_avx512
 #include "qadd_simd_template.h"
 
-const gk_qadd_kernel_t gk_qadd_kernel_avx512 = {"qadd_avx512_64bytes", qadd_run_avx512};
+const gk_qadd_kernel_t gk_qadd_kernel_avx512 = {"qadd_avx512_64bytes", qadd_run_avx512, 1};
 #endif

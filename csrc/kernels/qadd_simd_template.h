@@ -9,7 +9,11 @@
  * int32 with round half to even, then narrowed with saturating packs (int32 -> int16, + the output
  * zero point in int16 with saturation, int16 -> uint8), which is the output clamp; an int8 output is
  * computed as value + 128 and flipped back. The packs undo the unpacks' lane order, so no permutes.
- * A tail shorter than a step goes through the same code on a copy in a stack buffer. */
+ * A tail shorter than a step goes through the same code on a copy in a stack buffer.
+ *
+ * The fixed-point form (params fx_*, used only where csrc/qadd.c verified it over all 65536 input
+ * pairs) widens to int16 instead: P(x') = vpmulhrsw(x' << 7, m) per input, two saturating adds, an
+ * arithmetic shift and the same unsigned pack: 2 * QV_LANES outputs per vector instead of QV_LANES. */
 #include <string.h>
 #include "qadd_scalar.h"
 
@@ -17,9 +21,10 @@
  * QV_LOADU_I / QV_STOREU_I (4 * QV_LANES bytes), QV_SET1_F, QV_SET1_I8, QV_SET1_I16, QV_XOR_I,
  * QV_UNPACKLO8 / QV_UNPACKHI8 / QV_UNPACKLO16 / QV_UNPACKHI16 (interleave within 128-bit lanes),
  * QV_PACKS32 (int32 -> int16, signed saturation), QV_ADDS16 (int16, signed saturation), QV_PACKUS16
- * (int16 -> uint8, unsigned saturation), QV_CAST_I2F (reinterpret), QV_CVT_F2I (round to nearest even;
- * NaN / out of range -> INT32_MIN), QV_SUB_F, QV_ADD_F, QV_MUL_F, QV_DIV_F, QV_MIN_F (min(x, y) gives
- * y when y is NaN), QV_FMA(a, b, c) = a * b + c rounded once, QV_NAME. */
+ * (int16 -> uint8, unsigned saturation), QV_SLLI16(x, 7), QV_MULHRS16 (vpmulhrsw), QV_SRA16(x, count)
+ * (int16 arithmetic shift by an __m128i count), QV_CAST_I2F (reinterpret), QV_CVT_F2I (round to
+ * nearest even; NaN / out of range -> INT32_MIN), QV_SUB_F, QV_ADD_F, QV_MUL_F, QV_DIV_F, QV_MIN_F
+ * (min(x, y) gives y when y is NaN), QV_FMA(a, b, c) = a * b + c rounded once, QV_NAME. */
 
 #ifndef GK_FORCEINLINE
 #if defined(_MSC_VER)
@@ -33,6 +38,7 @@
 
 /* What the formula computes per lane; constants of the caller's loop, so the branches fold away. */
 enum {
+    QV_FIXED_POINT,      /* either formula, the verified 16-bit form */
     QV_DIRECTML,         /* q = (av + bv) / sc, |q| known to stay below 2^30 (no NaN) */
     QV_DIRECTML_CLAMPED, /* the same with q clamped to 2^20 first (NaN and -Inf still give INT32_MIN) */
     QV_ORT_A_FIRST,      /* fma(B, rb, fma(A, ra, fixed)) */
@@ -51,7 +57,31 @@ typedef struct {
     QV_F a_rep, b_rep;             /* a repeated input: DirectML (x - zp) * scale, ONNX Runtime x */
     QV_F sa, sb, sc, lim;          /* DirectML */
     QV_F ra, rb, fixed;            /* ONNX Runtime */
+    QV_I fx_ma, fx_mb, fx_add;     /* the fixed-point form (int16 lanes) */
+    QV_I fx_a_rep, fx_b_rep;       /* P(x') of a repeated input */
+    __m128i fx_shift;
 } qv_ctx_t;
+
+/* The fixed-point P(x') of the bytes' low (hi = 0) or high (hi = 1) halves of each 128-bit lane. */
+static GK_FORCEINLINE QV_I qv_fx_product(QV_I flipped, QV_I m, const int hi) {
+    const QV_I zero = QV_SET1_I8(0);
+    const QV_I w = hi ? QV_UNPACKHI8(flipped, zero) : QV_UNPACKLO8(flipped, zero);
+    return QV_MULHRS16(QV_SLLI16(w, 7), m);
+}
+
+/* One fixed-point step: QV_STEP outputs at c. */
+static GK_FORCEINLINE void qv_fx_step(const qv_ctx_t *x, const uint8_t *a, const uint8_t *b, uint8_t *c,
+                                      const int mode) {
+    const QV_I va = mode == QV_A_REPEATED ? x->a_flip : QV_XOR_I(QV_LOADU_I(a), x->a_flip); /* (unused */
+    const QV_I vb = mode == QV_B_REPEATED ? x->b_flip : QV_XOR_I(QV_LOADU_I(b), x->b_flip); /*  when repeated) */
+    QV_I t[2];
+    for (int h = 0; h < 2; h++) {
+        const QV_I pa = mode == QV_A_REPEATED ? x->fx_a_rep : qv_fx_product(va, x->fx_ma, h);
+        const QV_I pb = mode == QV_B_REPEATED ? x->fx_b_rep : qv_fx_product(vb, x->fx_mb, h);
+        t[h] = QV_SRA16(QV_ADDS16(QV_ADDS16(pa, pb), x->fx_add), x->fx_shift);
+    }
+    QV_STOREU_I(c, QV_XOR_I(QV_PACKUS16(t[0], t[1]), x->out_flip));
+}
 
 /* A byte vector -> four float vectors 2^23 + (byte ^ flip), in the unpacks' lane order. */
 static GK_FORCEINLINE void qv_widen(QV_I v, QV_I flip, QV_I magic16, QV_F f[4]) {
@@ -82,6 +112,10 @@ static GK_FORCEINLINE QV_I qv_value(const qv_ctx_t *x, QV_F fa, QV_F fb, const i
 /* One step: QV_STEP outputs at c from a and b (a repeated input is not read). */
 static GK_FORCEINLINE void qv_step(const qv_ctx_t *x, const uint8_t *a, const uint8_t *b, uint8_t *c, const int kind,
                                    const int mode) {
+    if (kind == QV_FIXED_POINT) {
+        qv_fx_step(x, a, b, c, mode);
+        return;
+    }
     QV_F fa[4], fb[4];
     if (mode != QV_A_REPEATED) qv_widen(QV_LOADU_I(a), x->a_flip, x->magic16, fa);
     else fa[0] = fa[1] = fa[2] = fa[3] = x->a_rep;
@@ -113,6 +147,7 @@ static GK_FORCEINLINE void qv_loop(int64_t n, const uint8_t *a, const uint8_t *b
 static GK_FORCEINLINE void qv_loop_kind(int64_t n, const uint8_t *a, const uint8_t *b, uint8_t *c, const qv_ctx_t *x, const int kind,
                          const int mode) {
     switch (kind) {
+    case QV_FIXED_POINT: qv_loop(n, a, b, c, x, QV_FIXED_POINT, mode); break;
     case QV_DIRECTML: qv_loop(n, a, b, c, x, QV_DIRECTML, mode); break;
     case QV_DIRECTML_CLAMPED: qv_loop(n, a, b, c, x, QV_DIRECTML_CLAMPED, mode); break;
     case QV_ORT_A_FIRST: qv_loop(n, a, b, c, x, QV_ORT_A_FIRST, mode); break;
@@ -140,8 +175,15 @@ static void QV_NAME(int64_t n, const void *a, int64_t a_step, const void *b, int
     x.sa = QV_SET1_F(p->a_scale); x.sb = QV_SET1_F(p->b_scale); x.sc = QV_SET1_F(p->out_scale);
     x.lim = QV_SET1_F(GK_QADD_Q_LIMIT);
     x.ra = QV_SET1_F(p->ra); x.rb = QV_SET1_F(p->rb); x.fixed = QV_SET1_F(p->ort_fixed);
-    const int kind = ort ? (p->ort_a_first ? QV_ORT_A_FIRST : QV_ORT_B_FIRST)
-                         : (p->dml_needs_clamp ? QV_DIRECTML_CLAMPED : QV_DIRECTML);
+    x.fx_ma = QV_SET1_I16((short)p->fx_ma); x.fx_mb = QV_SET1_I16((short)p->fx_mb);
+    x.fx_add = QV_SET1_I16((short)p->fx_add);
+    x.fx_shift = _mm_cvtsi32_si128(p->fx_shift);
+    /* a repeated input's product, by the vector code itself (every lane holds it) */
+    x.fx_a_rep = qv_fx_product(QV_XOR_I(QV_SET1_I8((char)*pa), x.a_flip), x.fx_ma, 0);
+    x.fx_b_rep = qv_fx_product(QV_XOR_I(QV_SET1_I8((char)*pb), x.b_flip), x.fx_mb, 0);
+    const int kind = p->fx_ok ? QV_FIXED_POINT
+                     : ort ? (p->ort_a_first ? QV_ORT_A_FIRST : QV_ORT_B_FIRST)
+                           : (p->dml_needs_clamp ? QV_DIRECTML_CLAMPED : QV_DIRECTML);
     uint8_t *pc = (uint8_t *)c;
     if (mode == QV_A_REPEATED) qv_loop_kind(n, pa, pb, pc, &x, kind, QV_A_REPEATED);
     else if (mode == QV_B_REPEATED) qv_loop_kind(n, pa, pb, pc, &x, kind, QV_B_REPEATED);
