@@ -246,6 +246,12 @@ typedef struct {
      *   t = sat16(sat16(P(a') + P(b')) + fx_add), output byte = sat_u8(t >> fx_shift) ^ (0x80 if int8) */
     int fx_ok;
     int32_t fx_shift, fx_ma, fx_mb, fx_add;
+    /* ... or rounding half to even (fx_even): fx_add without the 1/2, then t + 2^(fx_shift-1) - 1 + 1 when
+     * (t >> fx_shift) ^ fx_parity is odd (fx_parity: the output zero point's, DirectML rounding before
+     * adding it) */
+    int fx_even;
+    int32_t fx_parity;
+    int stream_out; /* outputs too many to stay in cache: the SIMD kernels store them non-temporally */
 } gk_qadd_params_t;
 
 /* One contiguous run of n outputs c[0..n) (stride 1) from a (stride a_step: 0 or 1) and b (stride

@@ -4,6 +4,10 @@
 #include <string.h>
 #include "kernels/qadd_scalar.h"
 
+/* From this many outputs (with the inputs, well over a last-level cache) the SIMD kernels store
+ * them non-temporally when both inputs vary along the run. */
+#define QADD_STREAM_MIN ((int64_t)1 << 23)
+
 /* Below this many outputs one thread does it all; above, about one thread per this many. */
 #define QADD_ELEMS_PER_THREAD ((int64_t)1 << 18)
 
@@ -41,11 +45,12 @@ static int directml_needs_clamp(const gk_qadd_params_t *p) {
 #define QADD_THREAD_LOCAL _Thread_local
 #endif
 
-/* p's fx_shift / fx_ma / fx_mb / fx_add (see gemmkit_internal.h): t / 2^shift approximates
- * ra * a' + rb * b' + c + 1/2 in the flipped-byte domain (x = x' - 128 for int8), c holding the zero
- * points and, for int8 outputs, the + 128 that the output flip undoes. The largest shift whose
- * constants fit int16 and whose P(a') + P(b') cannot saturate; 0 when none. */
-static int fixed_point_constants(gk_qadd_params_t *p) {
+/* p's fx_* constants (see gemmkit_internal.h) for rounding half up or, with `even`, half to even:
+ * t / 2^shift approximates ra * a' + rb * b' + c (+ 1/2 when rounding half up) in the flipped-byte
+ * domain (x = x' - 128 for int8), c holding the zero points and, for int8 outputs, the + 128 that the
+ * output flip undoes. The largest shift whose constants fit int16 and whose P(a') + P(b') cannot
+ * saturate; 0 when none. */
+static int fixed_point_constants(gk_qadd_params_t *p, int even) {
     const double fa = p->a_signed ? 128.0 : 0.0, fb = p->b_signed ? 128.0 : 0.0;
     const double out_bias = p->out_min < 0 ? 128.0 : 0.0;
     double ra, rb, c;
@@ -58,10 +63,10 @@ static int fixed_point_constants(gk_qadd_params_t *p) {
         rb = (double)p->b_scale / (double)p->out_scale;
         c = -ra * (fa + p->a_zp) - rb * (fb + p->b_zp) + p->out_zp + out_bias;
     }
-    for (int shift = 7; shift >= 0; shift--) {
+    for (int shift = 7; shift >= (even ? 1 : 0); shift--) {
         const double unit = ldexp(1.0, shift);
         const double ma = nearbyint(ra * unit * 256.0), mb = nearbyint(rb * unit * 256.0);
-        const double add = nearbyint((c + 0.5) * unit);
+        const double add = nearbyint((c + (even ? 0.0 : 0.5)) * unit);
         /* written so that NaN fails: |P(x')| <= 255 |m| / 256 + 1 */
         if (!(fabs(ma) <= 32767.0 && fabs(mb) <= 32767.0 && fabs(add) <= 32767.0 &&
               255.0 * (fabs(ma) + fabs(mb)) / 256.0 + 2.0 <= 32767.0))
@@ -70,6 +75,9 @@ static int fixed_point_constants(gk_qadd_params_t *p) {
         p->fx_ma = (int32_t)ma;
         p->fx_mb = (int32_t)mb;
         p->fx_add = (int32_t)add;
+        p->fx_even = even;
+        /* DirectML rounds before adding its zero point: the parity to undo (ONNX Runtime rounds it in) */
+        p->fx_parity = p->formula == GEMMKIT_QADD_ONNXRUNTIME ? 0 : (p->out_zp & 1);
         return 1;
     }
     return 0;
@@ -83,6 +91,7 @@ static int fixed_point_exact(const gk_qadd_kernel_t *k, const gk_qadd_params_t *
     gk_qadd_params_t pf = *p, px = *p;
     pf.fx_ok = 0;
     px.fx_ok = 1;
+    pf.stream_out = px.stream_out = 0;
     for (int i = 0; i < N; i++) b[i] = (uint8_t)i;
     for (int a0 = 0; a0 < 256; a0 += ROWS) {
         for (int r = 0; r < ROWS; r++) memset(a + r * 256, a0 + r, 256);
@@ -93,7 +102,7 @@ static int fixed_point_exact(const gk_qadd_kernel_t *k, const gk_qadd_params_t *
     return 1;
 }
 
-/* What decides the bytes of a call with single-value parameters (fx_* excluded). */
+/* What decides the bytes of a call with single-value parameters. */
 typedef struct {
     const gk_qadd_kernel_t *kern;
     int formula, a_signed, b_signed, out_min, ort_a_first;
@@ -101,10 +110,16 @@ typedef struct {
     int32_t a_zp, b_zp, out_zp;
 } fx_key_t;
 
+/* The fixed-point decision for one key: fx_ok and the constants. */
+typedef struct {
+    int ok, even;
+    int32_t shift, ma, mb, add, parity;
+} fx_form_t;
+
 typedef struct {
     fx_key_t key;
-    int used, fx_ok;
-    int32_t fx_shift, fx_ma, fx_mb, fx_add;
+    int used;
+    fx_form_t form;
 } fx_cache_entry_t;
 
 static QADD_THREAD_LOCAL fx_cache_entry_t fx_cache[8];
@@ -117,8 +132,18 @@ static int fx_key_equal(const fx_key_t *x, const fx_key_t *y) {
            x->a_zp == y->a_zp && x->b_zp == y->b_zp && x->out_zp == y->out_zp;
 }
 
-/* Sets p->fx_ok (and the constants) when this thread already found the fixed-point form exact for
- * these parameters, or checks it now when the call is large enough to pay for the check. */
+static fx_form_t fx_form_of(const gk_qadd_params_t *p) {
+    fx_form_t f = {p->fx_ok, p->fx_even, p->fx_shift, p->fx_ma, p->fx_mb, p->fx_add, p->fx_parity};
+    return f;
+}
+
+static void fx_form_set(gk_qadd_params_t *p, const fx_form_t *f) {
+    p->fx_ok = f->ok; p->fx_even = f->even; p->fx_shift = f->shift; p->fx_ma = f->ma; p->fx_mb = f->mb;
+    p->fx_add = f->add; p->fx_parity = f->parity;
+}
+
+/* Sets p->fx_ok (and the constants) when this thread already found a fixed-point form exact for these
+ * parameters, or checks now (half up, then half to even) when the call is large enough to pay for it. */
 static void plan_fixed_point(const gk_qadd_kernel_t *k, gk_qadd_params_t *p, int64_t total) {
     p->fx_ok = 0;
     if (!k->fixed_point) return;
@@ -131,19 +156,17 @@ static void plan_fixed_point(const gk_qadd_kernel_t *k, gk_qadd_params_t *p, int
     for (int i = 0; i < (int)(sizeof fx_cache / sizeof fx_cache[0]); i++) {
         const fx_cache_entry_t *e = &fx_cache[i];
         if (!e->used || !fx_key_equal(&e->key, &key)) continue;
-        p->fx_ok = e->fx_ok;
-        p->fx_shift = e->fx_shift; p->fx_ma = e->fx_ma; p->fx_mb = e->fx_mb; p->fx_add = e->fx_add;
+        fx_form_set(p, &e->form);
         return;
     }
     if (total < QADD_FX_CHECK_MIN) return;
-    const int ok = fixed_point_constants(p) && fixed_point_exact(k, p);
+    p->fx_ok = (fixed_point_constants(p, 0) && fixed_point_exact(k, p)) ||
+               (fixed_point_constants(p, 1) && fixed_point_exact(k, p));
     fx_cache_entry_t *e = &fx_cache[fx_cache_next];
     fx_cache_next = (fx_cache_next + 1) % (int)(sizeof fx_cache / sizeof fx_cache[0]);
     e->key = key;
     e->used = 1;
-    e->fx_ok = ok;
-    e->fx_shift = p->fx_shift; e->fx_ma = p->fx_ma; e->fx_mb = p->fx_mb; e->fx_add = p->fx_add;
-    p->fx_ok = ok;
+    e->form = fx_form_of(p);
 }
 
 static int valid_type(gemmkit_qtype_t t) { return t == GEMMKIT_QTYPE_U8 || t == GEMMKIT_QTYPE_S8; }
@@ -342,6 +365,7 @@ gemmkit_status_t gemmkit_quantized_add(gemmkit_qadd_formula_t formula, int ndim,
     L->kern = gk_config()->qadd ? gk_config()->qadd : &gk_qadd_kernel_generic;
     normalize_axes(L, ndim, shape);
     if (!L->params_vary) plan_fixed_point(L->kern, p, total);
+    p->stream_out = total >= QADD_STREAM_MIN;
 
     int nthreads = 1;
     if (total >= 2 * QADD_ELEMS_PER_THREAD)

@@ -266,6 +266,22 @@ def test_all_input_pairs_threads(nthreads):
         np.testing.assert_array_equal(got, model(a, 0.02, 128, b, 0.03, 3, 0.05, 125, np.uint8))
 
 
+def test_streaming_stores_unaligned_output(nthreads):
+    """2^23+ outputs are stored non-temporally after a head up to the vector alignment: an output that
+    starts one byte past an alignment, a length with a tail, the fixed-point and the float forms."""
+    rng = np.random.default_rng(700)
+    n = (1 << 23) + 77
+    a, b = random_q(rng, n, np.uint8), random_q(rng, n, np.uint8)
+    buf = np.zeros(n + 64 + 1, np.uint8)
+    start = 64 - buf.__array_interface__["data"][0] % 64 + 1
+    out = buf[start:start + n]
+    for formula, model, (sa, sb, sc) in (("directml", model_directml, (0.02, 0.03, 0.05)),
+                                         ("onnxruntime", model_onnxruntime, (0.0123, 0.0456, 0.0789))):
+        quant.quantized_add(a, sa, 128, b, sb, 3, sc, np.uint8(125), out=out, formula=formula)
+        np.testing.assert_array_equal(out, model(a, sa, 128, b, sb, 3, sc, 125, np.uint8))
+    assert not buf[:start].any() and not buf[start + n:].any()
+
+
 # ---- the common call's one C step (_core.quantized_add_common) against the full front end ---------
 
 def test_common_call_matches_full_path(arch):

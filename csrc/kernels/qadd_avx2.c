@@ -9,10 +9,13 @@
 #define QV_I __m256i
 #define QV_LOADU_I(p) _mm256_loadu_si256((const __m256i *)(p))
 #define QV_STOREU_I(p, v) _mm256_storeu_si256((__m256i *)(p), (v))
+#define QV_STREAM_I(p, v) _mm256_stream_si256((__m256i *)(p), (v))
+#define QV_STREAM_FENCE() _mm_sfence()
 #define QV_SET1_F _mm256_set1_ps
 #define QV_SET1_I8 _mm256_set1_epi8
 #define QV_SET1_I16 _mm256_set1_epi16
 #define QV_XOR_I _mm256_xor_si256
+#define QV_AND_I _mm256_and_si256
 #define QV_UNPACKLO8 _mm256_unpacklo_epi8
 #define QV_UNPACKHI8 _mm256_unpackhi_epi8
 #define QV_UNPACKLO16 _mm256_unpacklo_epi16

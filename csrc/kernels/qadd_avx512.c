@@ -9,10 +9,13 @@
 #define QV_I __m512i
 #define QV_LOADU_I(p) _mm512_loadu_si512((const void *)(p))
 #define QV_STOREU_I(p, v) _mm512_storeu_si512((void *)(p), (v))
+#define QV_STREAM_I(p, v) _mm512_stream_si512((__m512i *)(p), (v))
+#define QV_STREAM_FENCE() _mm_sfence()
 #define QV_SET1_F _mm512_set1_ps
 #define QV_SET1_I8 _mm512_set1_epi8
 #define QV_SET1_I16 _mm512_set1_epi16
 #define QV_XOR_I _mm512_xor_si512
+#define QV_AND_I _mm512_and_si512
 #define QV_UNPACKLO8 _mm512_unpacklo_epi8
 #define QV_UNPACKHI8 _mm512_unpackhi_epi8
 #define QV_UNPACKLO16 _mm512_unpacklo_epi16

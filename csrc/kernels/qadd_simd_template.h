@@ -18,7 +18,8 @@
 #include "qadd_scalar.h"
 
 /* Required: QV_LANES (float lanes per vector; a byte vector holds 4 * QV_LANES bytes), QV_F, QV_I,
- * QV_LOADU_I / QV_STOREU_I (4 * QV_LANES bytes), QV_SET1_F, QV_SET1_I8, QV_SET1_I16, QV_XOR_I,
+ * QV_LOADU_I / QV_STOREU_I (4 * QV_LANES bytes), QV_STREAM_I (non-temporal store, aligned),
+ * QV_STREAM_FENCE(), QV_AND_I, QV_SET1_F, QV_SET1_I8, QV_SET1_I16, QV_XOR_I,
  * QV_UNPACKLO8 / QV_UNPACKHI8 / QV_UNPACKLO16 / QV_UNPACKHI16 (interleave within 128-bit lanes),
  * QV_PACKS32 (int32 -> int16, signed saturation), QV_ADDS16 (int16, signed saturation), QV_PACKUS16
  * (int16 -> uint8, unsigned saturation), QV_SLLI16(x, 7), QV_MULHRS16 (vpmulhrsw), QV_SRA16(x, count)
@@ -38,7 +39,8 @@
 
 /* What the formula computes per lane; constants of the caller's loop, so the branches fold away. */
 enum {
-    QV_FIXED_POINT,      /* either formula, the verified 16-bit form */
+    QV_FIXED_POINT,      /* either formula, the verified 16-bit form, rounding half up */
+    QV_FIXED_POINT_EVEN, /* the same rounding half to even */
     QV_DIRECTML,         /* q = (av + bv) / sc, |q| known to stay below 2^30 (no NaN) */
     QV_DIRECTML_CLAMPED, /* the same with q clamped to 2^20 first (NaN and -Inf still give INT32_MIN) */
     QV_ORT_A_FIRST,      /* fma(B, rb, fma(A, ra, fixed)) */
@@ -58,6 +60,7 @@ typedef struct {
     QV_F sa, sb, sc, lim;          /* DirectML */
     QV_F ra, rb, fixed;            /* ONNX Runtime */
     QV_I fx_ma, fx_mb, fx_add;     /* the fixed-point form (int16 lanes) */
+    QV_I fx_half_m1, fx_parity;    /* its half-even rounding: 2^(shift - 1) - 1, the zero point's parity */
     QV_I fx_a_rep, fx_b_rep;       /* P(x') of a repeated input */
     __m128i fx_shift;
 } qv_ctx_t;
@@ -69,8 +72,9 @@ static GK_FORCEINLINE QV_I qv_fx_product(QV_I flipped, QV_I m, const int hi) {
     return QV_MULHRS16(QV_SLLI16(w, 7), m);
 }
 
-/* One fixed-point step: QV_STEP outputs at c. */
-static GK_FORCEINLINE void qv_fx_step(const qv_ctx_t *x, const uint8_t *a, const uint8_t *b, uint8_t *c,
+/* One fixed-point step: QV_STEP output bytes. Rounding half up (the constant holds the 1/2), or, in
+ * the half-even form, t + 1/2 - 1 + (1 if floor(t) is odd, the output zero point's parity undone). */
+static GK_FORCEINLINE QV_I qv_fx_step(const qv_ctx_t *x, const uint8_t *a, const uint8_t *b, const int even,
                                       const int mode) {
     const QV_I va = mode == QV_A_REPEATED ? x->a_flip : QV_XOR_I(QV_LOADU_I(a), x->a_flip); /* (unused */
     const QV_I vb = mode == QV_B_REPEATED ? x->b_flip : QV_XOR_I(QV_LOADU_I(b), x->b_flip); /*  when repeated) */
@@ -78,9 +82,14 @@ static GK_FORCEINLINE void qv_fx_step(const qv_ctx_t *x, const uint8_t *a, const
     for (int h = 0; h < 2; h++) {
         const QV_I pa = mode == QV_A_REPEATED ? x->fx_a_rep : qv_fx_product(va, x->fx_ma, h);
         const QV_I pb = mode == QV_B_REPEATED ? x->fx_b_rep : qv_fx_product(vb, x->fx_mb, h);
-        t[h] = QV_SRA16(QV_ADDS16(QV_ADDS16(pa, pb), x->fx_add), x->fx_shift);
+        t[h] = QV_ADDS16(QV_ADDS16(pa, pb), x->fx_add);
+        if (even) {
+            const QV_I odd = QV_AND_I(QV_XOR_I(QV_SRA16(t[h], x->fx_shift), x->fx_parity), QV_SET1_I16(1));
+            t[h] = QV_ADDS16(QV_ADDS16(t[h], x->fx_half_m1), odd);
+        }
+        t[h] = QV_SRA16(t[h], x->fx_shift);
     }
-    QV_STOREU_I(c, QV_XOR_I(QV_PACKUS16(t[0], t[1]), x->out_flip));
+    return QV_XOR_I(QV_PACKUS16(t[0], t[1]), x->out_flip);
 }
 
 /* A byte vector -> four float vectors 2^23 + (byte ^ flip), in the unpacks' lane order. */
@@ -109,13 +118,10 @@ static GK_FORCEINLINE QV_I qv_value(const qv_ctx_t *x, QV_F fa, QV_F fb, const i
     return QV_CVT_F2I(q);
 }
 
-/* One step: QV_STEP outputs at c from a and b (a repeated input is not read). */
-static GK_FORCEINLINE void qv_step(const qv_ctx_t *x, const uint8_t *a, const uint8_t *b, uint8_t *c, const int kind,
+/* One step: QV_STEP output bytes from a and b (a repeated input is not read). */
+static GK_FORCEINLINE QV_I qv_step(const qv_ctx_t *x, const uint8_t *a, const uint8_t *b, const int kind,
                                    const int mode) {
-    if (kind == QV_FIXED_POINT) {
-        qv_fx_step(x, a, b, c, mode);
-        return;
-    }
+    if (kind == QV_FIXED_POINT || kind == QV_FIXED_POINT_EVEN) return qv_fx_step(x, a, b, kind == QV_FIXED_POINT_EVEN, mode);
     QV_F fa[4], fb[4];
     if (mode != QV_A_REPEATED) qv_widen(QV_LOADU_I(a), x->a_flip, x->magic16, fa);
     else fa[0] = fa[1] = fa[2] = fa[3] = x->a_rep;
@@ -125,33 +131,46 @@ static GK_FORCEINLINE void qv_step(const qv_ctx_t *x, const uint8_t *a, const ui
     for (int q = 0; q < 4; q++) r[q] = qv_value(x, fa[q], fb[q], kind, mode);
     const QV_I lo = QV_ADDS16(QV_PACKS32(r[0], r[1]), x->out_add16);
     const QV_I hi = QV_ADDS16(QV_PACKS32(r[2], r[3]), x->out_add16);
-    QV_STOREU_I(c, QV_XOR_I(QV_PACKUS16(lo, hi), x->out_flip));
+    return QV_XOR_I(QV_PACKUS16(lo, hi), x->out_flip);
 }
 
-/* n outputs: whole steps, then the tail through stack copies (c may be a or b itself). */
+/* Outputs [i, i + rest) (rest < QV_STEP) through stack copies (c may be a or b itself). */
+static GK_FORCEINLINE void qv_part(int64_t i, size_t rest, const uint8_t *a, const uint8_t *b, uint8_t *c,
+                                   const qv_ctx_t *x, const int kind, const int mode) {
+    uint8_t ta[QV_STEP] = {0}, tb[QV_STEP] = {0}, tc[QV_STEP];
+    if (mode != QV_A_REPEATED) memcpy(ta, a + i, rest);
+    if (mode != QV_B_REPEATED) memcpy(tb, b + i, rest);
+    QV_STOREU_I(tc, qv_step(x, ta, tb, kind, mode));
+    memcpy(c + i, tc, rest);
+}
+
+/* n outputs: whole steps, then the tail. With `stream` (inputs that both vary, outputs too many to
+ * stay in cache), a head up to the vector alignment of c, then non-temporal stores. */
 static GK_FORCEINLINE void qv_loop(int64_t n, const uint8_t *a, const uint8_t *b, uint8_t *c, const qv_ctx_t *x,
-                                   const int kind, const int mode) {
+                                   const int kind, const int mode, const int stream) {
     int64_t i = 0;
-    for (; i + QV_STEP <= n; i += QV_STEP)
-        qv_step(x, mode == QV_A_REPEATED ? a : a + i, mode == QV_B_REPEATED ? b : b + i, c + i, kind, mode);
-    if (i < n) {
-        uint8_t ta[QV_STEP] = {0}, tb[QV_STEP] = {0}, tc[QV_STEP];
-        const size_t rest = (size_t)(n - i);
-        if (mode != QV_A_REPEATED) memcpy(ta, a + i, rest);
-        if (mode != QV_B_REPEATED) memcpy(tb, b + i, rest);
-        qv_step(x, ta, tb, tc, kind, mode);
-        memcpy(c + i, tc, rest);
+    if (stream) {
+        const int64_t head = GK_MIN(n, (int64_t)((QV_STEP - (uintptr_t)c % QV_STEP) % QV_STEP));
+        if (head > 0) qv_part(0, (size_t)head, a, b, c, x, kind, mode);
+        for (i = head; i + QV_STEP <= n; i += QV_STEP) QV_STREAM_I(c + i, qv_step(x, a + i, b + i, kind, mode));
+        QV_STREAM_FENCE();
+    } else {
+        for (; i + QV_STEP <= n; i += QV_STEP)
+            QV_STOREU_I(c + i, qv_step(x, mode == QV_A_REPEATED ? a : a + i, mode == QV_B_REPEATED ? b : b + i,
+                                       kind, mode));
     }
+    if (i < n) qv_part(i, (size_t)(n - i), a, b, c, x, kind, mode);
 }
 
-static GK_FORCEINLINE void qv_loop_kind(int64_t n, const uint8_t *a, const uint8_t *b, uint8_t *c, const qv_ctx_t *x, const int kind,
-                         const int mode) {
+static GK_FORCEINLINE void qv_loop_kind(int64_t n, const uint8_t *a, const uint8_t *b, uint8_t *c,
+                                        const qv_ctx_t *x, const int kind, const int mode, const int stream) {
     switch (kind) {
-    case QV_FIXED_POINT: qv_loop(n, a, b, c, x, QV_FIXED_POINT, mode); break;
-    case QV_DIRECTML: qv_loop(n, a, b, c, x, QV_DIRECTML, mode); break;
-    case QV_DIRECTML_CLAMPED: qv_loop(n, a, b, c, x, QV_DIRECTML_CLAMPED, mode); break;
-    case QV_ORT_A_FIRST: qv_loop(n, a, b, c, x, QV_ORT_A_FIRST, mode); break;
-    default: qv_loop(n, a, b, c, x, QV_ORT_B_FIRST, mode); break;
+    case QV_FIXED_POINT: qv_loop(n, a, b, c, x, QV_FIXED_POINT, mode, stream); break;
+    case QV_FIXED_POINT_EVEN: qv_loop(n, a, b, c, x, QV_FIXED_POINT_EVEN, mode, stream); break;
+    case QV_DIRECTML: qv_loop(n, a, b, c, x, QV_DIRECTML, mode, stream); break;
+    case QV_DIRECTML_CLAMPED: qv_loop(n, a, b, c, x, QV_DIRECTML_CLAMPED, mode, stream); break;
+    case QV_ORT_A_FIRST: qv_loop(n, a, b, c, x, QV_ORT_A_FIRST, mode, stream); break;
+    default: qv_loop(n, a, b, c, x, QV_ORT_B_FIRST, mode, stream); break;
     }
 }
 
@@ -178,14 +197,17 @@ static void QV_NAME(int64_t n, const void *a, int64_t a_step, const void *b, int
     x.fx_ma = QV_SET1_I16((short)p->fx_ma); x.fx_mb = QV_SET1_I16((short)p->fx_mb);
     x.fx_add = QV_SET1_I16((short)p->fx_add);
     x.fx_shift = _mm_cvtsi32_si128(p->fx_shift);
+    x.fx_half_m1 = QV_SET1_I16((short)(p->fx_shift > 0 ? (1 << (p->fx_shift - 1)) - 1 : 0));
+    x.fx_parity = QV_SET1_I16((short)p->fx_parity);
     /* a repeated input's product, by the vector code itself (every lane holds it) */
     x.fx_a_rep = qv_fx_product(QV_XOR_I(QV_SET1_I8((char)*pa), x.a_flip), x.fx_ma, 0);
     x.fx_b_rep = qv_fx_product(QV_XOR_I(QV_SET1_I8((char)*pb), x.b_flip), x.fx_mb, 0);
-    const int kind = p->fx_ok ? QV_FIXED_POINT
+    const int kind = p->fx_ok ? (p->fx_even ? QV_FIXED_POINT_EVEN : QV_FIXED_POINT)
                      : ort ? (p->ort_a_first ? QV_ORT_A_FIRST : QV_ORT_B_FIRST)
                            : (p->dml_needs_clamp ? QV_DIRECTML_CLAMPED : QV_DIRECTML);
     uint8_t *pc = (uint8_t *)c;
-    if (mode == QV_A_REPEATED) qv_loop_kind(n, pa, pb, pc, &x, kind, QV_A_REPEATED);
-    else if (mode == QV_B_REPEATED) qv_loop_kind(n, pa, pb, pc, &x, kind, QV_B_REPEATED);
-    else qv_loop_kind(n, pa, pb, pc, &x, kind, QV_BOTH_VARY);
+    if (mode == QV_A_REPEATED) qv_loop_kind(n, pa, pb, pc, &x, kind, QV_A_REPEATED, 0);
+    else if (mode == QV_B_REPEATED) qv_loop_kind(n, pa, pb, pc, &x, kind, QV_B_REPEATED, 0);
+    else if (p->stream_out && n >= 2 * QV_STEP) qv_loop_kind(n, pa, pb, pc, &x, kind, QV_BOTH_VARY, 1);
+    else qv_loop_kind(n, pa, pb, pc, &x, kind, QV_BOTH_VARY, 0);
 }
