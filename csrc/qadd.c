@@ -122,8 +122,23 @@ typedef struct {
     fx_form_t form;
 } fx_cache_entry_t;
 
-static QADD_THREAD_LOCAL fx_cache_entry_t fx_cache[8];
-static QADD_THREAD_LOCAL int fx_cache_next;
+/* Direct-mapped by a hash of the key: a model's worth of layers with their own parameters. */
+#define QADD_FX_CACHE_SLOTS 64
+static QADD_THREAD_LOCAL fx_cache_entry_t fx_cache[QADD_FX_CACHE_SLOTS];
+
+static unsigned fx_key_slot(const fx_key_t *k) {
+    uint32_t bits[3];
+    memcpy(&bits[0], &k->a_scale, 4);
+    memcpy(&bits[1], &k->b_scale, 4);
+    memcpy(&bits[2], &k->out_scale, 4);
+    uint32_t h = 2166136261u; /* FNV-1a over the fields' values */
+    const uint32_t v[9] = {bits[0], bits[1], bits[2], (uint32_t)k->a_zp, (uint32_t)k->b_zp, (uint32_t)k->out_zp,
+                           (uint32_t)(k->formula | k->a_signed << 1 | k->b_signed << 2 | (k->out_min < 0) << 3 |
+                                      k->ort_a_first << 4),
+                           (uint32_t)(uintptr_t)k->kern, (uint32_t)((uint64_t)(uintptr_t)k->kern >> 32)};
+    for (int i = 0; i < 9; i++) h = (h ^ v[i]) * 16777619u;
+    return (h ^ (h >> 16)) % QADD_FX_CACHE_SLOTS;
+}
 
 static int fx_key_equal(const fx_key_t *x, const fx_key_t *y) {
     return x->kern == y->kern && x->formula == y->formula && x->a_signed == y->a_signed &&
@@ -153,17 +168,14 @@ static void plan_fixed_point(const gk_qadd_kernel_t *k, gk_qadd_params_t *p, int
     key.out_min = p->out_min; key.ort_a_first = p->formula == GEMMKIT_QADD_ONNXRUNTIME ? p->ort_a_first : 0;
     key.a_scale = p->a_scale; key.b_scale = p->b_scale; key.out_scale = p->out_scale;
     key.a_zp = p->a_zp; key.b_zp = p->b_zp; key.out_zp = p->out_zp;
-    for (int i = 0; i < (int)(sizeof fx_cache / sizeof fx_cache[0]); i++) {
-        const fx_cache_entry_t *e = &fx_cache[i];
-        if (!e->used || !fx_key_equal(&e->key, &key)) continue;
+    fx_cache_entry_t *e = &fx_cache[fx_key_slot(&key)];
+    if (e->used && fx_key_equal(&e->key, &key)) {
         fx_form_set(p, &e->form);
         return;
     }
     if (total < QADD_FX_CHECK_MIN) return;
     p->fx_ok = (fixed_point_constants(p, 0) && fixed_point_exact(k, p)) ||
                (fixed_point_constants(p, 1) && fixed_point_exact(k, p));
-    fx_cache_entry_t *e = &fx_cache[fx_cache_next];
-    fx_cache_next = (fx_cache_next + 1) % (int)(sizeof fx_cache / sizeof fx_cache[0]);
     e->key = key;
     e->used = 1;
     e->form = fx_form_of(p);
