@@ -407,6 +407,26 @@ def test_onnxruntime_oracle(seed):
             np.testing.assert_array_equal(got, want, err_msg=f"{arch} {a.shape} {b.shape} {dt}")
 
 
+@pytest.mark.skipif(not ORT_X86_AVX2, reason="ONNX Runtime's reproduced kernel is its x86-64 AVX2 one")
+@pytest.mark.parametrize("dt", QTYPES)
+def test_onnxruntime_oracle_all_pairs_fixed_point_sizes(dt):
+    """Every input pair at 2^17 outputs (where the fixed-point form is tried), against onnxruntime."""
+    ort = pytest.importorskip("onnxruntime")
+    onnx = pytest.importorskip("onnx")
+    rng = np.random.default_rng(800)
+    sess = _ort_session(ort, onnx, dt, 1, 1)
+    a, b = all_pairs(dt, dt, "flat")
+    for sa, sb, sc in FIXED_POINT_SCALES:
+        za, zb, zc = random_zp(rng, dt), random_zp(rng, dt), random_zp(rng, dt)
+        feed = dict(A=a, As=np.array(sa, f32), Az=np.array(za, dt), B=b, Bs=np.array(sb, f32), Bz=np.array(zb, dt),
+                    Cs=np.array(sc, f32), Cz=np.array(zc, dt))
+        want = sess.run(None, feed)[0]
+        for arch in gemmkit.available_archs():
+            with gemmkit.use_arch(arch):
+                got = quant.quantized_add(a, sa, za, b, sb, zb, sc, dt(zc), formula="onnxruntime")
+            np.testing.assert_array_equal(got, want, err_msg=f"{arch} {sa} {sb} {sc} {za} {zb} {zc}")
+
+
 # ---- out=, in place, output type ---------------------------------------------------------------
 
 def test_in_place(arch):
