@@ -30,10 +30,10 @@ def calls_per_sample(fn, sample_s):
         n *= 2
 
 
-def median_seconds(fns, samples=15, sample_s=0.01):
+def median_seconds(fns, samples=201, sample_s=5e-5):
     """Median seconds per call of each function, their samples taken in turn (side by side, so that
-    every function sees the same share of a busy machine); short samples, so that many of them fall
-    between other processes' time slices."""
+    every function sees the same share of a busy machine); short samples (50 us, or one call), so that
+    most of them fall between other processes' time slices on a shared machine."""
     counts = {k: calls_per_sample(fn, sample_s) for k, fn in fns.items()}
     times = {k: [] for k in fns}
     for _ in range(samples):
@@ -68,7 +68,7 @@ def main():
     ap.add_argument("--sizes", default="4096,1048576,16777216", help="elements per tensor, comma-separated")
     ap.add_argument("--threads", type=int, default=1, help="gemmkit and ONNX Runtime threads (default 1)")
     ap.add_argument("--scales", default="decimal,random", help=f"scale sets, of {', '.join(SCALES)}")
-    ap.add_argument("--samples", type=int, default=15, help="samples per function (median reported)")
+    ap.add_argument("--samples", type=int, default=201, help="samples per function (median reported)")
     args = ap.parse_args()
     gemmkit.set_num_threads(args.threads)
     try:
