@@ -236,6 +236,10 @@ typedef struct {
     int32_t a_zp, b_zp, out_zp;
     int dml_needs_clamp;           /* some input may drive |quotient| to 2^30 or overflow float32 on the
                                     * way: the SIMD kernels clamp it (else they may skip that step) */
+    int dml_reciprocal;            /* the SIMD kernels may multiply by out_scale_inv = 1 / out_scale
+                                    * (float32) instead of dividing: it is exact, or csrc/qadd.c found the
+                                    * same bytes for all 65536 input pairs (never with dml_needs_clamp) */
+    float out_scale_inv;
     /* GEMMKIT_QADD_ONNXRUNTIME: the ratios, which input's product comes first (1: A's, when A is
      * broadcast along the last axis of size > 1; 0: B's) and the fixed part that goes with it */
     float ra, rb, ort_fixed;

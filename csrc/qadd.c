@@ -83,23 +83,46 @@ static int fixed_point_constants(gk_qadd_params_t *p, int even) {
     return 0;
 }
 
-/* Does the kernel's fixed-point form give its float form's bytes for all 65536 pairs of input bytes
- * (16 values of A against the 256 of B per run, on the stack)? */
-static int fixed_point_exact(const gk_qadd_kernel_t *k, const gk_qadd_params_t *p) {
+/* Does the kernel give the same bytes with parameters x and y for all 65536 pairs of input bytes (16
+ * values of A against the 256 of B per run, on the stack)? */
+static int same_bytes_all_pairs(const gk_qadd_kernel_t *k, const gk_qadd_params_t *x, const gk_qadd_params_t *y) {
     enum { ROWS = 16, N = ROWS * 256 };
     uint8_t a[N], b[N], want[N], got[N];
-    gk_qadd_params_t pf = *p, px = *p;
-    pf.fx_ok = 0;
-    px.fx_ok = 1;
-    pf.stream_out = px.stream_out = 0;
+    gk_qadd_params_t px = *x, py = *y;
+    px.stream_out = py.stream_out = 0;
     for (int i = 0; i < N; i++) b[i] = (uint8_t)i;
     for (int a0 = 0; a0 < 256; a0 += ROWS) {
         for (int r = 0; r < ROWS; r++) memset(a + r * 256, a0 + r, 256);
-        k->run(N, a, 1, b, 1, want, &pf);
-        k->run(N, a, 1, b, 1, got, &px);
+        k->run(N, a, 1, b, 1, want, &px);
+        k->run(N, a, 1, b, 1, got, &py);
         if (memcmp(want, got, N) != 0) return 0;
     }
     return 1;
+}
+
+/* Does the fixed-point form (p's constants) give the float form's bytes? */
+static int fixed_point_exact(const gk_qadd_kernel_t *k, const gk_qadd_params_t *p) {
+    gk_qadd_params_t pf = *p, px = *p;
+    pf.fx_ok = 0;
+    px.fx_ok = 1;
+    return same_bytes_all_pairs(k, &pf, &px);
+}
+
+/* May DirectML's float form multiply by 1 / out_scale? Always when that reciprocal is exact (the same
+ * real quotient, rounded once); else when it gives the dividing form's bytes on every pair. */
+static int directml_reciprocal_exact(const gk_qadd_params_t *p) {
+    return p->formula == GEMMKIT_QADD_DIRECTML && !p->dml_needs_clamp &&
+           (double)p->out_scale_inv * (double)p->out_scale == 1.0;
+}
+
+static int directml_reciprocal_ok(const gk_qadd_kernel_t *k, const gk_qadd_params_t *p) {
+    if (p->formula != GEMMKIT_QADD_DIRECTML || p->dml_needs_clamp) return 0;
+    if (directml_reciprocal_exact(p)) return 1;
+    gk_qadd_params_t pd = *p, pr = *p;
+    pd.fx_ok = pr.fx_ok = 0;
+    pd.dml_reciprocal = 0;
+    pr.dml_reciprocal = 1;
+    return same_bytes_all_pairs(k, &pd, &pr);
 }
 
 /* What decides the bytes of a call with single-value parameters. */
@@ -114,6 +137,7 @@ typedef struct {
 typedef struct {
     int ok, even;
     int32_t shift, ma, mb, add, parity;
+    int dml_reciprocal; /* (when not ok) */
 } fx_form_t;
 
 typedef struct {
@@ -148,19 +172,21 @@ static int fx_key_equal(const fx_key_t *x, const fx_key_t *y) {
 }
 
 static fx_form_t fx_form_of(const gk_qadd_params_t *p) {
-    fx_form_t f = {p->fx_ok, p->fx_even, p->fx_shift, p->fx_ma, p->fx_mb, p->fx_add, p->fx_parity};
+    fx_form_t f = {p->fx_ok, p->fx_even, p->fx_shift, p->fx_ma, p->fx_mb, p->fx_add, p->fx_parity, p->dml_reciprocal};
     return f;
 }
 
 static void fx_form_set(gk_qadd_params_t *p, const fx_form_t *f) {
     p->fx_ok = f->ok; p->fx_even = f->even; p->fx_shift = f->shift; p->fx_ma = f->ma; p->fx_mb = f->mb;
-    p->fx_add = f->add; p->fx_parity = f->parity;
+    p->fx_add = f->add; p->fx_parity = f->parity; p->dml_reciprocal = f->dml_reciprocal;
 }
 
 /* Sets p->fx_ok (and the constants) when this thread already found a fixed-point form exact for these
- * parameters, or checks now (half up, then half to even) when the call is large enough to pay for it. */
-static void plan_fixed_point(const gk_qadd_kernel_t *k, gk_qadd_params_t *p, int64_t total) {
+ * parameters, or checks now (half up, then half to even) when the call is large enough to pay for it;
+ * failing that, whether DirectML's float form may multiply by the reciprocal (the same way). */
+static void plan_forms(const gk_qadd_kernel_t *k, gk_qadd_params_t *p, int64_t total) {
     p->fx_ok = 0;
+    p->dml_reciprocal = directml_reciprocal_exact(p);
     if (!k->fixed_point) return;
     fx_key_t key;
     memset(&key, 0, sizeof key);
@@ -176,6 +202,7 @@ static void plan_fixed_point(const gk_qadd_kernel_t *k, gk_qadd_params_t *p, int
     if (total < QADD_FX_CHECK_MIN) return;
     p->fx_ok = (fixed_point_constants(p, 0) && fixed_point_exact(k, p)) ||
                (fixed_point_constants(p, 1) && fixed_point_exact(k, p));
+    p->dml_reciprocal = !p->fx_ok && directml_reciprocal_ok(k, p);
     e->key = key;
     e->used = 1;
     e->form = fx_form_of(p);
@@ -285,6 +312,7 @@ static void qadd_range(const qadd_layout_t *L, int64_t begin, int64_t end) {
                 p.out_zp = gk_qadd_load(ptr[GK_QADD_OUT_ZP], out_signed);
                 p.dml_needs_clamp = directml_needs_clamp(&p);
                 p.fx_ok = 0;
+                p.dml_reciprocal = 0;
             }
             L->kern->run(n, ptr[GK_QADD_A], step[GK_QADD_A], ptr[GK_QADD_B], step[GK_QADD_B], (void *)ptr[GK_QADD_OUT],
                          &p);
@@ -376,7 +404,8 @@ gemmkit_status_t gemmkit_quantized_add(gemmkit_qadd_formula_t formula, int ndim,
     L->total = total;
     L->kern = gk_config()->qadd ? gk_config()->qadd : &gk_qadd_kernel_generic;
     normalize_axes(L, ndim, shape);
-    if (!L->params_vary) plan_fixed_point(L->kern, p, total);
+    p->out_scale_inv = 1.0f / p->out_scale;
+    if (!L->params_vary) plan_forms(L->kern, p, total);
     p->stream_out = total >= QADD_STREAM_MIN;
 
     int nthreads = 1;
