@@ -257,10 +257,28 @@ typedef struct {
     /* GEMMKIT_QADD_DIRECTML */
     float a_scale, b_scale, out_scale;
     int32_t a_zp, b_zp, out_zp;
+    int dml_needs_clamp;           /* some input may drive |quotient| to 2^30 or overflow float32 on the
+                                    * way: the SIMD kernels clamp it (else they may skip that step) */
+    int dml_reciprocal;            /* the SIMD kernels may multiply by out_scale_inv = 1 / out_scale
+                                    * (float32) instead of dividing: it is exact, or csrc/qadd.c found the
+                                    * same bytes for all 65536 input pairs (never with dml_needs_clamp) */
+    float out_scale_inv;
     /* GEMMKIT_QADD_ONNXRUNTIME: the ratios, which input's product comes first (1: A's, when A is
      * broadcast along the last axis of size > 1; 0: B's) and the fixed part that goes with it */
     float ra, rb, ort_fixed;
     int ort_a_first;
+    /* Either formula in 16-bit fixed point, set by csrc/qadd.c only after the kernel's fixed-point form
+     * gave its float form's bytes for all 65536 input pairs of these parameters (fx_ok):
+     *   x' = input byte ^ (0x80 if int8), P(x') = round((x' << 7) * m / 2^15)  (vpmulhrsw, m = fx_ma / fx_mb)
+     *   t = sat16(sat16(P(a') + P(b')) + fx_add), output byte = sat_u8(t >> fx_shift) ^ (0x80 if int8) */
+    int fx_ok;
+    int32_t fx_shift, fx_ma, fx_mb, fx_add;
+    /* ... or rounding half to even (fx_even): fx_add without the 1/2, then t + 2^(fx_shift-1) - 1 + 1 when
+     * (t >> fx_shift) ^ fx_parity is odd (fx_parity: the output zero point's, DirectML rounding before
+     * adding it) */
+    int fx_even;
+    int32_t fx_parity;
+    int stream_out; /* outputs too many to stay in cache: the SIMD kernels store them non-temporally */
 } gk_qadd_params_t;
 
 /* One contiguous run of n outputs c[0..n) (stride 1) from a (stride a_step: 0 or 1) and b (stride
@@ -271,6 +289,7 @@ typedef void (*gk_qadd_run_fn)(int64_t n, const void *a, int64_t a_step, const v
 typedef struct {
     const char *name;
     gk_qadd_run_fn run;
+    int fixed_point; /* has the fixed-point form (params fx_*) */
 } gk_qadd_kernel_t;
 
 extern const gk_qadd_kernel_t gk_qadd_kernel_generic;

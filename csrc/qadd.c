@@ -1,7 +1,12 @@
 /* gemmkit_quantized_add: argument checks, the layout (axes of size 1 dropped, negative output strides
  * flipped, axes ordered and merged into contiguous runs), threads, and per-run kernel dispatch. */
+#include <float.h>
 #include <string.h>
 #include "kernels/qadd_scalar.h"
+
+/* From this many outputs (with the inputs, well over a last-level cache) the SIMD kernels store
+ * them non-temporally when both inputs vary along the run. */
+#define QADD_STREAM_MIN ((int64_t)1 << 23)
 
 /* Below this many outputs one thread does it all; above, about one thread per this many. */
 #define QADD_ELEMS_PER_THREAD ((int64_t)1 << 18)
@@ -19,6 +24,189 @@ typedef struct {
     int params_vary;                                 /* some scale or zero point is strided */
     const gk_qadd_kernel_t *kern;
 } qadd_layout_t;
+
+/* DirectML's SIMD kernels may skip clamping the quotient when no input can make |q| reach 2^30 or
+ * overflow float32 on the way (then no NaN either): the bound is taken in double, with room for the
+ * float32 roundings; |x - zero point| <= 255 for both types. */
+static int directml_needs_clamp(const gk_qadd_params_t *p) {
+    const double most = 255.0 * ((double)fabsf(p->a_scale) + (double)fabsf(p->b_scale)) * 1.001;
+    return !(most < (double)FLT_MAX && most / fabs((double)p->out_scale) < 1073741824.0);
+}
+
+/* ---- the fixed-point form: constants, a check over every pair of input bytes, a per-thread cache -- */
+
+/* Below this many outputs an unknown parameter set is not checked (the check costs about as much as
+ * this many outputs of the float form); a set already checked by this thread is used at any size. */
+#define QADD_FX_CHECK_MIN ((int64_t)1 << 17)
+
+#if defined(_MSC_VER)
+#define QADD_THREAD_LOCAL __declspec(thread)
+#else
+#define QADD_THREAD_LOCAL _Thread_local
+#endif
+
+/* p's fx_* constants (see gemmkit_internal.h) for rounding half up or, with `even`, half to even:
+ * t / 2^shift approximates ra * a' + rb * b' + c (+ 1/2 when rounding half up) in the flipped-byte
+ * domain (x = x' - 128 for int8), c holding the zero points and, for int8 outputs, the + 128 that the
+ * output flip undoes. The largest shift whose constants fit int16 and whose P(a') + P(b') cannot
+ * saturate; 0 when none. */
+static int fixed_point_constants(gk_qadd_params_t *p, int even) {
+    const double fa = p->a_signed ? 128.0 : 0.0, fb = p->b_signed ? 128.0 : 0.0;
+    const double out_bias = p->out_min < 0 ? 128.0 : 0.0;
+    double ra, rb, c;
+    if (p->formula == GEMMKIT_QADD_ONNXRUNTIME) {
+        ra = p->ra;
+        rb = p->rb;
+        c = (double)p->ort_fixed - ra * fa - rb * fb + out_bias;
+    } else {
+        ra = (double)p->a_scale / (double)p->out_scale;
+        rb = (double)p->b_scale / (double)p->out_scale;
+        c = -ra * (fa + p->a_zp) - rb * (fb + p->b_zp) + p->out_zp + out_bias;
+    }
+    for (int shift = 7; shift >= (even ? 1 : 0); shift--) {
+        const double unit = ldexp(1.0, shift);
+        const double ma = nearbyint(ra * unit * 256.0), mb = nearbyint(rb * unit * 256.0);
+        const double add = nearbyint((c + (even ? 0.0 : 0.5)) * unit);
+        /* written so that NaN fails: |P(x')| <= 255 |m| / 256 + 1 */
+        if (!(fabs(ma) <= 32767.0 && fabs(mb) <= 32767.0 && fabs(add) <= 32767.0 &&
+              255.0 * (fabs(ma) + fabs(mb)) / 256.0 + 2.0 <= 32767.0))
+            continue;
+        p->fx_shift = shift;
+        p->fx_ma = (int32_t)ma;
+        p->fx_mb = (int32_t)mb;
+        p->fx_add = (int32_t)add;
+        p->fx_even = even;
+        /* DirectML rounds before adding its zero point: the parity to undo (ONNX Runtime rounds it in) */
+        p->fx_parity = p->formula == GEMMKIT_QADD_ONNXRUNTIME ? 0 : (p->out_zp & 1);
+        return 1;
+    }
+    return 0;
+}
+
+/* Does the kernel give the same bytes with parameters x and y for all 65536 pairs of input bytes (16
+ * values of A against the 256 of B per run, on the stack)? */
+static int same_bytes_all_pairs(const gk_qadd_kernel_t *k, const gk_qadd_params_t *x, const gk_qadd_params_t *y) {
+    enum { ROWS = 16, N = ROWS * 256 };
+    uint8_t a[N], b[N], want[N], got[N];
+    gk_qadd_params_t px = *x, py = *y;
+    px.stream_out = py.stream_out = 0;
+    for (int i = 0; i < N; i++) b[i] = (uint8_t)i;
+    for (int a0 = 0; a0 < 256; a0 += ROWS) {
+        for (int r = 0; r < ROWS; r++) memset(a + r * 256, a0 + r, 256);
+        k->run(N, a, 1, b, 1, want, &px);
+        k->run(N, a, 1, b, 1, got, &py);
+        if (memcmp(want, got, N) != 0) return 0;
+    }
+    return 1;
+}
+
+/* Does the fixed-point form (p's constants) give the float form's bytes? */
+static int fixed_point_exact(const gk_qadd_kernel_t *k, const gk_qadd_params_t *p) {
+    gk_qadd_params_t pf = *p, px = *p;
+    pf.fx_ok = 0;
+    px.fx_ok = 1;
+    return same_bytes_all_pairs(k, &pf, &px);
+}
+
+/* May DirectML's float form multiply by 1 / out_scale? Always when that reciprocal is exact (the same
+ * real quotient, rounded once); else when it gives the dividing form's bytes on every pair. */
+static int directml_reciprocal_exact(const gk_qadd_params_t *p) {
+    return p->formula == GEMMKIT_QADD_DIRECTML && !p->dml_needs_clamp &&
+           (double)p->out_scale_inv * (double)p->out_scale == 1.0;
+}
+
+static int directml_reciprocal_ok(const gk_qadd_kernel_t *k, const gk_qadd_params_t *p) {
+    if (p->formula != GEMMKIT_QADD_DIRECTML || p->dml_needs_clamp) return 0;
+    if (directml_reciprocal_exact(p)) return 1;
+    gk_qadd_params_t pd = *p, pr = *p;
+    pd.fx_ok = pr.fx_ok = 0;
+    pd.dml_reciprocal = 0;
+    pr.dml_reciprocal = 1;
+    return same_bytes_all_pairs(k, &pd, &pr);
+}
+
+/* What decides the bytes of a call with single-value parameters. */
+typedef struct {
+    const gk_qadd_kernel_t *kern;
+    int formula, a_signed, b_signed, out_min, ort_a_first;
+    float a_scale, b_scale, out_scale;
+    int32_t a_zp, b_zp, out_zp;
+} fx_key_t;
+
+/* The fixed-point decision for one key: fx_ok and the constants. */
+typedef struct {
+    int ok, even;
+    int32_t shift, ma, mb, add, parity;
+    int dml_reciprocal; /* (when not ok) */
+} fx_form_t;
+
+typedef struct {
+    fx_key_t key;
+    int used;
+    fx_form_t form;
+} fx_cache_entry_t;
+
+/* Direct-mapped by a hash of the key: a model's worth of layers with their own parameters. */
+#define QADD_FX_CACHE_SLOTS 64
+static QADD_THREAD_LOCAL fx_cache_entry_t fx_cache[QADD_FX_CACHE_SLOTS];
+
+static unsigned fx_key_slot(const fx_key_t *k) {
+    uint32_t bits[3];
+    memcpy(&bits[0], &k->a_scale, 4);
+    memcpy(&bits[1], &k->b_scale, 4);
+    memcpy(&bits[2], &k->out_scale, 4);
+    uint32_t h = 2166136261u; /* FNV-1a over the fields' values */
+    const uint32_t v[9] = {bits[0], bits[1], bits[2], (uint32_t)k->a_zp, (uint32_t)k->b_zp, (uint32_t)k->out_zp,
+                           (uint32_t)(k->formula | k->a_signed << 1 | k->b_signed << 2 | (k->out_min < 0) << 3 |
+                                      k->ort_a_first << 4),
+                           (uint32_t)(uintptr_t)k->kern, (uint32_t)((uint64_t)(uintptr_t)k->kern >> 32)};
+    for (int i = 0; i < 9; i++) h = (h ^ v[i]) * 16777619u;
+    return (h ^ (h >> 16)) % QADD_FX_CACHE_SLOTS;
+}
+
+static int fx_key_equal(const fx_key_t *x, const fx_key_t *y) {
+    return x->kern == y->kern && x->formula == y->formula && x->a_signed == y->a_signed &&
+           x->b_signed == y->b_signed && x->out_min == y->out_min && x->ort_a_first == y->ort_a_first &&
+           x->a_scale == y->a_scale && x->b_scale == y->b_scale && x->out_scale == y->out_scale &&
+           x->a_zp == y->a_zp && x->b_zp == y->b_zp && x->out_zp == y->out_zp;
+}
+
+static fx_form_t fx_form_of(const gk_qadd_params_t *p) {
+    fx_form_t f = {p->fx_ok, p->fx_even, p->fx_shift, p->fx_ma, p->fx_mb, p->fx_add, p->fx_parity, p->dml_reciprocal};
+    return f;
+}
+
+static void fx_form_set(gk_qadd_params_t *p, const fx_form_t *f) {
+    p->fx_ok = f->ok; p->fx_even = f->even; p->fx_shift = f->shift; p->fx_ma = f->ma; p->fx_mb = f->mb;
+    p->fx_add = f->add; p->fx_parity = f->parity; p->dml_reciprocal = f->dml_reciprocal;
+}
+
+/* Sets p->fx_ok (and the constants) when this thread already found a fixed-point form exact for these
+ * parameters, or checks now (half up, then half to even) when the call is large enough to pay for it;
+ * failing that, whether DirectML's float form may multiply by the reciprocal (the same way). */
+static void plan_forms(const gk_qadd_kernel_t *k, gk_qadd_params_t *p, int64_t total) {
+    p->fx_ok = 0;
+    p->dml_reciprocal = directml_reciprocal_exact(p);
+    if (!k->fixed_point) return;
+    fx_key_t key;
+    memset(&key, 0, sizeof key);
+    key.kern = k; key.formula = p->formula; key.a_signed = p->a_signed; key.b_signed = p->b_signed;
+    key.out_min = p->out_min; key.ort_a_first = p->formula == GEMMKIT_QADD_ONNXRUNTIME ? p->ort_a_first : 0;
+    key.a_scale = p->a_scale; key.b_scale = p->b_scale; key.out_scale = p->out_scale;
+    key.a_zp = p->a_zp; key.b_zp = p->b_zp; key.out_zp = p->out_zp;
+    fx_cache_entry_t *e = &fx_cache[fx_key_slot(&key)];
+    if (e->used && fx_key_equal(&e->key, &key)) {
+        fx_form_set(p, &e->form);
+        return;
+    }
+    if (total < QADD_FX_CHECK_MIN) return;
+    p->fx_ok = (fixed_point_constants(p, 0) && fixed_point_exact(k, p)) ||
+               (fixed_point_constants(p, 1) && fixed_point_exact(k, p));
+    p->dml_reciprocal = !p->fx_ok && directml_reciprocal_ok(k, p);
+    e->key = key;
+    e->used = 1;
+    e->form = fx_form_of(p);
+}
 
 static int valid_type(gemmkit_qtype_t t) { return t == GEMMKIT_QTYPE_U8 || t == GEMMKIT_QTYPE_S8; }
 
@@ -122,6 +310,9 @@ static void qadd_range(const qadd_layout_t *L, int64_t begin, int64_t end) {
                 p.a_zp = gk_qadd_load(ptr[GK_QADD_A_ZP], p.a_signed);
                 p.b_zp = gk_qadd_load(ptr[GK_QADD_B_ZP], p.b_signed);
                 p.out_zp = gk_qadd_load(ptr[GK_QADD_OUT_ZP], out_signed);
+                p.dml_needs_clamp = directml_needs_clamp(&p);
+                p.fx_ok = 0;
+                p.dml_reciprocal = 0;
             }
             L->kern->run(n, ptr[GK_QADD_A], step[GK_QADD_A], ptr[GK_QADD_B], step[GK_QADD_B], (void *)ptr[GK_QADD_OUT],
                          &p);
@@ -197,6 +388,7 @@ gemmkit_status_t gemmkit_quantized_add(gemmkit_qadd_formula_t formula, int ndim,
     p->a_zp = gk_qadd_load(L->base[GK_QADD_A_ZP], p->a_signed);
     p->b_zp = gk_qadd_load(L->base[GK_QADD_B_ZP], p->b_signed);
     p->out_zp = gk_qadd_load(L->base[GK_QADD_OUT_ZP], out->type == GEMMKIT_QTYPE_S8);
+    p->dml_needs_clamp = directml_needs_clamp(p);
     /* ONNX Runtime's constants (float32, each step rounded; its kernel fuses the first product). Its
      * order of operations follows how the inputs broadcast along the last axis of size > 1. */
     p->ra = p->a_scale / p->out_scale;
@@ -212,6 +404,9 @@ gemmkit_status_t gemmkit_quantized_add(gemmkit_qadd_formula_t formula, int ndim,
     L->total = total;
     L->kern = gk_config()->qadd ? gk_config()->qadd : &gk_qadd_kernel_generic;
     normalize_axes(L, ndim, shape);
+    p->out_scale_inv = 1.0f / p->out_scale;
+    if (!L->params_vary) plan_forms(L->kern, p, total);
+    p->stream_out = total >= QADD_STREAM_MIN;
 
     int nthreads = 1;
     if (total >= 2 * QADD_ELEMS_PER_THREAD)

@@ -1478,3 +1478,130 @@ def quantized_add_strided(str formula, tuple shape, a, a_scale, a_zero_point, b,
                          "zero points with formula='onnxruntime')")
     _raise_status(st, "quantized_add")
     return out
+
+
+# The common call in one step: same-shape C-contiguous uint8/int8 arrays (no overlap with out= other
+# than being it), Python float scales, zero points None / int / a NumPy uint8 or int8 scalar. Anything
+# else, and anything invalid, returns None and gemmkit/_quantized_add.py takes its full path (which
+# raises the errors); a result is then the same bytes, by the same C call.
+cdef inline bint _qadd_one_scale(object s, float *value):
+    if type(s) is not float:
+        return False
+    cdef double d = s
+    cdef float f = <float>d
+    if f != f or isinf(f) or f == 0:
+        return False
+    value[0] = f
+    return True
+
+
+cdef inline bint _qadd_one_zero_point(object z, int typenum, int8_t *value):
+    cdef long v
+    if z is None:
+        value[0] = 0
+        return True
+    if type(z) is int:
+        if not (-128 <= z <= 127 if typenum == cnp.NPY_INT8 else 0 <= z <= 255):
+            return False
+        v = z
+    elif type(z) is (_NP_INT8 if typenum == cnp.NPY_INT8 else _NP_UINT8):
+        v = int(z)
+    else:
+        return False
+    value[0] = <int8_t>(v if v < 128 else v - 256)
+    return True
+
+
+cdef inline bint _qadd_overlaps(cnp.ndarray x, cnp.ndarray y, Py_ssize_t n):
+    cdef char *p = <char *>cnp.PyArray_DATA(x)
+    cdef char *q = <char *>cnp.PyArray_DATA(y)
+    return p < q + n and q < p + n
+
+
+_NP_UINT8, _NP_INT8 = np.uint8, np.int8
+
+
+def quantized_add_common(formula, a, a_scale, a_zero_point, b, b_scale, b_zero_point, out, out_scale,
+                         out_zero_point):
+    """out (a new array when None) := quantized a + b for the common call described above, or None
+    when the call is not that one (nothing is written then)."""
+    cdef gemmkit_qadd_formula_t f
+    if type(formula) is not str:
+        return None
+    if formula == "directml":
+        f = GEMMKIT_QADD_DIRECTML
+    elif formula == "onnxruntime":
+        f = GEMMKIT_QADD_ONNXRUNTIME
+    else:
+        return None
+    if type(a) is not np.ndarray or type(b) is not np.ndarray:
+        return None
+    cdef cnp.ndarray A = a, B = b, C
+    cdef int ta = cnp.PyArray_TYPE(A), tb = cnp.PyArray_TYPE(B), tc
+    cdef int ndim = cnp.PyArray_NDIM(A), d
+    if ((ta != cnp.NPY_UINT8 and ta != cnp.NPY_INT8) or (tb != cnp.NPY_UINT8 and tb != cnp.NPY_INT8)
+            or cnp.PyArray_NDIM(B) != ndim or ndim > GEMMKIT_QADD_MAX_DIMS
+            or not cnp.PyArray_IS_C_CONTIGUOUS(A) or not cnp.PyArray_IS_C_CONTIGUOUS(B)):
+        return None
+    cdef cnp.npy_intp *dims = cnp.PyArray_DIMS(A)
+    cdef int64_t shape[32]
+    cdef int64_t strides[32]
+    cdef Py_ssize_t n = 1
+    for d in range(ndim):
+        if cnp.PyArray_DIMS(B)[d] != dims[d]:
+            return None
+        shape[d] = dims[d]
+        n *= dims[d]
+    if n == 0:
+        return None
+    for d in range(ndim - 1, -1, -1):  # C order, in elements of one byte
+        strides[d] = 1 if d == ndim - 1 else strides[d + 1] * shape[d + 1]
+    if out_zero_point is None or type(out_zero_point) is int:
+        tc = ta
+    elif type(out_zero_point) is _NP_UINT8:
+        tc = cnp.NPY_UINT8
+    elif type(out_zero_point) is _NP_INT8:
+        tc = cnp.NPY_INT8
+    else:
+        return None
+    cdef float scale[3]
+    cdef int8_t zp[3]
+    if not (_qadd_one_scale(a_scale, &scale[0]) and _qadd_one_scale(b_scale, &scale[1])
+            and _qadd_one_scale(out_scale, &scale[2]) and _qadd_one_zero_point(a_zero_point, ta, &zp[0])
+            and _qadd_one_zero_point(b_zero_point, tb, &zp[1]) and _qadd_one_zero_point(out_zero_point, tc, &zp[2])):
+        return None
+    if out is None:
+        C = cnp.PyArray_EMPTY(ndim, dims, tc, 0)
+    else:
+        if type(out) is not np.ndarray:
+            return None
+        C = out
+        if (cnp.PyArray_TYPE(C) != tc or cnp.PyArray_NDIM(C) != ndim or not cnp.PyArray_IS_C_CONTIGUOUS(C)
+                or not cnp.PyArray_ISWRITEABLE(C)):
+            return None
+        for d in range(ndim):
+            if cnp.PyArray_DIMS(C)[d] != dims[d]:
+                return None
+        if ((_qadd_overlaps(C, A, n) and cnp.PyArray_DATA(C) != cnp.PyArray_DATA(A))
+                or (_qadd_overlaps(C, B, n) and cnp.PyArray_DATA(C) != cnp.PyArray_DATA(B))):
+            return None
+    cdef gemmkit_qtensor_t t[3]
+    cdef int types[3]
+    t[0].data = cnp.PyArray_DATA(A)
+    t[1].data = cnp.PyArray_DATA(B)
+    t[2].data = cnp.PyArray_DATA(C)
+    types[0], types[1], types[2] = ta, tb, tc
+    for d in range(3):
+        t[d].type = GEMMKIT_QTYPE_S8 if types[d] == cnp.NPY_INT8 else GEMMKIT_QTYPE_U8
+        t[d].strides = strides
+        t[d].scale = &scale[d]
+        t[d].scale_strides = NULL
+        t[d].zero_point = &zp[d]
+        t[d].zero_point_strides = NULL
+    cdef int st
+    if n >= 65536:
+        with nogil:
+            st = gemmkit_quantized_add(f, ndim, shape, &t[0], &t[1], &t[2])
+    else:
+        st = gemmkit_quantized_add(f, ndim, shape, &t[0], &t[1], &t[2])
+    return C if st == 0 else None

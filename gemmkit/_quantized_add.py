@@ -125,6 +125,11 @@ def quantized_add(a, a_scale, a_zero_point, b, b_scale, b_zero_point, out_scale,
     to float32, finite and non-zero. Zero points: None (0), integers in their tensor's type range, or
     arrays of that dtype. Output dtype: out_zero_point's when it is a NumPy integer or array, else
     out_dtype, else a's. out: an array of the result's shape and dtype (it may be a or b)."""
+    if out_dtype is None:  # same-shape contiguous arrays, single values: checked and run in one C step
+        result = _core.quantized_add_common(formula, a, a_scale, a_zero_point, b, b_scale, b_zero_point, out,
+                                            out_scale, out_zero_point)
+        if result is not None:
+            return result
     if formula not in FORMULAS:
         raise ValueError(f"formula must be one of {', '.join(map(repr, FORMULAS))}, got {formula!r}")
     a = _quantized_array(a, "a")

@@ -209,6 +209,150 @@ def test_overflowing_values_clamp(arch):
     assert quant.quantized_add(a, 3e38, 0, b, 3e38, 0, 1e-30)[1] == 255
 
 
+# ---- every pair of input bytes, at sizes where the kernels try their 16-bit fixed-point form ---------
+# csrc/qadd.c uses a fixed-point form only after checking, for the call's parameters, that it gives
+# the float form's bytes for all 65536 input pairs (on calls of 2^17+ outputs). These cases hold every
+# pair, with parameters it accepts (decimal-looking scales) and ones it must refuse (exact ties at
+# k + 1/2, where its round-half-up differs; random scales), compared with the NumPy models.
+
+FIXED_POINT_SCALES = [(0.02, 0.03, 0.05), (0.1, 0.2, 0.3), (0.25, 0.125, 0.5), (0.5, 1.0, 1.0), (1.0, 1.0, 2.0),
+                      (0.004, 0.006, 0.01), (3.0, -2.0, 0.7), (1 / 255, 2 / 255, 3 / 255)]
+
+
+def all_pairs(a_dtype, b_dtype, layout):
+    """Inputs whose result (2^17 elements) holds every pair of byte values: flat, or with A or B
+    repeated along the innermost axis (one value per run)."""
+    va = np.arange(256, dtype=np.uint8).view(a_dtype)
+    vb = np.arange(256, dtype=np.uint8).view(b_dtype)
+    if layout == "flat":
+        return np.tile(np.repeat(va, 256), 2), np.tile(vb, 512)
+    if layout == "a_repeated":
+        return va.reshape(256, 1), np.tile(vb, 2).reshape(1, 512)
+    return np.tile(va, 2).reshape(1, 512), vb.reshape(256, 1)
+
+
+@pytest.mark.parametrize("layout", ["flat", "a_repeated", "b_repeated"])
+def test_all_input_pairs_directml(arch, layout):
+    rng = np.random.default_rng(400)
+    cases = FIXED_POINT_SCALES + [tuple(float(random_scale(rng)) for _ in range(3)) for _ in range(4)]
+    for i, (sa, sb, sc) in enumerate(cases):
+        adt, bdt, odt = QTYPES[i % 2], QTYPES[(i // 2) % 2], QTYPES[(i // 4) % 2]
+        a, b = all_pairs(adt, bdt, layout)
+        za, zb, zc = random_zp(rng, adt), random_zp(rng, bdt), random_zp(rng, odt)
+        got = quant.quantized_add(a, sa, za, b, sb, zb, sc, odt(zc))
+        want = model_directml(a, sa, za, b, sb, zb, sc, zc, odt)
+        np.testing.assert_array_equal(got, want, err_msg=f"{sa} {sb} {sc} {za} {zb} {zc} {adt} {bdt} {odt}")
+
+
+@pytest.mark.parametrize("layout", ["flat", "a_repeated", "b_repeated"])
+def test_all_input_pairs_onnxruntime(arch, layout):
+    rng = np.random.default_rng(500)
+    cases = FIXED_POINT_SCALES + [tuple(float(random_scale(rng)) for _ in range(3)) for _ in range(4)]
+    for i, (sa, sb, sc) in enumerate(cases):
+        dt = QTYPES[i % 2]
+        a, b = all_pairs(dt, dt, layout)
+        za, zb, zc = random_zp(rng, dt), random_zp(rng, dt), random_zp(rng, dt)
+        got = quant.quantized_add(a, sa, za, b, sb, zb, sc, dt(zc), formula="onnxruntime")
+        want = model_onnxruntime(a, sa, za, b, sb, zb, sc, zc, dt)
+        np.testing.assert_array_equal(got, want, err_msg=f"{sa} {sb} {sc} {za} {zb} {zc} {dt}")
+
+
+def test_all_input_pairs_directml_reciprocal_refused(arch):
+    """Where the float form may not multiply by 1 / out_scale (it changes some pair: the C core must find
+    that and keep dividing), every pair at 2^17 outputs still matches the model."""
+    rng = np.random.default_rng(450)
+    ia = np.repeat(np.arange(256), 256).astype(np.int32)
+    ib = np.tile(np.arange(256), 256).astype(np.int32)
+    found = 0
+    while found < 3:
+        sa, sb, sc = (f32(rng.uniform(0.001, 0.2)) for _ in range(3))
+        za, zb, zc = (int(z) for z in rng.integers(0, 256, 3))
+        s = (ia - za).astype(f32) * sa + (ib - zb).astype(f32) * sb
+        def out(q):
+            return np.clip(np.rint(q) + zc, 0, 255)
+        if (out(s / sc) == out(s * (f32(1) / sc))).all():
+            continue
+        found += 1
+        a, b = all_pairs(np.uint8, np.uint8, "flat")
+        got = quant.quantized_add(a, float(sa), za, b, float(sb), zb, float(sc), np.uint8(zc))
+        np.testing.assert_array_equal(got, model_directml(a, sa, za, b, sb, zb, sc, zc, np.uint8))
+
+
+def test_all_input_pairs_threads(nthreads):
+    """The fixed-point check happens once per call before the threads split the work."""
+    for formula, model in (("directml", model_directml), ("onnxruntime", model_onnxruntime)):
+        a, b = all_pairs(np.uint8, np.uint8, "flat")
+        a, b = np.tile(a, 4), np.tile(b, 4)  # 2^19 outputs: two threads
+        got = quant.quantized_add(a, 0.02, 128, b, 0.03, 3, 0.05, np.uint8(125), formula=formula)
+        np.testing.assert_array_equal(got, model(a, 0.02, 128, b, 0.03, 3, 0.05, 125, np.uint8))
+
+
+def test_streaming_stores_unaligned_output(nthreads):
+    """2^23+ outputs are stored non-temporally after a head up to the vector alignment: an output that
+    starts one byte past an alignment, a length with a tail, the fixed-point and the float forms."""
+    rng = np.random.default_rng(700)
+    n = (1 << 23) + 77
+    a, b = random_q(rng, n, np.uint8), random_q(rng, n, np.uint8)
+    buf = np.zeros(n + 64 + 1, np.uint8)
+    start = 64 - buf.__array_interface__["data"][0] % 64 + 1
+    out = buf[start:start + n]
+    for formula, model, (sa, sb, sc) in (("directml", model_directml, (0.02, 0.03, 0.05)),
+                                         ("onnxruntime", model_onnxruntime, (0.0123, 0.0456, 0.0789))):
+        quant.quantized_add(a, sa, 128, b, sb, 3, sc, np.uint8(125), out=out, formula=formula)
+        np.testing.assert_array_equal(out, model(a, sa, 128, b, sb, 3, sc, 125, np.uint8))
+    assert not buf[:start].any() and not buf[start + n:].any()
+
+
+# ---- the common call's one C step (_core.quantized_add_common) against the full front end ---------
+
+def test_common_call_matches_full_path(arch):
+    rng = np.random.default_rng(600)
+    for _ in range(40):
+        shape = tuple(int(rng.integers(1, 40)) for _ in range(int(rng.integers(0, 4))))
+        adt, bdt = QTYPES[int(rng.integers(2))], QTYPES[int(rng.integers(2))]
+        a, b = random_q(rng, shape, adt), random_q(rng, shape, bdt)
+        sa, sb, sc = (float(random_scale(rng)) for _ in range(3))
+        za, zb = random_zp(rng, adt), (None if rng.random() < 0.3 else random_zp(rng, bdt))
+        if rng.random() < 0.5:  # an int: the result takes a's dtype
+            odt = adt
+            zc = zc_arg = random_zp(rng, odt)
+        else:
+            odt = QTYPES[int(rng.integers(2))]
+            zc = random_zp(rng, odt)
+            zc_arg = odt(zc)
+        assert _core_common(a, sa, za, b, sb, zb, sc, zc_arg) is not None or a.size == 0
+        want = model_directml(a, sa, za, b, sb, zb, sc, zc, odt)
+        np.testing.assert_array_equal(quant.quantized_add(a, sa, za, b, sb, zb, sc, zc_arg), want)
+        full = quant.quantized_add(a, sa, za, b, sb, zb, sc, zc_arg, out_dtype=odt)  # the full checks
+        np.testing.assert_array_equal(full, want)
+        if odt == adt:  # in place
+            a2 = a.copy()
+            assert quant.quantized_add(a2, sa, za, b, sb, zb, sc, zc_arg, out=a2) is a2
+            np.testing.assert_array_equal(a2, want)
+
+
+def _core_common(a, sa, za, b, sb, zb, sc, zc, out=None, formula="directml"):
+    return gemmkit._core.quantized_add_common(formula, a, sa, za, b, sb, zb, out, sc, zc)
+
+
+def test_common_call_declines_other_calls():
+    """Anything but the common call goes to the full front end (which reads copies, raises the errors)."""
+    a, b = np.arange(100, dtype=np.uint8), np.arange(100, dtype=np.uint8)[::-1].copy()
+    assert _core_common(a, 0.1, 0, b, 0.1, 0, 0.1, 0) is not None
+    for args in [dict(a=a[::2], b=b[::2]), dict(b=b[:50]), dict(sa=0.0), dict(sa=1e39), dict(sa=1),
+                 dict(za=256), dict(za=np.int8(0)), dict(zc=np.int32(0)), dict(formula="tflite"),
+                 dict(out=np.empty(100, np.int8)), dict(out=np.empty(99, np.uint8)), dict(a=a.astype(np.int16))]:
+        kw = dict(a=a, sa=0.1, za=0, b=b, sb=0.1, zb=0, sc=0.1, zc=0)
+        kw.update(args)
+        assert _core_common(**kw) is None, args
+    buf = np.arange(101, dtype=np.uint8)
+    out = buf[1:]
+    assert _core_common(buf[:100], 0.1, 0, b, 0.1, 0, 0.1, 0, out=out) is None  # out overlaps a, shifted
+    want = model_directml(buf[:100].copy(), 0.1, 0, b, 0.1, 0, 0.1, 0, np.uint8)
+    quant.quantized_add(buf[:100], 0.1, 0, b, 0.1, 0, 0.1, 0, out=out)
+    np.testing.assert_array_equal(out, want)
+
+
 # ---- formula="onnxruntime" --------------------------------------------------------------------
 
 @pytest.mark.parametrize("seed", range(8))
@@ -282,6 +426,26 @@ def test_onnxruntime_oracle(seed):
             with gemmkit.use_arch(arch):
                 got = quant.quantized_add(a, sa, za, b, sb, zb, sc, dt(zc), formula="onnxruntime")
             np.testing.assert_array_equal(got, want, err_msg=f"{arch} {a.shape} {b.shape} {dt}")
+
+
+@pytest.mark.skipif(not ORT_X86_AVX2, reason="ONNX Runtime's reproduced kernel is its x86-64 AVX2 one")
+@pytest.mark.parametrize("dt", QTYPES)
+def test_onnxruntime_oracle_all_pairs_fixed_point_sizes(dt):
+    """Every input pair at 2^17 outputs (where the fixed-point form is tried), against onnxruntime."""
+    ort = pytest.importorskip("onnxruntime")
+    onnx = pytest.importorskip("onnx")
+    rng = np.random.default_rng(800)
+    sess = _ort_session(ort, onnx, dt, 1, 1)
+    a, b = all_pairs(dt, dt, "flat")
+    for sa, sb, sc in FIXED_POINT_SCALES:
+        za, zb, zc = random_zp(rng, dt), random_zp(rng, dt), random_zp(rng, dt)
+        feed = dict(A=a, As=np.array(sa, f32), Az=np.array(za, dt), B=b, Bs=np.array(sb, f32), Bz=np.array(zb, dt),
+                    Cs=np.array(sc, f32), Cz=np.array(zc, dt))
+        want = sess.run(None, feed)[0]
+        for arch in gemmkit.available_archs():
+            with gemmkit.use_arch(arch):
+                got = quant.quantized_add(a, sa, za, b, sb, zb, sc, dt(zc), formula="onnxruntime")
+            np.testing.assert_array_equal(got, want, err_msg=f"{arch} {sa} {sb} {sc} {za} {zb} {zc}")
 
 
 # ---- out=, in place, output type ---------------------------------------------------------------

@@ -39,4 +39,4 @@ void gk_qadd_run_strided(int64_t n, const gk_qadd_params_t *p, const char *const
     }
 }
 
-const gk_qadd_kernel_t gk_qadd_kernel_generic = {"qadd_generic", qadd_run_generic};
+const gk_qadd_kernel_t gk_qadd_kernel_generic = {"qadd_generic", qadd_run_generic, 0};

@@ -1,118 +1,217 @@
-/* The SIMD run kernel of gemmkit_quantized_add, written once over a few vector primitives that
- * qadd_avx2.c (8 lanes) and qadd_avx512.c (16 lanes) define; tails use qadd_scalar.h's per-element code.
- * Bytes of either type go through one path: an int8 byte XOR 0x80, zero-extended, minus 128 is its
- * value; an int8 output is stored as (value + 128) XOR 0x80. */
+/* The SIMD run kernel of gemmkit_quantized_add, written once over the vector primitives that
+ * qadd_avx2.c (32-byte steps) and qadd_avx512.c (64-byte steps) define; same bytes as qadd_scalar.h.
+ *
+ * One step takes a byte vector of each input and makes four float vectors of QV_LANES lanes without
+ * a conversion instruction: the bytes (int8 ones flipped by XOR 0x80 to value + 128) are interleaved
+ * with zero bytes, then with the word 0x4B00, so each 32-bit lane reads as the float 2^23 + byte; one
+ * exact subtraction of 2^23 + 128 * signed (+ the zero point, for DirectML) leaves the value. The
+ * float32 arithmetic is the formula's own (each operation rounded as in qadd_scalar.h), converted to
+ * int32 with round half to even, then narrowed with saturating packs (int32 -> int16, + the output
+ * zero point in int16 with saturation, int16 -> uint8), which is the output clamp; an int8 output is
+ * computed as value + 128 and flipped back. The packs undo the unpacks' lane order, so no permutes.
+ * A tail shorter than a step goes through the same code on a copy in a stack buffer.
+ *
+ * The fixed-point form (params fx_*, used only where csrc/qadd.c verified it over all 65536 input
+ * pairs) widens to int16 instead: P(x') = vpmulhrsw(x' << 7, m) per input, two saturating adds, an
+ * arithmetic shift and the same unsigned pack: 2 * QV_LANES outputs per vector instead of QV_LANES. */
+#include <string.h>
 #include "qadd_scalar.h"
 
-/* Required: QV_F, QV_I (float / int32 vectors of QV_LANES lanes), QV_LOAD_BYTES(p) (QV_LANES bytes
- * zero-extended to int32), QV_STORE_BYTES(p, v) (QV_LANES int32 in 0..255 stored as bytes), QV_SET1_F,
- * QV_SET1_I, QV_ADD_I, QV_SUB_I, QV_XOR_I, QV_MAX_I, QV_MIN_I, QV_CVT_I2F, QV_CVT_F2I (round to
- * nearest even; NaN / out of range -> INT32_MIN), QV_ADD_F, QV_MUL_F, QV_DIV_F, QV_MAX_F (NaN in the
- * first operand gives the second), QV_MIN_F, QV_FMA(a, b, c) = a * b + c rounded once, QV_NAME. */
+/* Required: QV_LANES (float lanes per vector; a byte vector holds 4 * QV_LANES bytes), QV_F, QV_I,
+ * QV_LOADU_I / QV_STOREU_I (4 * QV_LANES bytes), QV_STREAM_I (non-temporal store, aligned),
+ * QV_STREAM_FENCE(), QV_AND_I, QV_SET1_F, QV_SET1_I8, QV_SET1_I16, QV_XOR_I,
+ * QV_UNPACKLO8 / QV_UNPACKHI8 / QV_UNPACKLO16 / QV_UNPACKHI16 (interleave within 128-bit lanes),
+ * QV_PACKS32 (int32 -> int16, signed saturation), QV_ADDS16 (int16, signed saturation), QV_PACKUS16
+ * (int16 -> uint8, unsigned saturation), QV_SLLI16(x, 7), QV_MULHRS16 (vpmulhrsw), QV_SRA16(x, count)
+ * (int16 arithmetic shift by an __m128i count), QV_CAST_I2F (reinterpret), QV_CVT_F2I (round to
+ * nearest even; NaN / out of range -> INT32_MIN), QV_SUB_F, QV_ADD_F, QV_MUL_F, QV_DIV_F, QV_MIN_F
+ * (min(x, y) gives y when y is NaN), QV_FMA(a, b, c) = a * b + c rounded once, QV_NAME. */
 
+#ifndef GK_FORCEINLINE
+#if defined(_MSC_VER)
+#define GK_FORCEINLINE __forceinline
+#else
+#define GK_FORCEINLINE inline __attribute__((always_inline))
+#endif
+#endif
+
+#define QV_STEP (4 * QV_LANES) /* bytes of each operand per step */
+
+/* What the formula computes per lane; constants of the caller's loop, so the branches fold away. */
+enum {
+    QV_FIXED_POINT,      /* either formula, the verified 16-bit form, rounding half up */
+    QV_FIXED_POINT_EVEN, /* the same rounding half to even */
+    QV_DIRECTML,         /* q = (av + bv) / sc, |q| known to stay below 2^30 (no NaN) */
+    QV_DIRECTML_CLAMPED, /* the same with q clamped to 2^20 first (NaN and -Inf still give INT32_MIN) */
+    QV_DIRECTML_RECIPROCAL, /* QV_DIRECTML with q = (av + bv) * (1 / sc) where that gives the same bytes */
+    QV_ORT_A_FIRST,      /* fma(B, rb, fma(A, ra, fixed)) */
+    QV_ORT_B_FIRST       /* fma(A, ra, fma(B, rb, fixed)) */
+};
+/* Which inputs vary along the run: both, only B (A is one value), only A (B is one value). */
+enum { QV_BOTH_VARY, QV_A_REPEATED, QV_B_REPEATED };
+
+/* What every element of a run shares. */
 typedef struct {
-    QV_I a_xor, a_bias, b_xor, b_bias;     /* input value = (zext(byte) ^ xor) - bias */
-    QV_I out_lo, out_hi, out_bias, out_xor; /* clamp, then stored byte = (v + bias) ^ xor */
-} qv_types_t;
-
-static inline QV_I qv_load(const uint8_t *p, QV_I x, QV_I bias) {
-    return QV_SUB_I(QV_XOR_I(QV_LOAD_BYTES(p), x), bias);
-}
-
-static inline void qv_store(uint8_t *p, QV_I v, const qv_types_t *t) {
-    v = QV_MIN_I(QV_MAX_I(v, t->out_lo), t->out_hi);
-    QV_STORE_BYTES(p, QV_XOR_I(QV_ADD_I(v, t->out_bias), t->out_xor));
-}
-
-/* DirectML: a and b as int32 vectors (a may be a broadcast constant: av precomputed). */
-static inline QV_I qv_directml(QV_F av, QV_I b, QV_I zb, QV_F sb, QV_F sc, QV_I zc) {
-    const QV_F bv = QV_MUL_F(QV_CVT_I2F(QV_SUB_I(b, zb)), sb);
-    QV_F q = QV_DIV_F(QV_ADD_F(av, bv), sc);
-    q = QV_MIN_F(QV_MAX_F(q, QV_SET1_F(-GK_QADD_Q_LIMIT)), QV_SET1_F(GK_QADD_Q_LIMIT));
-    return QV_ADD_I(QV_CVT_F2I(q), zc);
-}
-
-static inline QV_F qv_ort(QV_I a, QV_I b, QV_F ra, QV_F rb, QV_F fixed, int a_first) {
-    if (a_first) return QV_FMA(QV_CVT_I2F(b), rb, QV_FMA(QV_CVT_I2F(a), ra, fixed));
-    return QV_FMA(QV_CVT_I2F(a), ra, QV_FMA(QV_CVT_I2F(b), rb, fixed));
-}
-
-/* What every element of a run shares: the type conversions and the formula's constants. */
-typedef struct {
-    qv_types_t t;
-    QV_I a_const, b_const;       /* a repeated input, as its int32 value */
-    QV_F ra, rb, fixed;          /* ONNX Runtime */
-    int a_first;
-    QV_F sa, sb, sc, c_scaled;   /* DirectML; c_scaled: the repeated input's (x - zp) * scale */
-    QV_I za, zb, zc;
+    QV_I a_flip, b_flip, out_flip; /* XOR 0x80 for int8 bytes, 0 for uint8 */
+    QV_I magic16;                  /* the word 0x4B00, the high half of the float 2^23 */
+    QV_I out_add16;                /* added in int16 after the rounding: DirectML's output zero point,
+                                    * + 128 for an int8 output (ONNX Runtime: just the 128) */
+    QV_F a_off, b_off;             /* 2^23 + 128 * signed (+ the zero point for DirectML) */
+    QV_F a_rep, b_rep;             /* a repeated input: DirectML (x - zp) * scale, ONNX Runtime x */
+    QV_F sa, sb, sc, sc_inv, lim;  /* DirectML */
+    QV_F ra, rb, fixed;            /* ONNX Runtime */
+    QV_I fx_ma, fx_mb, fx_add;     /* the fixed-point form (int16 lanes) */
+    QV_I fx_half_m1, fx_parity;    /* its half-even rounding: 2^(shift - 1) - 1, the zero point's parity */
+    QV_I fx_a_rep, fx_b_rep;       /* P(x') of a repeated input */
+    __m128i fx_shift;
 } qv_ctx_t;
 
-/* One vector of results (int32, before the clamp and store). formula and mode are constants of the
- * caller's loop, so the branches fold away; the arithmetic per element is the same in every mode. */
-static inline QV_I qv_one(const qv_ctx_t *x, QV_I av, QV_I bv, int ort, int mode) {
-    if (ort) return QV_CVT_F2I(qv_ort(av, bv, x->ra, x->rb, x->fixed, x->a_first)); /* INT32_MIN clamps to min */
-    if (mode == 1) return qv_directml(x->c_scaled, bv, x->zb, x->sb, x->sc, x->zc);
-    /* a + b = b + a: with B repeated, B's constant takes A's place (the float32 sum is commutative) */
-    if (mode == 2) return qv_directml(x->c_scaled, av, x->za, x->sa, x->sc, x->zc);
-    return qv_directml(QV_MUL_F(QV_CVT_I2F(QV_SUB_I(av, x->za)), x->sa), bv, x->zb, x->sb, x->sc, x->zc);
+/* The fixed-point P(x') of the bytes' low (hi = 0) or high (hi = 1) halves of each 128-bit lane. */
+static GK_FORCEINLINE QV_I qv_fx_product(QV_I flipped, QV_I m, const int hi) {
+    const QV_I zero = QV_SET1_I8(0);
+    const QV_I w = hi ? QV_UNPACKHI8(flipped, zero) : QV_UNPACKLO8(flipped, zero);
+    return QV_MULHRS16(QV_SLLI16(w, 7), m);
 }
 
-/* n elements; ort / mode compile-time constants after inlining (mode 0: both vary, 1: A is one value,
- * 2: B is one value, loaded once). Four vectors per step share the loop overhead; then one vector per
- * step; the tail goes through the scalar code of qadd_scalar.h. */
-static inline void qv_loop(int64_t n, const uint8_t *a, const uint8_t *b, uint8_t *c, const qv_ctx_t *x,
-                           const gk_qadd_params_t *p, int ort, int mode) {
-    int64_t i = 0;
-    for (; i + 4 * QV_LANES <= n; i += 4 * QV_LANES) {
-        QV_I r[4];
-        for (int q = 0; q < 4; q++) {
-            const QV_I av = mode == 1 ? x->a_const : qv_load(a + i + q * QV_LANES, x->t.a_xor, x->t.a_bias);
-            const QV_I bv = mode == 2 ? x->b_const : qv_load(b + i + q * QV_LANES, x->t.b_xor, x->t.b_bias);
-            r[q] = qv_one(x, av, bv, ort, mode);
+/* One fixed-point step: QV_STEP output bytes. Rounding half up (the constant holds the 1/2), or, in
+ * the half-even form, t + 1/2 - 1 + (1 if floor(t) is odd, the output zero point's parity undone). */
+static GK_FORCEINLINE QV_I qv_fx_step(const qv_ctx_t *x, const uint8_t *a, const uint8_t *b, const int even,
+                                      const int mode) {
+    const QV_I va = mode == QV_A_REPEATED ? x->a_flip : QV_XOR_I(QV_LOADU_I(a), x->a_flip); /* (unused */
+    const QV_I vb = mode == QV_B_REPEATED ? x->b_flip : QV_XOR_I(QV_LOADU_I(b), x->b_flip); /*  when repeated) */
+    QV_I t[2];
+    for (int h = 0; h < 2; h++) {
+        const QV_I pa = mode == QV_A_REPEATED ? x->fx_a_rep : qv_fx_product(va, x->fx_ma, h);
+        const QV_I pb = mode == QV_B_REPEATED ? x->fx_b_rep : qv_fx_product(vb, x->fx_mb, h);
+        t[h] = QV_ADDS16(QV_ADDS16(pa, pb), x->fx_add);
+        if (even) {
+            const QV_I odd = QV_AND_I(QV_XOR_I(QV_SRA16(t[h], x->fx_shift), x->fx_parity), QV_SET1_I16(1));
+            t[h] = QV_ADDS16(QV_ADDS16(t[h], x->fx_half_m1), odd);
         }
-        for (int q = 0; q < 4; q++) qv_store(c + i + q * QV_LANES, r[q], &x->t);
+        t[h] = QV_SRA16(t[h], x->fx_shift);
     }
-    for (; i + QV_LANES <= n; i += QV_LANES) {
-        const QV_I av = mode == 1 ? x->a_const : qv_load(a + i, x->t.a_xor, x->t.a_bias);
-        const QV_I bv = mode == 2 ? x->b_const : qv_load(b + i, x->t.b_xor, x->t.b_bias);
-        qv_store(c + i, qv_one(x, av, bv, ort, mode), &x->t);
-    }
-    const int32_t a0 = gk_qadd_load(a, p->a_signed), b0 = gk_qadd_load(b, p->b_signed);
-    for (; i < n; i++) {
-        const int32_t av = mode == 1 ? a0 : gk_qadd_load(a + i, p->a_signed);
-        const int32_t bv = mode == 2 ? b0 : gk_qadd_load(b + i, p->b_signed);
-        c[i] = (uint8_t)gk_qadd_one(p, av, bv);
-    }
+    return QV_XOR_I(QV_PACKUS16(t[0], t[1]), x->out_flip);
 }
 
-static void qv_run(int64_t n, const uint8_t *a, const uint8_t *b, uint8_t *c, const gk_qadd_params_t *p, int mode) {
-    qv_ctx_t x;
-    const int32_t a0 = gk_qadd_load(a, p->a_signed), b0 = gk_qadd_load(b, p->b_signed);
-    x.t.a_xor = QV_SET1_I(p->a_signed ? 0x80 : 0); x.t.a_bias = QV_SET1_I(p->a_signed ? 128 : 0);
-    x.t.b_xor = QV_SET1_I(p->b_signed ? 0x80 : 0); x.t.b_bias = QV_SET1_I(p->b_signed ? 128 : 0);
-    x.t.out_lo = QV_SET1_I(p->out_min); x.t.out_hi = QV_SET1_I(p->out_max);
-    x.t.out_bias = QV_SET1_I(p->out_min < 0 ? 128 : 0); x.t.out_xor = QV_SET1_I(p->out_min < 0 ? 0x80 : 0);
-    x.a_const = QV_SET1_I(a0); x.b_const = QV_SET1_I(b0);
-    x.ra = QV_SET1_F(p->ra); x.rb = QV_SET1_F(p->rb); x.fixed = QV_SET1_F(p->ort_fixed); x.a_first = p->ort_a_first;
-    x.sa = QV_SET1_F(p->a_scale); x.sb = QV_SET1_F(p->b_scale); x.sc = QV_SET1_F(p->out_scale);
-    x.za = QV_SET1_I(p->a_zp); x.zb = QV_SET1_I(p->b_zp); x.zc = QV_SET1_I(p->out_zp);
-    x.c_scaled = mode == 1 ? QV_SET1_F((float)(a0 - p->a_zp) * p->a_scale)
-                           : QV_SET1_F((float)(b0 - p->b_zp) * p->b_scale);
-    if (p->formula == GEMMKIT_QADD_ONNXRUNTIME) {
-        if (mode == 1) qv_loop(n, a, b, c, &x, p, 1, 1);
-        else if (mode == 2) qv_loop(n, a, b, c, &x, p, 1, 2);
-        else qv_loop(n, a, b, c, &x, p, 1, 0);
+/* A byte vector -> four float vectors 2^23 + (byte ^ flip), in the unpacks' lane order. */
+static GK_FORCEINLINE void qv_widen(QV_I v, QV_I flip, QV_I magic16, QV_F f[4]) {
+    const QV_I zero = QV_SET1_I8(0);
+    v = QV_XOR_I(v, flip);
+    const QV_I lo = QV_UNPACKLO8(v, zero), hi = QV_UNPACKHI8(v, zero);
+    f[0] = QV_CAST_I2F(QV_UNPACKLO16(lo, magic16));
+    f[1] = QV_CAST_I2F(QV_UNPACKHI16(lo, magic16));
+    f[2] = QV_CAST_I2F(QV_UNPACKLO16(hi, magic16));
+    f[3] = QV_CAST_I2F(QV_UNPACKHI16(hi, magic16));
+}
+
+/* One float vector of each input (2^23-biased; unused when that input is repeated) -> int32. */
+static GK_FORCEINLINE QV_I qv_value(const qv_ctx_t *x, QV_F fa, QV_F fb, const int kind, const int mode) {
+    if (kind == QV_ORT_A_FIRST || kind == QV_ORT_B_FIRST) {
+        const QV_F av = mode == QV_A_REPEATED ? x->a_rep : QV_SUB_F(fa, x->a_off);
+        const QV_F bv = mode == QV_B_REPEATED ? x->b_rep : QV_SUB_F(fb, x->b_off);
+        if (kind == QV_ORT_A_FIRST) return QV_CVT_F2I(QV_FMA(bv, x->rb, QV_FMA(av, x->ra, x->fixed)));
+        return QV_CVT_F2I(QV_FMA(av, x->ra, QV_FMA(bv, x->rb, x->fixed)));
+    }
+    const QV_F av = mode == QV_A_REPEATED ? x->a_rep : QV_MUL_F(QV_SUB_F(fa, x->a_off), x->sa);
+    const QV_F bv = mode == QV_B_REPEATED ? x->b_rep : QV_MUL_F(QV_SUB_F(fb, x->b_off), x->sb);
+    QV_F q = kind == QV_DIRECTML_RECIPROCAL ? QV_MUL_F(QV_ADD_F(av, bv), x->sc_inv) : QV_DIV_F(QV_ADD_F(av, bv), x->sc);
+    if (kind == QV_DIRECTML_CLAMPED) q = QV_MIN_F(x->lim, q);
+    return QV_CVT_F2I(q);
+}
+
+/* One step: QV_STEP output bytes from a and b (a repeated input is not read). */
+static GK_FORCEINLINE QV_I qv_step(const qv_ctx_t *x, const uint8_t *a, const uint8_t *b, const int kind,
+                                   const int mode) {
+    if (kind == QV_FIXED_POINT || kind == QV_FIXED_POINT_EVEN) return qv_fx_step(x, a, b, kind == QV_FIXED_POINT_EVEN, mode);
+    QV_F fa[4], fb[4];
+    if (mode != QV_A_REPEATED) qv_widen(QV_LOADU_I(a), x->a_flip, x->magic16, fa);
+    else fa[0] = fa[1] = fa[2] = fa[3] = x->a_rep;
+    if (mode != QV_B_REPEATED) qv_widen(QV_LOADU_I(b), x->b_flip, x->magic16, fb);
+    else fb[0] = fb[1] = fb[2] = fb[3] = x->b_rep;
+    QV_I r[4];
+    for (int q = 0; q < 4; q++) r[q] = qv_value(x, fa[q], fb[q], kind, mode);
+    const QV_I lo = QV_ADDS16(QV_PACKS32(r[0], r[1]), x->out_add16);
+    const QV_I hi = QV_ADDS16(QV_PACKS32(r[2], r[3]), x->out_add16);
+    return QV_XOR_I(QV_PACKUS16(lo, hi), x->out_flip);
+}
+
+/* Outputs [i, i + rest) (rest < QV_STEP) through stack copies (c may be a or b itself). */
+static GK_FORCEINLINE void qv_part(int64_t i, size_t rest, const uint8_t *a, const uint8_t *b, uint8_t *c,
+                                   const qv_ctx_t *x, const int kind, const int mode) {
+    uint8_t ta[QV_STEP] = {0}, tb[QV_STEP] = {0}, tc[QV_STEP];
+    if (mode != QV_A_REPEATED) memcpy(ta, a + i, rest);
+    if (mode != QV_B_REPEATED) memcpy(tb, b + i, rest);
+    QV_STOREU_I(tc, qv_step(x, ta, tb, kind, mode));
+    memcpy(c + i, tc, rest);
+}
+
+/* n outputs: whole steps, then the tail. With `stream` (inputs that both vary, outputs too many to
+ * stay in cache), a head up to the vector alignment of c, then non-temporal stores. */
+static GK_FORCEINLINE void qv_loop(int64_t n, const uint8_t *a, const uint8_t *b, uint8_t *c, const qv_ctx_t *x,
+                                   const int kind, const int mode, const int stream) {
+    int64_t i = 0;
+    if (stream) {
+        const int64_t head = GK_MIN(n, (int64_t)((QV_STEP - (uintptr_t)c % QV_STEP) % QV_STEP));
+        if (head > 0) qv_part(0, (size_t)head, a, b, c, x, kind, mode);
+        for (i = head; i + QV_STEP <= n; i += QV_STEP) QV_STREAM_I(c + i, qv_step(x, a + i, b + i, kind, mode));
+        QV_STREAM_FENCE();
     } else {
-        if (mode == 1) qv_loop(n, a, b, c, &x, p, 0, 1);
-        else if (mode == 2) qv_loop(n, a, b, c, &x, p, 0, 2);
-        else qv_loop(n, a, b, c, &x, p, 0, 0);
+        for (; i + QV_STEP <= n; i += QV_STEP)
+            QV_STOREU_I(c + i, qv_step(x, mode == QV_A_REPEATED ? a : a + i, mode == QV_B_REPEATED ? b : b + i,
+                                       kind, mode));
+    }
+    if (i < n) qv_part(i, (size_t)(n - i), a, b, c, x, kind, mode);
+}
+
+static GK_FORCEINLINE void qv_loop_kind(int64_t n, const uint8_t *a, const uint8_t *b, uint8_t *c,
+                                        const qv_ctx_t *x, const int kind, const int mode, const int stream) {
+    switch (kind) {
+    case QV_FIXED_POINT: qv_loop(n, a, b, c, x, QV_FIXED_POINT, mode, stream); break;
+    case QV_FIXED_POINT_EVEN: qv_loop(n, a, b, c, x, QV_FIXED_POINT_EVEN, mode, stream); break;
+    case QV_DIRECTML: qv_loop(n, a, b, c, x, QV_DIRECTML, mode, stream); break;
+    case QV_DIRECTML_CLAMPED: qv_loop(n, a, b, c, x, QV_DIRECTML_CLAMPED, mode, stream); break;
+    case QV_DIRECTML_RECIPROCAL: qv_loop(n, a, b, c, x, QV_DIRECTML_RECIPROCAL, mode, stream); break;
+    case QV_ORT_A_FIRST: qv_loop(n, a, b, c, x, QV_ORT_A_FIRST, mode, stream); break;
+    default: qv_loop(n, a, b, c, x, QV_ORT_B_FIRST, mode, stream); break;
     }
 }
 
 static void QV_NAME(int64_t n, const void *a, int64_t a_step, const void *b, int64_t b_step, void *c,
                     const gk_qadd_params_t *p) {
     const uint8_t *pa = (const uint8_t *)a, *pb = (const uint8_t *)b;
-    if (a_step == 0) qv_run(n, pa, pb, (uint8_t *)c, p, 1);
-    else if (b_step == 0) qv_run(n, pa, pb, (uint8_t *)c, p, 2);
-    else qv_run(n, pa, pb, (uint8_t *)c, p, 0);
+    const int mode = a_step == 0 ? QV_A_REPEATED : (b_step == 0 ? QV_B_REPEATED : QV_BOTH_VARY);
+    const int ort = p->formula == GEMMKIT_QADD_ONNXRUNTIME, out_signed = p->out_min < 0;
+    const int32_t a0 = gk_qadd_load(pa, p->a_signed), b0 = gk_qadd_load(pb, p->b_signed);
+    qv_ctx_t x;
+    x.a_flip = QV_SET1_I8(p->a_signed ? (char)0x80 : 0);
+    x.b_flip = QV_SET1_I8(p->b_signed ? (char)0x80 : 0);
+    x.out_flip = QV_SET1_I8(out_signed ? (char)0x80 : 0);
+    x.magic16 = QV_SET1_I16(0x4B00);
+    x.out_add16 = QV_SET1_I16((short)((ort ? 0 : p->out_zp) + (out_signed ? 128 : 0)));
+    const float two23 = 8388608.0f; /* the sums below are integers < 2^24: exact */
+    x.a_off = QV_SET1_F(two23 + (float)(p->a_signed ? 128 : 0) + (ort ? 0.0f : (float)p->a_zp));
+    x.b_off = QV_SET1_F(two23 + (float)(p->b_signed ? 128 : 0) + (ort ? 0.0f : (float)p->b_zp));
+    x.a_rep = QV_SET1_F(ort ? (float)a0 : (float)(a0 - p->a_zp) * p->a_scale);
+    x.b_rep = QV_SET1_F(ort ? (float)b0 : (float)(b0 - p->b_zp) * p->b_scale);
+    x.sa = QV_SET1_F(p->a_scale); x.sb = QV_SET1_F(p->b_scale); x.sc = QV_SET1_F(p->out_scale);
+    x.sc_inv = QV_SET1_F(p->out_scale_inv);
+    x.lim = QV_SET1_F(GK_QADD_Q_LIMIT);
+    x.ra = QV_SET1_F(p->ra); x.rb = QV_SET1_F(p->rb); x.fixed = QV_SET1_F(p->ort_fixed);
+    x.fx_ma = QV_SET1_I16((short)p->fx_ma); x.fx_mb = QV_SET1_I16((short)p->fx_mb);
+    x.fx_add = QV_SET1_I16((short)p->fx_add);
+    x.fx_shift = _mm_cvtsi32_si128(p->fx_shift);
+    x.fx_half_m1 = QV_SET1_I16((short)(p->fx_shift > 0 ? (1 << (p->fx_shift - 1)) - 1 : 0));
+    x.fx_parity = QV_SET1_I16((short)p->fx_parity);
+    /* a repeated input's product, by the vector code itself (every lane holds it) */
+    x.fx_a_rep = qv_fx_product(QV_XOR_I(QV_SET1_I8((char)*pa), x.a_flip), x.fx_ma, 0);
+    x.fx_b_rep = qv_fx_product(QV_XOR_I(QV_SET1_I8((char)*pb), x.b_flip), x.fx_mb, 0);
+    const int kind = p->fx_ok ? (p->fx_even ? QV_FIXED_POINT_EVEN : QV_FIXED_POINT)
+                     : ort ? (p->ort_a_first ? QV_ORT_A_FIRST : QV_ORT_B_FIRST)
+                           : (p->dml_needs_clamp ? QV_DIRECTML_CLAMPED
+                                                 : (p->dml_reciprocal ? QV_DIRECTML_RECIPROCAL : QV_DIRECTML));
+    uint8_t *pc = (uint8_t *)c;
+    if (mode == QV_A_REPEATED) qv_loop_kind(n, pa, pb, pc, &x, kind, QV_A_REPEATED, 0);
+    else if (mode == QV_B_REPEATED) qv_loop_kind(n, pa, pb, pc, &x, kind, QV_B_REPEATED, 0);
+    else if (p->stream_out && n >= 2 * QV_STEP) qv_loop_kind(n, pa, pb, pc, &x, kind, QV_BOTH_VARY, 1);
+    else qv_loop_kind(n, pa, pb, pc, &x, kind, QV_BOTH_VARY, 0);
 }
