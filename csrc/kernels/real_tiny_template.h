@@ -5,6 +5,13 @@
 #define GK_TINY_CAT(a, b) GK_TINY_CAT_(a, b)
 #define GK_TINY_ROWS 4
 #define GK_TINY_W ((int)(64 / sizeof(T))) /* columns per chunk: 16 floats or 8 doubles, two ymm (or one zmm) */
+/* Copies and zero fills here are a few dozen bytes: GCC's loop-to-memcpy/memset rewriting turned them into
+ * `rep movs` / `rep stos` (tens of cycles to start each), a quarter of a 24^3 product's time. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define GK_TINY_INLINE_COPIES __attribute__((optimize("no-tree-loop-distribute-patterns")))
+#else
+#define GK_TINY_INLINE_COPIES
+#endif
 /* acc += x * y, fused where the file is compiled for FMA (ISO C mode does not contract a * b + c) */
 #if defined(__FMA__) || defined(__AVX512F__)
 #define GK_TINY_MADD(acc, x, y) ((acc) = _Generic((acc), float: fmaf, default: fma)((x), (y), (acc)))
@@ -16,13 +23,15 @@
  * per chunk of columns, so the multiply-adds of one k do not wait on each other's latency (one 8-wide
  * row at a time ran a single dependent chain, about a fifth of the FMA throughput). b: op(B), K rows
  * NP apart, each at least N rounded up to W long. */
-static inline void GK_TINY_CAT(TINY_FN, _rows)(const int R, const int W, int64_t i, int64_t N, int64_t NP, int64_t K, T alpha,
+static inline GK_TINY_INLINE_COPIES void GK_TINY_CAT(TINY_FN, _rows)(const int R, const int W, int64_t i, int64_t N, int64_t NP, int64_t K, T alpha,
                                                const T *A, int64_t lda, int transa, const T *b, T beta, T *C,
                                                int64_t ldc) {
     const int64_t rs = transa ? 1 : lda, ks = transa ? lda : 1; /* op(A)[i][k] = A[i * rs + k * ks] */
     const T *a_rows = A + i * rs;
     for (int64_t j0 = 0; j0 < N; j0 += W) {
-        T v[GK_TINY_ROWS][GK_TINY_W] = {{0}};
+        T v[GK_TINY_ROWS][GK_TINY_W];
+        for (int r = 0; r < R; r++)
+            for (int j = 0; j < W; j++) v[r][j] = (T)0;
         for (int64_t k = 0; k < K; k++) {
             const T *GK_RESTRICT bk = b + k * NP + j0;
             const T *ak = a_rows + k * ks;
@@ -42,8 +51,9 @@ static inline void GK_TINY_CAT(TINY_FN, _rows)(const int R, const int W, int64_t
     }
 }
 
-static void TINY_FN(int64_t M, int64_t N, int64_t K, const void *alpha_p, const void *Av, int64_t lda, int transa,
-                    const void *Bv, int64_t ldb, int transb, const void *beta_p, void *Cv, int64_t ldc) {
+static GK_TINY_INLINE_COPIES void TINY_FN(int64_t M, int64_t N, int64_t K, const void *alpha_p, const void *Av,
+                                          int64_t lda, int transa, const void *Bv, int64_t ldb, int transb,
+                                          const void *beta_p, void *Cv, int64_t ldc) {
     const T *A = (const T *)Av, *B = (const T *)Bv;
     T *C = (T *)Cv;
     const T alpha = *(const T *)alpha_p, beta = *(const T *)beta_p;
