@@ -168,7 +168,7 @@ gemmkit_status_t gk_real_gemm(const gk_real_problem_t *p) {
     }
     if (p->kern->tiny_complex && p->type->complex_1m && !p->type->store_c && p->M <= GK_TINY_MAX &&
         p->N <= 2 * GK_TINY_MAX && p->K <= 2 * GK_TINY_MAX &&
-        (double)p->M * (double)(p->N / 2) * (double)(p->K / 2) <= p->small->tiny_max_macs) {
+        (double)p->M * (double)(p->N / 2) * (double)(p->K / 2) <= p->small->tiny_complex_max_macs) {
         /* complex, counted in complex multiply-adds (real domain: N, K and C's ld doubled) */
         union { float f[2]; double d[2]; } alpha2;
         if (p->kern->elem == 4) {

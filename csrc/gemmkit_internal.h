@@ -330,6 +330,8 @@ typedef struct {
                                         * instead (kernel->dot_kmajor) up to this M */
     double tiny_max_macs;      /* real products with M, N, K <= GK_TINY_MAX and no more multiply-adds
                                 * than this run whole in the kernel's `tiny` (batches of small matrices) */
+    double tiny_complex_max_macs; /* complex products, counted in complex multiply-adds, in `tiny_complex`
+                                   * (its own limit: the 1m packed path overtakes it sooner) */
 } gk_small_t;
 
 /* One configuration: the kernels an ISA path uses and the constants tuned for a microarchitecture.

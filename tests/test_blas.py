@@ -1,7 +1,12 @@
 """gemmkit.blas against SciPy's own scipy.linalg.blas: a generated corpus of gemm calls (dtypes, layouts,
 transposes, conversions, c handling, bad arguments) run through both, comparing results, returned
 objects, in-place writes, warnings and exception types; plus get_blas_funcs, find_best_blas_type, the
-module's other names, scipy_patched and the no-copy guarantee."""
+module's other names, scipy_patched and the no-copy guarantee.
+
+(A non-array a, b or c that NumPy cannot convert makes SciPy's f2py wrapper release the target dtype
+once too often: PyArray_FromAny takes the reference even when it fails, and ndarray_from_pyobj drops it
+again. After enough such calls NumPy prints "Reference count error detected ... dtype 12 (d)" and
+restores the count. That message is SciPy's, not gemmkit's.)"""
 import copy
 import warnings
 

@@ -29,7 +29,7 @@ const gk_config_t gk_config_zen4 = {
     .cgemm_blocks = GK_SGEMM_AVX512_BLOCKS,
     .zgemm_blocks = GK_DGEMM_AVX512_BLOCKS,
     .int8_blocks = {.mc = 240, .nc = 4096, .kb = 256, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20},
-    .small = GK_SMALL_TUNED(160.0 * 160.0 * 160.0, 10.0 * 10.0 * 10.0, 0),
+    .small = GK_SMALL_TUNED(160.0 * 160.0 * 160.0, 10.0 * 10.0 * 10.0, 10.0 * 10.0 * 10.0, 0),
     .qadd = &gk_qadd_kernel_avx512,
 };
 #endif
