@@ -20,6 +20,7 @@ typedef struct {
     const char *base[GK_QADD_OPERANDS];
     int elem[GK_QADD_OPERANDS];                      /* bytes per element: 1, or 4 for scales */
     int64_t total;
+    int64_t next_chunk;                              /* threads: the next chunk to claim (qadd_task) */
     gk_qadd_params_t params;                         /* the single-value parameters (first elements) */
     int params_vary;                                 /* some scale or zero point is strided */
     const gk_qadd_kernel_t *kern;
@@ -331,11 +332,28 @@ static void qadd_range(const qadd_layout_t *L, int64_t begin, int64_t end) {
     }
 }
 
+/* With several threads the outputs go in chunks claimed in turn from a shared counter, so that a thread
+ * the OS runs late (a busy machine) leaves its share to the others instead of holding the call up. */
+#define QADD_CHUNK ((int64_t)1 << 16)
+#if defined(_MSC_VER)
+#include <intrin.h>
+#define QADD_CLAIM(p) _InterlockedExchangeAdd64((volatile __int64 *)(p), 1)
+#else
+#define QADD_CLAIM(p) __atomic_fetch_add((p), 1, __ATOMIC_RELAXED)
+#endif
+
 static void qadd_task(void *ctx, int tid, int nthreads) {
-    const qadd_layout_t *L = (const qadd_layout_t *)ctx;
-    int64_t begin, end;
-    gk_split_range(L->total, 64, nthreads, tid, &begin, &end);
-    if (begin < end) qadd_range(L, begin, end);
+    qadd_layout_t *L = (qadd_layout_t *)ctx;
+    (void)tid;
+    if (nthreads <= 1) {
+        qadd_range(L, 0, L->total);
+        return;
+    }
+    for (;;) {
+        const int64_t begin = (int64_t)QADD_CLAIM(&L->next_chunk) * QADD_CHUNK;
+        if (begin >= L->total) return;
+        qadd_range(L, begin, GK_MIN(begin + QADD_CHUNK, L->total));
+    }
 }
 
 gemmkit_status_t gemmkit_quantized_add(gemmkit_qadd_formula_t formula, int ndim, const int64_t *shape,
