@@ -5,7 +5,8 @@
  * a conversion instruction: the bytes (int8 ones flipped by XOR 0x80 to value + 128) are interleaved
  * with zero bytes, then with the word 0x4B00, so each 32-bit lane reads as the float 2^23 + byte; one
  * exact subtraction of 2^23 + 128 * signed (+ the zero point, for DirectML) leaves the value. The
- * float32 arithmetic is the formula's own (each operation rounded as in qadd_scalar.h), converted to
+ * float32 arithmetic is the formula's own (each operation rounded as in qadd_scalar.h; DirectML's also
+ * in two cheaper forms, taken only where csrc/qadd.c found them giving its bytes), converted to
  * int32 with round half to even, then narrowed with saturating packs (int32 -> int16, + the output
  * zero point in int16 with saturation, int16 -> uint8), which is the output clamp; an int8 output is
  * computed as value + 128 and flipped back. The packs undo the unpacks' lane order, so no permutes.
@@ -43,8 +44,8 @@ enum {
     QV_FIXED_POINT_EVEN, /* the same rounding half to even */
     QV_DIRECTML,         /* q = (av + bv) / sc, |q| known to stay below 2^30 (no NaN) */
     QV_DIRECTML_CLAMPED, /* the same with q clamped to 2^20 first (NaN and -Inf still give INT32_MIN) */
-    QV_DIRECTML_RECIPROCAL, /* QV_DIRECTML with q = (av + bv) * (1 / sc) where that gives the same bytes */
-    QV_DIRECTML_FMA,     /* q = fma(b - zb, rb, (a - za) * ra) where that gives the same bytes */
+    QV_DIRECTML_RECIPROCAL, /* q = (av + bv) * (1 / sc), where it gives QV_DIRECTML's bytes */
+    QV_DIRECTML_FMA,     /* q = fma(b - zb, rb, (a - za) * ra), where it gives QV_DIRECTML's bytes */
     QV_ORT_A_FIRST,      /* fma(B, rb, fma(A, ra, fixed)) */
     QV_ORT_B_FIRST       /* fma(A, ra, fma(B, rb, fixed)) */
 };
