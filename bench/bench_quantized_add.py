@@ -60,6 +60,9 @@ def ort_session(threads=1):
     so = ort.SessionOptions()
     so.intra_op_num_threads = threads
     so.inter_op_num_threads = 1
+    # Its pool's threads spin after each run by default, taking the other cores from whatever runs next
+    # (gemmkit's threads, the copy) in a side-by-side run: they sleep instead.
+    so.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
 
 

@@ -259,10 +259,13 @@ typedef struct {
     int32_t a_zp, b_zp, out_zp;
     int dml_needs_clamp;           /* some input may drive |quotient| to 2^30 or overflow float32 on the
                                     * way: the SIMD kernels clamp it (else they may skip that step) */
-    int dml_reciprocal;            /* the SIMD kernels may multiply by out_scale_inv = 1 / out_scale
-                                    * (float32) instead of dividing: it is exact, or csrc/qadd.c found the
-                                    * same bytes for all 65536 input pairs (never with dml_needs_clamp) */
-    float out_scale_inv;
+    /* How the SIMD kernels compute DirectML's float form, never changing a byte: dividing; or, only
+     * without dml_needs_clamp, multiplying by out_scale_inv = 1 / out_scale (float32) where that is exact
+     * or csrc/qadd.c found the same bytes for all 65536 input pairs; or, found so too, rounding
+     * fma(b - zb, dml_rb, (a - za) * dml_ra) (dml_ra / dml_rb = a_scale / out_scale, b_scale / out_scale
+     * in float32) before adding the output zero point */
+    int dml_form;
+    float out_scale_inv, dml_ra, dml_rb;
     /* GEMMKIT_QADD_ONNXRUNTIME: the ratios, which input's product comes first (1: A's, when A is
      * broadcast along the last axis of size > 1; 0: B's) and the fixed part that goes with it */
     float ra, rb, ort_fixed;
@@ -280,6 +283,8 @@ typedef struct {
     int32_t fx_parity;
     int stream_out; /* outputs too many to stay in cache: the SIMD kernels store them non-temporally */
 } gk_qadd_params_t;
+
+enum { GK_QADD_DML_DIVIDE, GK_QADD_DML_RECIPROCAL, GK_QADD_DML_FMA };
 
 /* One contiguous run of n outputs c[0..n) (stride 1) from a (stride a_step: 0 or 1) and b (stride
  * b_step: 0 or 1) with the params above; every ISA gives the same bytes. a_step / b_step only say

@@ -20,6 +20,7 @@ typedef struct {
     const char *base[GK_QADD_OPERANDS];
     int elem[GK_QADD_OPERANDS];                      /* bytes per element: 1, or 4 for scales */
     int64_t total;
+    int64_t next_chunk;                              /* threads: the next chunk to claim (qadd_task) */
     gk_qadd_params_t params;                         /* the single-value parameters (first elements) */
     int params_vary;                                 /* some scale or zero point is strided */
     const gk_qadd_kernel_t *kern;
@@ -35,8 +36,9 @@ static int directml_needs_clamp(const gk_qadd_params_t *p) {
 
 /* ---- the fixed-point form: constants, a check over every pair of input bytes, a per-thread cache -- */
 
-/* Below this many outputs an unknown parameter set is not checked (the check costs about as much as
- * this many outputs of the float form); a set already checked by this thread is used at any size. */
+/* Below this many outputs an unknown parameter set is not checked (the checks cost 20 to 100 us on a
+ * Zen 2 core, once per parameter set; this many outputs of the dividing float form take about 30 us);
+ * a set already checked by this thread is used at any size. */
 #define QADD_FX_CHECK_MIN ((int64_t)1 << 17)
 
 #if defined(_MSC_VER)
@@ -108,21 +110,26 @@ static int fixed_point_exact(const gk_qadd_kernel_t *k, const gk_qadd_params_t *
     return same_bytes_all_pairs(k, &pf, &px);
 }
 
-/* May DirectML's float form multiply by 1 / out_scale? Always when that reciprocal is exact (the same
- * real quotient, rounded once); else when it gives the dividing form's bytes on every pair. */
+/* Which of DirectML's float forms (gk_qadd_params_t's dml_form) the kernel may use: the fma form or
+ * the reciprocal where they give the dividing form's bytes on every pair (the reciprocal also where it
+ * is exact: the same real quotient, rounded once); `check` 0: only what needs no check. */
 static int directml_reciprocal_exact(const gk_qadd_params_t *p) {
-    return p->formula == GEMMKIT_QADD_DIRECTML && !p->dml_needs_clamp &&
-           (double)p->out_scale_inv * (double)p->out_scale == 1.0;
+    return (double)p->out_scale_inv * (double)p->out_scale == 1.0;
 }
 
-static int directml_reciprocal_ok(const gk_qadd_kernel_t *k, const gk_qadd_params_t *p) {
-    if (p->formula != GEMMKIT_QADD_DIRECTML || p->dml_needs_clamp) return 0;
-    if (directml_reciprocal_exact(p)) return 1;
-    gk_qadd_params_t pd = *p, pr = *p;
-    pd.fx_ok = pr.fx_ok = 0;
-    pd.dml_reciprocal = 0;
-    pr.dml_reciprocal = 1;
-    return same_bytes_all_pairs(k, &pd, &pr);
+static int directml_float_form(const gk_qadd_kernel_t *k, const gk_qadd_params_t *p, int check) {
+    if (p->formula != GEMMKIT_QADD_DIRECTML || p->dml_needs_clamp) return GK_QADD_DML_DIVIDE;
+    gk_qadd_params_t pd = *p, pt = *p;
+    pd.fx_ok = pt.fx_ok = 0;
+    pd.dml_form = GK_QADD_DML_DIVIDE;
+    if (check) {
+        pt.dml_form = GK_QADD_DML_FMA;
+        if (same_bytes_all_pairs(k, &pd, &pt)) return GK_QADD_DML_FMA;
+    }
+    if (directml_reciprocal_exact(p)) return GK_QADD_DML_RECIPROCAL;
+    pt.dml_form = GK_QADD_DML_RECIPROCAL;
+    if (check && same_bytes_all_pairs(k, &pd, &pt)) return GK_QADD_DML_RECIPROCAL;
+    return GK_QADD_DML_DIVIDE;
 }
 
 /* What decides the bytes of a call with single-value parameters. */
@@ -137,7 +144,7 @@ typedef struct {
 typedef struct {
     int ok, even;
     int32_t shift, ma, mb, add, parity;
-    int dml_reciprocal; /* (when not ok) */
+    int dml_form; /* (when not ok) */
 } fx_form_t;
 
 typedef struct {
@@ -172,21 +179,21 @@ static int fx_key_equal(const fx_key_t *x, const fx_key_t *y) {
 }
 
 static fx_form_t fx_form_of(const gk_qadd_params_t *p) {
-    fx_form_t f = {p->fx_ok, p->fx_even, p->fx_shift, p->fx_ma, p->fx_mb, p->fx_add, p->fx_parity, p->dml_reciprocal};
+    fx_form_t f = {p->fx_ok, p->fx_even, p->fx_shift, p->fx_ma, p->fx_mb, p->fx_add, p->fx_parity, p->dml_form};
     return f;
 }
 
 static void fx_form_set(gk_qadd_params_t *p, const fx_form_t *f) {
     p->fx_ok = f->ok; p->fx_even = f->even; p->fx_shift = f->shift; p->fx_ma = f->ma; p->fx_mb = f->mb;
-    p->fx_add = f->add; p->fx_parity = f->parity; p->dml_reciprocal = f->dml_reciprocal;
+    p->fx_add = f->add; p->fx_parity = f->parity; p->dml_form = f->dml_form;
 }
 
 /* Sets p->fx_ok (and the constants) when this thread already found a fixed-point form exact for these
  * parameters, or checks now (half up, then half to even) when the call is large enough to pay for it;
- * failing that, whether DirectML's float form may multiply by the reciprocal (the same way). */
+ * failing that, which of DirectML's float forms it may use (the same way). */
 static void plan_forms(const gk_qadd_kernel_t *k, gk_qadd_params_t *p, int64_t total) {
     p->fx_ok = 0;
-    p->dml_reciprocal = directml_reciprocal_exact(p);
+    p->dml_form = directml_float_form(k, p, 0);
     if (!k->fixed_point) return;
     fx_key_t key;
     memset(&key, 0, sizeof key);
@@ -202,7 +209,7 @@ static void plan_forms(const gk_qadd_kernel_t *k, gk_qadd_params_t *p, int64_t t
     if (total < QADD_FX_CHECK_MIN) return;
     p->fx_ok = (fixed_point_constants(p, 0) && fixed_point_exact(k, p)) ||
                (fixed_point_constants(p, 1) && fixed_point_exact(k, p));
-    p->dml_reciprocal = !p->fx_ok && directml_reciprocal_ok(k, p);
+    if (!p->fx_ok) p->dml_form = directml_float_form(k, p, 1);
     e->key = key;
     e->used = 1;
     e->form = fx_form_of(p);
@@ -312,7 +319,7 @@ static void qadd_range(const qadd_layout_t *L, int64_t begin, int64_t end) {
                 p.out_zp = gk_qadd_load(ptr[GK_QADD_OUT_ZP], out_signed);
                 p.dml_needs_clamp = directml_needs_clamp(&p);
                 p.fx_ok = 0;
-                p.dml_reciprocal = 0;
+                p.dml_form = GK_QADD_DML_DIVIDE;
             }
             L->kern->run(n, ptr[GK_QADD_A], step[GK_QADD_A], ptr[GK_QADD_B], step[GK_QADD_B], (void *)ptr[GK_QADD_OUT],
                          &p);
@@ -325,11 +332,28 @@ static void qadd_range(const qadd_layout_t *L, int64_t begin, int64_t end) {
     }
 }
 
+/* With several threads the outputs go in chunks claimed in turn from a shared counter, so that a thread
+ * the OS runs late (a busy machine) leaves its share to the others instead of holding the call up. */
+#define QADD_CHUNK ((int64_t)1 << 16)
+#if defined(_MSC_VER)
+#include <intrin.h>
+#define QADD_CLAIM(p) _InterlockedExchangeAdd64((volatile __int64 *)(p), 1)
+#else
+#define QADD_CLAIM(p) __atomic_fetch_add((p), 1, __ATOMIC_RELAXED)
+#endif
+
 static void qadd_task(void *ctx, int tid, int nthreads) {
-    const qadd_layout_t *L = (const qadd_layout_t *)ctx;
-    int64_t begin, end;
-    gk_split_range(L->total, 64, nthreads, tid, &begin, &end);
-    if (begin < end) qadd_range(L, begin, end);
+    qadd_layout_t *L = (qadd_layout_t *)ctx;
+    (void)tid;
+    if (nthreads <= 1) {
+        qadd_range(L, 0, L->total);
+        return;
+    }
+    for (;;) {
+        const int64_t begin = (int64_t)QADD_CLAIM(&L->next_chunk) * QADD_CHUNK;
+        if (begin >= L->total) return;
+        qadd_range(L, begin, GK_MIN(begin + QADD_CHUNK, L->total));
+    }
 }
 
 gemmkit_status_t gemmkit_quantized_add(gemmkit_qadd_formula_t formula, int ndim, const int64_t *shape,
@@ -405,6 +429,8 @@ gemmkit_status_t gemmkit_quantized_add(gemmkit_qadd_formula_t formula, int ndim,
     L->kern = gk_config()->qadd ? gk_config()->qadd : &gk_qadd_kernel_generic;
     normalize_axes(L, ndim, shape);
     p->out_scale_inv = 1.0f / p->out_scale;
+    p->dml_ra = p->a_scale / p->out_scale;
+    p->dml_rb = p->b_scale / p->out_scale;
     if (!L->params_vary) plan_forms(L->kern, p, total);
     p->stream_out = total >= QADD_STREAM_MIN;
 

@@ -5,7 +5,8 @@
  * a conversion instruction: the bytes (int8 ones flipped by XOR 0x80 to value + 128) are interleaved
  * with zero bytes, then with the word 0x4B00, so each 32-bit lane reads as the float 2^23 + byte; one
  * exact subtraction of 2^23 + 128 * signed (+ the zero point, for DirectML) leaves the value. The
- * float32 arithmetic is the formula's own (each operation rounded as in qadd_scalar.h), converted to
+ * float32 arithmetic is the formula's own (each operation rounded as in qadd_scalar.h; DirectML's also
+ * in two cheaper forms, taken only where csrc/qadd.c found them giving its bytes), converted to
  * int32 with round half to even, then narrowed with saturating packs (int32 -> int16, + the output
  * zero point in int16 with saturation, int16 -> uint8), which is the output clamp; an int8 output is
  * computed as value + 128 and flipped back. The packs undo the unpacks' lane order, so no permutes.
@@ -43,7 +44,8 @@ enum {
     QV_FIXED_POINT_EVEN, /* the same rounding half to even */
     QV_DIRECTML,         /* q = (av + bv) / sc, |q| known to stay below 2^30 (no NaN) */
     QV_DIRECTML_CLAMPED, /* the same with q clamped to 2^20 first (NaN and -Inf still give INT32_MIN) */
-    QV_DIRECTML_RECIPROCAL, /* QV_DIRECTML with q = (av + bv) * (1 / sc) where that gives the same bytes */
+    QV_DIRECTML_RECIPROCAL, /* q = (av + bv) * (1 / sc), where it gives QV_DIRECTML's bytes */
+    QV_DIRECTML_FMA,     /* q = fma(b - zb, rb, (a - za) * ra), where it gives QV_DIRECTML's bytes */
     QV_ORT_A_FIRST,      /* fma(B, rb, fma(A, ra, fixed)) */
     QV_ORT_B_FIRST       /* fma(A, ra, fma(B, rb, fixed)) */
 };
@@ -59,6 +61,7 @@ typedef struct {
     QV_F a_off, b_off;             /* 2^23 + 128 * signed (+ the zero point for DirectML) */
     QV_F a_rep, b_rep;             /* a repeated input: DirectML (x - zp) * scale, ONNX Runtime x */
     QV_F sa, sb, sc, sc_inv, lim;  /* DirectML */
+    QV_F dml_ra, dml_rb, a_centered_rep, b_centered_rep; /* its fma form; a repeated input's x - zp */
     QV_F ra, rb, fixed;            /* ONNX Runtime */
     QV_I fx_ma, fx_mb, fx_add;     /* the fixed-point form (int16 lanes) */
     QV_I fx_half_m1, fx_parity;    /* its half-even rounding: 2^(shift - 1) - 1, the zero point's parity */
@@ -111,6 +114,11 @@ static GK_FORCEINLINE QV_I qv_value(const qv_ctx_t *x, QV_F fa, QV_F fb, const i
         const QV_F bv = mode == QV_B_REPEATED ? x->b_rep : QV_SUB_F(fb, x->b_off);
         if (kind == QV_ORT_A_FIRST) return QV_CVT_F2I(QV_FMA(bv, x->rb, QV_FMA(av, x->ra, x->fixed)));
         return QV_CVT_F2I(QV_FMA(av, x->ra, QV_FMA(bv, x->rb, x->fixed)));
+    }
+    if (kind == QV_DIRECTML_FMA) {
+        const QV_F ac = mode == QV_A_REPEATED ? x->a_centered_rep : QV_SUB_F(fa, x->a_off);
+        const QV_F bc = mode == QV_B_REPEATED ? x->b_centered_rep : QV_SUB_F(fb, x->b_off);
+        return QV_CVT_F2I(QV_FMA(bc, x->dml_rb, QV_MUL_F(ac, x->dml_ra)));
     }
     const QV_F av = mode == QV_A_REPEATED ? x->a_rep : QV_MUL_F(QV_SUB_F(fa, x->a_off), x->sa);
     const QV_F bv = mode == QV_B_REPEATED ? x->b_rep : QV_MUL_F(QV_SUB_F(fb, x->b_off), x->sb);
@@ -171,6 +179,7 @@ static GK_FORCEINLINE void qv_loop_kind(int64_t n, const uint8_t *a, const uint8
     case QV_DIRECTML: qv_loop(n, a, b, c, x, QV_DIRECTML, mode, stream); break;
     case QV_DIRECTML_CLAMPED: qv_loop(n, a, b, c, x, QV_DIRECTML_CLAMPED, mode, stream); break;
     case QV_DIRECTML_RECIPROCAL: qv_loop(n, a, b, c, x, QV_DIRECTML_RECIPROCAL, mode, stream); break;
+    case QV_DIRECTML_FMA: qv_loop(n, a, b, c, x, QV_DIRECTML_FMA, mode, stream); break;
     case QV_ORT_A_FIRST: qv_loop(n, a, b, c, x, QV_ORT_A_FIRST, mode, stream); break;
     default: qv_loop(n, a, b, c, x, QV_ORT_B_FIRST, mode, stream); break;
     }
@@ -195,6 +204,8 @@ static void QV_NAME(int64_t n, const void *a, int64_t a_step, const void *b, int
     x.b_rep = QV_SET1_F(ort ? (float)b0 : (float)(b0 - p->b_zp) * p->b_scale);
     x.sa = QV_SET1_F(p->a_scale); x.sb = QV_SET1_F(p->b_scale); x.sc = QV_SET1_F(p->out_scale);
     x.sc_inv = QV_SET1_F(p->out_scale_inv);
+    x.dml_ra = QV_SET1_F(p->dml_ra); x.dml_rb = QV_SET1_F(p->dml_rb);
+    x.a_centered_rep = QV_SET1_F((float)(a0 - p->a_zp)); x.b_centered_rep = QV_SET1_F((float)(b0 - p->b_zp));
     x.lim = QV_SET1_F(GK_QADD_Q_LIMIT);
     x.ra = QV_SET1_F(p->ra); x.rb = QV_SET1_F(p->rb); x.fixed = QV_SET1_F(p->ort_fixed);
     x.fx_ma = QV_SET1_I16((short)p->fx_ma); x.fx_mb = QV_SET1_I16((short)p->fx_mb);
@@ -207,8 +218,10 @@ static void QV_NAME(int64_t n, const void *a, int64_t a_step, const void *b, int
     x.fx_b_rep = qv_fx_product(QV_XOR_I(QV_SET1_I8((char)*pb), x.b_flip), x.fx_mb, 0);
     const int kind = p->fx_ok ? (p->fx_even ? QV_FIXED_POINT_EVEN : QV_FIXED_POINT)
                      : ort ? (p->ort_a_first ? QV_ORT_A_FIRST : QV_ORT_B_FIRST)
-                           : (p->dml_needs_clamp ? QV_DIRECTML_CLAMPED
-                                                 : (p->dml_reciprocal ? QV_DIRECTML_RECIPROCAL : QV_DIRECTML));
+                           : p->dml_needs_clamp                         ? QV_DIRECTML_CLAMPED
+                             : p->dml_form == GK_QADD_DML_FMA        ? QV_DIRECTML_FMA
+                             : p->dml_form == GK_QADD_DML_RECIPROCAL ? QV_DIRECTML_RECIPROCAL
+                                                                     : QV_DIRECTML;
     uint8_t *pc = (uint8_t *)c;
     if (mode == QV_A_REPEATED) qv_loop_kind(n, pa, pb, pc, &x, kind, QV_A_REPEATED, 0);
     else if (mode == QV_B_REPEATED) qv_loop_kind(n, pa, pb, pc, &x, kind, QV_B_REPEATED, 0);
