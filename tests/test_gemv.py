@@ -7,7 +7,8 @@ import gemmkit
 
 GEMM = {np.float32: gemmkit.sgemm, np.float64: gemmkit.dgemm}
 # the long dimension around the kernels' edges: cache lines (16 floats, 8 doubles), the 8 / 4 rows of a
-# pass, the 8 / 4 dot products of a block, the 16 KiB sum blocks (4096 floats for one vector, 2048 for two)
+# pass, the 8 / 4 dot products of a block, the 32 KiB sum blocks (4096 floats of two rows or doubles of one,
+# 2048 doubles of two; 8192 floats of one row: the 1 x 9000 case below)
 LONG = [1, 3, 7, 8, 9, 15, 16, 17, 31, 33, 63, 65, 129, 2047, 2049, 4097]
 SENTINEL = -7.0
 

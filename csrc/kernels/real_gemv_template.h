@@ -21,7 +21,10 @@
 #define GV_CAT(a, b) GV_CAT_(a, b)
 #define GV_LINE ((int64_t)(64 / sizeof(T)))   /* elements per cache line */
 #define GV_PER_LINE ((int)(GV_LINE / VL))      /* vectors per cache line */
-#define GV_ACC_BYTES (16 << 10)                /* gemv_rows: the accumulator block of y, kept in L1 */
+/* gemv_rows: the sums of a block of y, in L1 / L2. 32 KiB (4096 floats of one row, 2048 of two) streams S
+ * in longer contiguous runs than 16 KiB: on Zen 2 at 4096^2 +6 % for one double vector, +10-13 % for two,
+ * and no change at 1024^2 (L3-resident); 64 KiB gained no more. */
+#define GV_ACC_BYTES (32 << 10)
 
 /* The sum of one vector's lanes. */
 static GK_FORCEINLINE T GV_CAT(GEMV_DOTS_FN, _hsum)(GV v) {
@@ -91,7 +94,8 @@ static GK_FORCEINLINE void GV_CAT(GEMV_ROWS_FN, _pass)(const int mm, const int R
 }
 
 /* mm (1, 2) rows of y over columns [0, n): column blocks whose sums fit GV_ACC_BYTES, each streaming all
- * k rows of S (8 rows per pass for one vector, 4 for two: the x broadcasts stay in registers). */
+ * k rows of S, 8 rows per pass for one vector, 4 for two (their 8 broadcasts stay in registers; 8 rows
+ * measured no faster for two vectors on Zen 2, float32 up to 12 % slower at 1024^2). */
 static GK_FORCEINLINE void GV_CAT(GEMV_ROWS_FN, _block)(const int mm, int64_t n, int64_t k, const T *x,
                                                             int64_t ldx, const T *S, int64_t lds, T alpha,
                                                             T beta, T *y, int64_t rsy, int64_t csy, int64_t pf) {
@@ -127,21 +131,28 @@ static void GEMV_ROWS_FN(int64_t m, int64_t n, int64_t k, const void *alpha_p, c
 static GK_FORCEINLINE void GV_CAT(GEMV_DOTS_FN, _block)(const int mm, const int JJ, int64_t k, const T *x,
                                                             int64_t ldx, const T *S, int64_t lds, T alpha,
                                                             T beta, T *y, int64_t rsy, int64_t csy, int64_t pf) {
-    GV acc[2][8];
+    /* NA independent sums per dot product: one for blocks of 8 (8 chains already), four for 1 or 2 dot
+     * products, which a single chain would hold to one FMA latency per vector (3 x 1 x 3000: 2x) */
+    const int NA = mm * JJ <= 2 ? 4 : 1;
+    const int SV = NA > GV_PER_LINE ? NA : GV_PER_LINE;   /* vectors per step: whole cache lines */
+    GV acc[2][8][4];
 #pragma GCC unroll 2
     for (int i = 0; i < mm; i++)
 #pragma GCC unroll 8
-        for (int q = 0; q < JJ; q++) acc[i][q] = GV_ZERO();
-    const int64_t kl = k / GV_LINE * GV_LINE;
+        for (int q = 0; q < JJ; q++)
+#pragma GCC unroll 4
+            for (int a = 0; a < NA; a++) acc[i][q][a] = GV_ZERO();
+    const int64_t ks = k / (SV * VL) * (SV * VL);
     int64_t p = 0;
-    for (; p < kl; p += GV_LINE) {
+    for (; p < ks; p += SV * VL) {
         if (pf > 0) {
 #pragma GCC unroll 8
-            for (int q = 0; q < JJ; q++) GK_PREFETCH(S + q * lds + p + pf);
+            for (int q = 0; q < JJ; q++)
+                for (int l = 0; l < SV * VL; l += (int)GV_LINE) GK_PREFETCH(S + q * lds + p + l + pf);
         }
 #pragma GCC unroll 16
-        for (int v = 0; v < GV_PER_LINE; v++) {
-            const int64_t pv = p + v * VL;
+        for (int u = 0; u < SV; u++) {
+            const int64_t pv = p + u * VL;
             GV xr[2];
 #pragma GCC unroll 2
             for (int i = 0; i < mm; i++) xr[i] = GV_LOAD(x + i * ldx + pv);
@@ -149,15 +160,29 @@ static GK_FORCEINLINE void GV_CAT(GEMV_DOTS_FN, _block)(const int mm, const int 
             for (int q = 0; q < JJ; q++) {
                 const GV b = GV_LOAD(S + q * lds + pv);
 #pragma GCC unroll 2
-                for (int i = 0; i < mm; i++) acc[i][q] = GV_FMA(xr[i], b, acc[i][q]);
+                for (int i = 0; i < mm; i++) acc[i][q][u % NA] = GV_FMA(xr[i], b, acc[i][q][u % NA]);
             }
+        }
+    }
+    for (; p + VL <= k; p += VL) {   /* the last whole vectors */
+        GV xr[2];
+#pragma GCC unroll 2
+        for (int i = 0; i < mm; i++) xr[i] = GV_LOAD(x + i * ldx + p);
+#pragma GCC unroll 8
+        for (int q = 0; q < JJ; q++) {
+            const GV b = GV_LOAD(S + q * lds + p);
+#pragma GCC unroll 2
+            for (int i = 0; i < mm; i++) acc[i][q][0] = GV_FMA(xr[i], b, acc[i][q][0]);
         }
     }
 #pragma GCC unroll 2
     for (int i = 0; i < mm; i++)
 #pragma GCC unroll 8
         for (int q = 0; q < JJ; q++) {
-            T t = GV_CAT(GEMV_DOTS_FN, _hsum)(acc[i][q]);
+            GV sum = acc[i][q][0];
+#pragma GCC unroll 4
+            for (int a = 1; a < NA; a++) sum = GV_ADD(sum, acc[i][q][a]);
+            T t = k >= VL ? GV_CAT(GEMV_DOTS_FN, _hsum)(sum) : (T)0;
             for (int64_t r = p; r < k; r++) t += x[i * ldx + r] * S[q * lds + r];
             T *yq = y + i * rsy + q * csy;
             *yq = beta == (T)0 ? alpha * t : alpha * t + beta * *yq;
