@@ -537,7 +537,7 @@ gemmkit_status_t gk_int8_pack_weight(int transb, int64_t N, int64_t K, const int
     const int64_t need = packed_layout(cfg->int8, N, K, &kp, &off);
     if (need == 0 || bytes < need || dst == NULL || B == NULL) return gemmkit_invalid_arguments;
     uint8_t *base = (uint8_t *)dst;
-    memset(base, 0, (size_t)need);
+    memset(base, 0, (size_t)off); /* header and column sums; the packers write every byte of the panels */
     packed_header_t h = {GK_INT8_PACKED_MAGIC, cfg->int8, N, K, kp, need, cfg->int8->nr, cfg->int8->kgroup,
                          cfg->int8->elem_size, 0};
     memcpy(base, &h, sizeof h);
