@@ -302,7 +302,7 @@ static void i8_task(void *ctx, int tid, int nthreads) {
 /* Few rows of C: dot products of the rows of A' with the columns of op(B), B read in place (kernel->dot
  * for a transposed B, kernel->dot_kmajor for a plain one), N split among threads; the epilogue per
  * element as on the edge tiles. */
-#define GK_I8_DOT_MAX_M 16
+#define GK_I8_DOT_MAX_M 32
 #define GK_I8_DOT_COLS 4096 /* columns per kernel call (a plain B's rows are read 4 KiB at a time) */
 #define GK_I8_DOT_EP_COLS 64 /* columns per epilogue call */
 
@@ -351,10 +351,10 @@ static void i8_dot_task(void *ctx, int tid, int nthreads) {
 
 /* Whether the dot path takes this product (few rows, one exact K chunk, a kernel for B's layout). */
 static int i8_dot_applies(const i8_job_t *job) {
-    const gk_config_t *cfg = gk_config();
     const gk_i8_kernel_t *kern = job->kern;
-    return !job->packed_b && job->M <= GK_MIN((int64_t)cfg->small.dot_max_m, (int64_t)GK_I8_DOT_MAX_M) &&
-           job->K <= kern->k_exact && (job->transb ? kern->dot != NULL : kern->dot_kmajor != NULL);
+    const int64_t max_m = job->transb ? job->blocks->dot_max_m : job->blocks->kmajor_max_m;
+    return !job->packed_b && job->M <= GK_MIN(max_m, (int64_t)GK_I8_DOT_MAX_M) && job->K <= kern->k_exact &&
+           (job->transb ? kern->dot != NULL : kern->dot_kmajor != NULL);
 }
 
 int gk_int8_b_in_place_beats_packed(int transb, int64_t M, int64_t K) {
@@ -362,6 +362,7 @@ int gk_int8_b_in_place_beats_packed(int transb, int64_t M, int64_t K) {
     i8_job_t job;
     memset(&job, 0, sizeof(job));
     job.kern = cfg->int8;
+    job.blocks = &cfg->int8_blocks;
     job.transb = transb;
     job.M = M;
     job.K = K;

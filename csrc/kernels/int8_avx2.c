@@ -232,7 +232,7 @@ static void i8_dot_avx2(int64_t m, int64_t n, int64_t k, const uint8_t *A, int64
  * first block. Column sums in int16 lanes over a block (KMAJOR_PAIRS values per lane), widened per block. */
 #define KMAJOR_PAIRS 4
 #define KMAJOR_ROWS 6 /* rows of A per pass: 12 accumulators */
-#define KMAJOR_MAX_M 16
+#define KMAJOR_MAX_M 32
 /* The accumulators as they are after each step (GCC would otherwise reassociate the unrolled sums into
  * a tree of products, spilling them). */
 #if defined(__GNUC__)
