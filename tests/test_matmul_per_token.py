@@ -462,7 +462,8 @@ def test_few_rows_read_the_packed_weights_source(rng):
             if arch == "avx2":
                 assert _core.s8s8_reads_weight_in_place("N", 1, 64) and _core.s8s8_reads_weight_in_place("T", 16, 64)
                 assert not _core.s8s8_reads_weight_in_place("N", 16, 64)  # the packed panels win there
-                assert _core.s8s8_reads_weight_in_place("T", 32, 64) and not _core.s8s8_reads_weight_in_place("T", 33, 64)
+                assert _core.s8s8_reads_weight_in_place("T", 32, 64)
+                assert not _core.s8s8_reads_weight_in_place("T", 33, 64)
             for transpose_b in (False, True):
                 x, w, deq, pts, bias = random_case(rng, 3, 40, 70)
                 ws = np.ascontiguousarray(w.T) if transpose_b else w
