@@ -6,8 +6,9 @@ Runtime's MatMulIntegerToFloat + Cast (int8 and uint8 x).
     taskset -c 0 python bench/per_token_bench.py --threads 1
     python bench/per_token_bench.py --threads 2 [--sizes 1x4096x4096,16x4096x4096] [--target 1.0]
 
-Every library gets the same inputs; they are timed in interleaved rounds until each has ~--target seconds
-of samples (at least 5) and the table shows the MEDIAN wall time per call as GOP/s (2*M*N*K ops) and
+Every library gets the same inputs; they are timed in interleaved rounds (in a new random order each round:
+at M = 1 the weight is about the size of L3, so the order decides who finds it cached) until each has
+~--target seconds of samples (at least 5) and the table shows the MEDIAN wall time per call as GOP/s (2*M*N*K ops) and
 each one's time over matmul_per_token's, with the weight as given and prepacked (> 1: gemmkit is faster). ONNX Runtime gets the weight as a constant initializer (it prepacks it) and
 intra_op_num_threads = --threads. Python-side peak allocation (tracemalloc, one extra call) is shown
 against the output's size. Results of each library are checked against matmul_per_token's.
@@ -83,9 +84,13 @@ def bench(fns, target):
     for fn in fns.values():  # warm up (and ORT's prepacking)
         fn(); fn()
     samples = {name: [] for name in fns}
+    names = list(fns)
+    order = np.random.default_rng(1)
     start = time.perf_counter()
     while time.perf_counter() - start < target * len(fns) or min(len(s) for s in samples.values()) < 5:
-        for name, fn in fns.items():
+        # a new order every round: whoever runs first finds the last one's weight in the shared L3 cache
+        for name in order.permutation(names):
+            fn = fns[name]
             t0 = time.perf_counter()
             fn()
             samples[name].append(time.perf_counter() - t0)

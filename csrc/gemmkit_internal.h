@@ -318,8 +318,14 @@ extern const gk_qadd_kernel_t gk_qadd_kernel_avx2, gk_qadd_kernel_avx512;
 typedef struct { int64_t mc, kc, nc; } gk_blocks_t;
 
 /* int8 blocking: MC/NC caps, the k block KB inside an exact chunk (a KB x NR sub-panel of B stays in
- * L1), and the L2/L3 byte budgets the A and B blocks are scaled to for a given packed depth. */
-typedef struct { int64_t mc, nc, kb; int64_t l2_bytes, l3_bytes; } gk_int8_blocks_t;
+ * L1), the L2/L3 byte budgets the A and B blocks are scaled to for a given packed depth, and the rows up
+ * to which the few-row paths read B in place instead (tuned with the kernel's dot functions). */
+typedef struct {
+    int64_t mc, nc, kb;
+    int64_t l2_bytes, l3_bytes;
+    int64_t dot_max_m;    /* few rows x B^T: B read in place (kernel->dot) up to this M (<= 32) */
+    int64_t kmajor_max_m; /* few rows x plain B: in place (kernel->dot_kmajor) up to this M (<= 32) */
+} gk_int8_blocks_t;
 
 /* Small-problem thresholds of the middle-end (csrc/gemm_small.c and the driver). */
 typedef struct {

@@ -562,7 +562,7 @@ def test_thread_count_changes(kind, arch, rng):
 def test_few_rows_transposed_b(kind, arch, nthreads, ta, rng):
     """op(B) = B^T with few rows of C: the dot-product path (masked k tails of 64 bytes, column groups
     of 4 and their remainder, row groups of 4), with zero points and every offsetc."""
-    for M in (1, 3, 4, 5, 16, 17):
+    for M in (1, 3, 4, 5, 16, 17, 32, 33):
         for K in (1, 63, 64, 65, 1000):
             oc = "FCR"[(M + K) % 3]
             run_int8(kind, rng, ta, "T", oc, M, 37, K, 1.0, 77 if kind == "u8" else -9, -5, 1.0 if K % 2 else 0.0,
@@ -576,7 +576,7 @@ def test_few_rows_plain_b(kind, arch, nthreads, ta, rng):
     """op(B) = B with few rows of C: B read in place where the path has a kernel for it (k in blocks of 8
     rows and their short last block, 16-column steps and the zero-padded edge columns, rows of A in
     groups of 4), with and without the column sums a zero point of A needs, every offsetc."""
-    for M in (1, 2, 3, 4, 5, 8, 16, 17):
+    for M in (1, 2, 3, 4, 5, 8, 16, 17, 24, 25, 33):
         for K in (1, 2, 7, 8, 9, 15, 16, 17, 255, 1000):
             oc = "FCR"[(M + K) % 3]
             ao = 0 if (M + K) % 2 else (77 if kind == "u8" else -9)
@@ -585,6 +585,7 @@ def test_few_rows_plain_b(kind, arch, nthreads, ta, rng):
     # wider than one 256-column chunk and one 4096-column kernel call, every row group
     run_int8(kind, rng, ta, "N", "R", 7, 4133, 41, 1.0, 0, 0, 0.0)
     run_int8(kind, rng, ta, "N", "C", 16, 300, 4099, 2.33, 1, 2, 1.01)
+    run_int8(kind, rng, ta, "N", "F", 23, 301, 2051, 1.0, 0, 0, 0.0)
     # extreme values: the largest exact sums of each sign
     lo, hi = A_RANGE[kind]
     for a, b in ((lo, -128), (hi, -128), (lo, 127), (hi, 127)):

@@ -201,7 +201,7 @@ def test_k_beyond_int32(arch):
 
 
 def test_m_one_and_few_rows(arch, nthreads, rng):
-    for m in (1, 2, 5, 16, 17):
+    for m in (1, 2, 5, 16, 17, 24, 32, 33):
         x, w, deq, pts, bias = random_case(rng, m, 300, 200)
         wt = np.ascontiguousarray(w.T)
         assert_same_bits(quant.matmul_per_token(x, wt, deq, pts, transpose_b=True, out_dtype="float16", bias=bias),
@@ -462,6 +462,8 @@ def test_few_rows_read_the_packed_weights_source(rng):
             if arch == "avx2":
                 assert _core.s8s8_reads_weight_in_place("N", 1, 64) and _core.s8s8_reads_weight_in_place("T", 16, 64)
                 assert not _core.s8s8_reads_weight_in_place("N", 16, 64)  # the packed panels win there
+                assert _core.s8s8_reads_weight_in_place("T", 32, 64)
+                assert not _core.s8s8_reads_weight_in_place("T", 33, 64)
             for transpose_b in (False, True):
                 x, w, deq, pts, bias = random_case(rng, 3, 40, 70)
                 ws = np.ascontiguousarray(w.T) if transpose_b else w

@@ -10,7 +10,8 @@ const gk_config_t gk_config_avx_vnni = {
     .dgemm_blocks = GK_DGEMM_AVX2_BLOCKS,
     .cgemm_blocks = GK_SGEMM_AVX2_BLOCKS,
     .zgemm_blocks = GK_DGEMM_AVX2_BLOCKS,
-    .int8_blocks = {.mc = 120, .nc = 4096, .kb = 512, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20},
+    .int8_blocks = {.mc = 120, .nc = 4096, .kb = 512, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20,
+                    .dot_max_m = 16, .kmajor_max_m = 16},
     .small = GK_SMALL_DEFAULTS,
     .qadd = &gk_qadd_kernel_avx2,
 };

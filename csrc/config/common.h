@@ -22,8 +22,14 @@
  * 512 KiB L2, B block 256 x NC in a share of L3. */
 #define GK_SGEMM_AVX2_BLOCKS {.mc = 144, .kc = 256, .nc = 4080}
 #define GK_DGEMM_AVX2_BLOCKS {.mc = 96, .kc = 256, .nc = 2040}
-/* AVX2 int8 (bytes widened to int16): k block 256 in L1. */
-#define GK_INT8_AVX2_BLOCKS {.mc = 120, .nc = 4096, .kb = 256, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20}
+/* AVX2 int8 (bytes widened to int16): k block 256 in L1; B blocks up to 8 MiB of int16 panels (1024
+ * columns at K = 4096: a plain B's rows are packed 1 KiB at a time; 4 MiB measured 0.3-0.6 ms slower per
+ * call at M = 32..128, N = K = 4096 on Zen 2). Few rows in place (Zen 2, N = K = 4096, thread CPU time):
+ * B^T as fast as the packed weight up to 32 rows (12.4 ms at M = 32, 14.5 ms packing per call); a plain B
+ * up to 24 rows (12.2 vs 13.6 ms packing per call at M = 24, 16.8 vs 16.3 at 32). */
+#define GK_INT8_AVX2_BLOCKS                                                                          \
+    {.mc = 120, .nc = 4096, .kb = 256, .l2_bytes = 384 << 10, .l3_bytes = 8 << 20, .dot_max_m = 32,    \
+     .kmajor_max_m = 24}
 
 /* sgemm 12 x 32: A block 120 x 512 (240 KiB) in L2, B block 512 x 1024 (2 MiB) in L3 (a 4096-wide B
  * block measured 7 % slower at 2048..4096 on Zen 5: more of it evicted between the A blocks). */

@@ -9,7 +9,8 @@ const gk_config_t gk_config_generic = {
     .dgemm_blocks = {.mc = 128, .kc = 256, .nc = 2048},
     .cgemm_blocks = {.mc = 128, .kc = 256, .nc = 2048},
     .zgemm_blocks = {.mc = 128, .kc = 256, .nc = 2048},
-    .int8_blocks = {.mc = 128, .nc = 2048, .kb = 1024, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20},
+    .int8_blocks = {.mc = 128, .nc = 2048, .kb = 1024, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20,
+                    .dot_max_m = 16, .kmajor_max_m = 16},
     .small = GK_SMALL_DEFAULTS,
     .qadd = &gk_qadd_kernel_generic,
 };

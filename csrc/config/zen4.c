@@ -29,7 +29,8 @@ const gk_config_t gk_config_zen4 = {
     .dgemm_blocks = GK_DGEMM_AVX512_BLOCKS,
     .cgemm_blocks = GK_SGEMM_AVX512_BLOCKS,
     .zgemm_blocks = GK_DGEMM_AVX512_BLOCKS,
-    .int8_blocks = {.mc = 240, .nc = 4096, .kb = 256, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20},
+    .int8_blocks = {.mc = 240, .nc = 4096, .kb = 256, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20,
+                    .dot_max_m = 16, .kmajor_max_m = 16},
     .small = GK_SMALL_TUNED(160.0 * 160.0 * 160.0, 10.0 * 10.0 * 10.0, 10.0 * 10.0 * 10.0, 0),
     .qadd = &gk_qadd_kernel_avx512,
 };

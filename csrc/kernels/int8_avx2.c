@@ -219,20 +219,21 @@ static void i8_dot_avx2(int64_t m, int64_t n, int64_t k, const uint8_t *A, int64
             else switch (GK_MIN((int64_t)2, m - i)) { DOT_CASE(1, 4, 0) DOT_CASE(2, 4, 0) }
         }
     for (; j < n; j++)
-        for (int64_t i = 0; i < m; i += 2) switch (GK_MIN((int64_t)2, m - i)) { DOT_CASE(1, 1, i == 0) DOT_CASE(2, 1, i == 0) }
+        for (int64_t i = 0; i < m; i += 2)
+            switch (GK_MIN((int64_t)2, m - i)) { DOT_CASE(1, 1, i == 0) DOT_CASE(2, 1, i == 0) }
 }
 #undef DOT_CASE
 #undef DOT_STEP
 
 /* Plain B (k-major), the dot_kmajor contract (signed A when xr = 0x80, column sums only when asked):
- * k in blocks of KMAJOR_PAIRS row pairs (8 rows of B streamed at once: 2 or 16 pairs measured slower at
- * M = 1 and 16 on Zen 2), whose A values are first laid out as int16 pairs (one vpbroadcastd each); per
+ * k in blocks of KMAJOR_PAIRS row pairs (8 rows of B streamed at once; 2 pairs measured 18 % slower at
+ * M = 1 on Zen 2), whose A values are first laid out as int16 pairs (one vpbroadcastd each); per
  * block, 16 columns at a time, rows of A 6 at a time: rows k, k+1 of B interleaved and widened (the
  * packed panel's group, built in registers), vpmaddwd into 6 x 2 accumulators, added to S after the
  * first block. Column sums in int16 lanes over a block (KMAJOR_PAIRS values per lane), widened per block. */
 #define KMAJOR_PAIRS 4
 #define KMAJOR_ROWS 6 /* rows of A per pass: 12 accumulators */
-#define KMAJOR_MAX_M 16
+#define KMAJOR_MAX_M 32
 /* The accumulators as they are after each step (GCC would otherwise reassociate the unrolled sums into
  * a tree of products, spilling them). */
 #if defined(__GNUC__)
@@ -327,7 +328,8 @@ static GK_FORCEINLINE void kmajor_kblock_avx2(int64_t m, int64_t n, int64_t kb, 
     for (int64_t jc = 0; jc < nfull; jc += KMAJOR_CHUNK) {
         const int64_t jn = GK_MIN((int64_t)KMAJOR_CHUNK, nfull - jc);
         for (int64_t r = 0; r < kb; r++)
-            for (int64_t x = 0; x < KMAJOR_CHUNK; x += 64) GK_PREFETCH(B + r * ldb + jc + KMAJOR_PF_CHUNKS * KMAJOR_CHUNK + x);
+            for (int64_t x = 0; x < KMAJOR_CHUNK; x += 64)
+                GK_PREFETCH(B + r * ldb + jc + KMAJOR_PF_CHUNKS * KMAJOR_CHUNK + x);
         kmajor_all_rows_avx2(m, jn, ap, B + jc, ldb, S + jc, n, first, colsum ? colsum + jc : NULL);
     }
     for (int64_t j = nfull; j < n; j += 16) {
