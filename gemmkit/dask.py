@@ -121,7 +121,7 @@ def matmul(a, b, *, block_bytes=DEFAULT_BLOCK_BYTES, task_macs=DEFAULT_TASK_MACS
     kchunks = _k_chunks(a, b, dtype, block_bytes)
     a = a.rechunk((a.chunks[0], kchunks))
     b = b.rechunk((kchunks, b.chunks[1]))
-    token = tokenize(a, b, "gemmkit.dask.matmul")
+    token = tokenize(a, b, "gemmkit.dask.matmul", task_macs)  # the graph depends on how K is grouped
     name = f"gemmkit-matmul-{token}"
     partial = f"gemmkit-matmul-partial-{token}"
     nk = len(kchunks)

@@ -76,6 +76,7 @@ def test_k_runs_per_task_change_the_graph_not_the_bits(task_macs, tasks_per_chai
     assert len(partial_tasks) == 2 * 2 * tasks_per_chain
     assert np.array_equal(c.compute(scheduler="threads"), one_per_block)
     np.testing.assert_allclose(one_per_block, A.astype(np.float64) @ B, rtol=1e-4, atol=1e-4)
+    assert gkd.matmul(a, b, task_macs=1).name != gkd.matmul(a, b, task_macs=1e12).name  # distinct graphs, keys
     with pytest.raises(ValueError, match="task_macs"):
         gkd.matmul(a, b, task_macs=0)
 
