@@ -670,6 +670,23 @@ cdef inline char _blas_flag(int trans, int flipped, bint cplx) noexcept:
     return b'C' if flipped else b'R'
 
 
+cdef inline bint _product_in_place(cnp.ndarray A, cnp.ndarray B, bint ta, bint tb, int64_t *m, int64_t *n,
+                                  int64_t *k, char **pa, int64_t *lda, int *fa, char **pb, int64_t *ldb,
+                                  int *fb) noexcept:
+    """For op(A) op(B) of 2-D arrays (op = transpose when ta / tb): M, N, K, and how the core reads each
+    operand in place (_row_major). False when the inner sizes differ, the product is empty or an operand
+    cannot be read in place: the fast paths leave those calls to their general paths."""
+    cdef Py_ssize_t isz = cnp.PyArray_ITEMSIZE(A)
+    m[0] = cnp.PyArray_DIMS(A)[1 if ta else 0]
+    k[0] = cnp.PyArray_DIMS(A)[0 if ta else 1]
+    n[0] = cnp.PyArray_DIMS(B)[0 if tb else 1]
+    if cnp.PyArray_DIMS(B)[1 if tb else 0] != k[0] or m[0] == 0 or n[0] == 0 or k[0] == 0:
+        return False
+    fa[0] = _row_major(A, isz, pa, lda)
+    fb[0] = _row_major(B, isz, pb, ldb)
+    return fa[0] >= 0 and fb[0] >= 0
+
+
 cpdef object blas_gemm_fast(int typenum, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c):
     """gemmkit.blas's <prefix>gemm for the common case: NumPy arrays of the routine's dtype with a
     unit-stride axis, plain Python scalars and flags, c None or a Fortran-contiguous writable c of the
@@ -711,16 +728,11 @@ cpdef object blas_gemm_fast(int typenum, alpha, a, b, beta, c, trans_a, trans_b,
     else:
         return None
     cdef int ta = trans_a, tb = trans_b
-    cdef Py_ssize_t isz = cnp.PyArray_ITEMSIZE(A)
-    cdef int64_t m = cnp.PyArray_DIMS(A)[1 if ta else 0], k = cnp.PyArray_DIMS(A)[0 if ta else 1]
-    cdef int64_t kb = cnp.PyArray_DIMS(B)[1 if tb else 0], n = cnp.PyArray_DIMS(B)[0 if tb else 1]
-    if kb != k or m == 0 or n == 0 or k == 0:
-        return None
+    cdef int64_t m, n, k, lda, ldb
     cdef char *pa
     cdef char *pb
-    cdef int64_t lda, ldb
-    cdef int fa = _row_major(A, isz, &pa, &lda), fb = _row_major(B, isz, &pb, &ldb)
-    if fa < 0 or fb < 0:
+    cdef int fa, fb
+    if not _product_in_place(A, B, ta != 0, tb != 0, &m, &n, &k, &pa, &lda, &fa, &pb, &ldb, &fb):
         return None
     # SciPy rounds alpha/beta to single precision for s and c; near that range's end (overflow to inf)
     # the general path does it
@@ -898,15 +910,11 @@ cpdef object onnx_gemm_fast(A, B, C, alpha, beta, transA, transB):
     cdef double al = <float><double>alpha, be = <float><double>beta
     cdef bint ta_ = transA != 0, tb_ = transB != 0
     cdef Py_ssize_t isz = cnp.PyArray_ITEMSIZE(a)
-    cdef int64_t m = cnp.PyArray_DIMS(a)[1 if ta_ else 0], k = cnp.PyArray_DIMS(a)[0 if ta_ else 1]
-    cdef int64_t kb = cnp.PyArray_DIMS(b)[1 if tb_ else 0], n = cnp.PyArray_DIMS(b)[0 if tb_ else 1]
-    if kb != k or m == 0 or n == 0 or k == 0:
-        return None
+    cdef int64_t m, n, k, lda, ldb, i
     cdef char *pa
     cdef char *pb
-    cdef int64_t lda, ldb, i
-    cdef int fa = _row_major(a, isz, &pa, &lda), fb = _row_major(b, isz, &pb, &ldb)
-    if fa < 0 or fb < 0:
+    cdef int fa, fb
+    if not _product_in_place(a, b, ta_, tb_, &m, &n, &k, &pa, &lda, &fa, &pb, &ldb, &fb):
         return None
     cdef bint row = False  # C is one row broadcast over Y's rows
     if C is None or be == 0:

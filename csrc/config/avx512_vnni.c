@@ -6,14 +6,9 @@
 const gk_config_t gk_config_avx512_vnni = {
     .arch = "avx512_vnni", .uarch = "any", .needs = GEMMKIT_CPU_AVX512 | GEMMKIT_CPU_AVX512_VNNI,
     .cpu_match = NULL,
-    .sgemm = &gk_sgemm_kernel_avx512, .dgemm = &gk_dgemm_kernel_avx512, .int8 = &gk_i8_kernel_avx512_vnni,
-    .sgemm_blocks = GK_SGEMM_AVX512_BLOCKS,
-    .dgemm_blocks = GK_DGEMM_AVX512_BLOCKS,
-    .cgemm_blocks = GK_SGEMM_AVX512_BLOCKS,
-    .zgemm_blocks = GK_DGEMM_AVX512_BLOCKS,
+    GK_AVX512_FLOAT_KERNELS_AND_BLOCKS, .int8 = &gk_i8_kernel_avx512_vnni,
     .int8_blocks = {.mc = 240, .nc = 4096, .kb = 512, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20,
                     .dot_max_m = 16, .kmajor_max_m = 16},
     .small = GK_SMALL_DEFAULTS,
-    .qadd = &gk_qadd_kernel_avx512,
 };
 #endif

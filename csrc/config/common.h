@@ -22,6 +22,13 @@
  * 512 KiB L2, B block 256 x NC in a share of L3. */
 #define GK_SGEMM_AVX2_BLOCKS {.mc = 144, .kc = 256, .nc = 4080}
 #define GK_DGEMM_AVX2_BLOCKS {.mc = 96, .kc = 256, .nc = 2040}
+/* The AVX2 path's kernels and blocking, shared by its configurations (avx2, zen2: they differ in the
+ * small-problem thresholds). Used inside `#if GEMMKIT_X86`. */
+#define GK_AVX2_KERNELS_AND_BLOCKS                                                                   \
+    .sgemm = &gk_sgemm_kernel_avx2, .dgemm = &gk_dgemm_kernel_avx2, .int8 = &gk_i8_kernel_avx2,      \
+    .sgemm_blocks = GK_SGEMM_AVX2_BLOCKS, .dgemm_blocks = GK_DGEMM_AVX2_BLOCKS,                      \
+    .cgemm_blocks = GK_SGEMM_AVX2_BLOCKS, .zgemm_blocks = GK_DGEMM_AVX2_BLOCKS,                      \
+    .int8_blocks = GK_INT8_AVX2_BLOCKS, .qadd = &gk_qadd_kernel_avx2
 /* AVX2 int8 (bytes widened to int16): k block 256 in L1; B blocks up to 8 MiB of int16 panels (1024
  * columns at K = 4096: a plain B's rows are packed 1 KiB at a time; 4 MiB measured 0.3-0.6 ms slower per
  * call at M = 32..128, N = K = 4096 on Zen 2). Few rows in place (Zen 2, N = K = 4096, thread CPU time):
@@ -36,5 +43,12 @@
 #define GK_SGEMM_AVX512_BLOCKS {.mc = 120, .kc = 512, .nc = 1024}
 /* dgemm 12 x 16: the same bytes per block as sgemm (a k step of B is 128 bytes in both). */
 #define GK_DGEMM_AVX512_BLOCKS {.mc = 120, .kc = 256, .nc = 1024}
+/* The AVX-512 float kernels and blocking and the AVX-512 quantized add, shared by the avx512, avx512_vnni
+ * and zen4 configurations (their int8 kernels and blocks differ). Used inside `#if GEMMKIT_X86`. */
+#define GK_AVX512_FLOAT_KERNELS_AND_BLOCKS                                                           \
+    .sgemm = &gk_sgemm_kernel_avx512, .dgemm = &gk_dgemm_kernel_avx512,                              \
+    .sgemm_blocks = GK_SGEMM_AVX512_BLOCKS, .dgemm_blocks = GK_DGEMM_AVX512_BLOCKS,                  \
+    .cgemm_blocks = GK_SGEMM_AVX512_BLOCKS, .zgemm_blocks = GK_DGEMM_AVX512_BLOCKS,                  \
+    .qadd = &gk_qadd_kernel_avx512
 
 #endif

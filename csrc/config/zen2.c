@@ -17,18 +17,12 @@ static int is_zen2(uint32_t id) {
 
 const gk_config_t gk_config_zen2 = {
     .arch = "avx2", .uarch = "zen2", .needs = GEMMKIT_CPU_AVX2, .cpu_match = is_zen2,
-    .sgemm = &gk_sgemm_kernel_avx2, .dgemm = &gk_dgemm_kernel_avx2, .int8 = &gk_i8_kernel_avx2,
-    .sgemm_blocks = GK_SGEMM_AVX2_BLOCKS,
-    .dgemm_blocks = GK_DGEMM_AVX2_BLOCKS,
-    .cgemm_blocks = GK_SGEMM_AVX2_BLOCKS,
-    .zgemm_blocks = GK_DGEMM_AVX2_BLOCKS,
-    .int8_blocks = GK_INT8_AVX2_BLOCKS,
+    GK_AVX2_KERNELS_AND_BLOCKS,
     /* With A packed, a plain B read in place loses to packing it past ~56^3 (B beyond L1): 64^3 double
      * 16.3 vs 15.2 us, float 8.5 vs 8.2 us (A^T in place keeps 160^3); the tiny kernel beats the packed
      * path up to 32^3 (batches of 16^3 float: 243 vs 367 ns a product); the complex one only up to about
      * 16^3 (gemmkit.blas per call, tiny vs 1m packed: zgemm 14^3 1.83 vs 2.07 us, 16^3 2.05 vs 2.07,
      * 20^3 3.84 vs 3.08, 32^3 10.6 vs 8.6; cgemm 20^3 2.85 vs 2.5-2.8, 32^3 7.2 vs 5.0). */
     .small = GK_SMALL_TUNED(56.0 * 56.0 * 56.0, 32.0 * 32.0 * 32.0, 16.0 * 16.0 * 16.0, 0),
-    .qadd = &gk_qadd_kernel_avx2,
 };
 #endif

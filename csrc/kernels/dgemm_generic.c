@@ -14,15 +14,7 @@
 #undef TINY_FN
 #undef TINY_COMPLEX_FN
 
-/* the GEMV kernels on scalars (the compiler may vectorise them) */
-#define VL 1
-#define GV T
-#define GV_LOAD(p) (*(p))
-#define GV_SET1(x) (x)
-#define GV_ZERO() ((T)0)
-#define GV_FMA(a, b, c) ((a) * (b) + (c))
-#define GV_ADD(a, b) ((a) + (b))
-#define GV_STORE(p, v) (*(p) = (v))
+/* the GEMV kernels on scalars (no VOP: the template's scalar operations) */
 #define GEMV_ROWS_FN gemv_rows_dgemm_generic
 #define GEMV_DOTS_FN gemv_dots_dgemm_generic
 #include "real_gemv_template.h"

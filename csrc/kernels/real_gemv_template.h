@@ -1,14 +1,24 @@
 /* The GEMV kernels (a matrix S streamed once, in place, against one or two short vectors x), written once
  * and instantiated for float and double by every ISA's kernel file (and the portable one, on scalars). */
-/* The including file defines: T, VL (lanes), GEMV_ROWS_FN, GEMV_DOTS_FN and either VOP (the x86 files:
- * V and VOP(op) name the intrinsics) or GV with GV_LOAD, GV_SET1, GV_ZERO, GV_FMA, GV_ADD, GV_STORE (scalars).
+/* The including file defines: T, GEMV_ROWS_FN, GEMV_DOTS_FN and, for vectors, VL (lanes) and VOP (the x86
+ * files: V and VOP(op) name the intrinsics); without VOP the kernels run on scalars (the portable files;
+ * the compiler may vectorise them).
  *
  * gemv_rows: y[i][j] = alpha * sum_l x[i][l] S[l][j] + beta * y[i][j]  (S: k rows of n, lds apart)
  * gemv_dots: y[i][j] = alpha * sum_l x[i][l] S[j][l] + beta * y[i][j]  (S: n rows of k, lds apart)
  * x: m rows of k contiguous values, ldx apart; y[i][j] at y + i * rsy + j * csy; beta == 0: y not read.
  * Both stream S in cache-line steps from several rows at once (independent streams for the memory
  * system, independent sums for the FMA pipes); pf > 0 requests every stream's line pf elements ahead. */
-#ifndef GV_LOAD
+#if !defined(VOP)
+#define VL 1
+#define GV T
+#define GV_LOAD(p) (*(p))
+#define GV_SET1(x) (x)
+#define GV_ZERO() ((T)0)
+#define GV_FMA(a, b, c) ((a) * (b) + (c))
+#define GV_ADD(a, b) ((a) + (b))
+#define GV_STORE(p, v) (*(p) = (v))
+#else
 #define GV V
 #define GV_LOAD(p) VOP(loadu)(p)
 #define GV_SET1(x) VOP(set1)(x)
