@@ -687,6 +687,21 @@ cdef inline bint _product_in_place(cnp.ndarray A, cnp.ndarray B, bint ta, bint t
     return fa[0] >= 0 and fb[0] >= 0
 
 
+cdef inline int _plain_number(object x, bint cplx, double complex *out) except -1:
+    """1 and *out = x for a Python float or int (or complex when cplx), read directly (a conversion to
+    complex would look for __complex__ first; an int past the double range raises SciPy's
+    OverflowError); 0 for any other object (the general path converts it)."""
+    if type(x) is float:
+        out[0] = PyFloat_AS_DOUBLE(x)
+    elif type(x) is int:
+        out[0] = PyLong_AsDouble(x)
+    elif cplx and type(x) is complex:
+        out[0] = x
+    else:
+        return 0
+    return 1
+
+
 cpdef object blas_gemm_fast(int typenum, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c):
     """gemmkit.blas's <prefix>gemm for the common case: NumPy arrays of the routine's dtype with a
     unit-stride axis, plain Python scalars and flags, c None or a Fortran-contiguous writable c of the
@@ -706,26 +721,8 @@ cpdef object blas_gemm_fast(int typenum, alpha, a, b, beta, c, trans_a, trans_b,
     if type(overwrite_c) is not bool and (type(overwrite_c) is not int
                                           or not -2147483648 <= overwrite_c <= 2147483647):
         return None
-    cdef double complex al, be
-    # floats and ints read directly (a conversion to complex would look for __complex__ first); an int
-    # past the double range raises SciPy's OverflowError
-    if type(alpha) is float:
-        al = PyFloat_AS_DOUBLE(alpha)
-    elif type(alpha) is int:
-        al = PyLong_AsDouble(alpha)
-    elif cplx and type(alpha) is complex:
-        al = alpha
-    else:
-        return None
-    if beta is None:
-        be = 0
-    elif type(beta) is float:
-        be = PyFloat_AS_DOUBLE(beta)
-    elif type(beta) is int:
-        be = PyLong_AsDouble(beta)
-    elif cplx and type(beta) is complex:
-        be = beta
-    else:
+    cdef double complex al, be = 0
+    if not _plain_number(alpha, cplx, &al) or (beta is not None and not _plain_number(beta, cplx, &be)):
         return None
     cdef int ta = trans_a, tb = trans_b
     cdef int64_t m, n, k, lda, ldb
