@@ -18,6 +18,7 @@ from setuptools.command.build_ext import build_ext
 CORE_SOURCES = [
     "csrc/frontend.c",
     "csrc/gemm_driver.c",
+    "csrc/gemm_real.c",
     "csrc/gemm_small.c",
     "csrc/gemm_types.c",
     "csrc/gemm_int8.c",

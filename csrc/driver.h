@@ -4,6 +4,50 @@
 #define GEMMKIT_DRIVER_H
 #include "gemmkit_internal.h"
 
+/* ---- the driver skeleton (csrc/gemm_driver.c), one for every element family ---------------------
+ * The Goto/BLIS loops jc (NC columns of C) -> pc (k blocks) -> ic (MC rows), the thread split of C
+ * (never K), one packed B block shared by row-sliced threads, written once. A family (the real types in
+ * csrc/gemm_real.c, int8 in csrc/gemm_int8.c) plugs in its packers and its macro-kernel (the NR / MR
+ * loops over one packed block pair, edge tiles and epilogue) through gk_loops_t, as ruy's TrMulParams. */
+typedef struct {
+    int tid, nthreads;
+    int64_t m0, m1, n0, n1;   /* this thread's block of C */
+    int64_t mc_max, nc_max;   /* the largest blocks it packs */
+    void *state;              /* the family's per-thread state (set by thread_begin) */
+} gk_loop_thread_t;
+
+typedef struct {
+    int64_t M, N, K;          /* C is M x N; the k loop walks K */
+    int mr, nr;
+    int64_t mc, nc, kc;       /* cache blocks; kc is the k step */
+    int threads;              /* threads for this product (>= 1) */
+    int share_b;              /* the threads may pack one B block together when C splits into row slices */
+    void *ctx;                /* the family's problem, first argument of every hook */
+    /* Bytes of a packed block of mc rows of A / nc columns of B, kc deep (the family's extra data in it) */
+    size_t (*a_bytes)(const void *ctx, int64_t mc, int64_t kc);
+    size_t (*b_bytes)(const void *ctx, int64_t nc, int64_t kc);
+    /* Per thread before its loops: its workspace in t->state; 0 when out of memory */
+    int (*thread_begin)(void *ctx, gk_loop_thread_t *t);
+    /* Columns [jc + j0, jc + j0 + w) of the B block (k0, jc, kc deep, nc wide) into the block at blk
+     * (several threads may pack disjoint column panels of one block) */
+    void (*pack_b)(void *ctx, int64_t k0, int64_t kc, int64_t jc, int64_t nc, int64_t j0, int64_t w, void *blk);
+    /* Every thread once the block is complete: what its macro-kernel reads as B (blk, or a prepacked one) */
+    const void *(*b_ready)(void *ctx, gk_loop_thread_t *t, int64_t k0, int64_t kc, int64_t jc, int64_t nc,
+                           const void *blk);
+    void (*pack_a)(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t k0, int64_t mc, int64_t kc, void *dst);
+    /* C[ic : ic + mc, jc : jc + nc] from the packed blocks; first / last: the first / last k block */
+    void (*macro)(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t jc, int64_t k0, int64_t mc, int64_t nc,
+                  int64_t kc, const void *a, const void *b, int first, int last);
+} gk_loops_t;
+
+/* Runs the loops on L->threads threads; out of memory when a thread had no workspace. */
+gemmkit_status_t gk_loops_run(const gk_loops_t *L);
+
+/* `batch` independent products: with per_item > 1 threads worth one product, one after the other, each
+ * item(ctx, i, 0) on all of them; else whole products spread over `spread` threads, item(ctx, i, 1). */
+gemmkit_status_t gk_batch_run(int64_t batch, int per_item, int spread,
+                              gemmkit_status_t (*item)(void *ctx, int64_t i, int threads), void *ctx);
+
 typedef struct gk_real_problem gk_real_problem_t;
 /* Pack an mc x kc block of op(A) at (i0, k0), or a kc x nc block of op(B) at (k0, j0), into the
  * kernel's micro-panels; indices and sizes in the kernel's real domain. */

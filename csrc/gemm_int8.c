@@ -1,5 +1,5 @@
-/* int8 GEMM driver (u8s8s32, s8s8s32, after the frontend's checks): packs panels with row/column
- * sums and applies zero points by compensation in the microkernel's exact epilogue. */
+/* The int8 family on the driver skeleton (u8s8s32, s8s8s32, after the frontend's checks): packers with
+ * row/column sums, zero points applied by compensation in the microkernel's exact epilogue, the dot path. */
 #include <string.h>
 #include "driver.h"
 #include "pack.h"
@@ -20,11 +20,8 @@ typedef struct {
     const float *row_bias, *col_bias;
     const uint8_t *packed_b;            /* prepacked op(B) panels (one K chunk) and column sums, or NULL */
     const int32_t *packed_colsum;
-    int tm, tn;
-    uint8_t *shared_b;        /* tm > 1, tn == 1, one K chunk: the threads pack one B block together */
-    int32_t *shared_colsum;
-    gk_barrier_t barrier;
-    int failed;
+    int64_t nc;                         /* the skeleton's column block (a packed B block's column sums first) */
+    int failed;                         /* the dot path: a thread had no workspace */
 } i8_job_t;
 
 /* Blocking of the NC x K panels of B and MC x K panels of A for a given packed depth kp. */
@@ -127,176 +124,190 @@ static void pack_b_block(const i8_job_t *job, const int8_t *Bp, int64_t kc, int6
     else pack_b_i8(job->transb, Bp, job->ldb, kc, nc, kern->nr, kern->kgroup, kern->elem_size, dst, colsum);
 }
 
+/* ---- the hooks of the driver skeleton ------------------------------------------------------------
+ * The k step is one exact chunk (kern->k_exact). K within one chunk (the common case): full-K panels, one
+ * microkernel call per tile with the epilogue fused. Longer K: each chunk's raw int32 tile sums are added
+ * into an int64 block of C per thread (exact), and the scalar epilogue runs after the last chunk. */
+
+/* A thread's state: sums and epilogue terms of its blocks, carved from its workspace. */
+typedef struct {
+    int32_t *rowsum;      /* the packed A block's row sums (mc_max) */
+    int64_t *rs64;        /* row sums over K: of the A block (one chunk), of the thread's rows (longer K) */
+    int64_t *cs64;        /* column sums over K of the B block */
+    i8_terms_t rows, cols;
+    int64_t *acc;         /* longer K: the exact sums of the thread's rows x the B block (rows nc_max apart) */
+    int32_t *acc_tiles;   /* one chunk: the raw sums of an MR-row panel's tiles within a k block */
+} i8_thread_t;
+
+static int64_t i8_packed_depth(const i8_job_t *job, int64_t kc) {
+    const int kg = job->kern->kgroup;
+    return (kc + kg - 1) / kg * kg;
+}
+
+/* A packed B block: the column sums (the column block's worth, 64-byte aligned), then the NR panels. */
+static size_t i8_colsum_bytes(const i8_job_t *job) { return align64(sizeof(int32_t) * (size_t)job->nc); }
+
+static size_t i8_a_bytes(const void *ctx, int64_t mc, int64_t kc) {
+    const i8_job_t *job = (const i8_job_t *)ctx;
+    return (size_t)(mc * i8_packed_depth(job, kc) * job->kern->elem_size) + 64;
+}
+static size_t i8_b_bytes(const void *ctx, int64_t nc, int64_t kc) {
+    const i8_job_t *job = (const i8_job_t *)ctx;
+    if (job->packed_b) return 64; /* read from the prepacked weight */
+    return i8_colsum_bytes(job) + (size_t)(nc * i8_packed_depth(job, kc) * job->kern->elem_size);
+}
+
 static void *carve(uint8_t **cursor, size_t bytes) {
     void *p = *cursor;
     *cursor += align64(bytes);
     return p;
 }
 
-/* The loop nest over C[m0:m1, n0:n1]. K up to one exact chunk (the common case): full-K panels, one
- * microkernel call per tile with the epilogue fused. Longer K: raw int32 sums per chunk, accumulated
- * exactly in int64, then the scalar epilogue. */
-static int i8_block(i8_job_t *job, int64_t m0, int64_t m1, int64_t n0, int64_t n1, int tid, int nthreads) {
-    const int share = job->shared_b != NULL && nthreads > 1;
-    const gk_i8_kernel_t *kern = job->kern;
-    const int mr = kern->mr, nr = kern->nr, kg = kern->kgroup, es = kern->elem_size;
-    const int64_t K = job->K;
-    const int64_t kchunk = kern->k_exact;
-    const int64_t nchunks = (K + kchunk - 1) / kchunk;
-    const int64_t kcmax = GK_MIN(K, kchunk);
-    const int64_t kp = (kcmax + kg - 1) / kg * kg;
-    int64_t MC, NC;
-    i8_blocks(job, kp, nchunks > 1, &MC, &NC);
-    const int64_t mc_max = GK_MIN(MC, (m1 - m0 + mr - 1) / mr * mr);
-    const int64_t nc_max = GK_MIN(NC, (n1 - n0 + nr - 1) / nr * nr);
-
-    uint8_t *abuf = (uint8_t *)gk_thread_workspace(0, (size_t)(mc_max * kp * es));
-    const int prepacked = job->packed_b != NULL && nchunks == 1;
-    uint8_t *bbuf = share       ? job->shared_b
-                    : prepacked ? NULL
-                                : (uint8_t *)gk_thread_workspace(1, (size_t)(nc_max * kp * es));
-    const size_t per_row = 2 * sizeof(int32_t) + 2 * sizeof(int64_t) + 2 * sizeof(double);
-    const size_t ws_bytes = (size_t)(mc_max + nc_max) * per_row + 17 * 64 + sizeof(int32_t) * (size_t)(mc_max * nr) +
-                            (nchunks > 1 ? sizeof(int64_t) * (size_t)(mc_max * nc_max) : 0);
-    uint8_t *ws = (uint8_t *)gk_thread_workspace(2, ws_bytes);
-    /* Shared B: a thread without its buffers still packs and meets every barrier (else the others
-     * would wait forever) and reports the failure at the end. */
-    const int ok = abuf != NULL && (bbuf != NULL || prepacked) && ws != NULL;
-    if (!ok && !share) return -1;
-    if (!ok) {
-        for (int64_t jc = n0; jc < n1; jc += NC) {
-            gk_barrier_wait(&job->barrier);
-            gk_barrier_wait(&job->barrier);
-        }
-        return -1;
+static int i8_thread_begin(void *ctx, gk_loop_thread_t *t) {
+    const i8_job_t *job = (const i8_job_t *)ctx;
+    const int64_t mc = t->mc_max, nc = t->nc_max, rows = t->m1 - t->m0;
+    const int chunks = job->K > job->kern->k_exact;
+    const size_t per_col = sizeof(int32_t) + sizeof(int64_t) + 2 * sizeof(double) + sizeof(int64_t) + sizeof(int32_t);
+    const size_t bytes = align64(sizeof(i8_thread_t)) + (size_t)(mc + nc) * per_col + sizeof(int32_t) * (size_t)mc +
+                         sizeof(int64_t) * (size_t)(chunks ? rows : mc) + sizeof(int32_t) * (size_t)(mc * job->kern->nr) +
+                         (chunks ? sizeof(int64_t) * (size_t)(rows * nc) : 0) + 16 * 64;
+    uint8_t *ws = (uint8_t *)gk_thread_workspace(2, bytes);
+    if (!ws) return 0;
+    i8_thread_t *st = (i8_thread_t *)carve(&ws, sizeof(i8_thread_t));
+    st->rowsum = (int32_t *)carve(&ws, sizeof(int32_t) * (size_t)mc);
+    st->rs64 = (int64_t *)carve(&ws, sizeof(int64_t) * (size_t)(chunks ? rows : mc));
+    st->cs64 = (int64_t *)carve(&ws, sizeof(int64_t) * (size_t)nc);
+    i8_terms_t *terms[2] = {&st->rows, &st->cols};
+    for (int r = 0; r < 2; r++) {
+        const size_t n = (size_t)(r == 0 ? mc : nc);
+        terms[r]->comp = (double *)carve(&ws, sizeof(double) * n);
+        terms[r]->add = (double *)carve(&ws, sizeof(double) * n);
+        terms[r]->sum64 = (int64_t *)carve(&ws, sizeof(int64_t) * n);
+        terms[r]->sum32 = (int32_t *)carve(&ws, sizeof(int32_t) * n);
     }
-    int32_t *rowsum = (int32_t *)carve(&ws, sizeof(int32_t) * mc_max);
-    int32_t *colsum = (int32_t *)carve(&ws, sizeof(int32_t) * nc_max);
-    int64_t *rs64 = (int64_t *)carve(&ws, sizeof(int64_t) * mc_max);
-    int64_t *cs64 = (int64_t *)carve(&ws, sizeof(int64_t) * nc_max);
-    i8_terms_t rows, cols;
-    rows.comp = (double *)carve(&ws, sizeof(double) * mc_max);
-    rows.add = (double *)carve(&ws, sizeof(double) * mc_max);
-    rows.sum64 = (int64_t *)carve(&ws, sizeof(int64_t) * mc_max);
-    rows.sum32 = (int32_t *)carve(&ws, sizeof(int32_t) * mc_max);
-    cols.comp = (double *)carve(&ws, sizeof(double) * nc_max);
-    cols.add = (double *)carve(&ws, sizeof(double) * nc_max);
-    cols.sum64 = (int64_t *)carve(&ws, sizeof(int64_t) * nc_max);
-    cols.sum32 = (int32_t *)carve(&ws, sizeof(int32_t) * nc_max);
-    int64_t *acc = nchunks > 1 ? (int64_t *)carve(&ws, sizeof(int64_t) * (size_t)(mc_max * nc_max)) : NULL;
-    int32_t *acc_tiles = (int32_t *)carve(&ws, sizeof(int32_t) * (size_t)(mc_max * nr));
-    GK_ALIGN64 int32_t tile[32 * 64];
-    GK_ALIGN64 int64_t tile64[32 * 64];
-
-    for (int64_t jc = n0; jc < n1; jc += NC) {
-        const int64_t nc = GK_MIN(NC, n1 - jc);
-        if (nchunks == 1) {
-            const int8_t *Bp = job->transb ? job->B + jc * job->ldb : job->B + jc;
-            if (prepacked) { /* the block's panels are consecutive in the packed weight (jc: a multiple of NR) */
-                bbuf = (uint8_t *)job->packed_b + (size_t)(jc * kp) * es;
-                for (int64_t j = 0; j < nc; j++) cs64[j] = job->packed_colsum[jc + j];
-            } else if (share) { /* each thread packs a share of the NR panels, then all wait for the block */
-                int64_t p0, p1;
-                gk_split_range((nc + nr - 1) / nr, 1, nthreads, tid, &p0, &p1);
-                if (p0 < p1) {
-                    const int64_t j0 = p0 * nr, w = GK_MIN(nc, p1 * nr) - j0;
-                    pack_b_block(job, job->transb ? Bp + j0 * job->ldb : Bp + j0, K, w,
-                                 bbuf + (size_t)(j0 * kp) * es, job->shared_colsum + j0);
-                }
-                gk_barrier_wait(&job->barrier);
-                for (int64_t j = 0; j < nc; j++) cs64[j] = job->shared_colsum[j];
-            } else {
-                pack_b_block(job, Bp, K, nc, bbuf, colsum);
-                for (int64_t j = 0; j < nc; j++) cs64[j] = colsum[j];
-            }
-            col_terms(job, jc, nc, cs64, &cols);
-        }
-        for (int64_t ic = m0; ic < m1; ic += MC) {
-            const int64_t mc = GK_MIN(MC, m1 - ic);
-            if (nchunks == 1) {
-                const uint8_t *Ap = job->transa ? job->A + ic : job->A + ic * job->lda;
-                pack_a_i8(job->transa, Ap, job->lda, mc, K, mr, kg, es, job->flip_a, abuf, rowsum);
-                for (int64_t i = 0; i < mc; i++) rs64[i] = rowsum[i];
-                row_terms(job, ic, mc, rs64, &rows);
-                const int mode = epilogue_mode(job, &rows, &cols);
-                /* Per NR column panel, k in blocks of kb: the B sub-panel (kb x NR) stays in L1 while
-                 * every MR row panel adds its sums to its own tile in acc_tiles; the last block
-                 * finishes the tiles (the raw int32 sums over K <= kc are exact). */
-                const int64_t kgroups = kp / kg, kb_groups = GK_MAX((int64_t)1, job->blocks->kb / kg);
-                for (int64_t jr = 0; jr < nc; jr += nr) {
-                    const int64_t nb = GK_MIN((int64_t)nr, nc - jr);
-                    const uint8_t *bp = bbuf + (size_t)(jr * kp) * es;
-                    for (int64_t g0 = 0; g0 < kgroups; g0 += kb_groups) {
-                        const int64_t gn = GK_MIN(kb_groups, kgroups - g0);
-                        const int last = g0 + gn == kgroups;
-                        for (int64_t ir = 0; ir < mc; ir += mr) {
-                            const int64_t mb = GK_MIN((int64_t)mr, mc - ir);
-                            const uint8_t *ap = abuf + (size_t)(ir * kp + g0 * mr * kg) * es;
-                            int32_t *s_tile = acc_tiles + ir * nr;
-                            void *c = c_at(job, ic + ir, jc + jr);
-                            /* full tiles, and edge row panels where the kernel has a row-count
-                             * variant, finish in the kernel; other edges in the scalar epilogue */
-                            const gk_i8_ukernel_fn fn = mb == mr ? kern->ukernel
-                                                        : kern->ukernel_rows ? kern->ukernel_rows[mb] : kern->ukernel;
-                            const int full = nb == nr && (mb == mr || kern->ukernel_rows != NULL) &&
-                                             (job->dst == GK_DST_INT32 || mode == GK_EP_INT32);
-                            const gk_i8_epilogue_t ep = tile_epilogue(job, &rows, ir, &cols, jr, ic + ir, jc + jr, mode);
-                            fn(gn, ap, bp + (size_t)(g0 * nr * kg) * es, s_tile, g0 > 0, c, job->ldc,
-                               last && full ? &ep : NULL);
-                            if (last && !full) {
-                                for (int64_t t = 0; t < (int64_t)mr * nr; t++) tile64[t] = s_tile[t];
-                                gk_i8_epilogue_scalar(mb, nb, tile64, nr, c, job->ldc, &ep);
-                            }
-                        }
-                    }
-                }
-                continue;
-            }
-            if (share) continue; /* (never: sharing is for one K chunk only) */
-            memset(acc, 0, sizeof(int64_t) * (size_t)(mc * nc));
-            memset(rs64, 0, sizeof(int64_t) * (size_t)mc);
-            memset(cs64, 0, sizeof(int64_t) * (size_t)nc);
-            for (int64_t pc = 0; pc < K; pc += kchunk) {
-                const int64_t kc = GK_MIN(kchunk, K - pc);
-                const int64_t kpc = (kc + kg - 1) / kg * kg;
-                const int8_t *Bp = job->transb ? job->B + jc * job->ldb + pc : job->B + pc * job->ldb + jc;
-                const uint8_t *Ap = job->transa ? job->A + pc * job->lda + ic : job->A + ic * job->lda + pc;
-                pack_b_block(job, Bp, kc, nc, bbuf, colsum);
-                pack_a_i8(job->transa, Ap, job->lda, mc, kc, mr, kg, es, job->flip_a, abuf, rowsum);
-                for (int64_t j = 0; j < nc; j++) cs64[j] += colsum[j];
-                for (int64_t i = 0; i < mc; i++) rs64[i] += rowsum[i];
-                for (int64_t jr = 0; jr < nc; jr += nr) {
-                    const int64_t nb = GK_MIN((int64_t)nr, nc - jr);
-                    for (int64_t ir = 0; ir < mc; ir += mr) {
-                        const int64_t mb = GK_MIN((int64_t)mr, mc - ir);
-                        kern->ukernel(kpc / kg, abuf + (size_t)(ir * kpc) * es, bbuf + (size_t)(jr * kpc) * es,
-                                      tile, 0, NULL, 0, NULL);
-                        for (int64_t i = 0; i < mb; i++)
-                            for (int64_t j = 0; j < nb; j++) acc[(ir + i) * nc + jr + j] += tile[i * nr + j];
-                    }
-                }
-            }
-            col_terms(job, jc, nc, cs64, &cols);
-            row_terms(job, ic, mc, rs64, &rows);
-            const gk_i8_epilogue_t ep = tile_epilogue(job, &rows, 0, &cols, 0, ic, jc, GK_EP_DOUBLE);
-            gk_i8_epilogue_scalar(mc, nc, acc, nc, c_at(job, ic, jc), job->ldc, &ep);
-        }
-        if (share) gk_barrier_wait(&job->barrier); /* the block is read until all are done */
-    }
-    return 0;
+    st->acc = chunks ? (int64_t *)carve(&ws, sizeof(int64_t) * (size_t)(rows * nc)) : NULL;
+    st->acc_tiles = (int32_t *)carve(&ws, sizeof(int32_t) * (size_t)(mc * job->kern->nr));
+    t->state = st;
+    return 1;
 }
 
-static void i8_task(void *ctx, int tid, int nthreads) {
-    i8_job_t *job = (i8_job_t *)ctx;
-    if (nthreads == 1) { /* all the work on this thread */
-        if (i8_block(job, 0, job->M, 0, job->N, 0, 1) != 0) job->failed = 1;
+static void i8_pack_b(void *ctx, int64_t k0, int64_t kc, int64_t jc, int64_t nc, int64_t j0, int64_t w, void *blk) {
+    const i8_job_t *job = (const i8_job_t *)ctx;
+    (void)nc;
+    if (job->packed_b) return;
+    const int8_t *Bp = job->transb ? job->B + (jc + j0) * job->ldb + k0 : job->B + k0 * job->ldb + jc + j0;
+    uint8_t *panels = (uint8_t *)blk + i8_colsum_bytes(job);
+    pack_b_block(job, Bp, kc, w, panels + (size_t)(j0 * i8_packed_depth(job, kc) * job->kern->elem_size),
+                 (int32_t *)blk + j0);
+}
+
+/* The block's column sums added up over K; after the last chunk, the column terms of the epilogue. */
+static const void *i8_b_ready(void *ctx, gk_loop_thread_t *t, int64_t k0, int64_t kc, int64_t jc, int64_t nc,
+                              const void *blk) {
+    const i8_job_t *job = (const i8_job_t *)ctx;
+    i8_thread_t *st = (i8_thread_t *)t->state;
+    const int32_t *colsum = job->packed_b ? job->packed_colsum + jc : (const int32_t *)blk;
+    const uint8_t *panels = job->packed_b ? job->packed_b + (size_t)(jc * i8_packed_depth(job, kc) * job->kern->elem_size)
+                                          : (const uint8_t *)blk + i8_colsum_bytes(job);
+    for (int64_t j = 0; j < nc; j++) st->cs64[j] = (k0 == 0 ? 0 : st->cs64[j]) + colsum[j];
+    if (k0 + kc >= job->K) col_terms(job, jc, nc, st->cs64, &st->cols);
+    return panels;
+}
+
+static void i8_pack_a(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t k0, int64_t mc, int64_t kc, void *dst) {
+    const i8_job_t *job = (const i8_job_t *)ctx;
+    const gk_i8_kernel_t *kern = job->kern;
+    i8_thread_t *st = (i8_thread_t *)t->state;
+    const uint8_t *Ap = job->transa ? job->A + k0 * job->lda + ic : job->A + ic * job->lda + k0;
+    pack_a_i8(job->transa, Ap, job->lda, mc, kc, kern->mr, kern->kgroup, kern->elem_size, job->flip_a,
+              (uint8_t *)dst, st->rowsum);
+    int64_t *rs = job->K > kern->k_exact ? st->rs64 + (ic - t->m0) : st->rs64;
+    for (int64_t i = 0; i < mc; i++) rs[i] = (k0 == 0 ? 0 : rs[i]) + st->rowsum[i];
+}
+
+/* One chunk: per NR column panel, k in blocks of kb, the B sub-panel (kb x NR) stays in L1 while every MR
+ * row panel adds its sums to its own tile in acc_tiles; the last block finishes the tiles in the kernel
+ * (full tiles, and edge row panels where it has a row-count variant) or in the scalar epilogue. */
+static void i8_macro_one_chunk(const i8_job_t *job, i8_thread_t *st, int64_t ic, int64_t jc, int64_t mc, int64_t nc,
+                               int64_t kc, const uint8_t *abuf, const uint8_t *bbuf) {
+    const gk_i8_kernel_t *kern = job->kern;
+    const int mr = kern->mr, nr = kern->nr, kg = kern->kgroup, es = kern->elem_size;
+    const int64_t kp = i8_packed_depth(job, kc);
+    GK_ALIGN64 int64_t tile64[32 * 64];
+    row_terms(job, ic, mc, st->rs64, &st->rows);
+    const int mode = epilogue_mode(job, &st->rows, &st->cols);
+    const int64_t kgroups = kp / kg, kb_groups = GK_MAX((int64_t)1, job->blocks->kb / kg);
+    for (int64_t jr = 0; jr < nc; jr += nr) {
+        const int64_t nb = GK_MIN((int64_t)nr, nc - jr);
+        const uint8_t *bp = bbuf + (size_t)(jr * kp) * es;
+        for (int64_t g0 = 0; g0 < kgroups; g0 += kb_groups) {
+            const int64_t gn = GK_MIN(kb_groups, kgroups - g0);
+            const int last = g0 + gn == kgroups;
+            for (int64_t ir = 0; ir < mc; ir += mr) {
+                const int64_t mb = GK_MIN((int64_t)mr, mc - ir);
+                const uint8_t *ap = abuf + (size_t)(ir * kp + g0 * mr * kg) * es;
+                int32_t *s_tile = st->acc_tiles + ir * nr;
+                void *c = c_at(job, ic + ir, jc + jr);
+                const gk_i8_ukernel_fn fn = mb == mr ? kern->ukernel : kern->ukernel_rows ? kern->ukernel_rows[mb] : kern->ukernel;
+                const int full = nb == nr && (mb == mr || kern->ukernel_rows != NULL) &&
+                                 (job->dst == GK_DST_INT32 || mode == GK_EP_INT32);
+                const gk_i8_epilogue_t ep = tile_epilogue(job, &st->rows, ir, &st->cols, jr, ic + ir, jc + jr, mode);
+                fn(gn, ap, bp + (size_t)(g0 * nr * kg) * es, s_tile, g0 > 0, c, job->ldc, last && full ? &ep : NULL);
+                if (last && !full) {
+                    for (int64_t x = 0; x < (int64_t)mr * nr; x++) tile64[x] = s_tile[x];
+                    gk_i8_epilogue_scalar(mb, nb, tile64, nr, c, job->ldc, &ep);
+                }
+            }
+        }
+    }
+}
+
+static void i8_macro(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t jc, int64_t k0, int64_t mc, int64_t nc,
+                     int64_t kc, const void *a, const void *b, int first, int last) {
+    const i8_job_t *job = (const i8_job_t *)ctx;
+    const gk_i8_kernel_t *kern = job->kern;
+    i8_thread_t *st = (i8_thread_t *)t->state;
+    (void)k0;
+    if (first && last) {
+        i8_macro_one_chunk(job, st, ic, jc, mc, nc, kc, (const uint8_t *)a, (const uint8_t *)b);
         return;
     }
-    int64_t m0, m1, n0, n1;
-    if (gk_thread_block(job->M, job->N, job->kern->mr, job->kern->nr, job->tm, job->tn, job->shared_b != NULL, tid,
-                        nthreads, &m0, &m1, &n0, &n1) &&
-        i8_block(job, m0, m1, n0, n1, tid, nthreads) != 0)
-        job->failed = 1;
+    const int mr = kern->mr, nr = kern->nr, es = kern->elem_size;
+    const int64_t kp = i8_packed_depth(job, kc), ld = t->nc_max;
+    int64_t *acc = st->acc + (ic - t->m0) * ld;
+    GK_ALIGN64 int32_t tile[32 * 64];
+    if (first) for (int64_t i = 0; i < mc; i++) memset(acc + i * ld, 0, sizeof(int64_t) * (size_t)nc);
+    for (int64_t jr = 0; jr < nc; jr += nr) {
+        const int64_t nb = GK_MIN((int64_t)nr, nc - jr);
+        for (int64_t ir = 0; ir < mc; ir += mr) {
+            const int64_t mb = GK_MIN((int64_t)mr, mc - ir);
+            kern->ukernel(kp / kern->kgroup, (const uint8_t *)a + (size_t)(ir * kp) * es,
+                          (const uint8_t *)b + (size_t)(jr * kp) * es, tile, 0, NULL, 0, NULL);
+            for (int64_t i = 0; i < mb; i++)
+                for (int64_t j = 0; j < nb; j++) acc[(ir + i) * ld + jr + j] += tile[i * nr + j];
+        }
+    }
+    if (!last) return;
+    row_terms(job, ic, mc, st->rs64 + (ic - t->m0), &st->rows);
+    const gk_i8_epilogue_t ep = tile_epilogue(job, &st->rows, 0, &st->cols, 0, ic, jc, GK_EP_DOUBLE);
+    gk_i8_epilogue_scalar(mc, nc, acc, ld, c_at(job, ic, jc), job->ldc, &ep);
+}
+
+/* One matrix through the skeleton on `threads` threads. */
+static gemmkit_status_t i8_loops(i8_job_t *job, int threads) {
+    const gk_i8_kernel_t *kern = job->kern;
+    const int64_t kchunk = kern->k_exact;
+    if (job->K > kchunk) job->packed_b = NULL; /* (never: weights are prepacked within one chunk) */
+    int64_t MC, NC;
+    i8_blocks(job, i8_packed_depth(job, GK_MIN(job->K, kchunk)), job->K > kchunk, &MC, &NC);
+    job->nc = NC;
+    const gk_loops_t L = {
+        .M = job->M, .N = job->N, .K = job->K, .mr = kern->mr, .nr = kern->nr, .mc = MC, .nc = NC, .kc = kchunk,
+        .threads = threads, .share_b = job->packed_b == NULL, .ctx = job,
+        .a_bytes = i8_a_bytes, .b_bytes = i8_b_bytes, .thread_begin = i8_thread_begin,
+        .pack_b = i8_pack_b, .b_ready = i8_b_ready, .pack_a = i8_pack_a, .macro = i8_macro,
+    };
+    return gk_loops_run(&L);
 }
 
 /* Few rows of C: dot products of the rows of A' with the columns of op(B), B read in place (kernel->dot
@@ -436,73 +447,27 @@ static void int8_job_init(i8_job_t *job, const gk_int8_problem_t *p, int64_t b) 
     }
 }
 
-/* One matrix on all the threads it is worth. */
-static gemmkit_status_t int8_run_one(i8_job_t *job) {
-    const int64_t M = job->M, N = job->N, K = job->K;
-    if (i8_dot_applies(job)) return i8_dot(job, gk_num_threads());
-    int nthreads = gk_threads_for(M, N, K / 4 + 1);
-    gk_partition_2d(M, N, job->kern->mr, job->kern->nr, nthreads, &job->tm, &job->tn);
-    job->shared_b = NULL;
-    job->shared_colsum = NULL;
-    if (job->tm > 1 && job->tn == 1 && K <= job->kern->k_exact && !job->packed_b) {
-        /* Row slices: one packed B block (and its column sums) for all threads. */
-        const int kg = job->kern->kgroup, es = job->kern->elem_size, nr = job->kern->nr;
-        const int64_t kp = (K + kg - 1) / kg * kg;
-        int64_t MC, NC;
-        i8_blocks(job, kp, 0, &MC, &NC);
-        const int64_t nc = GK_MIN(NC, (N + nr - 1) / nr * nr);
-        const size_t bbytes = ((size_t)(nc * kp * es) + 63) & ~(size_t)63;
-        uint8_t *buf = (uint8_t *)gk_thread_workspace(1, bbytes + sizeof(int32_t) * (size_t)nc);
-        if (!buf) return gemmkit_out_of_memory;
-        job->shared_b = buf;
-        job->shared_colsum = (int32_t *)(buf + bbytes);
-        gk_barrier_init(&job->barrier, job->tm);
-    }
-    gk_parallel_run(i8_task, job, job->tm * job->tn);
-    return job->failed ? gemmkit_out_of_memory : gemmkit_success;
+/* Matrix b of the problem on `threads` threads (0: as many as it is worth; 1: the calling thread). */
+static gemmkit_status_t int8_run_one(const gk_int8_problem_t *p, int64_t b, int threads) {
+    i8_job_t job;
+    int8_job_init(&job, p, b);
+    if (i8_dot_applies(&job)) return i8_dot(&job, threads ? threads : gk_num_threads());
+    return i8_loops(&job, threads ? threads : gk_threads_for(job.M, job.N, job.K / 4 + 1));
 }
 
-/* A batch split among threads: thread tid computes whole matrices [b0, b1) on its own. */
-typedef struct {
-    const gk_int8_problem_t *p;
-    int failed;
-} int8_batch_job_t;
-
-static void int8_batch_task(void *ctx, int tid, int nthreads) {
-    int8_batch_job_t *bj = (int8_batch_job_t *)ctx;
-    int64_t b0, b1;
-    gk_split_range(bj->p->batch, 1, nthreads, tid, &b0, &b1);
-    for (int64_t b = b0; b < b1; b++) {
-        i8_job_t job;
-        int8_job_init(&job, bj->p, b);
-        if (i8_dot_applies(&job) ? i8_dot(&job, 1) != gemmkit_success : i8_block(&job, 0, job.M, 0, job.N, 0, 1) != 0)
-            bj->failed = 1;
-    }
+static gemmkit_status_t int8_batch_item(void *ctx, int64_t b, int threads) {
+    return int8_run_one((const gk_int8_problem_t *)ctx, b, threads);
 }
 
 gemmkit_status_t gk_int8_gemm(const gk_int8_problem_t *p) {
     const int64_t batch = p->batch > 1 ? p->batch : 1;
-    i8_job_t job;
-    if (batch == 1) {
-        int8_job_init(&job, p, 0);
-        return int8_run_one(&job);
-    }
+    if (batch == 1) return int8_run_one(p, 0, 0);
     /* Threads over batch x tiles: whole matrices per thread when there are at least as many matrices
      * as threads worth using (or one matrix is too small to split), else the matrices one after
      * another, each split among the threads. */
     const int per_matrix = gk_threads_for(p->M, p->N, p->K / 4 + 1);
-    const int64_t total = gk_threads_for(p->M * batch, p->N, p->K / 4 + 1);
-    if (per_matrix <= 1 || batch >= total) {
-        int8_batch_job_t bj = {p, 0};
-        gk_parallel_run(int8_batch_task, &bj, (int)GK_MIN(batch, total));
-        return bj.failed ? gemmkit_out_of_memory : gemmkit_success;
-    }
-    for (int64_t b = 0; b < batch; b++) {
-        int8_job_init(&job, p, b);
-        const gemmkit_status_t st = int8_run_one(&job);
-        if (st != gemmkit_success) return st;
-    }
-    return gemmkit_success;
+    const int total = gk_threads_for(p->M * batch, p->N, p->K / 4 + 1);
+    return gk_batch_run(batch, per_matrix <= 1 || batch >= total ? 1 : per_matrix, total, int8_batch_item, (void *)p);
 }
 
 /* ---- prepacked weights ---------------------------------------------------------------------------- */

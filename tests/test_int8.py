@@ -358,6 +358,17 @@ def test_large_k_random(arch, nthreads, kind, trans, rng):
 
 
 @pytest.mark.parametrize("kind", FUNCS)
+@pytest.mark.parametrize("trans", ["NN", "TN", "NT"])
+def test_large_k_many_blocks(arch, nthreads, kind, trans, rng):
+    """K over two exact chunks with C in several row blocks and column panels per thread (row-sliced
+    threads sharing each chunk's packed B): every block's sums and row/column sums stay its own."""
+    ta, tb = trans
+    kc = _kernel("int8")["K_chunk"]
+    lo, hi = A_RANGE[kind]
+    run_int8(kind, rng, ta, tb, "R", 37, 45, 2 * kc + 3, 1.5, hi, -3, 0.5)
+
+
+@pytest.mark.parametrize("kind", FUNCS)
 @pytest.mark.parametrize("trans", ["NN", "TT"])
 def test_large_k_partial_sums_beyond_int32(arch, kind, trans):
     """K = 70000 with (a-ao) = +-255 and (b-bo) = -255 everywhere: |acc| = 70000*65025 ~ 4.55e9.

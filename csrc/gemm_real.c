@@ -1,0 +1,224 @@
+/* The real family on the driver skeleton: sgemm, dgemm, cgemm / zgemm by 1m and the 16-bit types, on a
+ * float or double microkernel: its packers, its macro-kernel (edge tiles, no-pack paths), tiny products. */
+#include <string.h>
+#include "driver.h"
+
+typedef struct {
+    const gk_real_problem_t *p;
+    int direct_a, direct_b;  /* no-pack path: read the operand in place (layouts the kernel streams) */
+    int convert_c;           /* C of another type than the kernel's: computed in a float buffer per thread */
+} real_job_t;
+
+#define AT(ptr, off) ((const char *)(ptr) + (size_t)(off) * (size_t)es)
+
+/* C[m x n] = T + beta * C for an edge tile computed (alpha applied) into T (row stride ldt). */
+static void merge_edge_tile(int es, int64_t m, int64_t n, const void *T, int64_t ldt, void *C, int64_t ldc,
+                            const gk_real_scalar_t *beta) {
+    for (int64_t i = 0; i < m; i++) {
+        if (es == 4) {
+            float *c = (float *)C + i * ldc;
+            const float *t = (const float *)T + i * ldt;
+            if (beta->f == 0.0f) for (int64_t j = 0; j < n; j++) c[j] = t[j];
+            else for (int64_t j = 0; j < n; j++) c[j] = t[j] + beta->f * c[j];
+        } else {
+            double *c = (double *)C + i * ldc;
+            const double *t = (const double *)T + i * ldt;
+            if (beta->d == 0.0) for (int64_t j = 0; j < n; j++) c[j] = t[j];
+            else for (int64_t j = 0; j < n; j++) c[j] = t[j] + beta->d * c[j];
+        }
+    }
+}
+
+/* Packed blocks: in place operands need one panel (their edge) only. */
+static size_t real_a_bytes(const void *ctx, int64_t mc, int64_t kc) {
+    const real_job_t *job = (const real_job_t *)ctx;
+    return (size_t)job->p->kern->elem * (size_t)((job->direct_a ? job->p->kern->mr : mc) * kc);
+}
+static size_t real_b_bytes(const void *ctx, int64_t nc, int64_t kc) {
+    const real_job_t *job = (const real_job_t *)ctx;
+    return (size_t)job->p->kern->elem * (size_t)((job->direct_b ? job->p->kern->nr : nc) * kc);
+}
+
+/* A C of another type (float16, bfloat16): the thread's rows [m0, m1) of a C block, rows nc_max apart. */
+static int real_thread_begin(void *ctx, gk_loop_thread_t *t) {
+    const real_job_t *job = (const real_job_t *)ctx;
+    t->state = NULL;
+    if (!job->convert_c) return 1;
+    t->state = gk_thread_workspace(2, sizeof(float) * (size_t)((t->m1 - t->m0) * t->nc_max + 1));
+    return t->state != NULL;
+}
+
+static void real_pack_b(void *ctx, int64_t k0, int64_t kc, int64_t jc, int64_t nc, int64_t j0, int64_t w, void *blk) {
+    const real_job_t *job = (const real_job_t *)ctx;
+    const gk_real_problem_t *p = job->p;
+    const int nr = p->kern->nr, es = p->kern->elem;
+    if (!job->direct_b) {
+        p->type->pack_b(p, k0, jc + j0, kc, w, (char *)blk + (size_t)(j0 * kc) * es);
+    } else if (nc % nr) { /* B in place: only the edge panel, zero-padded */
+        const int64_t nc_full = nc / nr * nr;
+        p->type->pack_b(p, k0, jc + nc_full, kc, nc - nc_full, blk);
+    }
+}
+
+static const void *real_b_ready(void *ctx, gk_loop_thread_t *t, int64_t k0, int64_t kc, int64_t jc, int64_t nc,
+                                const void *blk) {
+    (void)ctx, (void)t, (void)k0, (void)kc, (void)jc, (void)nc;
+    return blk;
+}
+
+static void real_pack_a(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t k0, int64_t mc, int64_t kc, void *dst) {
+    const real_job_t *job = (const real_job_t *)ctx;
+    const gk_real_problem_t *p = job->p;
+    (void)t;
+    if (!job->direct_a) {
+        p->type->pack_a(p, ic, k0, mc, kc, dst);
+    } else if (mc % p->kern->mr) { /* A in place: only the edge panel, zero-padded */
+        const int64_t mc_full = mc / p->kern->mr * p->kern->mr;
+        p->type->pack_a(p, ic + mc_full, k0, mc - mc_full, kc, dst);
+    }
+}
+
+/* The NR / MR loops over one block. On the no-pack path full tiles read B in place when it is not
+ * transposed and A in place when it is (the layouts the microkernel can stream); the packed buffers hold
+ * only the edge panels. A converted C is widened into the thread's float buffer before the first k block
+ * (when beta reads it) and narrowed, rounding once, after the last. */
+static void real_macro(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t jc, int64_t k0, int64_t mc, int64_t nc,
+                       int64_t kc, const void *abuf, const void *bbuf, int first, int last) {
+    const real_job_t *job = (const real_job_t *)ctx;
+    const gk_real_problem_t *p = job->p;
+    const gk_real_kernel_t *kern = p->kern;
+    const int es = kern->elem, mr = kern->mr, nr = kern->nr;
+    const int direct_a = job->direct_a, direct_b = job->direct_b;
+    GK_ALIGN64 double tile[32 * 32];
+    const gk_real_scalar_t beta_acc = es == 4 ? (gk_real_scalar_t){.f = 1.0f} : (gk_real_scalar_t){.d = 1.0};
+    const gk_real_scalar_t zero = {.d = 0.0};
+    const gk_real_scalar_t *beta = first ? &p->beta : &beta_acc;
+    /* where the kernel writes C[i][j]: base + ((i - c_i0) * c_ld + j - c_j0) elements */
+    float *cbuf = (float *)t->state;
+    char *c_base = job->convert_c ? (char *)cbuf : (char *)p->C;
+    const int64_t c_ld = job->convert_c ? t->nc_max : p->ldc, c_i0 = job->convert_c ? t->m0 : 0;
+    const int64_t c_j0 = job->convert_c ? jc : 0;
+    if (job->convert_c && first && p->beta.f != 0.0f)
+        p->type->load_c(p, ic, jc, mc, nc, cbuf + (ic - t->m0) * c_ld, c_ld);
+    const char *Ap = AT(p->A, k0 * p->lda + ic); /* direct_a (transposed A): (i, k) at A + k * lda + i */
+    const char *Bp = AT(p->B, k0 * p->ldb + jc); /* direct_b (plain B): (k, j) at B + k * ldb + j */
+    for (int64_t jr = 0; jr < nc; jr += nr) {
+        const int64_t nb = GK_MIN((int64_t)nr, nc - jr);
+        const void *bp = direct_b ? (nb == nr ? (const void *)AT(Bp, jr) : bbuf) : AT(bbuf, jr * kc);
+        const int64_t rsb = direct_b && nb == nr ? p->ldb : nr;
+        for (int64_t ir = 0; ir < mc; ir += mr) {
+            const int64_t mb = GK_MIN((int64_t)mr, mc - ir);
+            const void *ap = direct_a ? (mb == mr ? (const void *)AT(Ap, ir) : abuf) : AT(abuf, ir * kc);
+            const int64_t rsa = direct_a && mb == mr ? p->lda : mr;
+            void *c = c_base + (size_t)((ic + ir - c_i0) * c_ld + jc + jr - c_j0) * es;
+            if (mb == mr && nb == nr) {
+                kern->ukernel(kc, ap, rsa, bp, rsb, c, c_ld, &p->alpha, beta);
+            } else if (nb == nr && kern->ukernel_rows) { /* fewer rows: kernel for mb rows */
+                kern->ukernel_rows[mb](kc, ap, rsa, bp, rsb, c, c_ld, &p->alpha, beta);
+            } else {
+                kern->ukernel(kc, ap, rsa, bp, rsb, tile, nr, &p->alpha, &zero);
+                merge_edge_tile(es, mb, nb, tile, nr, c, c_ld, beta);
+            }
+        }
+    }
+    if (job->convert_c && last) p->type->store_c(p, ic, jc, mc, nc, cbuf + (ic - t->m0) * c_ld, c_ld);
+}
+
+/* Whether p is a real product the kernel's `tiny` computes whole (no packing, no threads). */
+static int real_tiny_fits(const gk_real_problem_t *p) {
+    return p->kern->tiny && !p->type->complex_1m && !p->type->widened && !p->type->store_c && p->M <= GK_TINY_MAX &&
+           p->N <= GK_TINY_MAX && p->K <= GK_TINY_MAX &&
+           (double)p->M * (double)p->N * (double)p->K <= p->small->tiny_max_macs;
+}
+
+/* A complex product small enough for the kernel's `tiny_complex` (counted in complex multiply-adds; real
+ * domain: N, K and C's ld doubled): computed whole; returns 0 when it is not. */
+static int real_tiny_complex(const gk_real_problem_t *p) {
+    if (!p->kern->tiny_complex || !p->type->complex_1m || p->type->store_c || p->M > GK_TINY_MAX ||
+        p->N > 2 * GK_TINY_MAX || p->K > 2 * GK_TINY_MAX ||
+        (double)p->M * (double)(p->N / 2) * (double)(p->K / 2) > p->small->tiny_complex_max_macs)
+        return 0;
+    union { float f[2]; double d[2]; } alpha2;
+    if (p->kern->elem == 4) {
+        alpha2.f[0] = p->alpha_fold ? ((const float *)p->alpha_fold)[0] : p->alpha.f;
+        alpha2.f[1] = p->alpha_fold ? ((const float *)p->alpha_fold)[1] : 0.0f;
+    } else {
+        alpha2.d[0] = p->alpha_fold ? ((const double *)p->alpha_fold)[0] : p->alpha.d;
+        alpha2.d[1] = p->alpha_fold ? ((const double *)p->alpha_fold)[1] : 0.0;
+    }
+    p->kern->tiny_complex(p->M, p->N / 2, p->K / 2, &alpha2, p->A, p->lda, p->transa, p->conja, p->B, p->ldb,
+                          p->transb, p->conjb, &p->beta, p->C, p->ldc / 2);
+    return 1;
+}
+
+gemmkit_status_t gk_real_gemm(const gk_real_problem_t *p) {
+    gemmkit_status_t st;
+    if (real_tiny_fits(p)) {
+        p->kern->tiny(p->M, p->N, p->K, &p->alpha, p->A, p->lda, p->transa, p->B, p->ldb, p->transb, &p->beta,
+                      p->C, p->ldc);
+        return gemmkit_success;
+    }
+    if (real_tiny_complex(p)) return gemmkit_success;
+    if (p->type->gemv_path && p->type->gemv_path(p, &st)) return st;
+    real_job_t job = {p, 0, 0, p->type->store_c != NULL};
+    const int mr = p->kern->mr;
+    /* Small real problems skip packing where they can (the kernel's own type, A, B and C, in place). So do
+     * few rows of C against a plain B: packing B would copy all of it for a handful of uses, while the
+     * kernel can stream it in place. */
+    const int real = !p->type->complex_1m && !p->type->widened && p->type->store_c == NULL;
+    const double macs = (double)p->M * (double)p->N * (double)p->K;
+    const int small = macs <= p->small->direct_max_macs;
+    job.direct_a = real && small && p->transa;
+    const int small_b = job.direct_a ? small : macs <= p->small->direct_b_max_macs;
+    job.direct_b = real && !p->transb && (small_b || p->M <= p->small->direct_max_row_panels * mr);
+    /* complex: the real-domain macs count 4x the complex ones, but a complex multiply-add is 4 real */
+    const gk_loops_t L = {
+        .M = p->M, .N = p->N, .K = p->K, .mr = mr, .nr = p->kern->nr,
+        .mc = p->blocks.mc, .nc = p->blocks.nc,
+        .kc = job.direct_b && !small_b ? p->small->skinny_kc : p->blocks.kc,
+        .threads = p->threads ? p->threads : gk_threads_for(p->M, p->N, p->K),
+        .share_b = !job.direct_b, .ctx = &job,
+        .a_bytes = real_a_bytes, .b_bytes = real_b_bytes, .thread_begin = real_thread_begin,
+        .pack_b = real_pack_b, .b_ready = real_b_ready, .pack_a = real_pack_a, .macro = real_macro,
+    };
+    return gk_loops_run(&L);
+}
+
+/* ---- batches ------------------------------------------------------------------------------------ */
+
+typedef struct {
+    const gk_real_problem_t *p;
+    size_t sa, sb, sc;       /* strides in bytes (as signed offsets, two's complement) */
+    int tiny;                /* every product goes straight to the kernel's tiny path */
+} real_batch_t;
+
+/* Product i of the batch on `threads` threads; small products by the thousand go to the kernel's tiny
+ * path without a problem copy or path choice. */
+static gemmkit_status_t real_batch_item(void *ctx, int64_t i, int threads) {
+    const real_batch_t *b = (const real_batch_t *)ctx;
+    const gk_real_problem_t *p = b->p;
+    const char *A = (const char *)p->A + (size_t)i * b->sa, *B = (const char *)p->B + (size_t)i * b->sb;
+    char *C = (char *)p->C + (size_t)i * b->sc;
+    if (b->tiny) {
+        p->kern->tiny(p->M, p->N, p->K, &p->alpha, A, p->lda, p->transa, B, p->ldb, p->transb, &p->beta, C, p->ldc);
+        return gemmkit_success;
+    }
+    gk_real_problem_t q = *p;
+    q.A = A;
+    q.B = B;
+    q.C = C;
+    q.threads = threads;
+    return gk_real_gemm(&q);
+}
+
+gemmkit_status_t gk_real_gemm_batch(const gk_real_problem_t *p, int64_t batch, int64_t stride_a,
+                                    int64_t stride_b, int64_t stride_c) {
+    const size_t es = (size_t)p->kern->elem * (p->type->complex_1m ? 2 : 1);
+    real_batch_t b = {p, (size_t)stride_a * es, (size_t)stride_b * es, (size_t)stride_c * es, real_tiny_fits(p)};
+    if (batch == 1) return gk_real_gemm(p);
+    /* A product worth several threads gets them all, one product after the other; smaller ones go
+     * whole to the threads, as many threads as the batch's total work is worth. */
+    const double total = (double)p->M * (double)p->N * (double)p->K * (double)batch;
+    const int spread = (int)GK_MIN((double)gk_num_threads(), total / (double)(1 << 18));
+    return gk_batch_run(batch, gk_threads_for(p->M, p->N, p->K), spread, real_batch_item, &b);
+}
