@@ -141,6 +141,11 @@ gemmkit_status_t gk_real_gemm(const gk_real_problem_t *p);
 gemmkit_status_t gk_real_gemm_batch(const gk_real_problem_t *p, int64_t batch, int64_t stride_a,
                                     int64_t stride_b, int64_t stride_c);
 
+/* Products small enough for the kernel's `tiny` (real) or `tiny_complex` (1m types), computed whole without
+ * packing or threads (csrc/gemm_small.c): returns 1 when it computed p, 0 when it does not fit. */
+int gk_real_tiny_fits(const gk_real_problem_t *p);
+int gk_real_tiny(const gk_real_problem_t *p);
+
 /* Few rows or few columns of C (sgemm, dgemm): the GEMV or dot-product kernels, the big operand streamed
  * in place (csrc/gemm_small.c). Returns 1 and sets *st when it handled the problem, 0 when the packed
  * driver should. */

@@ -1,5 +1,5 @@
 /* The real family on the driver skeleton: sgemm, dgemm, cgemm / zgemm by 1m and the 16-bit types, on a
- * float or double microkernel: its packers, its macro-kernel (edge tiles, no-pack paths), tiny products. */
+ * float or double microkernel: its packers, its macro-kernel (edge tiles, no-pack paths), batches. */
 #include <string.h>
 #include "driver.h"
 
@@ -124,41 +124,9 @@ static void real_macro(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t jc, i
     if (job->convert_c && last) p->type->store_c(p, ic, jc, mc, nc, cbuf + (ic - t->m0) * c_ld, c_ld);
 }
 
-/* Whether p is a real product the kernel's `tiny` computes whole (no packing, no threads). */
-static int real_tiny_fits(const gk_real_problem_t *p) {
-    return p->kern->tiny && !p->type->complex_1m && !p->type->widened && !p->type->store_c && p->M <= GK_TINY_MAX &&
-           p->N <= GK_TINY_MAX && p->K <= GK_TINY_MAX &&
-           (double)p->M * (double)p->N * (double)p->K <= p->small->tiny_max_macs;
-}
-
-/* A complex product small enough for the kernel's `tiny_complex` (counted in complex multiply-adds; real
- * domain: N, K and C's ld doubled): computed whole; returns 0 when it is not. */
-static int real_tiny_complex(const gk_real_problem_t *p) {
-    if (!p->kern->tiny_complex || !p->type->complex_1m || p->type->store_c || p->M > GK_TINY_MAX ||
-        p->N > 2 * GK_TINY_MAX || p->K > 2 * GK_TINY_MAX ||
-        (double)p->M * (double)(p->N / 2) * (double)(p->K / 2) > p->small->tiny_complex_max_macs)
-        return 0;
-    union { float f[2]; double d[2]; } alpha2;
-    if (p->kern->elem == 4) {
-        alpha2.f[0] = p->alpha_fold ? ((const float *)p->alpha_fold)[0] : p->alpha.f;
-        alpha2.f[1] = p->alpha_fold ? ((const float *)p->alpha_fold)[1] : 0.0f;
-    } else {
-        alpha2.d[0] = p->alpha_fold ? ((const double *)p->alpha_fold)[0] : p->alpha.d;
-        alpha2.d[1] = p->alpha_fold ? ((const double *)p->alpha_fold)[1] : 0.0;
-    }
-    p->kern->tiny_complex(p->M, p->N / 2, p->K / 2, &alpha2, p->A, p->lda, p->transa, p->conja, p->B, p->ldb,
-                          p->transb, p->conjb, &p->beta, p->C, p->ldc / 2);
-    return 1;
-}
-
 gemmkit_status_t gk_real_gemm(const gk_real_problem_t *p) {
     gemmkit_status_t st;
-    if (real_tiny_fits(p)) {
-        p->kern->tiny(p->M, p->N, p->K, &p->alpha, p->A, p->lda, p->transa, p->B, p->ldb, p->transb, &p->beta,
-                      p->C, p->ldc);
-        return gemmkit_success;
-    }
-    if (real_tiny_complex(p)) return gemmkit_success;
+    if (gk_real_tiny(p)) return gemmkit_success;
     if (p->type->gemv_path && p->type->gemv_path(p, &st)) return st;
     real_job_t job = {p, 0, 0, p->type->store_c != NULL};
     const int mr = p->kern->mr;
@@ -214,7 +182,7 @@ static gemmkit_status_t real_batch_item(void *ctx, int64_t i, int threads) {
 gemmkit_status_t gk_real_gemm_batch(const gk_real_problem_t *p, int64_t batch, int64_t stride_a,
                                     int64_t stride_b, int64_t stride_c) {
     const size_t es = (size_t)p->kern->elem * (p->type->complex_1m ? 2 : 1);
-    real_batch_t b = {p, (size_t)stride_a * es, (size_t)stride_b * es, (size_t)stride_c * es, real_tiny_fits(p)};
+    real_batch_t b = {p, (size_t)stride_a * es, (size_t)stride_b * es, (size_t)stride_c * es, gk_real_tiny_fits(p)};
     if (batch == 1) return gk_real_gemm(p);
     /* A product worth several threads gets them all, one product after the other; smaller ones go
      * whole to the threads, as many threads as the batch's total work is worth. */

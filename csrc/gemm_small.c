@@ -1,5 +1,5 @@
-/* The middle-end's GEMV paths, outside the packed driver: few rows or few columns of C against a matrix
- * streamed once in place (the ISA's GEMV or dot-product kernels), its columns split among threads. */
+/* The middle-end's small-problem paths outside the packed loops: tiny products computed whole, and few rows
+ * or few columns of C against a matrix streamed once in place (GEMV / dot kernels, columns split among threads). */
 #include <string.h>
 #include "driver.h"
 
@@ -112,5 +112,42 @@ int gk_real_gemv(const gk_real_problem_t *p, gemmkit_status_t *st) {
     }
     gk_parallel_run(gemv_task, &job, p->threads ? p->threads : gk_threads_for(M, N, K));
     gk_thread_workspace_trim();
+    return 1;
+}
+
+/* ---- tiny products ---------------------------------------------------------------------------- */
+
+/* Whether p is a real product the kernel's `tiny` computes whole (no packing, no threads). */
+int gk_real_tiny_fits(const gk_real_problem_t *p) {
+    return p->kern->tiny && !p->type->complex_1m && !p->type->widened && !p->type->store_c && p->M <= GK_TINY_MAX &&
+           p->N <= GK_TINY_MAX && p->K <= GK_TINY_MAX &&
+           (double)p->M * (double)p->N * (double)p->K <= p->small->tiny_max_macs;
+}
+
+/* A complex product small enough for the kernel's `tiny_complex` (counted in complex multiply-adds; real
+ * domain: N, K and C's ld doubled). */
+static int real_tiny_complex_fits(const gk_real_problem_t *p) {
+    return p->kern->tiny_complex && p->type->complex_1m && !p->type->store_c && p->M <= GK_TINY_MAX &&
+           p->N <= 2 * GK_TINY_MAX && p->K <= 2 * GK_TINY_MAX &&
+           (double)p->M * (double)(p->N / 2) * (double)(p->K / 2) <= p->small->tiny_complex_max_macs;
+}
+
+int gk_real_tiny(const gk_real_problem_t *p) {
+    if (gk_real_tiny_fits(p)) {
+        p->kern->tiny(p->M, p->N, p->K, &p->alpha, p->A, p->lda, p->transa, p->B, p->ldb, p->transb, &p->beta,
+                      p->C, p->ldc);
+        return 1;
+    }
+    if (!real_tiny_complex_fits(p)) return 0;
+    union { float f[2]; double d[2]; } alpha2;
+    if (p->kern->elem == 4) {
+        alpha2.f[0] = p->alpha_fold ? ((const float *)p->alpha_fold)[0] : p->alpha.f;
+        alpha2.f[1] = p->alpha_fold ? ((const float *)p->alpha_fold)[1] : 0.0f;
+    } else {
+        alpha2.d[0] = p->alpha_fold ? ((const double *)p->alpha_fold)[0] : p->alpha.d;
+        alpha2.d[1] = p->alpha_fold ? ((const double *)p->alpha_fold)[1] : 0.0;
+    }
+    p->kern->tiny_complex(p->M, p->N / 2, p->K / 2, &alpha2, p->A, p->lda, p->transa, p->conja, p->B, p->ldb,
+                          p->transb, p->conjb, &p->beta, p->C, p->ldc / 2);
     return 1;
 }
