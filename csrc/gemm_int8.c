@@ -1,28 +1,8 @@
 /* The int8 family on the driver skeleton (u8s8s32, s8s8s32, after the frontend's checks): packers with
  * row/column sums, zero points applied by compensation in the microkernel's exact epilogue, the dot path. */
 #include <string.h>
-#include "driver.h"
+#include "int8_problem.h"
 #include "pack.h"
-
-typedef struct {
-    const gk_i8_kernel_t *kern;
-    const gk_int8_blocks_t *blocks;
-    int transa, transb, flip_a;
-    int64_t M, N, K;
-    double alpha, beta;
-    const uint8_t *A; int64_t lda; int a_ofs; /* a_ofs = ao (u8) or ao + 128 (s8, A flipped to u8) */
-    const int8_t *B; int64_t ldb; int bo;
-    void *C; int64_t ldc; int c_size;  /* C's elements: int32 or the float destination type */
-    char offsetc; const int32_t *co;
-    int dst;                            /* the float epilogue (gk_i8_epilogue_t), as gk_int8_problem_t */
-    const float *row_scale, *col_scale;
-    int row_scale_first;
-    const float *row_bias, *col_bias;
-    const uint8_t *packed_b;            /* prepacked op(B) panels (one K chunk) and column sums, or NULL */
-    const int32_t *packed_colsum;
-    int64_t nc;                         /* the skeleton's column block (a packed B block's column sums first) */
-    int failed;                         /* the dot path: a thread had no workspace */
-} i8_job_t;
 
 /* Blocking of the NC x K panels of B and MC x K panels of A for a given packed depth kp. */
 static void i8_blocks(const i8_job_t *job, int64_t kp, int nchunks_gt1, int64_t *MC, int64_t *NC) {
@@ -35,84 +15,12 @@ static void i8_blocks(const i8_job_t *job, int64_t kp, int nchunks_gt1, int64_t 
     if (nchunks_gt1) *NC = GK_MIN(*NC, (int64_t)GK_MAX(nr, 256 / nr * nr)); /* bound the int64 sums */
 }
 
-/* Per-column and per-row terms of the epilogue for columns [j0, j0+n) / rows [i0, i0+m): the
- * compensation (comp) and offset (add) as doubles, their sum as an integer, and max |sum|. */
-typedef struct {
-    double *comp, *add;
-    int64_t *sum64;
-    int32_t *sum32;
-    int64_t max_abs;
-} i8_terms_t;
-
-static void col_terms(const i8_job_t *job, int64_t j0, int64_t n, const int64_t *colsum, i8_terms_t *t) {
-    t->max_abs = 0;
-    for (int64_t j = 0; j < n; j++) {
-        int64_t comp = -(int64_t)job->a_ofs * colsum[j];
-        int64_t add = job->offsetc == 'F' ? job->co[0] : job->offsetc == 'R' ? job->co[j0 + j] : 0;
-        t->comp[j] = (double)comp;
-        t->add[j] = (double)add;
-        t->sum64[j] = comp + add;
-        t->sum32[j] = (int32_t)GK_MAX(GK_MIN(comp + add, (int64_t)INT32_MAX), (int64_t)INT32_MIN);
-        t->max_abs = GK_MAX(t->max_abs, comp + add < 0 ? -(comp + add) : comp + add);
-    }
-}
-static void row_terms(const i8_job_t *job, int64_t i0, int64_t m, const int64_t *rowsum, i8_terms_t *t) {
-    const int64_t kab = job->K * (int64_t)job->a_ofs * (int64_t)job->bo;
-    t->max_abs = 0;
-    for (int64_t i = 0; i < m; i++) {
-        int64_t comp = -(int64_t)job->bo * rowsum[i] + kab;
-        int64_t add = job->offsetc == 'C' ? job->co[i0 + i] : 0;
-        t->comp[i] = (double)comp;
-        t->add[i] = (double)add;
-        t->sum64[i] = comp + add;
-        t->sum32[i] = (int32_t)GK_MAX(GK_MIN(comp + add, (int64_t)INT32_MAX), (int64_t)INT32_MIN);
-        t->max_abs = GK_MAX(t->max_abs, comp + add < 0 ? -(comp + add) : comp + add);
-    }
-}
-
 /* Which epilogue the tiles of this block may use (see gk_i8_epilogue_t). */
 static int epilogue_mode(const i8_job_t *job, const i8_terms_t *rows, const i8_terms_t *cols) {
     if (job->alpha != 1.0 || (job->beta != 0.0 && job->beta != 1.0)) return GK_EP_DOUBLE;
     const int64_t s_max = job->K * 255 * 128; /* |sum_k a' b| with a' in [0, 255], b in [-128, 127] */
     if (job->beta == 0.0 && s_max + rows->max_abs + cols->max_abs <= (int64_t)INT32_MAX) return GK_EP_INT32;
     return GK_EP_INT64;
-}
-
-static size_t align64(size_t x) { return (x + 63) & ~(size_t)63; }
-
-/* Address of C[i][j] (elements of the destination type). */
-static void *c_at(const i8_job_t *job, int64_t i, int64_t j) {
-    return (char *)job->C + (size_t)(i * job->ldc + j) * (size_t)job->c_size;
-}
-
-/* The epilogue block of the tile whose first row is row i0 and first column is column j0 of C: the
- * per-row terms from rows[ri], the per-column terms from cols[cj], the scales and bias from i0, j0. */
-static gk_i8_epilogue_t tile_epilogue(const i8_job_t *job, const i8_terms_t *rows, int64_t ri, const i8_terms_t *cols,
-                                      int64_t cj, int64_t i0, int64_t j0, int mode) {
-    const int has_ra = job->offsetc == 'C', has_ca = job->offsetc == 'F' || job->offsetc == 'R';
-    gk_i8_epilogue_t ep; /* every field set below (a memset here cost 1 % at 128 x 4096 x 4096) */
-    ep.row_comp = rows->comp + ri;
-    ep.col_comp = cols->comp + cj;
-    ep.row_add = has_ra ? rows->add + ri : NULL;
-    ep.col_add = has_ca ? cols->add + cj : NULL;
-    ep.alpha = job->alpha;
-    ep.beta = job->beta;
-    ep.mode = mode;
-    ep.row_int = rows->sum64 + ri;
-    ep.col_int = cols->sum64 + cj;
-    ep.row_i32 = rows->sum32 + ri;
-    ep.col_i32 = cols->sum32 + cj;
-    ep.dst = job->dst;
-    ep.row_scale = ep.col_scale = ep.row_bias = ep.col_bias = NULL;
-    ep.row_scale_first = 0;
-    if (job->dst != GK_DST_INT32) {
-        ep.row_scale = job->row_scale + i0;
-        ep.col_scale = job->col_scale + j0;
-        ep.row_scale_first = job->row_scale_first;
-        ep.row_bias = job->row_bias ? job->row_bias + i0 : NULL;
-        ep.col_bias = job->col_bias ? job->col_bias + j0 : NULL;
-    }
-    return ep;
 }
 
 /* B block [kc x nc] into NR panels with column sums: the kernel's own packer when it has one. */
@@ -145,7 +53,7 @@ static int64_t i8_packed_depth(const i8_job_t *job, int64_t kc) {
 }
 
 /* A packed B block: the column sums (the column block's worth, 64-byte aligned), then the NR panels. */
-static size_t i8_colsum_bytes(const i8_job_t *job) { return align64(sizeof(int32_t) * (size_t)job->nc); }
+static size_t i8_colsum_bytes(const i8_job_t *job) { return gk_align64(sizeof(int32_t) * (size_t)job->nc); }
 
 static size_t i8_a_bytes(const void *ctx, int64_t mc, int64_t kc) {
     const i8_job_t *job = (const i8_job_t *)ctx;
@@ -159,7 +67,7 @@ static size_t i8_b_bytes(const void *ctx, int64_t nc, int64_t kc) {
 
 static void *carve(uint8_t **cursor, size_t bytes) {
     void *p = *cursor;
-    *cursor += align64(bytes);
+    *cursor += gk_align64(bytes);
     return p;
 }
 
@@ -168,7 +76,7 @@ static int i8_thread_begin(void *ctx, gk_loop_thread_t *t) {
     const int64_t mc = t->mc_max, nc = t->nc_max, rows = t->m1 - t->m0;
     const int chunks = job->K > job->kern->k_exact;
     const size_t per_col = sizeof(int32_t) + sizeof(int64_t) + 2 * sizeof(double) + sizeof(int64_t) + sizeof(int32_t);
-    const size_t bytes = align64(sizeof(i8_thread_t)) + (size_t)(mc + nc) * per_col + sizeof(int32_t) * (size_t)mc +
+    const size_t bytes = gk_align64(sizeof(i8_thread_t)) + (size_t)(mc + nc) * per_col + sizeof(int32_t) * (size_t)mc +
                          sizeof(int64_t) * (size_t)(chunks ? rows : mc) + sizeof(int32_t) * (size_t)(mc * job->kern->nr) +
                          (chunks ? sizeof(int64_t) * (size_t)(rows * nc) : 0) + 16 * 64;
     uint8_t *ws = (uint8_t *)gk_thread_workspace(2, bytes);
@@ -210,7 +118,7 @@ static const void *i8_b_ready(void *ctx, gk_loop_thread_t *t, int64_t k0, int64_
     const uint8_t *panels = job->packed_b ? job->packed_b + (size_t)(jc * i8_packed_depth(job, kc) * job->kern->elem_size)
                                           : (const uint8_t *)blk + i8_colsum_bytes(job);
     for (int64_t j = 0; j < nc; j++) st->cs64[j] = (k0 == 0 ? 0 : st->cs64[j]) + colsum[j];
-    if (k0 + kc >= job->K) col_terms(job, jc, nc, st->cs64, &st->cols);
+    if (k0 + kc >= job->K) gk_i8_col_terms(job, jc, nc, st->cs64, &st->cols);
     return panels;
 }
 
@@ -234,7 +142,7 @@ static void i8_macro_one_chunk(const i8_job_t *job, i8_thread_t *st, int64_t ic,
     const int mr = kern->mr, nr = kern->nr, kg = kern->kgroup, es = kern->elem_size;
     const int64_t kp = i8_packed_depth(job, kc);
     GK_ALIGN64 int64_t tile64[32 * 64];
-    row_terms(job, ic, mc, st->rs64, &st->rows);
+    gk_i8_row_terms(job, ic, mc, st->rs64, &st->rows);
     const int mode = epilogue_mode(job, &st->rows, &st->cols);
     const int64_t kgroups = kp / kg, kb_groups = GK_MAX((int64_t)1, job->blocks->kb / kg);
     for (int64_t jr = 0; jr < nc; jr += nr) {
@@ -247,11 +155,11 @@ static void i8_macro_one_chunk(const i8_job_t *job, i8_thread_t *st, int64_t ic,
                 const int64_t mb = GK_MIN((int64_t)mr, mc - ir);
                 const uint8_t *ap = abuf + (size_t)(ir * kp + g0 * mr * kg) * es;
                 int32_t *s_tile = st->acc_tiles + ir * nr;
-                void *c = c_at(job, ic + ir, jc + jr);
+                void *c = gk_i8_c_at(job, ic + ir, jc + jr);
                 const gk_i8_ukernel_fn fn = mb == mr ? kern->ukernel : kern->ukernel_rows ? kern->ukernel_rows[mb] : kern->ukernel;
                 const int full = nb == nr && (mb == mr || kern->ukernel_rows != NULL) &&
                                  (job->dst == GK_DST_INT32 || mode == GK_EP_INT32);
-                const gk_i8_epilogue_t ep = tile_epilogue(job, &st->rows, ir, &st->cols, jr, ic + ir, jc + jr, mode);
+                const gk_i8_epilogue_t ep = gk_i8_tile_epilogue(job, &st->rows, ir, &st->cols, jr, ic + ir, jc + jr, mode);
                 fn(gn, ap, bp + (size_t)(g0 * nr * kg) * es, s_tile, g0 > 0, c, job->ldc, last && full ? &ep : NULL);
                 if (last && !full) {
                     for (int64_t x = 0; x < (int64_t)mr * nr; x++) tile64[x] = s_tile[x];
@@ -288,9 +196,9 @@ static void i8_macro(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t jc, int
         }
     }
     if (!last) return;
-    row_terms(job, ic, mc, st->rs64 + (ic - t->m0), &st->rows);
-    const gk_i8_epilogue_t ep = tile_epilogue(job, &st->rows, 0, &st->cols, 0, ic, jc, GK_EP_DOUBLE);
-    gk_i8_epilogue_scalar(mc, nc, acc, ld, c_at(job, ic, jc), job->ldc, &ep);
+    gk_i8_row_terms(job, ic, mc, st->rs64 + (ic - t->m0), &st->rows);
+    const gk_i8_epilogue_t ep = gk_i8_tile_epilogue(job, &st->rows, 0, &st->cols, 0, ic, jc, GK_EP_DOUBLE);
+    gk_i8_epilogue_scalar(mc, nc, acc, ld, gk_i8_c_at(job, ic, jc), job->ldc, &ep);
 }
 
 /* One matrix through the skeleton on `threads` threads. */
@@ -308,117 +216,6 @@ static gemmkit_status_t i8_loops(i8_job_t *job, int threads) {
         .pack_b = i8_pack_b, .b_ready = i8_b_ready, .pack_a = i8_pack_a, .macro = i8_macro,
     };
     return gk_loops_run(&L);
-}
-
-/* Few rows of C: dot products of the rows of A' with the columns of op(B), B read in place (kernel->dot
- * for a transposed B, kernel->dot_kmajor for a plain one), N split among threads; the epilogue per
- * element as on the edge tiles. */
-#define GK_I8_DOT_MAX_M 32
-#define GK_I8_DOT_COLS 4096 /* columns per kernel call (a plain B's rows are read 4 KiB at a time) */
-#define GK_I8_DOT_EP_COLS 64 /* columns per epilogue call */
-
-typedef struct {
-    i8_job_t *job;                  /* (its `failed` set when a thread has no workspace) */
-    const uint8_t *A; int64_t lda;  /* op(A) row-major M x K, bytes as given (flipped in the kernel) */
-    const i8_terms_t *rows;         /* all M rows */
-} i8_dot_job_t;
-
-static void i8_dot_task(void *ctx, int tid, int nthreads) {
-    const i8_dot_job_t *d = (const i8_dot_job_t *)ctx;
-    i8_job_t *job = d->job;
-    const int64_t M = job->M, K = job->K;
-    const uint8_t xr = job->flip_a ? 0x80 : 0;
-    int64_t j0, j1;
-    gk_split_range(job->N, 16, nthreads, tid, &j0, &j1);
-    /* the sums of a call, M x GK_I8_DOT_COLS, and its column sums (slot 0 may hold the caller's op(A)) */
-    int32_t *S = (int32_t *)gk_thread_workspace(1, sizeof(int32_t) * (size_t)((M + 1) * GK_I8_DOT_COLS));
-    if (S == NULL) {
-        job->failed = 1;
-        return;
-    }
-    int32_t *colsum = S + M * GK_I8_DOT_COLS;
-    int64_t S64[GK_I8_DOT_MAX_M * GK_I8_DOT_EP_COLS], cs64[GK_I8_DOT_EP_COLS];
-    double comp[GK_I8_DOT_EP_COLS], add[GK_I8_DOT_EP_COLS];
-    int64_t sum64[GK_I8_DOT_EP_COLS];
-    int32_t sum32[GK_I8_DOT_EP_COLS];
-    i8_terms_t cols = {comp, add, sum64, sum32, 0};
-    for (int64_t jb = j0; jb < j1; jb += GK_I8_DOT_COLS) {
-        const int64_t n = GK_MIN((int64_t)GK_I8_DOT_COLS, j1 - jb);
-        /* dot_kmajor: column sums only where the (reduced) offset of A needs them */
-        const int sums = job->transb || job->a_ofs != 0;
-        if (job->transb) job->kern->dot(M, n, K, d->A, d->lda, xr, job->B + jb * job->ldb, job->ldb, S, colsum);
-        else job->kern->dot_kmajor(M, n, K, d->A, d->lda, xr, job->B + jb, job->ldb, S, sums ? colsum : NULL);
-        for (int64_t je = 0; je < n; je += GK_I8_DOT_EP_COLS) {
-            const int64_t ne = GK_MIN((int64_t)GK_I8_DOT_EP_COLS, n - je);
-            for (int64_t j = 0; j < ne; j++) cs64[j] = sums ? colsum[je + j] : 0;
-            for (int64_t i = 0; i < M; i++)
-                for (int64_t j = 0; j < ne; j++) S64[i * ne + j] = S[i * n + je + j];
-            col_terms(job, jb + je, ne, cs64, &cols);
-            const gk_i8_epilogue_t ep = tile_epilogue(job, d->rows, 0, &cols, 0, 0, jb + je, GK_EP_DOUBLE);
-            gk_i8_epilogue_scalar(M, ne, S64, ne, c_at(job, 0, jb + je), job->ldc, &ep);
-        }
-    }
-}
-
-/* Whether the dot path takes this product (few rows, one exact K chunk, a kernel for B's layout). */
-static int i8_dot_applies(const i8_job_t *job) {
-    const gk_i8_kernel_t *kern = job->kern;
-    const int64_t max_m = job->transb ? job->blocks->dot_max_m : job->blocks->kmajor_max_m;
-    return !job->packed_b && job->M <= GK_MIN(max_m, (int64_t)GK_I8_DOT_MAX_M) && job->K <= kern->k_exact &&
-           (job->transb ? kern->dot != NULL : kern->dot_kmajor != NULL);
-}
-
-int gk_int8_b_in_place_beats_packed(int transb, int64_t M, int64_t K) {
-    const gk_config_t *cfg = gk_config();
-    i8_job_t job;
-    memset(&job, 0, sizeof(job));
-    job.kern = cfg->int8;
-    job.blocks = &cfg->int8_blocks;
-    job.transb = transb;
-    job.M = M;
-    job.K = K;
-    /* A transposed B in place beats panels widened to int16 (twice the weight's bytes) at every M the dot
-     * path takes (measured on AVX2); byte panels (VNNI) were not measured against it: they stay. */
-    return i8_dot_applies(&job) &&
-           (transb ? job.kern->elem_size > 1 : M <= cfg->small.int8_kmajor_over_packed_max_m);
-}
-
-/* The dot path on up to max_threads threads (1: on the calling thread). dot_kmajor reads an int8 A as
- * signed, A' - 128: for it the job's offset of A is a_ofs - 128 and the row sums are of the int8 values. */
-static gemmkit_status_t i8_dot(const i8_job_t *job_in, int max_threads) {
-    i8_job_t kjob = *job_in, *job = &kjob;
-    const int signed_a = !job->transb && job->flip_a;
-    if (signed_a) job->a_ofs -= 128;
-    const int64_t M = job->M, K = job->K;
-    const size_t a_bytes = job->transa ? align64((size_t)(M * K)) : 0;
-    uint8_t *ws = (uint8_t *)gk_thread_workspace(0, a_bytes + 4 * sizeof(int64_t) * GK_I8_DOT_MAX_M);
-    if (!ws) return gemmkit_out_of_memory;
-    i8_dot_job_t d = {job, job->A, job->lda, NULL};
-    if (job->transa) { /* A is K x M: copy op(A) row-major (M x K, small) */
-        for (int64_t k = 0; k < K; k++)
-            for (int64_t i = 0; i < M; i++) ws[i * K + k] = job->A[k * job->lda + i];
-        d.A = ws;
-        d.lda = K;
-    }
-    int64_t *rowsum = (int64_t *)(ws + a_bytes);
-    int32_t rows32[GK_I8_DOT_MAX_M];
-    i8_terms_t rows = {(double *)(rowsum + GK_I8_DOT_MAX_M), (double *)(rowsum + 2 * GK_I8_DOT_MAX_M),
-                       rowsum + 3 * GK_I8_DOT_MAX_M, rows32, 0};
-    const uint8_t xr = job->flip_a ? 0x80 : 0;
-    for (int64_t i = 0; i < M; i++) {
-        int64_t s = 0;
-        if (signed_a) for (int64_t k = 0; k < K; k++) s += (int8_t)d.A[i * d.lda + k];
-        else for (int64_t k = 0; k < K; k++) s += (uint8_t)(d.A[i * d.lda + k] ^ xr);
-        rowsum[i] = s;
-    }
-    row_terms(job, 0, M, rowsum, &rows);
-    d.rows = &rows;
-    const int nthreads = GK_MIN(max_threads, gk_threads_for(M, job->N, K / 4 + 1));
-    job->failed = 0;
-    if (nthreads <= 1) i8_dot_task(&d, 0, 1);
-    else gk_parallel_run(i8_dot_task, &d, nthreads);
-    gk_thread_workspace_trim();
-    return job->failed ? gemmkit_out_of_memory : gemmkit_success;
 }
 
 /* The job for matrix b of the problem (pointers moved by the batch strides). */
@@ -451,7 +248,7 @@ static void int8_job_init(i8_job_t *job, const gk_int8_problem_t *p, int64_t b) 
 static gemmkit_status_t int8_run_one(const gk_int8_problem_t *p, int64_t b, int threads) {
     i8_job_t job;
     int8_job_init(&job, p, b);
-    if (i8_dot_applies(&job)) return i8_dot(&job, threads ? threads : gk_num_threads());
+    if (gk_i8_dot_applies(&job)) return gk_i8_dot(&job, threads ? threads : gk_num_threads());
     return i8_loops(&job, threads ? threads : gk_threads_for(job.M, job.N, job.K / 4 + 1));
 }
 
@@ -487,7 +284,7 @@ static int64_t packed_layout(const gk_i8_kernel_t *kern, int64_t N, int64_t K, i
     if (N <= 0 || K <= 0 || K > kern->k_exact) return 0;
     const int64_t panels = (N + kern->nr - 1) / kern->nr;
     *kp = (K + kern->kgroup - 1) / kern->kgroup * kern->kgroup;
-    *panel_off = (int64_t)align64(sizeof(packed_header_t)) + (int64_t)align64(sizeof(int32_t) * (size_t)(panels * kern->nr));
+    *panel_off = (int64_t)gk_align64(sizeof(packed_header_t)) + (int64_t)gk_align64(sizeof(int32_t) * (size_t)(panels * kern->nr));
     return *panel_off + panels * kern->nr * *kp * kern->elem_size;
 }
 
@@ -512,7 +309,7 @@ gemmkit_status_t gk_int8_pack_weight(int transb, int64_t N, int64_t K, const int
     job.kern = cfg->int8;
     job.transb = transb;
     job.ldb = ldb;
-    pack_b_block(&job, B, K, N, base + off, (int32_t *)(base + align64(sizeof(packed_header_t))));
+    pack_b_block(&job, B, K, N, base + off, (int32_t *)(base + gk_align64(sizeof(packed_header_t))));
     return gemmkit_success;
 }
 
@@ -526,7 +323,7 @@ int gk_int8_packed_weight_view(const void *packed, int64_t bytes, int64_t N, int
     memcpy(&h, packed, sizeof h);
     if (h.magic != GK_INT8_PACKED_MAGIC || h.kern != kern || h.N != N || h.K != K || h.kp != kp || h.bytes != need)
         return 0;
-    *colsum = (const int32_t *)((const uint8_t *)packed + align64(sizeof(packed_header_t)));
+    *colsum = (const int32_t *)((const uint8_t *)packed + gk_align64(sizeof(packed_header_t)));
     *panels = (const uint8_t *)packed + off;
     return 1;
 }
