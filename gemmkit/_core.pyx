@@ -771,11 +771,25 @@ cpdef object blas_gemm_fast(int typenum, alpha, a, b, beta, c, trans_a, trans_b,
 
 # ---- gemmkit.matmul: the common 1-D / 2-D case without Python-level overhead ----------------------------
 
+cdef int _bfloat16_typenum = -1  # ml_dtypes registers bfloat16 at run time (a number from NPY_USERDEF = 256 up): its number, once seen
+
+
+cdef inline bint _is_bfloat16(cnp.ndarray x, int typenum):
+    """Whether x holds ml_dtypes.bfloat16 (its type number cached on first sight)."""
+    global _bfloat16_typenum
+    if typenum == _bfloat16_typenum:
+        return True
+    if _bfloat16_typenum == -1 and typenum >= 256 and x.dtype.name == "bfloat16":
+        _bfloat16_typenum = typenum
+        return True
+    return False
+
+
 cdef inline bint _disjoint(char *p, int64_t rows, int64_t cols, int64_t ld, Py_ssize_t isz, char *q,
-                           int64_t qrows, int64_t qcols, int64_t qld) noexcept:
-    """Whether two row-major spans (rows x cols, rows ld apart, non-empty) share no byte."""
+                           int64_t qrows, int64_t qcols, int64_t qld, Py_ssize_t qisz) noexcept:
+    """Whether two row-major spans (rows x cols of isz bytes, rows ld apart, non-empty) share no byte."""
     cdef char *p_end = p + ((rows - 1) * ld + cols) * isz
-    cdef char *q_end = q + ((qrows - 1) * qld + qcols) * isz
+    cdef char *q_end = q + ((qrows - 1) * qld + qcols) * qisz
     return p_end <= q or q_end <= p
 
 
@@ -810,7 +824,7 @@ cdef inline int _vector_or_matrix(cnp.ndarray x, bint is_a, Py_ssize_t isz, char
 
 cpdef object matmul_fast(a, b, out):
     """gemmkit.matmul for the common case: NumPy arrays a and b of one dtype (float32, float64, complex64,
-    complex128), each 1-D or 2-D (not both 1-D), read in place (a unit-stride axis), non-empty, and out None
+    complex128, or bfloat16 giving float32), each 1-D or 2-D (not both 1-D), read in place (a unit-stride axis), non-empty, and out None
     or a writable array of the result's shape and dtype with a unit-stride axis that shares no memory with
     a or b. Returns the result, or None (nothing done) for anything else: the caller's general path then
     applies NumPy's rules, conversions and checks."""
@@ -820,12 +834,14 @@ cpdef object matmul_fast(a, b, out):
     cdef int typenum = cnp.PyArray_TYPE(A)
     cdef int nda = cnp.PyArray_NDIM(A), ndb = cnp.PyArray_NDIM(B)
     if (cnp.PyArray_TYPE(B) != typenum or not (typenum == cnp.NPY_FLOAT32 or typenum == cnp.NPY_FLOAT64
-            or typenum == cnp.NPY_COMPLEX64 or typenum == cnp.NPY_COMPLEX128)
+            or typenum == cnp.NPY_COMPLEX64 or typenum == cnp.NPY_COMPLEX128 or _is_bfloat16(A, typenum))
             or nda < 1 or nda > 2 or ndb < 1 or ndb > 2 or (nda == 1 and ndb == 1)
             or not cnp.PyArray_ISNOTSWAPPED(A) or not cnp.PyArray_ISNOTSWAPPED(B)
             or not cnp.PyArray_ISALIGNED(A) or not cnp.PyArray_ISALIGNED(B)):
         return None
-    cdef Py_ssize_t isz = cnp.PyArray_ITEMSIZE(A)
+    cdef bint bf16 = typenum == _bfloat16_typenum
+    cdef int c_typenum = cnp.NPY_FLOAT32 if bf16 else typenum  # bfloat16 operands: a float32 product
+    cdef Py_ssize_t isz = cnp.PyArray_ITEMSIZE(A), c_isz = 4 if bf16 else isz
     cdef char *pa
     cdef char *pb
     cdef char *pc
@@ -848,35 +864,41 @@ cpdef object matmul_fast(a, b, out):
         dims[0] = m; dims[1] = n
     cdef int fc = 0
     if out is None:
-        C = cnp.PyArray_EMPTY(nd, dims, typenum, 0)
+        C = cnp.PyArray_EMPTY(nd, dims, c_typenum, 0)
         pc = <char *>cnp.PyArray_DATA(C)
         ldc = n
     else:
         if (type(out) is not np.ndarray or cnp.PyArray_NDIM(<cnp.ndarray>out) != nd
-                or cnp.PyArray_TYPE(<cnp.ndarray>out) != typenum or cnp.PyArray_DIMS(<cnp.ndarray>out)[0] != dims[0]
+                or cnp.PyArray_TYPE(<cnp.ndarray>out) != c_typenum or cnp.PyArray_DIMS(<cnp.ndarray>out)[0] != dims[0]
                 or (nd == 2 and cnp.PyArray_DIMS(<cnp.ndarray>out)[1] != dims[1])
                 or not cnp.PyArray_ISWRITEABLE(<cnp.ndarray>out) or not cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>out)
                 or not cnp.PyArray_ISALIGNED(<cnp.ndarray>out)):
             return None
         C = out
         if nd == 2:
-            fc = _row_major(C, isz, &pc, &ldc)
+            fc = _row_major(C, c_isz, &pc, &ldc)
         else:  # a row (1-D @ 2-D) or a column (2-D @ 1-D) of the m x n product
-            fc = _vector_or_matrix(C, nda == 1, isz, &pc, &rc, &cc, &ldc)
+            fc = _vector_or_matrix(C, nda == 1, c_isz, &pc, &rc, &cc, &ldc)
         if fc < 0:
             return None
         rc = n if fc else m
         cc = m if fc else n
-        if not (_disjoint(pc, rc, cc, ldc, isz, pa, ra, ca, lda) and _disjoint(pc, rc, cc, ldc, isz, pb, rb, cb, ldb)):
+        if not (_disjoint(pc, rc, cc, ldc, c_isz, pa, ra, ca, lda, isz)
+                and _disjoint(pc, rc, cc, ldc, c_isz, pb, rb, cb, ldb, isz)):
             return None
     cdef char ta = b'T' if fa else b'N', tb = b'T' if fb else b'N'
     cdef int kind = (KIND_S if typenum == cnp.NPY_FLOAT32 else KIND_D if typenum == cnp.NPY_FLOAT64
                      else KIND_C if typenum == cnp.NPY_COMPLEX64 else KIND_Z)
     cdef int st
+    if fc:  # C stored transposed: C^T = op(B)^T op(A)^T
+        ta, tb = (b'N' if fb else b'T'), (b'N' if fa else b'T')
+        pa, pb = pb, pa
+        lda, ldb = ldb, lda
+        m, n = n, m
     with nogil:
-        if fc:  # C stored transposed: C^T = op(B)^T op(A)^T
-            st = _call_float_gemm(kind, b'N' if fb else b'T', b'N' if fa else b'T', n, m, k, 1.0, pb, ldb, 0,
-                                  pa, lda, 0, 0.0, pc, ldc, 0, 1)
+        if bf16:
+            st = gemmkit_gemm_bf16bf16f32(ta, tb, m, n, k, 1.0, <const uint16_t *>pa, lda, <const uint16_t *>pb, ldb,
+                                          0.0, <float *>pc, ldc)
         else:
             st = _call_float_gemm(kind, ta, tb, m, n, k, 1.0, pa, lda, 0, pb, ldb, 0, 0.0, pc, ldc, 0, 1)
     if st != 0:
@@ -886,9 +908,10 @@ cpdef object matmul_fast(a, b, out):
 
 # ---- gemmkit.onnx.gemm: the common float case without Python-level overhead ----------------------------
 
-cpdef object onnx_gemm_fast(A, B, C, alpha, beta, transA, transB):
+
+cpdef object onnx_gemm_fast(A, B, C, alpha, beta, transA, transB, int opset=13):
     """gemmkit.onnx.gemm (opset >= 11, no broadcast attribute) for the common case: NumPy arrays A and B of
-    one type (float32, float64, float16), 2-D, read in place, non-empty product; C None, a contiguous
+    one type (float32, float64, float16; bfloat16 from opset 13), 2-D, read in place, non-empty product; C None, a contiguous
     (N,) or (1, N) row or a C-contiguous (M, N) of that type; alpha and beta Python floats within float32's
     range; transA and transB Python ints. Returns Y, or None (nothing done) for anything else: the caller's
     general path then checks and converts. C is copied into Y (data movement), the core scales and adds."""
@@ -898,7 +921,7 @@ cpdef object onnx_gemm_fast(A, B, C, alpha, beta, transA, transB):
     cdef cnp.ndarray a = A, b = B, c, y
     cdef int typenum = cnp.PyArray_TYPE(a)
     if (cnp.PyArray_TYPE(b) != typenum or not (typenum == cnp.NPY_FLOAT32 or typenum == cnp.NPY_FLOAT64
-            or typenum == cnp.NPY_FLOAT16) or cnp.PyArray_NDIM(a) != 2 or cnp.PyArray_NDIM(b) != 2
+            or typenum == cnp.NPY_FLOAT16 or (opset >= 13 and _is_bfloat16(a, typenum))) or cnp.PyArray_NDIM(a) != 2 or cnp.PyArray_NDIM(b) != 2
             or not cnp.PyArray_ISNOTSWAPPED(a) or not cnp.PyArray_ISNOTSWAPPED(b)
             or not cnp.PyArray_ISALIGNED(a) or not cnp.PyArray_ISALIGNED(b)):
         return None
@@ -949,6 +972,9 @@ cpdef object onnx_gemm_fast(A, B, C, alpha, beta, transA, transB):
         if typenum == cnp.NPY_FLOAT16:
             st = gemmkit_hgemm(fla, flb, m, n, k, <float>al, <const uint16_t *>pa, lda, <const uint16_t *>pb, ldb,
                                <float>be, <uint16_t *>py, n)
+        elif typenum == _bfloat16_typenum:
+            st = gemmkit_bf16gemm(fla, flb, m, n, k, <float>al, <const uint16_t *>pa, lda, <const uint16_t *>pb, ldb,
+                                  <float>be, <uint16_t *>py, n)
         else:
             st = _call_float_gemm(KIND_S if typenum == cnp.NPY_FLOAT32 else KIND_D, fla, flb, m, n, k, al, pa, lda,
                                   0, pb, ldb, 0, be, py, n, 0, 1)
