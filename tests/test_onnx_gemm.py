@@ -401,12 +401,12 @@ def test_integer_core_functions_check_their_arguments():
     np.testing.assert_array_equal(C, 2)
 
 
-@pytest.mark.parametrize("type_name", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("type_name", ["float32", "float64", "float16"] + INTEGER_TYPES)
 @pytest.mark.parametrize("c_kind", [None, "row", "row2d", "full", "column", "scalar", "full_fortran"])
 @pytest.mark.parametrize("transA,transB", [(0, 0), (1, 0), (0, 1), (1, 1)])
 def test_fast_path_gives_the_general_paths_bits(monkeypatch, type_name, c_kind, transA, transB):
-    """The Cython fast path of gemmkit.onnx.gemm (float types, C None / a row / a C-ordered (M, N)) makes
-    the same core call as the general path: identical bits; other C shapes are declined (None)."""
+    """The Cython fast path of gemmkit.onnx.gemm (float and integer types, C None / a row / a C-ordered
+    (M, N)) makes the same core call as the general path: identical bits; other C shapes are declined (None)."""
     dtype = dtype_of(type_name)
     rng = np.random.default_rng(17)
     M, N, K = 13, 21, 9
