@@ -118,8 +118,60 @@ static inline void ukernel_u64(int64_t K, const uint64_t *GK_RESTRICT ap, const 
 
 /* The limb path for element type T (32-bit, or 64-bit whose sums fit int32: the low 32 bits of each
  * entry give its limbs), C's block [m0, m1) x [n0, n1). */
-#define DEFINE_LIMB_BLOCK(SFX, T, SUM_AS_T, ROW)                                                         \
-    DEFINE_WRAP_EPILOGUE(limb_epilogue_##SFX, SFX, T, uint32_t, GK_WRAP_NR32, SUM_AS_T, ROW)             \
+#define DEFINE_LIMB_BLOCK(SFX, T, SUM_AS_T, ROW)                                                      \
+    DEFINE_WRAP_EPILOGUE(limb_epilogue_##SFX, SFX, T, uint32_t, GK_WRAP_NR32, SUM_AS_T, ROW)          \
+    /* n (<= W) lines i of X[k * sk + i * si], k < K, as a W-wide limb panel (zero past n and K); the OR \
+     * of its high-limb words. One loop order per unit stride, so that it runs along it. */            \
+    static uint32_t pack_limbs_##SFX(const T *GK_RESTRICT X, int64_t sk, int64_t si, int64_t K, int64_t n, \
+                                     int W, uint32_t *GK_RESTRICT dst) {                              \
+        const int64_t Kp = (K + 1) / 2, K2 = K / 2;                                                   \
+        uint32_t any_hi = 0;                                                                          \
+        if (si == 1 && sk != 1) {                                                                     \
+            for (int64_t q = 0; q < Kp; q++) {                                                        \
+                const T *GK_RESTRICT x0 = X + 2 * q * sk, *GK_RESTRICT x1 = x0 + sk;                  \
+                uint32_t *GK_RESTRICT lo = dst + q * 2 * W, *GK_RESTRICT hi = lo + W;                 \
+                if (q < K2)                                                                           \
+                    for (int64_t i = 0; i < n; i++) {                                                 \
+                        const uint32_t a = (uint32_t)x0[i], b = (uint32_t)x1[i];                      \
+                        const uint32_t h = limb_hi(a) | (limb_hi(b) << 16);                           \
+                        lo[i] = limb_lo(a) | (limb_lo(b) << 16);                                      \
+                        hi[i] = h;                                                                    \
+                        any_hi |= h;                                                                  \
+                    }                                                                                 \
+                else                                                                                  \
+                    for (int64_t i = 0; i < n; i++) {                                                 \
+                        const uint32_t a = (uint32_t)x0[i];                                           \
+                        lo[i] = limb_lo(a);                                                           \
+                        hi[i] = limb_hi(a);                                                           \
+                        any_hi |= hi[i];                                                              \
+                    }                                                                                 \
+                for (int64_t i = n; i < W; i++) lo[i] = hi[i] = 0;                                    \
+            }                                                                                         \
+            return any_hi;                                                                            \
+        }                                                                                             \
+        for (int64_t i = 0; i < W; i++) {                                                             \
+            const T *GK_RESTRICT x = X + i * si;                                                      \
+            uint32_t *GK_RESTRICT lo = dst + i, *GK_RESTRICT hi = dst + W + i;                        \
+            if (i >= n) {                                                                             \
+                for (int64_t q = 0; q < Kp; q++) lo[q * 2 * W] = hi[q * 2 * W] = 0;                   \
+                continue;                                                                             \
+            }                                                                                         \
+            for (int64_t q = 0; q < K2; q++) {                                                        \
+                const uint32_t a = (uint32_t)x[2 * q * sk], b = (uint32_t)x[(2 * q + 1) * sk];        \
+                const uint32_t h = limb_hi(a) | (limb_hi(b) << 16);                                   \
+                lo[q * 2 * W] = limb_lo(a) | (limb_lo(b) << 16);                                      \
+                hi[q * 2 * W] = h;                                                                    \
+                any_hi |= h;                                                                          \
+            }                                                                                         \
+            if (K2 < Kp) {                                                                            \
+                const uint32_t a = (uint32_t)x[2 * K2 * sk];                                          \
+                lo[K2 * 2 * W] = limb_lo(a);                                                          \
+                hi[K2 * 2 * W] = limb_hi(a);                                                          \
+                any_hi |= limb_hi(a);                                                                 \
+            }                                                                                         \
+        }                                                                                             \
+        return any_hi;                                                                                \
+    }                                                                                                 \
     static int limb_block_##SFX(const gk_wrap_problem_t *p, int64_t m0, int64_t m1, int64_t n0, int64_t n1) { \
         enum { MR = GK_WRAP_MR, NR = GK_WRAP_NR32 };                                                  \
         const T *A = (const T *)p->A, *B = (const T *)p->B;                                           \
@@ -133,42 +185,15 @@ static inline void ukernel_u64(int64_t K, const uint64_t *GK_RESTRICT ap, const 
         GK_ALIGN64 uint32_t acc[MR * NR];                                                             \
         for (int64_t jc = n0; jc < n1; jc += nc) {                                                    \
             const int64_t w = GK_MIN(nc, n1 - jc);                                                    \
-            for (int64_t j0 = 0; j0 < w; j0 += NR) {                                                  \
-                uint32_t *d = bp + j0 * 2 * Kp, any_hi = 0;                                           \
-                const int64_t nb = GK_MIN((int64_t)NR, w - j0);                                       \
-                for (int64_t q = 0; q < Kp; q++) {                                                    \
-                    int64_t j = 0;                                                                    \
-                    for (; j < nb; j++) {                                                             \
-                        const int64_t col = jc + j0 + j, k = 2 * q;                                   \
-                        const uint32_t x0 = (uint32_t)(p->transb ? B[col * p->ldb + k] : B[k * p->ldb + col]); \
-                        const uint32_t x1 = k + 1 >= K ? 0u                                           \
-                            : (uint32_t)(p->transb ? B[col * p->ldb + k + 1] : B[(k + 1) * p->ldb + col]); \
-                        const uint32_t h = limb_hi(x0) | (limb_hi(x1) << 16);                         \
-                        d[q * 2 * NR + j] = limb_lo(x0) | (limb_lo(x1) << 16);                        \
-                        d[q * 2 * NR + NR + j] = h;                                                   \
-                        any_hi |= h;                                                                  \
-                    }                                                                                 \
-                    for (; j < NR; j++) d[q * 2 * NR + j] = d[q * 2 * NR + NR + j] = 0;               \
-                }                                                                                     \
-                b_hi[j0 / NR] = any_hi != 0;                                                          \
+            for (int64_t j0 = 0; j0 < w; j0 += NR) { /* op(B)[k, col] at B[k * sk + col * sc] */       \
+                const int64_t col = jc + j0, sk = p->transb ? 1 : p->ldb, sc = p->transb ? p->ldb : 1;    \
+                b_hi[j0 / NR] = pack_limbs_##SFX(B + col * sc, sk, sc, K, GK_MIN((int64_t)NR, w - j0), NR,  \
+                                                 bp + j0 * 2 * Kp) != 0;                              \
             }                                                                                         \
-            for (int64_t i0 = m0; i0 < m1; i0 += MR) {                                                \
+            for (int64_t i0 = m0; i0 < m1; i0 += MR) { /* op(A)[row, k] at A[k * sk + row * sr] */    \
                 const int64_t mr = GK_MIN((int64_t)MR, m1 - i0);                                      \
-                uint32_t a_hi = 0;                                                                    \
-                for (int64_t q = 0; q < Kp; q++) {                                                    \
-                    int r = 0;                                                                        \
-                    for (; r < mr; r++) {                                                             \
-                        const int64_t row = i0 + r, k = 2 * q;                                        \
-                        const uint32_t x0 = (uint32_t)(p->transa ? A[k * p->lda + row] : A[row * p->lda + k]); \
-                        const uint32_t x1 = k + 1 >= K ? 0u                                           \
-                            : (uint32_t)(p->transa ? A[(k + 1) * p->lda + row] : A[row * p->lda + k + 1]); \
-                        const uint32_t h = limb_hi(x0) | (limb_hi(x1) << 16);                         \
-                        ap[q * 2 * MR + r] = limb_lo(x0) | (limb_lo(x1) << 16);                       \
-                        ap[q * 2 * MR + MR + r] = h;                                                  \
-                        a_hi |= h;                                                                    \
-                    }                                                                                 \
-                    for (; r < MR; r++) ap[q * 2 * MR + r] = ap[q * 2 * MR + MR + r] = 0;             \
-                }                                                                                     \
+                const int64_t sk = p->transa ? p->lda : 1, sr = p->transa ? 1 : p->lda;                 \
+                const uint32_t a_hi = pack_limbs_##SFX(A + i0 * sr, sk, sr, K, mr, MR, ap);           \
                 for (int64_t j0 = 0; j0 < w; j0 += NR) {                                              \
                     GK_WRAP_UKERNEL_LIMB(Kp, ap, bp + j0 * 2 * Kp, a_hi != 0, (int)b_hi[j0 / NR], acc); \
                     limb_epilogue_##SFX(p, acc, mr, GK_MIN((int64_t)NR, w - j0),                      \
