@@ -204,10 +204,12 @@ static inline void ukernel_u64(int64_t K, const uint64_t *GK_RESTRICT ap, const 
         return 0;                                                                                     \
     }
 
-/* The 64-bit path: T summed as uint64 (the same bits modulo 2^64), NR64 columns per register tile. */
+/* The 64-bit path: T summed as uint64 (the same bits modulo 2^64), NR64 columns per register tile; narrow:
+ * every entry within int32 (GK_WRAP_UKERNEL64_NARROW's products). */
 #define DEFINE_WIDE_BLOCK(SFX, T)                                                                     \
     DEFINE_WRAP_EPILOGUE(wide_epilogue_##SFX, SFX, T, uint64_t, GK_WRAP_NR64, (T), GK_WRAP_ROW_NONE)                 \
-    static int wide_block_##SFX(const gk_wrap_problem_t *p, int64_t m0, int64_t m1, int64_t n0, int64_t n1) { \
+    static int wide_block_##SFX(const gk_wrap_problem_t *p, int64_t m0, int64_t m1, int64_t n0, int64_t n1,   \
+                                int narrow) {                                                         \
         enum { MR = GK_WRAP_MR, NR = GK_WRAP_NR64 };                                                  \
         const uint64_t *A = (const uint64_t *)p->A, *B = (const uint64_t *)p->B;                      \
         const int64_t K = p->K, K1 = GK_MAX(K, (int64_t)1);                                            \
@@ -238,7 +240,8 @@ static inline void ukernel_u64(int64_t K, const uint64_t *GK_RESTRICT ap, const 
                     for (; r < MR; r++) ap[k * MR + r] = 0;                                           \
                 }                                                                                     \
                 for (int64_t j0 = 0; j0 < w; j0 += NR) {                                              \
-                    GK_WRAP_UKERNEL64(K, ap, bp + j0 * K, acc);                                       \
+                    if (narrow) GK_WRAP_UKERNEL64_NARROW(K, ap, bp + j0 * K, acc);                    \
+                    else GK_WRAP_UKERNEL64(K, ap, bp + j0 * K, acc);                                  \
                     wide_epilogue_##SFX(p, acc, mr, GK_MIN((int64_t)NR, w - j0), (T *)p->C + i0 * p->ldc + jc + j0); \
                 }                                                                                     \
             }                                                                                         \
@@ -246,37 +249,37 @@ static inline void ukernel_u64(int64_t K, const uint64_t *GK_RESTRICT ap, const 
         return 0;                                                                                     \
     }
 
-/* Bit length of the largest |x| (as x ^ (x >> 63) bounds it) over a rows x cols region (row stride ld)
- * of 64-bit entries, or 64 when some entry is outside int16. */
-static int magnitude_bits16(const uint64_t *X, int64_t rows, int64_t cols, int64_t ld) {
-    uint64_t outside = 0, mag = 0;
+/* The bits of the widest entry of a rows x cols region (row stride ld) of 64-bit entries, sign apart:
+ * the least b with every x in [-2^b, 2^b) (x ^ (x << 1) has its top bit one above x ^ sign's). */
+static int magnitude_bits(const uint64_t *X, int64_t rows, int64_t cols, int64_t ld) {
+    uint64_t diff = 0;
     for (int64_t i = 0; i < rows; i++) {
         const uint64_t *x = X + i * ld;
-        for (int64_t j = 0; j < cols; j++) {
-            outside |= (x[j] + 0x8000u) >> 16;
-            mag |= x[j] ^ (uint64_t)((int64_t)x[j] >> 63);
-        }
-        if (outside) return 64;
+        for (int64_t j = 0; j < cols; j++) diff |= x[j] ^ (x[j] << 1);
     }
     int bits = 0;
-    while (mag >> bits) bits++;
+    while (bits < 64 && (diff >> bits) > 1) bits++;
     return bits;
 }
 
-/* Whether every partial sum of op(A)[m0:m1, :] op(B)[:, n0:n1] (64-bit entries) stays within int32:
- * entries within int16 and K * 2^bits(A) * 2^bits(B) <= 2^30, so the limb path's int32 sums are exact. */
-static int sums_fit_int32(const gk_wrap_problem_t *p, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+/* How op(A)[m0:m1, :] op(B)[:, n0:n1] (64-bit entries) is summed: GK_WRAP_LIMB where every partial sum
+ * stays within int32 (entries within int16, K * 2^bits(A) * 2^bits(B) <= 2^30: the limb path's int32
+ * sums are exact), GK_WRAP_NARROW where the entries are within int32 (each product is the signed 32 x
+ * 32-bit one), else GK_WRAP_FULL. */
+enum { GK_WRAP_LIMB, GK_WRAP_NARROW, GK_WRAP_FULL };
+static int wrap_range(const gk_wrap_problem_t *p, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
     const uint64_t *A = (const uint64_t *)p->A, *B = (const uint64_t *)p->B;
     const int64_t K = p->K;
-    if (K <= 0 || K > ((int64_t)1 << 31)) return K <= 0;
+    if (K <= 0) return GK_WRAP_LIMB;
     int kbits = 0;
-    while (((int64_t)1 << kbits) < K) kbits++;
-    const int ba = p->transa ? magnitude_bits16(A + m0, K, m1 - m0, p->lda)
-                             : magnitude_bits16(A + m0 * p->lda, m1 - m0, K, p->lda);
-    if (ba + kbits > 30) return 0;
-    const int bb = p->transb ? magnitude_bits16(B + n0 * p->ldb, n1 - n0, K, p->ldb)
-                             : magnitude_bits16(B + n0, K, n1 - n0, p->ldb);
-    return ba + bb + kbits <= 30;
+    while (kbits < 63 && ((int64_t)1 << kbits) < K) kbits++;
+    const int ba = p->transa ? magnitude_bits(A + m0, K, m1 - m0, p->lda)
+                             : magnitude_bits(A + m0 * p->lda, m1 - m0, K, p->lda);
+    if (ba > 31) return GK_WRAP_FULL;
+    const int bb = p->transb ? magnitude_bits(B + n0 * p->ldb, n1 - n0, K, p->ldb)
+                             : magnitude_bits(B + n0, K, n1 - n0, p->ldb);
+    if (bb > 31) return GK_WRAP_FULL;
+    return ba <= 15 && bb <= 15 && ba + bb + kbits <= 30 ? GK_WRAP_LIMB : GK_WRAP_NARROW;
 }
 
 #ifndef GK_WRAP_UKERNEL_LIMB
@@ -284,6 +287,9 @@ static int sums_fit_int32(const gk_wrap_problem_t *p, int64_t m0, int64_t m1, in
 #endif
 #ifndef GK_WRAP_UKERNEL64
 #define GK_WRAP_UKERNEL64 ukernel_u64
+#endif
+#ifndef GK_WRAP_UKERNEL64_NARROW
+#define GK_WRAP_UKERNEL64_NARROW ukernel_u64 /* the full products are the narrow ones */
 #endif
 #ifndef GK_WRAP_ROW_LIMB_I32
 #define GK_WRAP_ROW_LIMB_I32 GK_WRAP_ROW_NONE
@@ -304,13 +310,16 @@ static int block_i32(const gk_wrap_problem_t *p, int64_t m0, int64_t m1, int64_t
 static int block_u32(const gk_wrap_problem_t *p, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
     return limb_block_u32(p, m0, m1, n0, n1);
 }
-/* 64-bit: the limb path where its int32 sums are exact (entries within int16, short enough K), else the
- * 64-bit tiles */
+/* 64-bit: by the entries' range (wrap_range) */
 static int block_i64(const gk_wrap_problem_t *p, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
-    return sums_fit_int32(p, m0, m1, n0, n1) ? limb_block_i64(p, m0, m1, n0, n1) : wide_block_i64(p, m0, m1, n0, n1);
+    const int range = wrap_range(p, m0, m1, n0, n1);
+    return range == GK_WRAP_LIMB ? limb_block_i64(p, m0, m1, n0, n1)
+                                 : wide_block_i64(p, m0, m1, n0, n1, range == GK_WRAP_NARROW);
 }
 static int block_u64(const gk_wrap_problem_t *p, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
-    return sums_fit_int32(p, m0, m1, n0, n1) ? limb_block_u64(p, m0, m1, n0, n1) : wide_block_u64(p, m0, m1, n0, n1);
+    const int range = wrap_range(p, m0, m1, n0, n1);
+    return range == GK_WRAP_LIMB ? limb_block_u64(p, m0, m1, n0, n1)
+                                 : wide_block_u64(p, m0, m1, n0, n1, range == GK_WRAP_NARROW);
 }
 
 /* indexed by gk_wrap_type_t */

@@ -1,5 +1,5 @@
-/* The wrap-around integer GEMM (csrc/wrap_template.h) compiled with AVX2 flags, with its register tiles in
- * AVX2 (the 4 x 16 limb tile on vpmaddwd, the 4 x 8 64-bit tile on vpmuludq) and the limb path's C update. */
+/* The wrap-around integer GEMM (csrc/wrap_template.h) built with AVX2: its register tiles (4 x 16 on 16-bit
+ * limbs with vpmaddwd; 4 x 8 64-bit with vpmuludq, or vpmuldq for int32-range entries) and C updates. */
 #include <immintrin.h>
 #include "../driver.h"
 
@@ -59,9 +59,10 @@ static inline __m256i mul_u64(__m256i a, __m256i a_hi, __m256i b, __m256i b_hi) 
     return _mm256_add_epi64(_mm256_mul_epu32(a, b), _mm256_slli_epi64(cross, 32));
 }
 
-/* acc[4][8] = A panel (4 per k) x B panel (8 per k), modulo 2^64 */
-static void ukernel64_avx2(int64_t K, const uint64_t *GK_RESTRICT ap, const uint64_t *GK_RESTRICT bp,
-                           uint64_t *GK_RESTRICT acc) {
+/* acc[4][8] = A panel (4 per k) x B panel (8 per k), modulo 2^64; NARROW (a constant at each call):
+ * every entry within int32, each product one vpmuldq */
+static GK_FORCEINLINE void tile64_avx2(int64_t K, const uint64_t *GK_RESTRICT ap, const uint64_t *GK_RESTRICT bp,
+                                       uint64_t *GK_RESTRICT acc, const int NARROW) {
     __m256i c[4][2];
     for (int r = 0; r < 4; r++) c[r][0] = c[r][1] = _mm256_setzero_si256();
     for (int64_t k = 0; k < K; k++) {
@@ -70,6 +71,11 @@ static void ukernel64_avx2(int64_t K, const uint64_t *GK_RESTRICT ap, const uint
         const __m256i b0h = _mm256_srli_epi64(b0, 32), b1h = _mm256_srli_epi64(b1, 32);
         for (int r = 0; r < 4; r++) {
             const __m256i a = _mm256_set1_epi64x((long long)ap[k * 4 + r]);
+            if (NARROW) {
+                c[r][0] = _mm256_add_epi64(c[r][0], _mm256_mul_epi32(a, b0));
+                c[r][1] = _mm256_add_epi64(c[r][1], _mm256_mul_epi32(a, b1));
+                continue;
+            }
             const __m256i ah = _mm256_srli_epi64(a, 32);
             c[r][0] = _mm256_add_epi64(c[r][0], mul_u64(a, ah, b0, b0h));
             c[r][1] = _mm256_add_epi64(c[r][1], mul_u64(a, ah, b1, b1h));
@@ -79,6 +85,14 @@ static void ukernel64_avx2(int64_t K, const uint64_t *GK_RESTRICT ap, const uint
         _mm256_storeu_si256((__m256i *)(acc + r * 8), c[r][0]);
         _mm256_storeu_si256((__m256i *)(acc + r * 8 + 4), c[r][1]);
     }
+}
+static void ukernel64_avx2(int64_t K, const uint64_t *GK_RESTRICT ap, const uint64_t *GK_RESTRICT bp,
+                           uint64_t *GK_RESTRICT acc) {
+    tile64_avx2(K, ap, bp, acc, 0);
+}
+static void ukernel64_narrow_avx2(int64_t K, const uint64_t *GK_RESTRICT ap, const uint64_t *GK_RESTRICT bp,
+                                  uint64_t *GK_RESTRICT acc) {
+    tile64_avx2(K, ap, bp, acc, 1);
 }
 
 /* The limb path's conversion into C, 4 entries at a time (as wrap_template.h's cvt_*: vcvttpd2dq is
@@ -171,6 +185,7 @@ static int64_t row_limb_u64_avx2(const uint32_t *s, uint64_t *c, int64_t nb, dou
 #define GK_WRAP_ISA avx2
 #define GK_WRAP_UKERNEL_LIMB ukernel_limb_avx2
 #define GK_WRAP_UKERNEL64 ukernel64_avx2
+#define GK_WRAP_UKERNEL64_NARROW ukernel64_narrow_avx2
 #define GK_WRAP_ROW_LIMB_I32 row_limb_i32_avx2
 #define GK_WRAP_ROW_LIMB_U32 row_limb_u32_avx2
 #define GK_WRAP_ROW_LIMB_I64 row_limb_i64_avx2
