@@ -514,7 +514,7 @@ def test_wrap_paths_exact(type_name, kinds, arch, threads):
                     A = np.ascontiguousarray(wrap_operand(rng, (M, K), dtype, "split").T)
                 C = wrap_operand(rng, (1, N), dtype, "full")
                 P = wrap_product(A, B, transA, transB)
-                for alpha, beta in ((1.0, 0.0), (1.0, 1.0), (-0.75, 2.0)):
+                for alpha, beta in ((1.0, 0.0), (1.0, 1.0), (-0.75, 2.0), (1e10, -3.0)):  # 1e10: past int64
                     with gemmkit.use_arch(arch):
                         Y = gk_onnx.gemm(A, B, C, alpha=alpha, beta=beta, transA=transA, transB=transB)
                     want = exact_wrap_gemm(A, B, C, alpha, beta, transA, transB, P)

@@ -134,19 +134,31 @@ static int64_t row_limb_i32_avx2(const uint32_t *s, int32_t *c, int64_t nb, doub
     return j;
 }
 
+/* cvt_u32: the low 32 bits of the int64 truncation (0 where that is out of range or NaN) */
+static inline __m128i cvt_u32_pd(__m256d v) {
+    const __m256d two32 = _mm256_set1_pd(4294967296.0);
+    const __m256d easy = _mm256_and_pd(_mm256_cmp_pd(v, _mm256_set1_pd(-2147483649.0), _CMP_GT_OQ),
+                                       _mm256_cmp_pd(v, two32, _CMP_LT_OQ));
+    if (_mm256_movemask_pd(easy) == 0xF) { /* [2^31, 2^32): trunc = floor, less 2^32 (exact) fits int32 */
+        const __m256d big = _mm256_cmp_pd(v, _mm256_set1_pd(2147483648.0), _CMP_GE_OQ);
+        return _mm256_cvttpd_epi32(_mm256_blendv_pd(v, _mm256_sub_pd(_mm256_floor_pd(v), two32), big));
+    }
+    /* t = trunc(v) within int64, t mod 2^32 = t - 2^32 floor(t / 2^32) (exact), moved into int32's range */
+    const __m256d valid = _mm256_and_pd(_mm256_cmp_pd(v, _mm256_set1_pd(-9223372036854775808.0), _CMP_GE_OQ),
+                                        _mm256_cmp_pd(v, _mm256_set1_pd(9223372036854775808.0), _CMP_LT_OQ));
+    const __m256d t = _mm256_round_pd(_mm256_and_pd(v, valid), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    __m256d r = _mm256_sub_pd(t, opaque_pd(_mm256_mul_pd(_mm256_floor_pd(_mm256_mul_pd(t, _mm256_set1_pd(0x1p-32))), two32)));
+    r = _mm256_sub_pd(r, _mm256_and_pd(_mm256_cmp_pd(r, _mm256_set1_pd(2147483648.0), _CMP_GE_OQ), two32));
+    return _mm256_cvttpd_epi32(r);
+}
+
 static int64_t row_limb_u32_avx2(const uint32_t *s, uint32_t *c, int64_t nb, double alpha, double beta) {
-    const __m256d va = _mm256_set1_pd(alpha), vb = _mm256_set1_pd(beta), two32 = _mm256_set1_pd(4294967296.0);
+    const __m256d va = _mm256_set1_pd(alpha), vb = _mm256_set1_pd(beta);
     int64_t j = 0;
     for (; j + 4 <= nb; j += 4) {
         __m256d v = scaled(u32_to_pd(_mm_loadu_si128((const __m128i *)(s + j))), va);
         if (beta != 0.0) v = _mm256_add_pd(v, scaled(u32_to_pd(_mm_loadu_si128((const __m128i *)(c + j))), vb));
-        const __m256d ok = _mm256_and_pd(_mm256_cmp_pd(v, _mm256_set1_pd(-2147483649.0), _CMP_GT_OQ),
-                                         _mm256_cmp_pd(v, two32, _CMP_LT_OQ));
-        if (_mm256_movemask_pd(ok) != 0xF) break;
-        /* [2^31, 2^32): trunc = floor, less 2^32 (exact) has the same low 32 bits and fits int32 */
-        const __m256d big = _mm256_cmp_pd(v, _mm256_set1_pd(2147483648.0), _CMP_GE_OQ);
-        v = _mm256_blendv_pd(v, _mm256_sub_pd(_mm256_floor_pd(v), two32), big);
-        _mm_storeu_si128((__m128i *)(c + j), _mm256_cvttpd_epi32(v));
+        _mm_storeu_si128((__m128i *)(c + j), cvt_u32_pd(v));
     }
     return j;
 }
