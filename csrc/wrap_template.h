@@ -39,8 +39,8 @@ static inline uint64_t cvt_u64(double x) {
 /* 32-bit products in 16-bit limbs. x = hi * 2^16 + lo (mod 2^32) with lo in [-2^15, 2^15) and hi taken
  * modulo 2^16 (both read as int16), so a * b = lo(a) lo(b) + ((hi(a) lo(b) + lo(a) hi(b)) << 16) modulo
  * 2^32: three 16 x 16-bit products, of which the cross ones only matter modulo 2^16. The packed panels
- * hold, per pair of k (k = 2p, 2p + 1, zero past K), one 32-bit word per row (A) or column (B) with the
- * two k's low limbs, then one with their high limbs; a word pair's dot product (madd16, vpmaddwd) sums
+ * hold, per pair of k (k = 2q, 2q + 1, zero past K) and row (A) or column (B), one 32-bit word with the
+ * two k's low limbs and one with their high limbs; a word pair's dot product (madd16, vpmaddwd) sums
  * the two k's products, exact modulo 2^32. Values within int16 have zero high limbs: a panel without any
  * skips its cross products. */
 static inline uint32_t limb_lo(uint32_t x) { return x & 0xFFFFu; }
@@ -51,21 +51,24 @@ static inline uint32_t madd16(uint32_t x, uint32_t y) {
            (uint32_t)((int32_t)(int16_t)(x >> 16) * (int32_t)(int16_t)(y >> 16));
 }
 
-/* The portable limb tile: acc[MR][NR32] = A panel x B panel modulo 2^32 (Kp pairs of k; hi_a / hi_b:
- * whether the panel has nonzero high limbs). */
+/* The portable limb tile: acc[MR][NR32] = A panel x B panel modulo 2^32 (Kp pairs of k; A panel: row r's
+ * low-limb words at r * Kp, its high-limb ones at (MR + r) * Kp; B panel: pair q's NR32 low-limb words,
+ * then its high-limb ones; hi_a / hi_b: whether the panel has nonzero high limbs). */
 static inline void ukernel_limb(int64_t Kp, const uint32_t *GK_RESTRICT ap, const uint32_t *GK_RESTRICT bp,
                                 int hi_a, int hi_b, uint32_t *GK_RESTRICT acc) {
     uint32_t lo[GK_WRAP_MR][GK_WRAP_NR32], cross[GK_WRAP_MR][GK_WRAP_NR32];
     memset(lo, 0, sizeof(lo));
     memset(cross, 0, sizeof(cross));
-    for (int64_t p = 0; p < Kp; p++) {
-        const uint32_t *a = ap + p * 2 * GK_WRAP_MR, *b = bp + p * 2 * GK_WRAP_NR32;
-        for (int r = 0; r < GK_WRAP_MR; r++)
+    for (int64_t q = 0; q < Kp; q++) {
+        const uint32_t *b = bp + q * 2 * GK_WRAP_NR32;
+        for (int r = 0; r < GK_WRAP_MR; r++) {
+            const uint32_t al = ap[r * Kp + q], ah = ap[(GK_WRAP_MR + r) * Kp + q];
             for (int j = 0; j < GK_WRAP_NR32; j++) {
-                lo[r][j] += madd16(a[r], b[j]);
-                if (hi_a) cross[r][j] += madd16(a[GK_WRAP_MR + r], b[j]);
-                if (hi_b) cross[r][j] += madd16(a[r], b[GK_WRAP_NR32 + j]);
+                lo[r][j] += madd16(al, b[j]);
+                if (hi_a) cross[r][j] += madd16(ah, b[j]);
+                if (hi_b) cross[r][j] += madd16(al, b[GK_WRAP_NR32 + j]);
             }
+        }
     }
     for (int r = 0; r < GK_WRAP_MR; r++)
         for (int j = 0; j < GK_WRAP_NR32; j++) acc[r * GK_WRAP_NR32 + j] = lo[r][j] + (cross[r][j] << 16);
@@ -120,53 +123,47 @@ static inline void ukernel_u64(int64_t K, const uint64_t *GK_RESTRICT ap, const 
  * entry give its limbs), C's block [m0, m1) x [n0, n1). */
 #define DEFINE_LIMB_BLOCK(SFX, T, SUM_AS_T, ROW)                                                      \
     DEFINE_WRAP_EPILOGUE(limb_epilogue_##SFX, SFX, T, uint32_t, GK_WRAP_NR32, SUM_AS_T, ROW)          \
-    /* n (<= W) lines i of X[k * sk + i * si], k < K, as a W-wide limb panel (zero past n and K); the OR \
-     * of its high-limb words. One loop order per unit stride, so that it runs along it. */            \
-    static uint32_t pack_limbs_##SFX(const T *GK_RESTRICT X, int64_t sk, int64_t si, int64_t K, int64_t n, \
-                                     int W, uint32_t *GK_RESTRICT dst) {                              \
+    /* n (<= W) lines i of X[k * sk + i * si], k < K, as limb words (zero past n and K): pair q of line i \
+     * has its low-limb word at dst[q * qs + i * is], its high-limb one hs further; returns the OR of \
+     * the high-limb words. One loop order per unit stride (a constant 1 at the call), along it. */     \
+    static GK_FORCEINLINE uint32_t pack_limbs_##SFX(const T *GK_RESTRICT X, int64_t sk, int64_t si, int64_t K, \
+                                                    int64_t n, int W, uint32_t *GK_RESTRICT dst, int64_t qs, \
+                                                    int64_t is, int64_t hs) {                          \
         const int64_t Kp = (K + 1) / 2, K2 = K / 2;                                                   \
         uint32_t any_hi = 0;                                                                          \
-        if (si == 1 && sk != 1) {                                                                     \
+        if (si == 1) {                                                                                \
             for (int64_t q = 0; q < Kp; q++) {                                                        \
                 const T *GK_RESTRICT x0 = X + 2 * q * sk, *GK_RESTRICT x1 = x0 + sk;                  \
-                uint32_t *GK_RESTRICT lo = dst + q * 2 * W, *GK_RESTRICT hi = lo + W;                 \
-                if (q < K2)                                                                           \
-                    for (int64_t i = 0; i < n; i++) {                                                 \
-                        const uint32_t a = (uint32_t)x0[i], b = (uint32_t)x1[i];                      \
-                        const uint32_t h = limb_hi(a) | (limb_hi(b) << 16);                           \
-                        lo[i] = limb_lo(a) | (limb_lo(b) << 16);                                      \
-                        hi[i] = h;                                                                    \
-                        any_hi |= h;                                                                  \
-                    }                                                                                 \
-                else                                                                                  \
-                    for (int64_t i = 0; i < n; i++) {                                                 \
-                        const uint32_t a = (uint32_t)x0[i];                                           \
-                        lo[i] = limb_lo(a);                                                           \
-                        hi[i] = limb_hi(a);                                                           \
-                        any_hi |= hi[i];                                                              \
-                    }                                                                                 \
-                for (int64_t i = n; i < W; i++) lo[i] = hi[i] = 0;                                    \
+                uint32_t *GK_RESTRICT lo = dst + q * qs;                                              \
+                for (int64_t i = 0; i < n; i++) {                                                     \
+                    const uint32_t a = (uint32_t)x0[i], b = q < K2 ? (uint32_t)x1[i] : 0u;            \
+                    const uint32_t h = limb_hi(a) | (limb_hi(b) << 16);                               \
+                    lo[i * is] = limb_lo(a) | (limb_lo(b) << 16);                                     \
+                    lo[i * is + hs] = h;                                                              \
+                    any_hi |= h;                                                                      \
+                }                                                                                     \
+                for (int64_t i = n; i < W; i++) lo[i * is] = lo[i * is + hs] = 0;                     \
             }                                                                                         \
             return any_hi;                                                                            \
         }                                                                                             \
         for (int64_t i = 0; i < W; i++) {                                                             \
             const T *GK_RESTRICT x = X + i * si;                                                      \
-            uint32_t *GK_RESTRICT lo = dst + i, *GK_RESTRICT hi = dst + W + i;                        \
+            uint32_t *GK_RESTRICT lo = dst + i * is, *GK_RESTRICT hi = lo + hs;                      \
             if (i >= n) {                                                                             \
-                for (int64_t q = 0; q < Kp; q++) lo[q * 2 * W] = hi[q * 2 * W] = 0;                   \
+                for (int64_t q = 0; q < Kp; q++) lo[q * qs] = hi[q * qs] = 0;                         \
                 continue;                                                                             \
             }                                                                                         \
             for (int64_t q = 0; q < K2; q++) {                                                        \
                 const uint32_t a = (uint32_t)x[2 * q * sk], b = (uint32_t)x[(2 * q + 1) * sk];        \
                 const uint32_t h = limb_hi(a) | (limb_hi(b) << 16);                                   \
-                lo[q * 2 * W] = limb_lo(a) | (limb_lo(b) << 16);                                      \
-                hi[q * 2 * W] = h;                                                                    \
+                lo[q * qs] = limb_lo(a) | (limb_lo(b) << 16);                                         \
+                hi[q * qs] = h;                                                                       \
                 any_hi |= h;                                                                          \
             }                                                                                         \
             if (K2 < Kp) {                                                                            \
                 const uint32_t a = (uint32_t)x[2 * K2 * sk];                                          \
-                lo[K2 * 2 * W] = limb_lo(a);                                                          \
-                hi[K2 * 2 * W] = limb_hi(a);                                                          \
+                lo[K2 * qs] = limb_lo(a);                                                             \
+                hi[K2 * qs] = limb_hi(a);                                                             \
                 any_hi |= limb_hi(a);                                                                 \
             }                                                                                         \
         }                                                                                             \
@@ -185,15 +182,17 @@ static inline void ukernel_u64(int64_t K, const uint64_t *GK_RESTRICT ap, const 
         GK_ALIGN64 uint32_t acc[MR * NR];                                                             \
         for (int64_t jc = n0; jc < n1; jc += nc) {                                                    \
             const int64_t w = GK_MIN(nc, n1 - jc);                                                    \
-            for (int64_t j0 = 0; j0 < w; j0 += NR) { /* op(B)[k, col] at B[k * sk + col * sc] */       \
-                const int64_t col = jc + j0, sk = p->transb ? 1 : p->ldb, sc = p->transb ? p->ldb : 1;    \
-                b_hi[j0 / NR] = pack_limbs_##SFX(B + col * sc, sk, sc, K, GK_MIN((int64_t)NR, w - j0), NR,  \
-                                                 bp + j0 * 2 * Kp) != 0;                              \
+            for (int64_t j0 = 0; j0 < w; j0 += NR) { /* B panels: pair q, column j at q * 2NR + j */   \
+                const int64_t nb = GK_MIN((int64_t)NR, w - j0), ldb = p->ldb;                         \
+                uint32_t *d = bp + j0 * 2 * Kp;                                                       \
+                b_hi[j0 / NR] = (p->transb ? pack_limbs_##SFX(B + (jc + j0) * ldb, 1, ldb, K, nb, NR, d, 2 * NR, 1, NR) \
+                                           : pack_limbs_##SFX(B + jc + j0, ldb, 1, K, nb, NR, d, 2 * NR, 1, NR)) != 0; \
             }                                                                                         \
-            for (int64_t i0 = m0; i0 < m1; i0 += MR) { /* op(A)[row, k] at A[k * sk + row * sr] */    \
-                const int64_t mr = GK_MIN((int64_t)MR, m1 - i0);                                      \
-                const int64_t sk = p->transa ? p->lda : 1, sr = p->transa ? 1 : p->lda;                 \
-                const uint32_t a_hi = pack_limbs_##SFX(A + i0 * sr, sk, sr, K, mr, MR, ap);           \
+            for (int64_t i0 = m0; i0 < m1; i0 += MR) { /* A panel: row r's pairs at r * Kp (lows), then \
+                                                          the highs from MR * Kp */                   \
+                const int64_t mr = GK_MIN((int64_t)MR, m1 - i0), lda = p->lda;                        \
+                const uint32_t a_hi = p->transa ? pack_limbs_##SFX(A + i0, lda, 1, K, mr, MR, ap, 1, Kp, MR * Kp) \
+                                                : pack_limbs_##SFX(A + i0 * lda, 1, lda, K, mr, MR, ap, 1, Kp, MR * Kp); \
                 for (int64_t j0 = 0; j0 < w; j0 += NR) {                                              \
                     GK_WRAP_UKERNEL_LIMB(Kp, ap, bp + j0 * 2 * Kp, a_hi != 0, (int)b_hi[j0 / NR], acc); \
                     limb_epilogue_##SFX(p, acc, mr, GK_MIN((int64_t)NR, w - j0),                      \

@@ -11,13 +11,13 @@ static GK_FORCEINLINE void limb_cross_half(int64_t Kp, const uint32_t *GK_RESTRI
     __m256i lo[4], cross[4];
     for (int r = 0; r < 4; r++) lo[r] = cross[r] = _mm256_setzero_si256();
     for (int64_t q = 0; q < Kp; q++) {
-        const uint32_t *a = ap + q * 8, *b = bp + q * 32 + 8 * h;
+        const uint32_t *b = bp + q * 32 + 8 * h;
         const __m256i bl = _mm256_loadu_si256((const __m256i *)b);
         const __m256i bh = HI_B ? _mm256_loadu_si256((const __m256i *)(b + 16)) : bl;
         for (int r = 0; r < 4; r++) {
-            const __m256i al = _mm256_set1_epi32((int)a[r]);
+            const __m256i al = _mm256_set1_epi32((int)ap[r * Kp + q]);
             lo[r] = _mm256_add_epi32(lo[r], _mm256_madd_epi16(al, bl));
-            if (HI_A) cross[r] = _mm256_add_epi32(cross[r], _mm256_madd_epi16(_mm256_set1_epi32((int)a[4 + r]), bl));
+            if (HI_A) cross[r] = _mm256_add_epi32(cross[r], _mm256_madd_epi16(_mm256_set1_epi32((int)ap[(4 + r) * Kp + q]), bl));
             if (HI_B) cross[r] = _mm256_add_epi32(cross[r], _mm256_madd_epi16(al, bh));
         }
     }
@@ -42,7 +42,7 @@ static void ukernel_limb_avx2(int64_t Kp, const uint32_t *GK_RESTRICT ap, const 
         const __m256i b0 = _mm256_loadu_si256((const __m256i *)(bp + q * 32));
         const __m256i b1 = _mm256_loadu_si256((const __m256i *)(bp + q * 32 + 8));
         for (int r = 0; r < 4; r++) {
-            const __m256i a = _mm256_set1_epi32((int)ap[q * 8 + r]);
+            const __m256i a = _mm256_set1_epi32((int)ap[r * Kp + q]);
             c[r][0] = _mm256_add_epi32(c[r][0], _mm256_madd_epi16(a, b0));
             c[r][1] = _mm256_add_epi32(c[r][1], _mm256_madd_epi16(a, b1));
         }
