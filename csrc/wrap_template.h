@@ -62,11 +62,11 @@ static inline void ukernel_limb(int64_t Kp, const uint32_t *GK_RESTRICT ap, cons
     for (int64_t q = 0; q < Kp; q++) {
         const uint32_t *b = bp + q * 2 * GK_WRAP_NR32;
         for (int r = 0; r < GK_WRAP_MR; r++) {
-            const uint32_t al = ap[r * Kp + q], ah = ap[(GK_WRAP_MR + r) * Kp + q];
+            const uint32_t al = ap[r * Kp + q], ah = hi_a ? ap[(GK_WRAP_MR + r) * Kp + q] : 0;
             for (int j = 0; j < GK_WRAP_NR32; j++) {
                 lo[r][j] += madd16(al, b[j]);
                 if (hi_a) cross[r][j] += madd16(ah, b[j]);
-                if (hi_b) cross[r][j] += madd16(al, b[GK_WRAP_NR32 + j]);
+                if (hi_b) cross[r][j] += madd16(al, b[GK_WRAP_NR32 + j]); /* the highs, read only if any */
             }
         }
     }
@@ -121,11 +121,12 @@ static inline void ukernel_u64(int64_t K, const uint64_t *GK_RESTRICT ap, const 
 
 /* The limb path for element type T (32-bit, or 64-bit whose sums fit int32: the low 32 bits of each
  * entry give its limbs), C's block [m0, m1) x [n0, n1). */
-#define DEFINE_LIMB_BLOCK(SFX, T, SUM_AS_T, ROW)                                                      \
+#define DEFINE_LIMB_BLOCK(SFX, T, SUM_AS_T, ROW, LOWS_ONLY)                                           \
     DEFINE_WRAP_EPILOGUE(limb_epilogue_##SFX, SFX, T, uint32_t, GK_WRAP_NR32, SUM_AS_T, ROW)          \
     /* n (<= W) lines i of X[k * sk + i * si], k < K, as limb words (zero past n and K): pair q of line i \
      * has its low-limb word at dst[q * qs + i * is], its high-limb one hs further; returns the OR of \
-     * the high-limb words. One loop order per unit stride (a constant 1 at the call), along it. */     \
+     * the high-limb words (LOWS_ONLY: entries within int16, no high-limb words written, 0 returned).  \
+     * One loop order per unit stride (a constant 1 at the call), along it. */                          \
     static GK_FORCEINLINE uint32_t pack_limbs_##SFX(const T *GK_RESTRICT X, int64_t sk, int64_t si, int64_t K, \
                                                     int64_t n, int W, uint32_t *GK_RESTRICT dst, int64_t qs, \
                                                     int64_t is, int64_t hs) {                          \
@@ -137,8 +138,9 @@ static inline void ukernel_u64(int64_t K, const uint64_t *GK_RESTRICT ap, const 
                 uint32_t *GK_RESTRICT lo = dst + q * qs;                                              \
                 for (int64_t i = 0; i < n; i++) {                                                     \
                     const uint32_t a = (uint32_t)x0[i], b = q < K2 ? (uint32_t)x1[i] : 0u;            \
-                    const uint32_t h = limb_hi(a) | (limb_hi(b) << 16);                               \
                     lo[i * is] = limb_lo(a) | (limb_lo(b) << 16);                                     \
+                    if (LOWS_ONLY) continue;                                                          \
+                    const uint32_t h = limb_hi(a) | (limb_hi(b) << 16);                               \
                     lo[i * is + hs] = h;                                                              \
                     any_hi |= h;                                                                      \
                 }                                                                                     \
@@ -155,8 +157,9 @@ static inline void ukernel_u64(int64_t K, const uint64_t *GK_RESTRICT ap, const 
             }                                                                                         \
             for (int64_t q = 0; q < K2; q++) {                                                        \
                 const uint32_t a = (uint32_t)x[2 * q * sk], b = (uint32_t)x[(2 * q + 1) * sk];        \
-                const uint32_t h = limb_hi(a) | (limb_hi(b) << 16);                                   \
                 lo[q * qs] = limb_lo(a) | (limb_lo(b) << 16);                                         \
+                if (LOWS_ONLY) continue;                                                              \
+                const uint32_t h = limb_hi(a) | (limb_hi(b) << 16);                                   \
                 hi[q * qs] = h;                                                                       \
                 any_hi |= h;                                                                          \
             }                                                                                         \
@@ -164,7 +167,7 @@ static inline void ukernel_u64(int64_t K, const uint64_t *GK_RESTRICT ap, const 
                 const uint32_t a = (uint32_t)x[2 * K2 * sk];                                          \
                 lo[K2 * qs] = limb_lo(a);                                                             \
                 hi[K2 * qs] = limb_hi(a);                                                             \
-                any_hi |= limb_hi(a);                                                                 \
+                any_hi |= LOWS_ONLY ? 0u : limb_hi(a);                                                \
             }                                                                                         \
         }                                                                                             \
         return any_hi;                                                                                \
@@ -296,10 +299,10 @@ static int wrap_range(const gk_wrap_problem_t *p, int64_t m0, int64_t m1, int64_
 #define GK_WRAP_ROW_LIMB_I64 GK_WRAP_ROW_NONE
 #define GK_WRAP_ROW_LIMB_U64 GK_WRAP_ROW_NONE
 #endif
-DEFINE_LIMB_BLOCK(i32, int32_t, GK_SUM_BITS_I32, GK_WRAP_ROW_LIMB_I32)
-DEFINE_LIMB_BLOCK(u32, uint32_t, GK_SUM_BITS_U32, GK_WRAP_ROW_LIMB_U32)
-DEFINE_LIMB_BLOCK(i64, int64_t, GK_SUM_WIDEN_I64, GK_WRAP_ROW_LIMB_I64)
-DEFINE_LIMB_BLOCK(u64, uint64_t, GK_SUM_WIDEN_U64, GK_WRAP_ROW_LIMB_U64)
+DEFINE_LIMB_BLOCK(i32, int32_t, GK_SUM_BITS_I32, GK_WRAP_ROW_LIMB_I32, 0)
+DEFINE_LIMB_BLOCK(u32, uint32_t, GK_SUM_BITS_U32, GK_WRAP_ROW_LIMB_U32, 0)
+DEFINE_LIMB_BLOCK(i64, int64_t, GK_SUM_WIDEN_I64, GK_WRAP_ROW_LIMB_I64, 1)
+DEFINE_LIMB_BLOCK(u64, uint64_t, GK_SUM_WIDEN_U64, GK_WRAP_ROW_LIMB_U64, 1)
 DEFINE_WIDE_BLOCK(i64, int64_t)
 DEFINE_WIDE_BLOCK(u64, uint64_t)
 
