@@ -115,14 +115,6 @@ static inline __m256d i64_to_pd(__m256i x) {
     return _mm256_sub_pd(_mm256_castsi256_pd(_mm256_add_epi64(x, _mm256_castpd_si256(_mm256_set1_pd(GK_MAGIC)))),
                          _mm256_set1_pd(GK_MAGIC));
 }
-/* whether each int64 lane is within [lo, lo + 2^52) */
-static inline int i64_within(__m256i x, long long lo) {
-    const __m256i t = _mm256_sub_epi64(x, _mm256_set1_epi64x(lo));
-    const __m256i bad = _mm256_or_si256(_mm256_cmpgt_epi64(_mm256_setzero_si256(), t),
-                                        _mm256_cmpgt_epi64(t, _mm256_set1_epi64x(((long long)1 << 52) - 1)));
-    return _mm256_testz_si256(bad, bad);
-}
-
 static int64_t row_limb_i32_avx2(const uint32_t *s, int32_t *c, int64_t nb, double alpha, double beta) {
     const __m256d va = _mm256_set1_pd(alpha), vb = _mm256_set1_pd(beta);
     int64_t j = 0;
@@ -163,29 +155,35 @@ static int64_t row_limb_u32_avx2(const uint32_t *s, uint32_t *c, int64_t nb, dou
     return j;
 }
 
-/* 64-bit C from sums within int32 (the limb path's); UNSIGNED: a negative sum is 2^64 + s, left to the
- * scalar code, as are C entries and results beyond 2^51 */
+/* 64-bit C from sums within int32 (the limb path's), a row of at most 16 (GK_WRAP_NR32) whole or not at
+ * all: UNSIGNED, a negative sum is 2^64 + s; those, C entries and results beyond 2^51 go to the scalar
+ * code. All groups are computed before one test, then stored. */
 static GK_FORCEINLINE int64_t row_limb_64_avx2(const uint32_t *s, uint64_t *c, int64_t nb, double alpha, double beta,
                                                const int UNSIGNED) {
     const __m256d va = _mm256_set1_pd(alpha), vb = _mm256_set1_pd(beta), magic = _mm256_set1_pd(GK_MAGIC);
     const __m256d limit = _mm256_set1_pd(2251799813685248.0); /* 2^51 */
-    int64_t j = 0;
-    for (; j + 4 <= nb; j += 4) {
-        const __m128i sum = _mm_loadu_si128((const __m128i *)(s + j));
-        if (UNSIGNED && _mm_movemask_ps(_mm_castsi128_ps(sum)) != 0) break;
+    const __m256i c_lo = _mm256_set1_epi64x(UNSIGNED ? 0 : -((long long)1 << 51)), span = _mm256_set1_epi64x(((long long)1 << 52) - 1);
+    const int64_t groups = GK_MIN(nb, (int64_t)16) / 4;
+    __m256i out[4], bad = _mm256_setzero_si256();
+    for (int g = 0; g < 4; g++) { /* a constant count: out[] stays in registers */
+        if (g >= groups) break;
+        const __m128i sum = _mm_loadu_si128((const __m128i *)(s + 4 * g));
+        if (UNSIGNED) bad = _mm256_or_si256(bad, _mm256_cvtepi32_epi64(sum)); /* sign bits */
         __m256d v = scaled(_mm256_cvtepi32_pd(sum), va);
         if (beta != 0.0) {
-            const __m256i cj = _mm256_loadu_si256((const __m256i *)(c + j));
-            if (!i64_within(cj, UNSIGNED ? 0 : -((long long)1 << 51))) break;
+            const __m256i cj = _mm256_loadu_si256((const __m256i *)(c + 4 * g)), t = _mm256_sub_epi64(cj, c_lo);
+            bad = _mm256_or_si256(bad, _mm256_or_si256(t, _mm256_cmpgt_epi64(t, span))); /* t < 0 or past */
             v = _mm256_add_pd(v, scaled(i64_to_pd(cj), vb));
         }
         const __m256d t = _mm256_round_pd(v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-        if (_mm256_movemask_pd(_mm256_cmp_pd(_mm256_andnot_pd(_mm256_set1_pd(-0.0), t), limit, _CMP_LT_OQ)) != 0xF)
-            break;
-        _mm256_storeu_si256((__m256i *)(c + j), _mm256_sub_epi64(_mm256_castpd_si256(_mm256_add_pd(t, magic)),
-                                                                 _mm256_castpd_si256(magic)));
+        bad = _mm256_or_si256(bad, _mm256_castpd_si256(
+                                       _mm256_cmp_pd(_mm256_andnot_pd(_mm256_set1_pd(-0.0), t), limit, _CMP_NLT_UQ)));
+        out[g] = _mm256_sub_epi64(_mm256_castpd_si256(_mm256_add_pd(t, magic)), _mm256_castpd_si256(magic));
     }
-    return j;
+    if (_mm256_movemask_pd(_mm256_castsi256_pd(bad)) != 0) return 0; /* a sign bit: some lane out of range */
+    for (int g = 0; g < 4; g++)
+        if (g < groups) _mm256_storeu_si256((__m256i *)(c + 4 * g), out[g]);
+    return 4 * groups;
 }
 static int64_t row_limb_i64_avx2(const uint32_t *s, int64_t *c, int64_t nb, double alpha, double beta) {
     return row_limb_64_avx2(s, (uint64_t *)c, nb, alpha, beta, 0);
