@@ -188,14 +188,17 @@ static inline void ukernel_u64(int64_t K, const uint64_t *GK_RESTRICT ap, const 
             for (int64_t j0 = 0; j0 < w; j0 += NR) { /* B panels: pair q, column j at q * 2NR + j */   \
                 const int64_t nb = GK_MIN((int64_t)NR, w - j0), ldb = p->ldb;                         \
                 uint32_t *d = bp + j0 * 2 * Kp;                                                       \
-                b_hi[j0 / NR] = (p->transb ? pack_limbs_##SFX(B + (jc + j0) * ldb, 1, ldb, K, nb, NR, d, 2 * NR, 1, NR) \
-                                           : pack_limbs_##SFX(B + jc + j0, ldb, 1, K, nb, NR, d, 2 * NR, 1, NR)) != 0; \
+                const uint32_t any_hi =                                                               \
+                    p->transb ? pack_limbs_##SFX(B + (jc + j0) * ldb, 1, ldb, K, nb, NR, d, 2 * NR, 1, NR) \
+                              : pack_limbs_##SFX(B + jc + j0, ldb, 1, K, nb, NR, d, 2 * NR, 1, NR);       \
+                b_hi[j0 / NR] = any_hi != 0;                                                          \
             }                                                                                         \
             for (int64_t i0 = m0; i0 < m1; i0 += MR) { /* A panel: row r's pairs at r * Kp (lows), then \
                                                           the highs from MR * Kp */                   \
                 const int64_t mr = GK_MIN((int64_t)MR, m1 - i0), lda = p->lda;                        \
-                const uint32_t a_hi = p->transa ? pack_limbs_##SFX(A + i0, lda, 1, K, mr, MR, ap, 1, Kp, MR * Kp) \
-                                                : pack_limbs_##SFX(A + i0 * lda, 1, lda, K, mr, MR, ap, 1, Kp, MR * Kp); \
+                const uint32_t a_hi =                                                                 \
+                    p->transa ? pack_limbs_##SFX(A + i0, lda, 1, K, mr, MR, ap, 1, Kp, MR * Kp)         \
+                              : pack_limbs_##SFX(A + i0 * lda, 1, lda, K, mr, MR, ap, 1, Kp, MR * Kp);  \
                 for (int64_t j0 = 0; j0 < w; j0 += NR) {                                              \
                     GK_WRAP_UKERNEL_LIMB(Kp, ap, bp + j0 * 2 * Kp, a_hi != 0, (int)b_hi[j0 / NR], acc); \
                     limb_epilogue_##SFX(p, acc, mr, GK_MIN((int64_t)NR, w - j0),                      \

@@ -17,12 +17,16 @@ static GK_FORCEINLINE void limb_cross_half(int64_t Kp, const uint32_t *GK_RESTRI
         for (int r = 0; r < 4; r++) {
             const __m256i al = _mm256_set1_epi32((int)ap[r * Kp + q]);
             lo[r] = _mm256_add_epi32(lo[r], _mm256_madd_epi16(al, bl));
-            if (HI_A) cross[r] = _mm256_add_epi32(cross[r], _mm256_madd_epi16(_mm256_set1_epi32((int)ap[(4 + r) * Kp + q]), bl));
+            if (HI_A) {
+                const __m256i ah = _mm256_set1_epi32((int)ap[(4 + r) * Kp + q]);
+                cross[r] = _mm256_add_epi32(cross[r], _mm256_madd_epi16(ah, bl));
+            }
             if (HI_B) cross[r] = _mm256_add_epi32(cross[r], _mm256_madd_epi16(al, bh));
         }
     }
     for (int r = 0; r < 4; r++)
-        _mm256_storeu_si256((__m256i *)(acc + r * 16 + 8 * h), _mm256_add_epi32(lo[r], _mm256_slli_epi32(cross[r], 16)));
+        _mm256_storeu_si256((__m256i *)(acc + r * 16 + 8 * h),
+                            _mm256_add_epi32(lo[r], _mm256_slli_epi32(cross[r], 16)));
 }
 
 /* acc[4][16] = A panel x B panel modulo 2^32 on 16-bit limbs (layout in wrap_template.h) */
@@ -107,7 +111,8 @@ static inline __m256d scaled(__m256d prod, __m256d alpha) { return opaque_pd(_mm
 /* uint32 lanes as float64 */
 static inline __m256d u32_to_pd(__m128i x) {
     const __m256d d = _mm256_cvtepi32_pd(x);
-    return _mm256_add_pd(d, _mm256_and_pd(_mm256_cmp_pd(d, _mm256_setzero_pd(), _CMP_LT_OQ), _mm256_set1_pd(4294967296.0)));
+    const __m256d negative = _mm256_cmp_pd(d, _mm256_setzero_pd(), _CMP_LT_OQ);
+    return _mm256_add_pd(d, _mm256_and_pd(negative, _mm256_set1_pd(4294967296.0)));
 }
 /* int64 lanes within [-2^51, 2^51) as float64 (magic-number conversion) */
 static const double GK_MAGIC = 6755399441055744.0; /* 2^52 + 2^51 */
@@ -120,7 +125,8 @@ static int64_t row_limb_i32_avx2(const uint32_t *s, int32_t *c, int64_t nb, doub
     int64_t j = 0;
     for (; j + 4 <= nb; j += 4) {
         __m256d v = scaled(_mm256_cvtepi32_pd(_mm_loadu_si128((const __m128i *)(s + j))), va);
-        if (beta != 0.0) v = _mm256_add_pd(v, scaled(_mm256_cvtepi32_pd(_mm_loadu_si128((const __m128i *)(c + j))), vb));
+        if (beta != 0.0)
+            v = _mm256_add_pd(v, scaled(_mm256_cvtepi32_pd(_mm_loadu_si128((const __m128i *)(c + j))), vb));
         _mm_storeu_si128((__m128i *)(c + j), _mm256_cvttpd_epi32(v));
     }
     return j;
@@ -139,7 +145,8 @@ static inline __m128i cvt_u32_pd(__m256d v) {
     const __m256d valid = _mm256_and_pd(_mm256_cmp_pd(v, _mm256_set1_pd(-9223372036854775808.0), _CMP_GE_OQ),
                                         _mm256_cmp_pd(v, _mm256_set1_pd(9223372036854775808.0), _CMP_LT_OQ));
     const __m256d t = _mm256_round_pd(_mm256_and_pd(v, valid), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-    __m256d r = _mm256_sub_pd(t, opaque_pd(_mm256_mul_pd(_mm256_floor_pd(_mm256_mul_pd(t, _mm256_set1_pd(0x1p-32))), two32)));
+    const __m256d wraps = _mm256_floor_pd(_mm256_mul_pd(t, _mm256_set1_pd(0x1p-32)));
+    __m256d r = _mm256_sub_pd(t, opaque_pd(_mm256_mul_pd(wraps, two32)));
     r = _mm256_sub_pd(r, _mm256_and_pd(_mm256_cmp_pd(r, _mm256_set1_pd(2147483648.0), _CMP_GE_OQ), two32));
     return _mm256_cvttpd_epi32(r);
 }
@@ -162,7 +169,8 @@ static GK_FORCEINLINE int64_t row_limb_64_avx2(const uint32_t *s, uint64_t *c, i
                                                const int UNSIGNED) {
     const __m256d va = _mm256_set1_pd(alpha), vb = _mm256_set1_pd(beta), magic = _mm256_set1_pd(GK_MAGIC);
     const __m256d limit = _mm256_set1_pd(2251799813685248.0); /* 2^51 */
-    const __m256i c_lo = _mm256_set1_epi64x(UNSIGNED ? 0 : -((long long)1 << 51)), span = _mm256_set1_epi64x(((long long)1 << 52) - 1);
+    const __m256i c_lo = _mm256_set1_epi64x(UNSIGNED ? 0 : -((long long)1 << 51));
+    const __m256i span = _mm256_set1_epi64x(((long long)1 << 52) - 1);
     const int64_t groups = GK_MIN(nb, (int64_t)16) / 4;
     __m256i out[4], bad = _mm256_setzero_si256();
     for (int g = 0; g < 4; g++) { /* a constant count: out[] stays in registers */
