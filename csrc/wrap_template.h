@@ -258,6 +258,10 @@ static inline void ukernel_u64(int64_t K, const uint64_t *GK_RESTRICT ap, const 
  * the least b with every x in [-2^b, 2^b) (x ^ (x << 1) has its top bit one above x ^ sign's). */
 static int magnitude_bits(const uint64_t *X, int64_t rows, int64_t cols, int64_t ld) {
     uint64_t diff = 0;
+    if (ld == cols) { /* contiguous: one run */
+        cols *= rows;
+        rows = 1;
+    }
     for (int64_t i = 0; i < rows; i++) {
         const uint64_t *x = X + i * ld;
         for (int64_t j = 0; j < cols; j++) diff |= x[j] ^ (x[j] << 1);
