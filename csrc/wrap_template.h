@@ -1,7 +1,9 @@
 /* The integer GEMM with wrap-around arithmetic, written once and compiled per ISA (gemm_wrap.c: portable;
- * kernels/wrap_avx2.c: AVX2). Needs GK_WRAP_ISA (name suffix); optional GK_WRAP_UKERNEL_LIMB (the MR x
- * NR32 tile on 16-bit limbs) and GK_WRAP_UKERNEL64 (the MR x NR64 64-bit tile), the ISA's register tiles
- * replacing the portable ones. Defines the table gk_wrap_kernels_<GK_WRAP_ISA>. */
+ * kernels/wrap_avx2.c: AVX2): 32-bit products on 16-bit limbs, 64-bit ones picked by the entries' range.
+ * Needs GK_WRAP_ISA (name suffix). Optional, the ISA's replacements of the portable code: GK_WRAP_UKERNEL_LIMB
+ * (the MR x NR32 limb tile), GK_WRAP_UKERNEL64 and GK_WRAP_UKERNEL64_NARROW (the MR x NR64 64-bit tiles, the
+ * second for entries within int32), GK_WRAP_ROW_LIMB_I32 / _U32 / _I64 / _U64 (all four: the limb path's
+ * conversion into C, see DEFINE_WRAP_EPILOGUE). Defines the table gk_wrap_kernels_<GK_WRAP_ISA>. */
 #include <string.h>
 
 #define GK_WRAP_CAT_(a, b) a##b
@@ -116,8 +118,6 @@ static inline void ukernel_u64(int64_t K, const uint64_t *GK_RESTRICT ap, const 
 #define GK_SUM_BITS_U32(s) ((uint32_t)(s))
 #define GK_SUM_WIDEN_I64(s) ((int64_t)(int32_t)(s)) /* an exact sum within int32, widened */
 #define GK_SUM_WIDEN_U64(s) ((uint64_t)(int64_t)(int32_t)(s))
-#define GK_SUM_BITS_I64(s) ((int64_t)(s))
-#define GK_SUM_BITS_U64(s) ((uint64_t)(s))
 
 /* The limb path for element type T (32-bit, or 64-bit whose sums fit int32: the low 32 bits of each
  * entry give its limbs), C's block [m0, m1) x [n0, n1). */
