@@ -906,12 +906,13 @@ cpdef object matmul_fast(a, b, out):
     return C
 
 
-# ---- gemmkit.onnx.gemm: the common float case without Python-level overhead ----------------------------
+# ---- gemmkit.onnx.gemm: the common cases without Python-level overhead ----------------------------------
 
 
 cpdef object onnx_gemm_fast(A, B, C, alpha, beta, transA, transB, int opset=13):
     """gemmkit.onnx.gemm (opset >= 11, no broadcast attribute) for the common case: NumPy arrays A and B of
-    one type (float32, float64, float16; bfloat16 from opset 13), 2-D, read in place, non-empty product; C None, a contiguous
+    one type (float32, float64, float16, int32, int64, uint32, uint64; bfloat16 from opset 13), 2-D, read in
+    place, non-empty product; C None, a contiguous
     (N,) or (1, N) row or a C-contiguous (M, N) of that type; alpha and beta Python floats within float32's
     range; transA and transB Python ints. Returns Y, or None (nothing done) for anything else: the caller's
     general path then checks and converts. C is copied into Y (data movement), the core scales and adds."""
@@ -921,7 +922,9 @@ cpdef object onnx_gemm_fast(A, B, C, alpha, beta, transA, transB, int opset=13):
     cdef cnp.ndarray a = A, b = B, c, y
     cdef int typenum = cnp.PyArray_TYPE(a)
     if (cnp.PyArray_TYPE(b) != typenum or not (typenum == cnp.NPY_FLOAT32 or typenum == cnp.NPY_FLOAT64
-            or typenum == cnp.NPY_FLOAT16 or (opset >= 13 and _is_bfloat16(a, typenum))) or cnp.PyArray_NDIM(a) != 2 or cnp.PyArray_NDIM(b) != 2
+            or typenum == cnp.NPY_FLOAT16 or typenum == cnp.NPY_INT32 or typenum == cnp.NPY_INT64
+            or typenum == cnp.NPY_UINT32 or typenum == cnp.NPY_UINT64 or (opset >= 13 and _is_bfloat16(a, typenum)))
+            or cnp.PyArray_NDIM(a) != 2 or cnp.PyArray_NDIM(b) != 2
             or not cnp.PyArray_ISNOTSWAPPED(a) or not cnp.PyArray_ISNOTSWAPPED(b)
             or not cnp.PyArray_ISALIGNED(a) or not cnp.PyArray_ISALIGNED(b)):
         return None
@@ -975,6 +978,18 @@ cpdef object onnx_gemm_fast(A, B, C, alpha, beta, transA, transB, int opset=13):
         elif typenum == _bfloat16_typenum:
             st = gemmkit_bf16gemm(fla, flb, m, n, k, <float>al, <const uint16_t *>pa, lda, <const uint16_t *>pb, ldb,
                                   <float>be, <uint16_t *>py, n)
+        elif typenum == cnp.NPY_INT32:
+            st = gemmkit_gemm_i32(fla, flb, m, n, k, al, <const int32_t *>pa, lda, <const int32_t *>pb, ldb, be,
+                                  <int32_t *>py, n)
+        elif typenum == cnp.NPY_INT64:
+            st = gemmkit_gemm_i64(fla, flb, m, n, k, al, <const int64_t *>pa, lda, <const int64_t *>pb, ldb, be,
+                                  <int64_t *>py, n)
+        elif typenum == cnp.NPY_UINT32:
+            st = gemmkit_gemm_u32(fla, flb, m, n, k, al, <const uint32_t *>pa, lda, <const uint32_t *>pb, ldb, be,
+                                  <uint32_t *>py, n)
+        elif typenum == cnp.NPY_UINT64:
+            st = gemmkit_gemm_u64(fla, flb, m, n, k, al, <const uint64_t *>pa, lda, <const uint64_t *>pb, ldb, be,
+                                  <uint64_t *>py, n)
         else:
             st = _call_float_gemm(KIND_S if typenum == cnp.NPY_FLOAT32 else KIND_D, fla, flb, m, n, k, al, pa, lda,
                                   0, pb, ldb, 0, be, py, n, 0, 1)

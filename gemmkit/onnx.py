@@ -113,7 +113,7 @@ def gemm(A, B, C=None, alpha=1.0, beta=1.0, transA=0, transB=0, broadcast=0, ops
     types TypeError, naming them. Integer types follow onnx.reference bit for bit (see the README).
     """
     if type(opset) is int and opset >= 11 and broadcast == 0:  # C optional, broadcast unidirectionally
-        Y = _core.onnx_gemm_fast(A, B, C, alpha, beta, transA, transB, opset)  # float types, 2-D, in place
+        Y = _core.onnx_gemm_fast(A, B, C, alpha, beta, transA, transB, opset)  # 2-D, read in place
         if Y is not None:
             return Y
     who = "gemmkit.onnx.gemm"

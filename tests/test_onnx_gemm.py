@@ -1,5 +1,7 @@
 """Tests of gemmkit.onnx (ONNX Gemm, every version and type) against onnx.reference and ONNX Runtime:
 property cases over opsets, types, transposes, C shapes, alpha/beta, kernel paths and threads; models; errors."""
+import zlib
+
 import numpy as np
 import pytest
 
@@ -401,12 +403,12 @@ def test_integer_core_functions_check_their_arguments():
     np.testing.assert_array_equal(C, 2)
 
 
-@pytest.mark.parametrize("type_name", FLOAT_TYPES)
+@pytest.mark.parametrize("type_name", FLOAT_TYPES + INTEGER_TYPES)
 @pytest.mark.parametrize("c_kind", [None, "row", "row2d", "full", "column", "scalar", "full_fortran"])
 @pytest.mark.parametrize("transA,transB", [(0, 0), (1, 0), (0, 1), (1, 1)])
 def test_fast_path_gives_the_general_paths_bits(monkeypatch, type_name, c_kind, transA, transB):
-    """The Cython fast path of gemmkit.onnx.gemm (float types, C None / a row / a C-ordered (M, N)) makes
-    the same core call as the general path: identical bits; other C shapes are declined (None)."""
+    """The Cython fast path of gemmkit.onnx.gemm (float and integer types, C None / a row / a C-ordered
+    (M, N)) makes the same core call as the general path: identical bits; other C shapes are declined (None)."""
     dtype = dtype_of(type_name)
     rng = np.random.default_rng(17)
     M, N, K = 13, 21, 9
@@ -428,3 +430,116 @@ def test_fast_path_gives_the_general_paths_bits(monkeypatch, type_name, c_kind, 
         np.testing.assert_array_equal(fast, general)
     ref = reference_gemm(A, B, C, 13, alpha=0.5, beta=-1.5, transA=transA, transB=transB)
     assert_matches(general, ref, A, B, C, 0.5, -1.5, transA, transB)
+
+
+# ---- the wrap-around kernels' paths: 16-bit limbs (with and without cross products), 64-bit by range ----
+
+def wrap_product(A, B, transA, transB):
+    """op(A) op(B) modulo 2^bits, read as A's type: NumPy's uint64 matmul (no BLAS; unsigned C arithmetic,
+    exact modulo 2^64) on the entries' two's-complement bits, then the low bits."""
+    a, b = (A.T if transA else A), (B.T if transB else B)
+    wide = np.int64 if A.dtype.kind == "i" else np.uint64
+    P = a.astype(wide).view(np.uint64) @ b.astype(wide).view(np.uint64)
+    return P.astype(A.dtype)
+
+
+def exact_wrap_gemm(A, B, C, alpha, beta, transA, transB, P=None):
+    """Y as csrc/driver.h defines it: P = op(A) op(B) modulo 2^bits read as the type (wrap_product, unless
+    given), v = fl(fl(P * alpha) + fl(C * beta)), then the conversion the README states (wrap_template.h's
+    cvt_*)."""
+    dtype = A.dtype
+    if P is None:
+        P = wrap_product(A, B, transA, transB)
+    v = P.astype(np.float64) * float(np.float32(alpha))
+    if C is not None and np.float32(beta) != 0:
+        v = v + np.broadcast_to(C, v.shape).astype(np.float64) * float(np.float32(beta))
+
+    def cvt_i64(x):
+        ok = (x >= -2.0**63) & (x < 2.0**63)
+        return np.where(ok, np.trunc(np.where(ok, x, 0)), 0).astype(np.int64) + np.where(ok, 0, -2**63).astype(
+            np.int64)
+    if dtype == np.int32:
+        ok = (v > -2147483649.0) & (v < 2147483648.0)
+        return np.where(ok, np.trunc(np.where(ok, v, 0)), -2.0**31).astype(np.int32)
+    if dtype == np.int64:
+        return cvt_i64(v)
+    if dtype == np.uint32:
+        return cvt_i64(v).astype(np.uint32)
+    big = v >= 2.0**63
+    return np.where(big, cvt_i64(np.where(big, v - 2.0**63, 0)).view(np.uint64) ^ np.uint64(2**63),
+                    cvt_i64(np.where(big, 0, v)).view(np.uint64))
+
+
+def wrap_operand(rng, shape, dtype, kind):
+    """Entries of one range class: int8 and int16 (32-bit types: no cross products; 64-bit: the int32-sum
+    limb path, int16 only at small K), int16_edge (all -2^15 or 2^15 - 1: vpmaddwd's one wrapping pair
+    sum), int32 (64-bit types: the vpmuldq tile), full, or split (the first half of the rows int8, the rest
+    full: the threads' blocks take different paths)."""
+    info = np.iinfo(dtype)
+    if kind == "full":
+        return rng.integers(info.min, info.max, size=shape, dtype=dtype, endpoint=True)
+    if kind == "split":
+        x = wrap_operand(rng, shape, dtype, "full")
+        x[: shape[0] // 2] = wrap_operand(rng, (shape[0] // 2, shape[1]), dtype, "int8")
+        return x
+    if kind == "int16_edge":
+        x = np.where(rng.integers(0, 4, size=shape) == 0, 2**15 - 1, -2**15)
+    else:
+        bits = {"int8": 7, "int16": 15, "int32": 31}[kind]
+        x = rng.integers(-2**bits, 2**bits - 1, size=shape, endpoint=True)
+    return x.astype(np.int64).astype(dtype)  # negative values wrap into the unsigned types
+
+
+WRAP_SIZES = [(1, 1, 1), (4, 16, 2), (3, 17, 5), (5, 15, 1), (9, 33, 31), (37, 41, 43), (67, 131, 257)]
+
+
+@pytest.mark.parametrize("type_name", INTEGER_TYPES)
+@pytest.mark.parametrize("kinds", [("int8", "int8"), ("int16", "int16"), ("int16_edge", "int16_edge"),
+                                   ("full", "int8"), ("int16", "full"), ("full", "full"), ("int32", "int32"),
+                                   ("int32", "int8"), ("split", "int8")])
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("threads", [1, 2])
+def test_wrap_paths_exact(type_name, kinds, arch, threads):
+    """Every range class of A and B on every kernel path, 1 and 2 threads, tile-edge and prime sizes, all
+    transposes, padded leading dimensions: equal to the exact Python-int result and to onnx.reference."""
+    dtype = np.dtype(type_name)
+    rng = np.random.default_rng(zlib.crc32(repr((type_name, kinds, arch, threads)).encode()))
+    previous = gemmkit.get_num_threads()
+    gemmkit.set_num_threads(threads)
+    try:
+        for (M, N, K) in WRAP_SIZES:
+            for transA, transB in ((0, 0), (1, 0), (0, 1), (1, 1)):
+                sa, sb = ((K, M) if transA else (M, K)), ((N, K) if transB else (K, N))
+                A = wrap_operand(rng, (sa[0], sa[1] + 3), dtype, kinds[0])[:, :sa[1]]  # padded lda
+                B = wrap_operand(rng, (sb[0], sb[1] + 1), dtype, kinds[1])[:, :sb[1]]
+                if kinds[0] == "split" and transA:  # the split along op(A)'s rows
+                    A = np.ascontiguousarray(wrap_operand(rng, (M, K), dtype, "split").T)
+                C = wrap_operand(rng, (1, N), dtype, "full")
+                P = wrap_product(A, B, transA, transB)
+                for alpha, beta in ((1.0, 0.0), (1.0, 1.0), (-0.75, 2.0), (1e10, -3.0)):  # 1e10: past int64
+                    with gemmkit.use_arch(arch):
+                        Y = gk_onnx.gemm(A, B, C, alpha=alpha, beta=beta, transA=transA, transB=transB)
+                    want = exact_wrap_gemm(A, B, C, alpha, beta, transA, transB, P)
+                    np.testing.assert_array_equal(Y, want, err_msg=f"{(M, N, K, transA, transB, alpha, beta)}")
+                    if M * N * K <= 2000:
+                        ref = reference_gemm(A, B, C, 13, alpha=alpha, beta=beta, transA=transA, transB=transB)
+                        assert_matches(Y, ref, A, B, C, alpha, beta, transA, transB)
+    finally:
+        gemmkit.set_num_threads(previous)
+
+
+@pytest.mark.parametrize("type_name", ["int64", "uint64"])
+@pytest.mark.parametrize("K", [64, 128])
+@pytest.mark.parametrize("arch", ARCHS)
+def test_wrap_64_limb_threshold(type_name, K, arch):
+    """64-bit entries within [-2^12, 2^12) take the int32-sum limb path while K * 2^12 * 2^12 <= 2^30
+    (K = 64) and the vpmuldq tile past it (K = 128, where every entry -2^12 sums to 2^31, past int32):
+    exact either way."""
+    dtype = np.dtype(type_name)
+    A = np.full((5, K), -2**12, np.int64).astype(dtype)
+    B = np.full((K, 19), -2**12, np.int64).astype(dtype)
+    B[:, 3] = 2**12 - 1
+    with gemmkit.use_arch(arch):
+        Y = gk_onnx.gemm(A, B, None)
+    np.testing.assert_array_equal(Y, exact_wrap_gemm(A, B, None, 1.0, 0.0, 0, 0))
+    assert int(Y[0, 0]) == K * 2**24
