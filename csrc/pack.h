@@ -37,6 +37,13 @@ void pack_a_1m_f64(int transa, int conja, const double *alpha, const double *A, 
                    int64_t kc, int mr, double *GK_RESTRICT dst);
 void pack_b_1m_f64(int transb, int conjb, const double *B, int64_t ldb, int64_t kc, int64_t nc, int nr,
                    double *GK_RESTRICT dst);
+/* Complex B for a native complex kernel (kernel->complex_native): the 1m format of A above serves it
+ * unchanged; B in panels of nr / 2 complex columns, per k the panel's op(B)[k][j] as (re, im) pairs
+ * (nr reals, zero past nc): a panel holds nr x kc reals. */
+void pack_b_cx_f32(int transb, int conjb, const float *B, int64_t ldb, int64_t kc, int64_t nc, int nr,
+                   float *GK_RESTRICT dst);
+void pack_b_cx_f64(int transb, int conjb, const double *B, int64_t ldb, int64_t kc, int64_t nc, int nr,
+                   double *GK_RESTRICT dst);
 
 /* int8 panels. A' = op(A) as unsigned bytes (flip: XOR 0x80, turning s8 into u8 = s8 + 128);
  * k is interleaved in groups of `kgroup` values per row/column; elem_size 2 widens to int16.

@@ -1,5 +1,5 @@
-/* The 1m complex packers, written once and instantiated for float and double by pack_complex.c
- * (T = real element type, SFX = name suffix); the formats are described in pack.h. */
+/* The complex packers (1m A and B, native-kernel B), written once and instantiated for float and double
+ * by pack_complex.c (T = real element type, SFX = name suffix); the formats are described in pack.h. */
 
 void GK_CAT(pack_a_1m_, SFX)(int transa, int conja, const T *alpha, const T *A, int64_t lda, int64_t mc,
                              int64_t kc, int mr, T *GK_RESTRICT dst) {
@@ -79,6 +79,29 @@ void GK_CAT(pack_b_1m_, SFX)(int transb, int conjb, const T *B, int64_t ldb, int
                 d1[2 * x + 1] = re;
             }
             for (int64_t x = 2 * w; x < nr; x++) d0[x] = d1[x] = (T)0;
+        }
+    }
+}
+
+void GK_CAT(pack_b_cx_, SFX)(int transb, int conjb, const T *B, int64_t ldb, int64_t kc, int64_t nc, int nr,
+                             T *GK_RESTRICT dst) {
+    if (!transb && !conjb) { /* rows of B are already (re, im) pairs along j: real panels of the real view */
+        GK_CAT(pack_b_, SFX)(0, B, 2 * ldb, kc, 2 * nc, nr, dst);
+        return;
+    }
+    const int64_t hc = nr / 2; /* complex columns per panel */
+    const T sign = conjb ? (T)-1 : (T)1;
+    for (int64_t j0 = 0; j0 < nc; j0 += hc) {
+        const int64_t w = GK_MIN(hc, nc - j0);
+        T *d = dst + j0 * 2 * kc; /* panel j0 / hc of nr x kc reals */
+        for (int64_t k = 0; k < kc; k++) {
+            T *GK_RESTRICT dk = d + k * nr;
+            for (int64_t x = 0; x < w; x++) {
+                const T *s = transb ? B + 2 * ((j0 + x) * ldb + k) : B + 2 * (k * ldb + j0 + x);
+                dk[2 * x] = s[0];
+                dk[2 * x + 1] = sign * s[1];
+            }
+            for (int64_t x = 2 * w; x < nr; x++) dk[x] = (T)0;
         }
     }
 }
