@@ -4,16 +4,19 @@
 #include "pack.h"
 #include "half.h"
 
-/* Complex, on a native complex kernel or by 1m on a real one (A's panels are the same for both, B's
- * differ): real-domain k0, kc, j0, nc are twice the complex ones (the blocking keeps them even); a
+/* Complex, on a native complex kernel or by 1m on a real one (panel formats in pack.h): real-domain k0, kc, j0, nc are twice the complex ones (the blocking keeps them even); a
  * complex element is two reals, so complex offsets double once more. */
 #define COMPLEX_PACKERS(SFX, T)                                                                      \
     static void pack_a_complex_##SFX##_block(const gk_real_problem_t *p, int64_t i0, int64_t k0, int64_t mc, \
                                              int64_t kc, void *dst) {                                \
         const int64_t k = k0 / 2;                                                                    \
         const T *A = (const T *)p->A + 2 * (p->transa ? k * p->lda + i0 : i0 * p->lda + k);          \
-        pack_a_1m_##SFX(p->transa, p->conja, (const T *)p->alpha_fold, A, p->lda, mc, kc / 2,         \
-                        p->kern->mr, (T *)dst);                                                      \
+        if (p->kern->complex_native)                                                                 \
+            pack_a_cx_##SFX(p->transa, p->conja, (const T *)p->alpha_fold, A, p->lda, mc, kc / 2,     \
+                            p->kern->mr, (T *)dst);                                                  \
+        else                                                                                         \
+            pack_a_1m_##SFX(p->transa, p->conja, (const T *)p->alpha_fold, A, p->lda, mc, kc / 2,     \
+                            p->kern->mr, (T *)dst);                                                  \
     }                                                                                                \
     static void pack_b_complex_##SFX##_block(const gk_real_problem_t *p, int64_t k0, int64_t j0, int64_t kc, \
                                              int64_t nc, void *dst) {                                \

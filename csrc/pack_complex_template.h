@@ -83,6 +83,39 @@ void GK_CAT(pack_b_1m_, SFX)(int transb, int conjb, const T *B, int64_t ldb, int
     }
 }
 
+/* A for a native complex kernel: per k the panel's mr elements of alpha * op(A) as (re, im) pairs.
+ * Without alpha and conjugation every pair is a plain copy (one 2-element move, no shuffles). */
+void GK_CAT(pack_a_cx_, SFX)(int transa, int conja, const T *alpha, const T *A, int64_t lda, int64_t mc,
+                             int64_t kc, int mr, T *GK_RESTRICT dst) {
+    const T sign = conja ? (T)-1 : (T)1;
+    const int plain = !conja && alpha == NULL;
+    for (int64_t i0 = 0; i0 < mc; i0 += mr) {
+        const int64_t w = GK_MIN((int64_t)mr, mc - i0);
+        T *d = dst + i0 * 2 * kc;
+        for (int64_t k = 0; k < kc; k++) {
+            T *GK_RESTRICT dk = d + 2 * k * mr;
+            if (!transa && (k & 3) == 0 && k + 8 < kc)
+                for (int64_t x = 0; x < w; x++) GK_PREFETCH(A + 2 * ((i0 + x) * lda + k + 8));
+            for (int64_t x = 0; x < w; x++) {
+                const T *s = transa ? A + 2 * (k * lda + i0 + x) : A + 2 * ((i0 + x) * lda + k);
+                if (plain) {
+                    memcpy(dk + 2 * x, s, 2 * sizeof(T));
+                    continue;
+                }
+                T re = s[0], im = sign * s[1];
+                if (alpha) {
+                    const T r = alpha[0] * re - alpha[1] * im;
+                    im = alpha[0] * im + alpha[1] * re;
+                    re = r;
+                }
+                dk[2 * x] = re;
+                dk[2 * x + 1] = im;
+            }
+            for (int64_t x = 2 * w; x < 2 * mr; x++) dk[x] = (T)0;
+        }
+    }
+}
+
 void GK_CAT(pack_b_cx_, SFX)(int transb, int conjb, const T *B, int64_t ldb, int64_t kc, int64_t nc, int nr,
                              T *GK_RESTRICT dst) {
     if (!transb && !conjb) { /* rows of B are already (re, im) pairs along j: real panels of the real view */

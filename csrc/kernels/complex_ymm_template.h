@@ -1,10 +1,10 @@
 /* Native 256-bit complex microkernels (zgemm 3 x 4, cgemm 3 x 8 complex) on the MR = 6 real k loop of
  * real_ymm_template.h, included after it by the AVX2 dgemm / sgemm kernel files. */
-/* Panels (pack.h, native complex format): A holds per complex k the tile's 3 real parts, then its 3
- * imaginary parts (6 values, as a real 6-row panel); B per complex k the tile's complex columns as
- * (re, im) pairs (2 vectors, as a real panel). The real loop's row sums are then, per complex row i and
- * column pair, s[i] = (sum ar br, sum ar bi) and s[i + 3] = (sum ai br, sum ai bi): C's row i is
- * addsub(s[i], swap(s[i + 3])) = (sum ar br - ai bi, sum ar bi + ai br). Conjugation and a complex alpha
+/* Panels (pack.h, native complex format): A holds per complex k the tile's 3 elements as (re, im) pairs
+ * (6 values, as a real 6-row panel); B per complex k the tile's complex columns as (re, im) pairs
+ * (2 vectors, as a real panel). The real loop's row sums are then, per complex row i and column pair,
+ * s[2i] = (sum ar br, sum ar bi) and s[2i + 1] = (sum ai br, sum ai bi): C's row i is
+ * addsub(s[2i], swap(s[2i + 1])) = (sum ar br - ai bi, sum ar bi + ai br). Conjugation and a complex alpha
  * are applied while packing, a complex beta by scaling C first, so the kernel takes a real alpha and beta.
  * The including file defines (besides real_ymm_template.h's) CX_TILE_FN. The kernels take kc in the
  * real domain (twice the complex depth), as the driver passes it. */
@@ -36,7 +36,7 @@ static GK_FORCEINLINE void CX_TILE_FN(const int m, int64_t kc, const T *GK_RESTR
     for (int i = 0; i < m; i++)
         for (int v = 0; v < 2; v++) {
             T *cp = c + i * ldc + VL * v;
-            const V re = VOP(load)(s + (2 * i + v) * VL), im = VOP(load)(s + (2 * (i + 3) + v) * VL);
+            const V re = VOP(load)(s + (4 * i + v) * VL), im = VOP(load)(s + (4 * i + 2 + v) * VL);
             const V x = VOP(mul)(va, VOP(addsub)(re, GK_CX_SWAP(im)));
             VOP(storeu)(cp, beta == (T)0 ? x : VOP(fmadd)(vb, VOP(loadu)(cp), x));
         }
