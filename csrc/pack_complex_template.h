@@ -92,16 +92,27 @@ void GK_CAT(pack_a_cx_, SFX)(int transa, int conja, const T *alpha, const T *A, 
     for (int64_t i0 = 0; i0 < mc; i0 += mr) {
         const int64_t w = GK_MIN((int64_t)mr, mc - i0);
         T *d = dst + i0 * 2 * kc;
+        if (plain && !transa) {
+            /* row by row: each a contiguous stream, its pairs stored 2 mr apart; the next panel's row
+             * fetched meanwhile (a row is too short a stream for the hardware prefetcher to ramp up) */
+            const int64_t line = 32 / (int64_t)sizeof(T); /* elements per cache line */
+            for (int64_t x = 0; x < w; x++) {
+                const T *GK_RESTRICT s = A + 2 * (i0 + x) * lda;
+                T *GK_RESTRICT dx = d + 2 * x;
+                const int pf = i0 + x + mr < mc;
+                for (int64_t k = 0; k < kc; k++) {
+                    if (pf && k % line == 0) GK_PREFETCH(s + 2 * (mr * lda + k));
+                    memcpy(dx + 2 * k * mr, s + 2 * k, 2 * sizeof(T));
+                }
+            }
+            for (int64_t k = 0; k < kc; k++)
+                for (int64_t x = 2 * w; x < 2 * mr; x++) d[2 * k * mr + x] = (T)0;
+            continue;
+        }
         for (int64_t k = 0; k < kc; k++) {
             T *GK_RESTRICT dk = d + 2 * k * mr;
-            if (!transa && (k & 3) == 0 && k + 8 < kc)
-                for (int64_t x = 0; x < w; x++) GK_PREFETCH(A + 2 * ((i0 + x) * lda + k + 8));
             for (int64_t x = 0; x < w; x++) {
                 const T *s = transa ? A + 2 * (k * lda + i0 + x) : A + 2 * ((i0 + x) * lda + k);
-                if (plain) {
-                    memcpy(dk + 2 * x, s, 2 * sizeof(T));
-                    continue;
-                }
                 T re = s[0], im = sign * s[1];
                 if (alpha) {
                     const T r = alpha[0] * re - alpha[1] * im;
