@@ -83,30 +83,31 @@ void GK_CAT(pack_b_1m_, SFX)(int transb, int conjb, const T *B, int64_t ldb, int
     }
 }
 
-/* A for a native complex kernel: per k the panel's mr elements of alpha * op(A) as (re, im) pairs.
- * Without alpha and conjugation every pair is a plain copy (one 2-element move, no shuffles). */
+/* A full panel of a plain A (rows of (re, im) pairs along k): per k one pair from each of the panel's rows,
+ * the next panel's rows prefetched (a row is too short a stream for the hardware prefetcher to ramp up).
+ * Inlined with a constant mr, each k is mr fixed-size copies. */
+static GK_FORCEINLINE void GK_CAT(pack_a_cx_plain_, SFX)(const T *A, int64_t lda, int64_t kc, int mr, int pf,
+                                                         T *GK_RESTRICT d) {
+    const int64_t line = 32 / (int64_t)sizeof(T); /* pairs per cache line */
+    for (int64_t k = 0; k < kc; k++) {
+        if (pf && k % line == 0)
+            for (int x = 0; x < mr; x++) GK_PREFETCH(A + 2 * ((mr + x) * lda + k));
+        for (int x = 0; x < mr; x++) memcpy(d + 2 * (k * mr + x), A + 2 * (x * lda + k), 2 * sizeof(T));
+    }
+}
+
+/* A for a native complex kernel: per k the panel's mr elements of alpha * op(A) as (re, im) pairs. */
 void GK_CAT(pack_a_cx_, SFX)(int transa, int conja, const T *alpha, const T *A, int64_t lda, int64_t mc,
                              int64_t kc, int mr, T *GK_RESTRICT dst) {
     const T sign = conja ? (T)-1 : (T)1;
-    const int plain = !conja && alpha == NULL;
+    const int plain = !transa && !conja && alpha == NULL;
     for (int64_t i0 = 0; i0 < mc; i0 += mr) {
         const int64_t w = GK_MIN((int64_t)mr, mc - i0);
         T *d = dst + i0 * 2 * kc;
-        if (plain && !transa) {
-            /* row by row: each a contiguous stream, its pairs stored 2 mr apart; the next panel's row
-             * fetched meanwhile (a row is too short a stream for the hardware prefetcher to ramp up) */
-            const int64_t line = 32 / (int64_t)sizeof(T); /* elements per cache line */
-            for (int64_t x = 0; x < w; x++) {
-                const T *GK_RESTRICT s = A + 2 * (i0 + x) * lda;
-                T *GK_RESTRICT dx = d + 2 * x;
-                const int pf = i0 + x + mr < mc;
-                for (int64_t k = 0; k < kc; k++) {
-                    if (pf && k % line == 0) GK_PREFETCH(s + 2 * (mr * lda + k));
-                    memcpy(dx + 2 * k * mr, s + 2 * k, 2 * sizeof(T));
-                }
-            }
-            for (int64_t k = 0; k < kc; k++)
-                for (int64_t x = 2 * w; x < 2 * mr; x++) d[2 * k * mr + x] = (T)0;
+        if (plain && w == mr) {
+            const int pf = i0 + 2 * mr <= mc;
+            if (mr == 3) GK_CAT(pack_a_cx_plain_, SFX)(A + 2 * i0 * lda, lda, kc, 3, pf, d);
+            else GK_CAT(pack_a_cx_plain_, SFX)(A + 2 * i0 * lda, lda, kc, mr, pf, d);
             continue;
         }
         for (int64_t k = 0; k < kc; k++) {
