@@ -1,5 +1,5 @@
-/* The real family on the driver skeleton: sgemm, dgemm, cgemm / zgemm by 1m and the 16-bit types, on a
- * float or double microkernel: its packers, its macro-kernel (edge tiles, no-pack paths), batches. */
+/* The real family on the driver skeleton: sgemm, dgemm, cgemm / zgemm (native or by 1m) and the 16-bit
+ * types, on a float or double microkernel: its packers, its macro-kernel (edge tiles, no-pack paths), batches. */
 #include <string.h>
 #include "driver.h"
 

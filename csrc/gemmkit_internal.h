@@ -52,7 +52,8 @@ static inline int32_t gk_round_sat_i32(double v) {
 #define GK_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define GK_MAX(a, b) ((a) > (b) ? (a) : (b))
 
-/* ---- real-domain microkernels (float and double; complex runs on them by the 1m method) ---- */
+/* ---- real-domain microkernels (float and double; complex runs on them by the 1m method, or on a native
+ * complex kernel with the same interface, complex_native below) ---- */
 
 /* Full MR x NR tile: C = alpha * A_panel * B_panel + beta * C (beta == 0: C is not read), in the
  * kernel's element type (float or double; alpha and beta point to one value of that type).
