@@ -247,8 +247,8 @@ gemmkit_status_t gemmkit_kernel_info(const char *op, gemmkit_kernel_info_t *info
     const gk_blocks_t *b = NULL;
     if (strcmp(op, "sgemm") == 0) { k = c->sgemm; b = &c->sgemm_blocks; }
     else if (strcmp(op, "dgemm") == 0) { k = c->dgemm; b = &c->dgemm_blocks; }
-    else if (strcmp(op, "cgemm") == 0) { k = c->sgemm; b = &c->cgemm_blocks; }
-    else if (strcmp(op, "zgemm") == 0) { k = c->dgemm; b = &c->zgemm_blocks; }
+    else if (strcmp(op, "cgemm") == 0) { k = c->cgemm ? c->cgemm : c->sgemm; b = &c->cgemm_blocks; }
+    else if (strcmp(op, "zgemm") == 0) { k = c->zgemm ? c->zgemm : c->dgemm; b = &c->zgemm_blocks; }
     else if (strcmp(op, "int8") == 0) {
         const gk_i8_kernel_t *q = c->int8;
         info->kernel = q->name;

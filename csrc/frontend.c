@@ -116,9 +116,10 @@ static gk_real_problem_t real_problem(const gk_real_type_t *type, const gk_real_
 DEFINE_REAL_GEMM(gemmkit_sgemm, float, f32, f, sgemm, sgemm_blocks, gk_type_sgemm)
 DEFINE_REAL_GEMM(gemmkit_dgemm, double, f64, d, dgemm, dgemm_blocks, gk_type_dgemm)
 
-/* Complex on the real kernels (1m): a real alpha and a real beta go to the kernel; a complex alpha is
- * applied while packing A, a complex beta by scaling C first (then the kernel adds with beta = 1). */
-#define DEFINE_COMPLEX_GEMM(NAME, CT, T, SFX, FIELD, KERN, BLOCKS, TYPE)                             \
+/* Complex on the config's native complex kernel (CKERN), else on the real one by 1m: a real alpha and a
+ * real beta go to the kernel; a complex alpha is applied while packing A, a complex beta by scaling C
+ * first (then the kernel adds with beta = 1). */
+#define DEFINE_COMPLEX_GEMM(NAME, CT, T, SFX, FIELD, CKERN, KERN, BLOCKS, TYPE)                      \
     gemmkit_status_t NAME##_batch(char transa, char transb, int64_t M, int64_t N, int64_t K, CT alpha, \
                                   const CT *A, int64_t lda, int64_t stride_a, const CT *B, int64_t ldb, \
                                   int64_t stride_b, CT beta, CT *C, int64_t ldc, int64_t stride_c,     \
@@ -132,8 +133,8 @@ DEFINE_REAL_GEMM(gemmkit_dgemm, double, f64, d, dgemm, dgemm_blocks, gk_type_dge
             return gemmkit_success;                                                                  \
         }                                                                                            \
         const gk_config_t *cfg = gk_config();                                                        \
-        gk_real_problem_t p = real_problem(&TYPE, cfg->KERN, &cfg->BLOCKS, transa, transb, M, N, K, A, lda, \
-                                           B, ldb, C, ldc);                                          \
+        gk_real_problem_t p = real_problem(&TYPE, cfg->CKERN ? cfg->CKERN : cfg->KERN, &cfg->BLOCKS, transa, \
+                                           transb, M, N, K, A, lda, B, ldb, C, ldc);                 \
         if (beta.im != (T)0) {                                                                       \
             scale_c_##SFX(M, N, 1, b2, (T *)C, ldc, batch, stride_c);                                \
             p.beta.FIELD = (T)1;                                                                     \
@@ -152,8 +153,8 @@ DEFINE_REAL_GEMM(gemmkit_dgemm, double, f64, d, dgemm, dgemm_blocks, gk_type_dge
                           int64_t lda, const CT *B, int64_t ldb, CT beta, CT *C, int64_t ldc) {       \
         return NAME##_batch(transa, transb, M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, 1); \
     }
-DEFINE_COMPLEX_GEMM(gemmkit_cgemm, gemmkit_complex64_t, float, f32, f, sgemm, cgemm_blocks, gk_type_cgemm)
-DEFINE_COMPLEX_GEMM(gemmkit_zgemm, gemmkit_complex128_t, double, f64, d, dgemm, zgemm_blocks, gk_type_zgemm)
+DEFINE_COMPLEX_GEMM(gemmkit_cgemm, gemmkit_complex64_t, float, f32, f, cgemm, sgemm, cgemm_blocks, gk_type_cgemm)
+DEFINE_COMPLEX_GEMM(gemmkit_zgemm, gemmkit_complex128_t, double, f64, d, zgemm, dgemm, zgemm_blocks, gk_type_zgemm)
 
 /* ---- float16 and bfloat16 on the float kernels ------------------------------------------------------- */
 

@@ -1,5 +1,5 @@
-/* The real family on the driver skeleton: sgemm, dgemm, cgemm / zgemm by 1m and the 16-bit types, on a
- * float or double microkernel: its packers, its macro-kernel (edge tiles, no-pack paths), batches. */
+/* The real family on the driver skeleton: sgemm, dgemm, cgemm / zgemm (native or by 1m) and the 16-bit
+ * types, on a float or double microkernel: its packers, its macro-kernel (edge tiles, no-pack paths), batches. */
 #include <string.h>
 #include "driver.h"
 
@@ -34,9 +34,12 @@ static size_t real_a_bytes(const void *ctx, int64_t mc, int64_t kc) {
     const real_job_t *job = (const real_job_t *)ctx;
     return (size_t)job->p->kern->elem * (size_t)((job->direct_a ? job->p->kern->mr : mc) * kc);
 }
+/* A packed B panel holds nr x kc elements, nr x kc / 2 for a native complex kernel (no 1m doubling). */
+#define B_PANEL_KDIV(kern) ((kern)->complex_native ? 2 : 1)
 static size_t real_b_bytes(const void *ctx, int64_t nc, int64_t kc) {
     const real_job_t *job = (const real_job_t *)ctx;
-    return (size_t)job->p->kern->elem * (size_t)((job->direct_b ? job->p->kern->nr : nc) * kc);
+    const gk_real_kernel_t *kern = job->p->kern;
+    return (size_t)kern->elem * (size_t)((job->direct_b ? kern->nr : nc) * kc / B_PANEL_KDIV(kern));
 }
 
 /* A C of another type (float16, bfloat16): the thread's rows [m0, m1) of a C block, rows nc_max apart. */
@@ -53,7 +56,7 @@ static void real_pack_b(void *ctx, int64_t k0, int64_t kc, int64_t jc, int64_t n
     const gk_real_problem_t *p = job->p;
     const int nr = p->kern->nr, es = p->kern->elem;
     if (!job->direct_b) {
-        p->type->pack_b(p, k0, jc + j0, kc, w, (char *)blk + (size_t)(j0 * kc) * es);
+        p->type->pack_b(p, k0, jc + j0, kc, w, (char *)blk + (size_t)(j0 * kc / B_PANEL_KDIV(p->kern)) * es);
     } else if (nc % nr) { /* B in place: only the edge panel, zero-padded */
         const int64_t nc_full = nc / nr * nr;
         p->type->pack_b(p, k0, jc + nc_full, kc, nc - nc_full, blk);
@@ -104,7 +107,8 @@ static void real_macro(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t jc, i
     const char *Bp = AT(p->B, k0 * p->ldb + jc); /* direct_b (plain B): (k, j) at B + k * ldb + j */
     for (int64_t jr = 0; jr < nc; jr += nr) {
         const int64_t nb = GK_MIN((int64_t)nr, nc - jr);
-        const void *bp = direct_b ? (nb == nr ? (const void *)AT(Bp, jr) : bbuf) : AT(bbuf, jr * kc);
+        const void *bp = direct_b ? (nb == nr ? (const void *)AT(Bp, jr) : bbuf)
+                                  : AT(bbuf, jr * kc / B_PANEL_KDIV(kern));
         const int64_t rsb = direct_b && nb == nr ? p->ldb : nr;
         for (int64_t ir = 0; ir < mc; ir += mr) {
             const int64_t mb = GK_MIN((int64_t)mr, mc - ir);

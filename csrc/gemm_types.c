@@ -1,24 +1,31 @@
-/* The per-type tables of the real driver (as ruy's TrMulParams): how sgemm, dgemm, cgemm / zgemm by the 1m
- * method, and float16 / bfloat16 widened to float, turn the caller's operands into a microkernel's panels. */
+/* The per-type tables of the real driver (as ruy's TrMulParams): how sgemm, dgemm, cgemm / zgemm (native
+ * or by the 1m method), and float16 / bfloat16 widened to float, turn the caller's operands into panels. */
 #include "driver.h"
 #include "pack.h"
 #include "half.h"
 
-/* Complex by 1m: real-domain k0, kc, j0, nc are twice the complex ones (the blocking keeps them even);
- * a complex element is two reals, so complex offsets double once more. */
+/* Complex, on a native complex kernel or by 1m on a real one (panel formats in pack.h): real-domain k0, kc, j0, nc are twice the complex ones (the blocking keeps them even); a
+ * complex element is two reals, so complex offsets double once more. */
 #define COMPLEX_PACKERS(SFX, T)                                                                      \
-    static void pack_a_1m_##SFX##_block(const gk_real_problem_t *p, int64_t i0, int64_t k0, int64_t mc, \
-                                        int64_t kc, void *dst) {                                     \
+    static void pack_a_complex_##SFX##_block(const gk_real_problem_t *p, int64_t i0, int64_t k0, int64_t mc, \
+                                             int64_t kc, void *dst) {                                \
         const int64_t k = k0 / 2;                                                                    \
         const T *A = (const T *)p->A + 2 * (p->transa ? k * p->lda + i0 : i0 * p->lda + k);          \
-        pack_a_1m_##SFX(p->transa, p->conja, (const T *)p->alpha_fold, A, p->lda, mc, kc / 2,         \
-                        p->kern->mr, (T *)dst);                                                      \
+        if (p->kern->complex_native)                                                                 \
+            pack_a_cx_##SFX(p->transa, p->conja, (const T *)p->alpha_fold, A, p->lda, mc, kc / 2,     \
+                            p->kern->mr, (T *)dst);                                                  \
+        else                                                                                         \
+            pack_a_1m_##SFX(p->transa, p->conja, (const T *)p->alpha_fold, A, p->lda, mc, kc / 2,     \
+                            p->kern->mr, (T *)dst);                                                  \
     }                                                                                                \
-    static void pack_b_1m_##SFX##_block(const gk_real_problem_t *p, int64_t k0, int64_t j0, int64_t kc, \
-                                        int64_t nc, void *dst) {                                     \
+    static void pack_b_complex_##SFX##_block(const gk_real_problem_t *p, int64_t k0, int64_t j0, int64_t kc, \
+                                             int64_t nc, void *dst) {                                \
         const int64_t k = k0 / 2, j = j0 / 2;                                                        \
         const T *B = (const T *)p->B + 2 * (p->transb ? j * p->ldb + k : k * p->ldb + j);            \
-        pack_b_1m_##SFX(p->transb, p->conjb, B, p->ldb, kc / 2, nc / 2, p->kern->nr, (T *)dst);      \
+        if (p->kern->complex_native)                                                                 \
+            pack_b_cx_##SFX(p->transb, p->conjb, B, p->ldb, kc / 2, nc / 2, p->kern->nr, (T *)dst);  \
+        else                                                                                         \
+            pack_b_1m_##SFX(p->transb, p->conjb, B, p->ldb, kc / 2, nc / 2, p->kern->nr, (T *)dst);  \
     }
 
 GK_REAL_PACKERS(f32, float, float)
@@ -28,8 +35,8 @@ COMPLEX_PACKERS(f64, double)
 
 const gk_real_type_t gk_type_sgemm = {"sgemm", 0, pack_a_f32_block, pack_b_f32_block, gk_real_gemv};
 const gk_real_type_t gk_type_dgemm = {"dgemm", 0, pack_a_f64_block, pack_b_f64_block, gk_real_gemv};
-const gk_real_type_t gk_type_cgemm = {"cgemm", 1, pack_a_1m_f32_block, pack_b_1m_f32_block, NULL};
-const gk_real_type_t gk_type_zgemm = {"zgemm", 1, pack_a_1m_f64_block, pack_b_1m_f64_block, NULL};
+const gk_real_type_t gk_type_cgemm = {"cgemm", 1, pack_a_complex_f32_block, pack_b_complex_f32_block, NULL};
+const gk_real_type_t gk_type_zgemm = {"zgemm", 1, pack_a_complex_f64_block, pack_b_complex_f64_block, NULL};
 
 /* float16 and bfloat16: widened to float while packing, C through a float buffer (portable converters). */
 GK_REAL_PACKERS(f16, uint16_t, float)

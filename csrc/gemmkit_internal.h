@@ -52,7 +52,8 @@ static inline int32_t gk_round_sat_i32(double v) {
 #define GK_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define GK_MAX(a, b) ((a) > (b) ? (a) : (b))
 
-/* ---- real-domain microkernels (float and double; complex runs on them by the 1m method) ---- */
+/* ---- real-domain microkernels (float and double; complex runs on them by the 1m method, or on a native
+ * complex kernel with the same interface, complex_native below) ---- */
 
 /* Full MR x NR tile: C = alpha * A_panel * B_panel + beta * C (beta == 0: C is not read), in the
  * kernel's element type (float or double; alpha and beta point to one value of that type).
@@ -101,11 +102,16 @@ typedef struct {
     gk_tiny_fn tiny;           /* optional: tiny products (config small.tiny_max_macs), no packing */
     gk_tiny_complex_fn tiny_complex; /* optional: the same for complex elements of this real type */
     gk_gemv_fn gemv_rows, gemv_dots; /* GEMV (few rows or few columns of C); both set, or both NULL */
+    /* 1: a native complex kernel (cgemm / zgemm): MR complex rows, NR reals (NR / 2 complex columns), kc
+     * in the real domain (twice the complex depth); its B panels hold NR x kc / 2 reals (pack.h), not
+     * the NR x kc of 1m. 0: a real kernel (complex types run on it by 1m). */
+    int complex_native;
 } gk_real_kernel_t;
 
 extern const gk_real_kernel_t gk_sgemm_kernel_generic, gk_dgemm_kernel_generic;
 #if GEMMKIT_X86
 extern const gk_real_kernel_t gk_sgemm_kernel_avx2, gk_dgemm_kernel_avx2;
+extern const gk_real_kernel_t gk_cgemm_kernel_avx2, gk_zgemm_kernel_avx2; /* native complex */
 extern const gk_real_kernel_t gk_sgemm_kernel_avx512, gk_dgemm_kernel_avx512;
 #endif
 
@@ -354,6 +360,7 @@ typedef struct gk_config {
     uint32_t needs;            /* GEMMKIT_CPU_* bits */
     int (*cpu_match)(uint32_t vendor_family_model); /* NULL: any CPU with the features */
     const gk_real_kernel_t *sgemm, *dgemm;
+    const gk_real_kernel_t *cgemm, *zgemm; /* native complex kernels; NULL: 1m on sgemm / dgemm */
     const gk_i8_kernel_t *int8;
     gk_blocks_t sgemm_blocks, dgemm_blocks, cgemm_blocks, zgemm_blocks;
     gk_int8_blocks_t int8_blocks;

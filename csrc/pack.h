@@ -37,6 +37,18 @@ void pack_a_1m_f64(int transa, int conja, const double *alpha, const double *A, 
                    int64_t kc, int mr, double *GK_RESTRICT dst);
 void pack_b_1m_f64(int transb, int conjb, const double *B, int64_t ldb, int64_t kc, int64_t nc, int nr,
                    double *GK_RESTRICT dst);
+/* Complex panels for a native complex kernel (kernel->complex_native), every element as a (re, im) pair:
+ *  A: panels of mr rows, per k the panel's alpha * op(A)[i][k] (2 mr reals, zero past mc; alpha NULL: 1);
+ *  B: panels of nr / 2 complex columns, per k the panel's op(B)[k][j] (nr reals, zero past nc).
+ * A panel holds 2 mr x kc or nr x kc reals; conj* conjugates the operand. */
+void pack_a_cx_f32(int transa, int conja, const float *alpha, const float *A, int64_t lda, int64_t mc, int64_t kc,
+                   int mr, float *GK_RESTRICT dst);
+void pack_a_cx_f64(int transa, int conja, const double *alpha, const double *A, int64_t lda, int64_t mc,
+                   int64_t kc, int mr, double *GK_RESTRICT dst);
+void pack_b_cx_f32(int transb, int conjb, const float *B, int64_t ldb, int64_t kc, int64_t nc, int nr,
+                   float *GK_RESTRICT dst);
+void pack_b_cx_f64(int transb, int conjb, const double *B, int64_t ldb, int64_t kc, int64_t nc, int nr,
+                   double *GK_RESTRICT dst);
 
 /* int8 panels. A' = op(A) as unsigned bytes (flip: XOR 0x80, turning s8 into u8 = s8 + 128);
  * k is interleaved in groups of `kgroup` values per row/column; elem_size 2 widens to int16.

@@ -1,5 +1,6 @@
 /* Complex packing for the 1m method (Van Zee and Smith, SIAM J. Sci. Comput. 2020): op(A) and op(B)
  * become real panels such that the real microkernels compute the complex product (see pack.h). */
+#include <string.h>
 #include "pack.h"
 
 #define GK_CAT_(a, b) a##b

@@ -1,5 +1,5 @@
-/* The 1m complex packers, written once and instantiated for float and double by pack_complex.c
- * (T = real element type, SFX = name suffix); the formats are described in pack.h. */
+/* The complex packers (1m and native-kernel A and B), written once and instantiated for float and double
+ * by pack_complex.c (T = real element type, SFX = name suffix); the formats are described in pack.h. */
 
 void GK_CAT(pack_a_1m_, SFX)(int transa, int conja, const T *alpha, const T *A, int64_t lda, int64_t mc,
                              int64_t kc, int mr, T *GK_RESTRICT dst) {
@@ -81,4 +81,108 @@ void GK_CAT(pack_b_1m_, SFX)(int transb, int conjb, const T *B, int64_t ldb, int
             for (int64_t x = 2 * w; x < nr; x++) d0[x] = d1[x] = (T)0;
         }
     }
+}
+
+/* The native complex panels (pack.h) of a block `width` wide (rows of op(A), columns of op(B)) in panels
+ * of pw elements (pw pairs per k), conjugated when sign = -1; as the real packers, two source shapes:
+ *   k-contiguous: element (k, x) at src + 2 (x ld + k)  (A plain, B transposed)
+ *   k-major:      element (k, x) at src + 2 (k ld + x)  (A transposed, B plain)
+ * Inlined with constant pw and sign, a panel's k step is a fixed-size (sign-flipping) copy. */
+static GK_FORCEINLINE void GK_CAT(copy_pairs_, SFX)(T *GK_RESTRICT d, const T *GK_RESTRICT s, int64_t n, T sign) {
+    if (sign == (T)1) { /* one block move (the pair loop is not always merged into one) */
+        memcpy(d, s, (size_t)n * sizeof(T));
+        return;
+    }
+    for (int64_t x = 0; x < n; x += 2) {
+        d[x] = s[x];
+        d[x + 1] = sign * s[x + 1];
+    }
+}
+
+/* One panel of w <= pw sources contiguous in k (zero past w), per k one pair from each; the next panel's
+ * sources prefetched when pf (each is too short a stream for the hardware prefetcher to ramp up). */
+static GK_FORCEINLINE void GK_CAT(pack_cx_kcontig_, SFX)(const T *src, int64_t ld, int64_t kc, int64_t w, int pw,
+                                                         int pf, T sign, T *GK_RESTRICT d) {
+    const int64_t line = 32 / (int64_t)sizeof(T); /* pairs per cache line */
+    for (int64_t k = 0; k < kc; k++) {
+        if (pf && k % line == 0)
+            for (int x = 0; x < pw; x++) GK_PREFETCH(src + 2 * ((pw + x) * ld + k));
+        for (int64_t x = 0; x < w; x++) GK_CAT(copy_pairs_, SFX)(d + 2 * (k * pw + x), src + 2 * (x * ld + k), 2, sign);
+        for (int64_t x = 2 * w; x < 2 * pw; x++) d[2 * k * pw + x] = (T)0;
+    }
+}
+
+static GK_FORCEINLINE void GK_CAT(pack_cx_kcontig_block_, SFX)(const T *src, int64_t ld, int64_t width, int64_t kc,
+                                                               int pw, T sign, T *GK_RESTRICT dst) {
+    const int64_t full = width / pw * pw;
+    for (int64_t x0 = 0; x0 < full; x0 += pw)
+        GK_CAT(pack_cx_kcontig_, SFX)(src + 2 * x0 * ld, ld, kc, pw, pw, x0 + 2 * pw <= width, sign, dst + 2 * x0 * kc);
+    if (full < width)
+        GK_CAT(pack_cx_kcontig_, SFX)(src + 2 * full * ld, ld, kc, width - full, pw, 0, sign, dst + 2 * full * kc);
+}
+
+/* Rows of the source outer: each read once front to back, a row 4 ahead prefetched. */
+static GK_FORCEINLINE void GK_CAT(pack_cx_kmajor_block_, SFX)(const T *src, int64_t ld, int64_t width, int64_t kc,
+                                                              int pw, T sign, T *GK_RESTRICT dst) {
+    const int64_t full = width / pw * pw;
+    for (int64_t k = 0; k < kc; k++) {
+        const T *GK_RESTRICT s = src + 2 * k * ld;
+        if (k + 4 < kc)
+            for (int64_t x = 0; x < 2 * width; x += 64 / (int64_t)sizeof(T)) GK_PREFETCH(s + 8 * ld + x);
+        for (int64_t x0 = 0; x0 < full; x0 += pw)
+            GK_CAT(copy_pairs_, SFX)(dst + 2 * (x0 * kc + k * pw), s + 2 * x0, 2 * pw, sign);
+        if (full < width) {
+            T *GK_RESTRICT d = dst + 2 * (full * kc + k * pw);
+            GK_CAT(copy_pairs_, SFX)(d, s + 2 * full, 2 * (width - full), sign);
+            for (int64_t x = 2 * (width - full); x < 2 * pw; x++) d[x] = (T)0;
+        }
+    }
+}
+
+/* F(..., pw, sign, ...) with the common panel widths and signs as constants (unrolled copies). */
+#define GK_CX_CONST(F, src, ld, width, kc, pw, conj, dst)                                            \
+    do {                                                                                             \
+        if ((pw) == 3 || (pw) == 4 || (pw) == 8) {                                                   \
+            const int pw_ = (pw);                                                                    \
+            if (pw_ == 3 && !(conj)) F(src, ld, width, kc, 3, (T)1, dst);                              \
+            else if (pw_ == 3) F(src, ld, width, kc, 3, (T)-1, dst);                                   \
+            else if (pw_ == 4 && !(conj)) F(src, ld, width, kc, 4, (T)1, dst);                         \
+            else if (pw_ == 4) F(src, ld, width, kc, 4, (T)-1, dst);                                   \
+            else if (!(conj)) F(src, ld, width, kc, 8, (T)1, dst);                                     \
+            else F(src, ld, width, kc, 8, (T)-1, dst);                                                 \
+        } else {                                                                                     \
+            F(src, ld, width, kc, pw, (conj) ? (T)-1 : (T)1, dst);                                   \
+        }                                                                                            \
+    } while (0)
+
+/* A for a native complex kernel: per k the panel's mr elements of alpha * op(A) as (re, im) pairs. */
+void GK_CAT(pack_a_cx_, SFX)(int transa, int conja, const T *alpha, const T *A, int64_t lda, int64_t mc,
+                             int64_t kc, int mr, T *GK_RESTRICT dst) {
+    if (alpha == NULL) {
+        if (transa) GK_CX_CONST(GK_CAT(pack_cx_kmajor_block_, SFX), A, lda, mc, kc, mr, conja, dst);
+        else GK_CX_CONST(GK_CAT(pack_cx_kcontig_block_, SFX), A, lda, mc, kc, mr, conja, dst);
+        return;
+    }
+    const T sign = conja ? (T)-1 : (T)1;
+    for (int64_t i0 = 0; i0 < mc; i0 += mr) {
+        const int64_t w = GK_MIN((int64_t)mr, mc - i0);
+        T *d = dst + i0 * 2 * kc;
+        for (int64_t k = 0; k < kc; k++) {
+            T *GK_RESTRICT dk = d + 2 * k * mr;
+            for (int64_t x = 0; x < w; x++) {
+                const T *s = transa ? A + 2 * (k * lda + i0 + x) : A + 2 * ((i0 + x) * lda + k);
+                const T re = s[0], im = sign * s[1];
+                dk[2 * x] = alpha[0] * re - alpha[1] * im;
+                dk[2 * x + 1] = alpha[0] * im + alpha[1] * re;
+            }
+            for (int64_t x = 2 * w; x < 2 * mr; x++) dk[x] = (T)0;
+        }
+    }
+}
+
+/* B for a native complex kernel: panels of nr / 2 complex columns, per k the panel's op(B)[k][j] pairs. */
+void GK_CAT(pack_b_cx_, SFX)(int transb, int conjb, const T *B, int64_t ldb, int64_t kc, int64_t nc, int nr,
+                             T *GK_RESTRICT dst) {
+    if (transb) GK_CX_CONST(GK_CAT(pack_cx_kcontig_block_, SFX), B, ldb, nc, kc, nr / 2, conjb, dst);
+    else GK_CX_CONST(GK_CAT(pack_cx_kmajor_block_, SFX), B, ldb, nc, kc, nr / 2, conjb, dst);
 }

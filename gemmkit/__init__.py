@@ -107,7 +107,7 @@ def show_config(print_out=True):
               f"available: {', '.join(info['available_archs'])})")
         for op in ("sgemm", "dgemm", "cgemm", "zgemm"):
             s = info[op]
-            how = " (1m: complex on the real kernel)" if op in ("cgemm", "zgemm") else ""
+            how = " (1m: complex on the real kernel)" if op in ("cgemm", "zgemm") and op not in s["kernel"] else ""
             print(f"  {op} kernel : {s['kernel']}{how}  MR={s['MR']} NR={s['NR']} MC={s['MC']} KC={s['KC']} "
                   f"NC={s['NC']}")
         print(f"  int8 kernel  : {q['kernel']}  MR={q['MR']} NR={q['NR']} k_group={q['k_group']} "

@@ -110,6 +110,9 @@ def test_tile_edges_every_path(op):
                 for N in sizes:
                     for t in ("NN", "TC" if op != "dgemm" else "TT", "CN" if op != "dgemm" else "NT"):
                         run_case(rng, op, t[0], t[1], M, N, 13, 0.75, 0.5, pads=(1, 2, 3))
+                    if op != "dgemm":  # complex scalars (alpha folded into A, C pre-scaled), beta 0 over NaN
+                        run_case(rng, op, "R", "T", M, N, 13, 0.5 - 0.75j, -1.5 + 0.25j, pads=(2, 1, 1))
+                        run_case(rng, op, "C", "R", M, N, 13, 1j, 0.0, pads=(0, 3, 2), c_nan=True)
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -125,8 +128,11 @@ def test_multiple_cache_blocks(op, threads):
     rng = np.random.default_rng(2)
     for arch in gemmkit.available_archs()[-2:]:
         with kernel_path(arch, threads):
-            for t in ("NN", "TT") + (("CC",) if per == 2 else ()):
+            for t in ("NN", "TT") + (("CC", "RN") if per == 2 else ()):
                 run_case(rng, op, t[0], t[1], M, N, K, 1.25 if per == 1 else 0.5 + 1j, 0.5)
+            if per == 2:  # beta 0 over NaN, a complex beta, odd K past KC (269 prime)
+                run_case(rng, op, "N", "C", M, N, K + 2, -0.75, 0.0, pads=(1, 0, 3), c_nan=True)
+                run_case(rng, op, "T", "N", M, N, K + 4, 1.0, 0.25 - 1j, pads=(0, 2, 0))
 
 
 @pytest.mark.smoke

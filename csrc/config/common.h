@@ -22,12 +22,21 @@
  * 512 KiB L2, B block 256 x NC in a share of L3. */
 #define GK_SGEMM_AVX2_BLOCKS {.mc = 144, .kc = 256, .nc = 4080}
 #define GK_DGEMM_AVX2_BLOCKS {.mc = 96, .kc = 256, .nc = 2040}
+/* Native complex 3 x 8 cgemm / 3 x 4 zgemm, sizes in the real domain (kc, nc: twice the complex ones):
+ * a k step of A and B is as many bytes as the real kernels', so kc 256 complex keeps the B micro-panel
+ * at 16 KiB in L1 (Zen 2, 1024^3, 1 thread: kc 192 / 320 / 384 complex 1-2 % slower); A blocks 96 x 256
+ * x 8 B (cgemm) and 48 x 256 x 16 B (zgemm) = 192 KiB in L2 (zgemm mc 72: 0.5-1 % slower), B blocks of
+ * 2048 / 1024 complex columns (4 MiB: N = 1024 and 2048 split evenly; 2040 left a 4-column sliver
+ * that packed A again, 1-2 % slower). */
+#define GK_CGEMM_AVX2_BLOCKS {.mc = 96, .kc = 512, .nc = 4096}
+#define GK_ZGEMM_AVX2_BLOCKS {.mc = 48, .kc = 512, .nc = 2048}
 /* The AVX2 path's kernels and blocking, shared by its configurations (avx2, zen2: they differ in the
  * small-problem thresholds). Used inside `#if GEMMKIT_X86`. */
 #define GK_AVX2_KERNELS_AND_BLOCKS                                                                   \
     .sgemm = &gk_sgemm_kernel_avx2, .dgemm = &gk_dgemm_kernel_avx2, .int8 = &gk_i8_kernel_avx2,      \
+    .cgemm = &gk_cgemm_kernel_avx2, .zgemm = &gk_zgemm_kernel_avx2,                                  \
     .sgemm_blocks = GK_SGEMM_AVX2_BLOCKS, .dgemm_blocks = GK_DGEMM_AVX2_BLOCKS,                      \
-    .cgemm_blocks = GK_SGEMM_AVX2_BLOCKS, .zgemm_blocks = GK_DGEMM_AVX2_BLOCKS,                      \
+    .cgemm_blocks = GK_CGEMM_AVX2_BLOCKS, .zgemm_blocks = GK_ZGEMM_AVX2_BLOCKS,                      \
     .int8_blocks = GK_INT8_AVX2_BLOCKS, .qadd = &gk_qadd_kernel_avx2
 /* AVX2 int8 (bytes widened to int16): k block 256 in L1; B blocks up to 8 MiB of int16 panels (1024
  * columns at K = 4096: a plain B's rows are packed 1 KiB at a time; 4 MiB measured 0.3-0.6 ms slower per

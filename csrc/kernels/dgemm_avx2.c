@@ -1,5 +1,5 @@
-/* AVX2 + FMA dgemm microkernel (6 x 8: 12 ymm accumulators) with 1..5-row variants for edge row
- * panels; this file alone is compiled with -mavx2 -mfma and runs only where dispatch found AVX2 + FMA. */
+/* AVX2 + FMA dgemm microkernel (6 x 8: 12 ymm accumulators) with 1..5-row variants for edge row panels,
+ * and on its k loop the native zgemm kernel (3 x 4 complex); compiled alone with -mavx2 -mfma. */
 #include "../gemmkit_internal.h"
 #if GEMMKIT_X86
 #include <immintrin.h>
@@ -42,5 +42,20 @@ static const gk_ukernel_fn rows_kernels[MR] = {
 const gk_real_kernel_t gk_dgemm_kernel_avx2 = {
     "ukernel_dgemm_avx2_6x8", 8, MR, NR, ukernel_dgemm_avx2_6x8, rows_kernels, NULL, tiny_dgemm_avx2, tiny_zgemm_avx2,
     gemv_rows_dgemm_avx2, gemv_dots_dgemm_avx2,
+};
+
+#define CX_TILE_FN zgemm_tile_avx2
+#include "complex_ymm_template.h"
+
+GK_YMM_CX_KERNEL(ukernel_zgemm_avx2_1x4, 1)
+GK_YMM_CX_KERNEL(ukernel_zgemm_avx2_2x4, 2)
+GK_YMM_CX_KERNEL(ukernel_zgemm_avx2_3x4, 3)
+
+static const gk_ukernel_fn zgemm_rows_kernels[3] = {NULL, ukernel_zgemm_avx2_1x4, ukernel_zgemm_avx2_2x4};
+
+/* complex: MR = 3 complex rows, NR = 8 reals (4 complex columns) in the driver's real domain */
+const gk_real_kernel_t gk_zgemm_kernel_avx2 = {
+    "ukernel_zgemm_avx2_3x4", ES, 3, NR, ukernel_zgemm_avx2_3x4, zgemm_rows_kernels, NULL, NULL, tiny_zgemm_avx2,
+    NULL, NULL, 1,
 };
 #endif

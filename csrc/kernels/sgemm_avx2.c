@@ -1,5 +1,5 @@
-/* AVX2 + FMA sgemm microkernel (6 x 16: 12 ymm accumulators) with 1..5-row variants for edge row
- * panels; this file alone is compiled with -mavx2 -mfma and runs only where dispatch found AVX2 + FMA. */
+/* AVX2 + FMA sgemm microkernel (6 x 16: 12 ymm accumulators) with 1..5-row variants for edge row panels,
+ * and on its k loop the native cgemm kernel (3 x 8 complex); compiled alone with -mavx2 -mfma. */
 #include "../gemmkit_internal.h"
 #if GEMMKIT_X86
 #include <immintrin.h>
@@ -42,5 +42,20 @@ static const gk_ukernel_fn rows_kernels[MR] = {
 const gk_real_kernel_t gk_sgemm_kernel_avx2 = {
     "ukernel_sgemm_avx2_6x16", 4, MR, NR, ukernel_sgemm_avx2_6x16, rows_kernels, NULL, tiny_sgemm_avx2, tiny_cgemm_avx2,
     gemv_rows_sgemm_avx2, gemv_dots_sgemm_avx2,
+};
+
+#define CX_TILE_FN cgemm_tile_avx2
+#include "complex_ymm_template.h"
+
+GK_YMM_CX_KERNEL(ukernel_cgemm_avx2_1x8, 1)
+GK_YMM_CX_KERNEL(ukernel_cgemm_avx2_2x8, 2)
+GK_YMM_CX_KERNEL(ukernel_cgemm_avx2_3x8, 3)
+
+static const gk_ukernel_fn cgemm_rows_kernels[3] = {NULL, ukernel_cgemm_avx2_1x8, ukernel_cgemm_avx2_2x8};
+
+/* complex: MR = 3 complex rows, NR = 16 reals (8 complex columns) in the driver's real domain */
+const gk_real_kernel_t gk_cgemm_kernel_avx2 = {
+    "ukernel_cgemm_avx2_3x8", ES, 3, NR, ukernel_cgemm_avx2_3x8, cgemm_rows_kernels, NULL, NULL, tiny_cgemm_avx2,
+    NULL, NULL, 1,
 };
 #endif
