@@ -1,5 +1,5 @@
 /* The middle-end's interface: one problem description in the real domain of a microkernel (float or
- * double; complex problems are mapped onto it by the 1m packers), filled by the frontend per type. */
+ * double; complex problems in its real domain: N and K doubled), the driver skeleton, filled by the frontend. */
 #ifndef GEMMKIT_DRIVER_H
 #define GEMMKIT_DRIVER_H
 #include "gemmkit_internal.h"
@@ -58,7 +58,7 @@ typedef void (*gk_pack_b_fn)(const gk_real_problem_t *p, int64_t k0, int64_t j0,
  * the user's operands become the kernel's panels, and whether the kernel may read them in place. */
 typedef struct {
     const char *name;          /* "sgemm", ... */
-    int complex_1m;            /* 1: complex, N and K doubled in the real domain */
+    int complex_1m;            /* 1: complex, N and K doubled in the real domain (1m or a native complex kernel) */
     gk_pack_a_fn pack_a;
     gk_pack_b_fn pack_b;
     /* Optional path for few rows or columns of C outside the packed driver: returns 1 (and sets *st) when it
