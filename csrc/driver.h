@@ -1,5 +1,5 @@
-/* The middle-end's interface: one problem description in the real domain of a microkernel (float or
- * double; complex problems in its real domain: N and K doubled), the driver skeleton, filled by the frontend. */
+/* The middle-end's interface: the driver skeleton's hooks (gk_loops_t) and the problems the frontend fills
+ * per family: real (a float/double kernel's domain; complex with N and K doubled), int8, wrap-around integers. */
 #ifndef GEMMKIT_DRIVER_H
 #define GEMMKIT_DRIVER_H
 #include "gemmkit_internal.h"
