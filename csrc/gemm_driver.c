@@ -11,12 +11,16 @@ typedef struct {
     int failed;
 } loops_job_t;
 
+/* A cache block in whole micro-panels (the packers fill whole panels: a block of MC rows takes
+ * ceil(MC / MR) * MR rows of buffer, so MC must be a multiple of MR for the buffer sized by it). */
+static int64_t loops_block_size(int64_t block, int panel) { return GK_MAX((int64_t)panel, block / panel * panel); }
+
 /* The loops over this thread's block of C. With a shared B, a thread without its workspace still packs its
  * share and meets every barrier (else the others would wait forever); it reports the failure at the end. */
 static int loops_block(loops_job_t *job, gk_loop_thread_t *t) {
     const gk_loops_t *L = job->L;
     const int mr = L->mr, nr = L->nr, share = job->shared_b != NULL && t->nthreads > 1;
-    const int64_t MC = L->mc, NC = L->nc, KC = L->kc, K = L->K;
+    const int64_t MC = loops_block_size(L->mc, mr), NC = loops_block_size(L->nc, nr), KC = L->kc, K = L->K;
     t->mc_max = GK_MIN(MC, (t->m1 - t->m0 + mr - 1) / mr * mr);
     t->nc_max = GK_MIN(NC, (t->n1 - t->n0 + nr - 1) / nr * nr);
     const int64_t kc_max = GK_MIN(KC, K);
@@ -76,7 +80,7 @@ gemmkit_status_t gk_loops_run(const gk_loops_t *L) {
     gk_partition_2d(L->M, L->N, L->mr, L->nr, GK_MAX(1, L->threads), &job.tm, &job.tn);
     if (L->share_b && job.tm > 1 && job.tn == 1) {
         /* Row slices: one packed B block for all threads (less packing, one copy in L3). */
-        const int64_t nc = GK_MIN(L->nc, (L->N + L->nr - 1) / L->nr * L->nr);
+        const int64_t nc = GK_MIN(loops_block_size(L->nc, L->nr), (L->N + L->nr - 1) / L->nr * L->nr);
         job.shared_b = gk_thread_workspace(1, L->b_bytes(L->ctx, nc, GK_MIN(L->kc, L->K)));
         if (!job.shared_b) return gemmkit_out_of_memory;
         gk_barrier_init(&job.barrier, job.tm);

@@ -31,11 +31,12 @@
 #define GK_CGEMM_AVX2_BLOCKS {.mc = 96, .kc = 512, .nc = 4096}
 #define GK_ZGEMM_AVX2_BLOCKS {.mc = 48, .kc = 512, .nc = 2048}
 /* The AVX2 path's kernels and blocking, shared by its configurations (avx2, zen2: they differ in the
- * small-problem thresholds). Used inside `#if GEMMKIT_X86`. */
-#define GK_AVX2_KERNELS_AND_BLOCKS                                                                   \
+ * sgemm blocks and the small-problem thresholds). Used inside `#if GEMMKIT_X86`. */
+#define GK_AVX2_KERNELS_AND_BLOCKS GK_AVX2_KERNELS_AND_BLOCKS_S(GK_SGEMM_AVX2_BLOCKS)
+#define GK_AVX2_KERNELS_AND_BLOCKS_S(SGEMM_BLOCKS)                                                   \
     .sgemm = &gk_sgemm_kernel_avx2, .dgemm = &gk_dgemm_kernel_avx2, .int8 = &gk_i8_kernel_avx2,      \
     .cgemm = &gk_cgemm_kernel_avx2, .zgemm = &gk_zgemm_kernel_avx2,                                  \
-    .sgemm_blocks = GK_SGEMM_AVX2_BLOCKS, .dgemm_blocks = GK_DGEMM_AVX2_BLOCKS,                      \
+    .sgemm_blocks = SGEMM_BLOCKS, .dgemm_blocks = GK_DGEMM_AVX2_BLOCKS,                              \
     .cgemm_blocks = GK_CGEMM_AVX2_BLOCKS, .zgemm_blocks = GK_ZGEMM_AVX2_BLOCKS,                      \
     .int8_blocks = GK_INT8_AVX2_BLOCKS, .qadd = &gk_qadd_kernel_avx2
 /* AVX2 int8 (bytes widened to int16): k block 256 in L1; B blocks up to 8 MiB of int16 panels (1024
