@@ -1,18 +1,16 @@
 /* The complex packers (1m and native-kernel A and B), written once and instantiated for float and double
  * by pack_complex.c (T = real element type, SFX = name suffix); the formats are described in pack.h. */
 
-void GK_CAT(pack_a_1m_, SFX)(int transa, int conja, const T *alpha, const T *A, int64_t lda, int64_t mc,
-                             int64_t kc, int mr, T *GK_RESTRICT dst) {
-    if (!transa && !conja && alpha == NULL) { /* rows of A are already (re, im) pairs along k */
-        GK_CAT(pack_a_, SFX)(0, A, 2 * lda, mc, 2 * kc, mr, dst);
-        return;
-    }
-    const T sign = conja ? (T)-1 : (T)1;
+/* The general A panels of both formats: alpha * op(A) (alpha NULL: 1), conjugated when sign is -1, element x
+ * of the panel at k as re at d[2 * k * mr + xs * x] and im io further (1m: xs 1, io mr, the real and imaginary
+ * rows; native: xs 2, io 1, (re, im) pairs); rows past mc zero. */
+static void GK_CAT(pack_a_scaled_, SFX)(int transa, T sign, const T *alpha, const T *A, int64_t lda, int64_t mc,
+                                        int64_t kc, int mr, int xs, int io, T *GK_RESTRICT dst) {
     for (int64_t i0 = 0; i0 < mc; i0 += mr) {
         const int64_t w = GK_MIN((int64_t)mr, mc - i0);
         T *d = dst + i0 * 2 * kc;
         for (int64_t k = 0; k < kc; k++) {
-            T *GK_RESTRICT d0 = d + 2 * k * mr, *GK_RESTRICT d1 = d0 + mr;
+            T *GK_RESTRICT dk = d + 2 * k * mr;
             for (int64_t x = 0; x < w; x++) {
                 const T *s = transa ? A + 2 * (k * lda + i0 + x) : A + 2 * ((i0 + x) * lda + k);
                 T re = s[0], im = sign * s[1];
@@ -21,12 +19,21 @@ void GK_CAT(pack_a_1m_, SFX)(int transa, int conja, const T *alpha, const T *A, 
                     im = alpha[0] * im + alpha[1] * re;
                     re = r;
                 }
-                d0[x] = re;
-                d1[x] = im;
+                dk[xs * x] = re;
+                dk[xs * x + io] = im;
             }
-            for (int64_t x = w; x < mr; x++) d0[x] = d1[x] = (T)0;
+            for (int64_t x = w; x < mr; x++) dk[xs * x] = dk[xs * x + io] = (T)0;
         }
     }
+}
+
+void GK_CAT(pack_a_1m_, SFX)(int transa, int conja, const T *alpha, const T *A, int64_t lda, int64_t mc,
+                             int64_t kc, int mr, T *GK_RESTRICT dst) {
+    if (!transa && !conja && alpha == NULL) { /* rows of A are already (re, im) pairs along k */
+        GK_CAT(pack_a_, SFX)(0, A, 2 * lda, mc, 2 * kc, mr, dst);
+        return;
+    }
+    GK_CAT(pack_a_scaled_, SFX)(transa, conja ? (T)-1 : (T)1, alpha, A, lda, mc, kc, mr, 1, mr, dst);
 }
 
 /* The panels of a plain B (rows of (re, im) pairs along k) from column j0, w of the panel's nr / 2
@@ -163,21 +170,7 @@ void GK_CAT(pack_a_cx_, SFX)(int transa, int conja, const T *alpha, const T *A, 
         else GK_CX_CONST(GK_CAT(pack_cx_kcontig_block_, SFX), A, lda, mc, kc, mr, conja, dst);
         return;
     }
-    const T sign = conja ? (T)-1 : (T)1;
-    for (int64_t i0 = 0; i0 < mc; i0 += mr) {
-        const int64_t w = GK_MIN((int64_t)mr, mc - i0);
-        T *d = dst + i0 * 2 * kc;
-        for (int64_t k = 0; k < kc; k++) {
-            T *GK_RESTRICT dk = d + 2 * k * mr;
-            for (int64_t x = 0; x < w; x++) {
-                const T *s = transa ? A + 2 * (k * lda + i0 + x) : A + 2 * ((i0 + x) * lda + k);
-                const T re = s[0], im = sign * s[1];
-                dk[2 * x] = alpha[0] * re - alpha[1] * im;
-                dk[2 * x + 1] = alpha[0] * im + alpha[1] * re;
-            }
-            for (int64_t x = 2 * w; x < 2 * mr; x++) dk[x] = (T)0;
-        }
-    }
+    GK_CAT(pack_a_scaled_, SFX)(transa, conja ? (T)-1 : (T)1, alpha, A, lda, mc, kc, mr, 2, 1, dst);
 }
 
 /* B for a native complex kernel: panels of nr / 2 complex columns, per k the panel's op(B)[k][j] pairs. */

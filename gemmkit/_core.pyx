@@ -398,14 +398,8 @@ cdef object _gemm_half(str fn, bint bf16, transa, transb, M_, N_, K_, alpha, A, 
     cdef _Operand a = _Operand(), b = _Operand(), c = _Operand()
     _acquire_abc(a, b, c, A, B, C_bits, dtype, dtype, dtype, ta, tb, M, N, K, lda, ldb, ldc, al != 0)
     cdef int st
-    if bf16:
-        with nogil:
-            st = gemmkit_bf16gemm(ta, tb, M, N, K, al, <const uint16_t *>a.ptr, lda, <const uint16_t *>b.ptr, ldb,
-                                  be, <uint16_t *>c.ptr, ldc)
-    else:
-        with nogil:
-            st = gemmkit_hgemm(ta, tb, M, N, K, al, <const uint16_t *>a.ptr, lda, <const uint16_t *>b.ptr, ldb,
-                               be, <uint16_t *>c.ptr, ldc)
+    with nogil:
+        st = _call_half_gemm(bf16, ta, tb, M, N, K, al, a.ptr, lda, b.ptr, ldb, be, c.ptr, ldc)
     _raise_status(st, fn)
     return C
 
@@ -450,23 +444,9 @@ cdef object _gemm_wrap(str fn, str dtype, transa, transb, M_, N_, K_, alpha, A, 
     cdef double al = _real_arg(alpha, "alpha", False), be = _real_arg(beta, "beta", False)
     cdef _Operand a = _Operand(), b = _Operand(), c = _Operand()
     _acquire_abc(a, b, c, A, B, C, dtype, dtype, dtype, ta, tb, M, N, K, lda, ldb, ldc, True)
-    cdef int st
-    if dtype == "int32":
-        with nogil:
-            st = gemmkit_gemm_i32(ta, tb, M, N, K, al, <const int32_t *>a.ptr, lda, <const int32_t *>b.ptr, ldb,
-                                  be, <int32_t *>c.ptr, ldc)
-    elif dtype == "int64":
-        with nogil:
-            st = gemmkit_gemm_i64(ta, tb, M, N, K, al, <const int64_t *>a.ptr, lda, <const int64_t *>b.ptr, ldb,
-                                  be, <int64_t *>c.ptr, ldc)
-    elif dtype == "uint32":
-        with nogil:
-            st = gemmkit_gemm_u32(ta, tb, M, N, K, al, <const uint32_t *>a.ptr, lda, <const uint32_t *>b.ptr,
-                                  ldb, be, <uint32_t *>c.ptr, ldc)
-    else:
-        with nogil:
-            st = gemmkit_gemm_u64(ta, tb, M, N, K, al, <const uint64_t *>a.ptr, lda, <const uint64_t *>b.ptr,
-                                  ldb, be, <uint64_t *>c.ptr, ldc)
+    cdef int st, typenum = np.dtype(dtype).num
+    with nogil:
+        st = _call_wrap_gemm(typenum, ta, tb, M, N, K, al, a.ptr, lda, b.ptr, ldb, be, c.ptr, ldc)
     _raise_status(st, fn)
     return C
 
@@ -637,6 +617,33 @@ def gemm_batch(transa, transb, alpha, A, B, beta, C):
         off_c = sum(i * ax[3] for i, ax in zip(idx, outer))
         _run_stack(dtype, ta, tb, M, N, K, al, a, ra, b, rb, be, c, rc, off_a, off_b, off_c, run)
     return C
+
+
+cdef int _call_wrap_gemm(int typenum, char ta, char tb, int64_t M, int64_t N, int64_t K, double al, const void *A,
+                         int64_t lda, const void *B, int64_t ldb, double be, void *C, int64_t ldc) noexcept nogil:
+    """gemmkit_gemm_<i32|i64|u32|u64> by NumPy type number (int32, int64, uint32, else uint64), once for
+    every caller. Returns the status."""
+    if typenum == cnp.NPY_INT32:
+        return gemmkit_gemm_i32(ta, tb, M, N, K, al, <const int32_t *>A, lda, <const int32_t *>B, ldb, be,
+                                <int32_t *>C, ldc)
+    if typenum == cnp.NPY_INT64:
+        return gemmkit_gemm_i64(ta, tb, M, N, K, al, <const int64_t *>A, lda, <const int64_t *>B, ldb, be,
+                                <int64_t *>C, ldc)
+    if typenum == cnp.NPY_UINT32:
+        return gemmkit_gemm_u32(ta, tb, M, N, K, al, <const uint32_t *>A, lda, <const uint32_t *>B, ldb, be,
+                                <uint32_t *>C, ldc)
+    return gemmkit_gemm_u64(ta, tb, M, N, K, al, <const uint64_t *>A, lda, <const uint64_t *>B, ldb, be,
+                            <uint64_t *>C, ldc)
+
+
+cdef int _call_half_gemm(bint bf16, char ta, char tb, int64_t M, int64_t N, int64_t K, float al, const void *A,
+                         int64_t lda, const void *B, int64_t ldb, float be, void *C, int64_t ldc) noexcept nogil:
+    """gemmkit_bf16gemm or gemmkit_hgemm (16-bit patterns), once for every caller. Returns the status."""
+    if bf16:
+        return gemmkit_bf16gemm(ta, tb, M, N, K, al, <const uint16_t *>A, lda, <const uint16_t *>B, ldb, be,
+                                <uint16_t *>C, ldc)
+    return gemmkit_hgemm(ta, tb, M, N, K, al, <const uint16_t *>A, lda, <const uint16_t *>B, ldb, be,
+                         <uint16_t *>C, ldc)
 
 
 # ---- scipy.linalg.blas-style gemm: the common case without Python-level overhead ----------------------
@@ -972,24 +979,12 @@ cpdef object onnx_gemm_fast(A, B, C, alpha, beta, transA, transB, int opset=13):
     cdef char fla = b'T' if ta_ != (fa == 1) else b'N', flb = b'T' if tb_ != (fb == 1) else b'N'
     cdef int st
     with nogil:
-        if typenum == cnp.NPY_FLOAT16:
-            st = gemmkit_hgemm(fla, flb, m, n, k, <float>al, <const uint16_t *>pa, lda, <const uint16_t *>pb, ldb,
-                               <float>be, <uint16_t *>py, n)
-        elif typenum == _bfloat16_typenum:
-            st = gemmkit_bf16gemm(fla, flb, m, n, k, <float>al, <const uint16_t *>pa, lda, <const uint16_t *>pb, ldb,
-                                  <float>be, <uint16_t *>py, n)
-        elif typenum == cnp.NPY_INT32:
-            st = gemmkit_gemm_i32(fla, flb, m, n, k, al, <const int32_t *>pa, lda, <const int32_t *>pb, ldb, be,
-                                  <int32_t *>py, n)
-        elif typenum == cnp.NPY_INT64:
-            st = gemmkit_gemm_i64(fla, flb, m, n, k, al, <const int64_t *>pa, lda, <const int64_t *>pb, ldb, be,
-                                  <int64_t *>py, n)
-        elif typenum == cnp.NPY_UINT32:
-            st = gemmkit_gemm_u32(fla, flb, m, n, k, al, <const uint32_t *>pa, lda, <const uint32_t *>pb, ldb, be,
-                                  <uint32_t *>py, n)
-        elif typenum == cnp.NPY_UINT64:
-            st = gemmkit_gemm_u64(fla, flb, m, n, k, al, <const uint64_t *>pa, lda, <const uint64_t *>pb, ldb, be,
-                                  <uint64_t *>py, n)
+        if typenum == cnp.NPY_FLOAT16 or typenum == _bfloat16_typenum:
+            st = _call_half_gemm(typenum != cnp.NPY_FLOAT16, fla, flb, m, n, k, <float>al, pa, lda, pb, ldb,
+                                 <float>be, py, n)
+        elif (typenum == cnp.NPY_INT32 or typenum == cnp.NPY_INT64 or typenum == cnp.NPY_UINT32
+              or typenum == cnp.NPY_UINT64):
+            st = _call_wrap_gemm(typenum, fla, flb, m, n, k, al, pa, lda, pb, ldb, be, py, n)
         else:
             st = _call_float_gemm(KIND_S if typenum == cnp.NPY_FLOAT32 else KIND_D, fla, flb, m, n, k, al, pa, lda,
                                   0, pb, ldb, 0, be, py, n, 0, 1)
