@@ -103,3 +103,16 @@ static void GK_YMM_CAT(CX_TILE_FN, _full_asm)(int64_t kc, const T *a, const T *b
         (void)rsb;                                                                                   \
         GK_CX_TILE(m, kc / 2, (const T *)a, (const T *)b, (T *)c, ldc, *(const T *)alpha, *(const T *)beta); \
     }
+
+/* The kernel table of a native complex type: OP (cgemm / zgemm), W its complex columns (8 / 4), TINY its tiny
+ * complex path; MR = 3 complex rows, NR reals (W complex columns) in the driver's real domain. */
+#define GK_YMM_CX_KERNEL_TABLE(OP, W, TINY)                                                           \
+    GK_YMM_CX_KERNEL(ukernel_##OP##_avx2_1x##W, 1)                                                   \
+    GK_YMM_CX_KERNEL(ukernel_##OP##_avx2_2x##W, 2)                                                   \
+    GK_YMM_CX_KERNEL(ukernel_##OP##_avx2_3x##W, 3)                                                   \
+    static const gk_ukernel_fn OP##_rows_kernels[3] = {NULL, ukernel_##OP##_avx2_1x##W,             \
+                                                       ukernel_##OP##_avx2_2x##W};                   \
+    const gk_real_kernel_t gk_##OP##_kernel_avx2 = {                                                 \
+        "ukernel_" #OP "_avx2_3x" #W, ES, 3, NR, ukernel_##OP##_avx2_3x##W, OP##_rows_kernels, NULL, NULL, \
+        TINY, NULL, NULL, 1,                                                                         \
+    };

@@ -47,15 +47,5 @@ const gk_real_kernel_t gk_dgemm_kernel_avx2 = {
 #define CX_TILE_FN zgemm_tile_avx2
 #include "complex_ymm_template.h"
 
-GK_YMM_CX_KERNEL(ukernel_zgemm_avx2_1x4, 1)
-GK_YMM_CX_KERNEL(ukernel_zgemm_avx2_2x4, 2)
-GK_YMM_CX_KERNEL(ukernel_zgemm_avx2_3x4, 3)
-
-static const gk_ukernel_fn zgemm_rows_kernels[3] = {NULL, ukernel_zgemm_avx2_1x4, ukernel_zgemm_avx2_2x4};
-
-/* complex: MR = 3 complex rows, NR = 8 reals (4 complex columns) in the driver's real domain */
-const gk_real_kernel_t gk_zgemm_kernel_avx2 = {
-    "ukernel_zgemm_avx2_3x4", ES, 3, NR, ukernel_zgemm_avx2_3x4, zgemm_rows_kernels, NULL, NULL, tiny_zgemm_avx2,
-    NULL, NULL, 1,
-};
+GK_YMM_CX_KERNEL_TABLE(zgemm, 4, tiny_zgemm_avx2)
 #endif

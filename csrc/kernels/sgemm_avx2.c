@@ -47,15 +47,5 @@ const gk_real_kernel_t gk_sgemm_kernel_avx2 = {
 #define CX_TILE_FN cgemm_tile_avx2
 #include "complex_ymm_template.h"
 
-GK_YMM_CX_KERNEL(ukernel_cgemm_avx2_1x8, 1)
-GK_YMM_CX_KERNEL(ukernel_cgemm_avx2_2x8, 2)
-GK_YMM_CX_KERNEL(ukernel_cgemm_avx2_3x8, 3)
-
-static const gk_ukernel_fn cgemm_rows_kernels[3] = {NULL, ukernel_cgemm_avx2_1x8, ukernel_cgemm_avx2_2x8};
-
-/* complex: MR = 3 complex rows, NR = 16 reals (8 complex columns) in the driver's real domain */
-const gk_real_kernel_t gk_cgemm_kernel_avx2 = {
-    "ukernel_cgemm_avx2_3x8", ES, 3, NR, ukernel_cgemm_avx2_3x8, cgemm_rows_kernels, NULL, NULL, tiny_cgemm_avx2,
-    NULL, NULL, 1,
-};
+GK_YMM_CX_KERNEL_TABLE(cgemm, 8, tiny_cgemm_avx2)
 #endif
