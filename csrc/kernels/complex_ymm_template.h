@@ -22,11 +22,7 @@
 static GK_FORCEINLINE void CX_TILE_FN(const int m, int64_t kc, const T *GK_RESTRICT a, const T *GK_RESTRICT b,
                                       T *GK_RESTRICT c, int64_t ldc, T alpha, T beta) {
     __attribute__((aligned(32))) T s[6 * 2 * VL];
-    /* C's lines are wanted only after the k loop: fetch them meanwhile */
-    for (int i = 0; i < m; i++) {
-        _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
-        _mm_prefetch((const char *)(c + i * ldc + 2 * VL - 1), _MM_HINT_T0);
-    }
+    GK_YMM_CAT(TILE_FN, _prefetch_c)(m, c, ldc); /* C's lines are wanted only after the k loop */
 #if defined(GK_YMM_ASM)
     GK_YMM_CAT(TILE_FN, _sums_asm)(kc, a, b, s);
 #else

@@ -6,12 +6,25 @@
 #define GK_YMM_CAT(a, b) GK_YMM_CAT_(a, b)
 #define VOP(op) GK_YMM_CAT(_mm256_##op##_, VSUF)
 
+/* The first m rows of a C tile (2 vectors each) fetched into L1 before the k loop, so that their misses
+ * overlap it: C's rows lie ldc apart, in big problems a power of two of bytes that the hardware prefetchers
+ * do not follow (a cache-line-aligned C ran dgemm 2048 at 40 instead of 46 GFLOP/s on Zen 2). Both ends of
+ * each row: an unaligned row straddles two lines. */
+static GK_FORCEINLINE void GK_YMM_CAT(TILE_FN, _prefetch_c)(const int m, const T *c, int64_t ldc) {
+#pragma GCC unroll 8
+    for (int i = 0; i < m; i++) {
+        _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
+        _mm_prefetch((const char *)(c + i * ldc + 2 * VL - 1), _MM_HINT_T0);
+    }
+}
+
 /* m is a constant in every caller: the loops unroll and the 2m accumulators stay in registers; k is
  * unrolled by 4 with the A micro-panel prefetched a few cache lines ahead. */
 static GK_FORCEINLINE void TILE_FN(const int m, int64_t kc, const T *GK_RESTRICT a, int64_t rsa,
                                    const T *GK_RESTRICT b, int64_t rsb, T *GK_RESTRICT c, int64_t ldc, T alpha,
                                    T beta) {
     V acc[MR][2];
+    GK_YMM_CAT(TILE_FN, _prefetch_c)(m, c, ldc);
 #pragma GCC unroll 8
     for (int i = 0; i < m; i++) acc[i][0] = acc[i][1] = VOP(setzero)();
 #define GK_YMM_KSTEP                                                                                 \
@@ -111,6 +124,7 @@ static void GK_YMM_CAT(TILE_FN, _sums_asm)(int64_t kc, const T *a, const T *b, T
 /* The full packed 6-row tile: the asm sums, then alpha, beta and the store. */
 static void GK_YMM_CAT(TILE_FN, _full_asm)(int64_t kc, const T *a, const T *b, T *c, int64_t ldc, T alpha, T beta) {
     __attribute__((aligned(32))) T s[6 * 2 * VL];
+    GK_YMM_CAT(TILE_FN, _prefetch_c)(6, c, ldc);
     GK_YMM_CAT(TILE_FN, _sums_asm)(kc, a, b, s);
     const V va = VOP(set1)(alpha), vb = VOP(set1)(beta);
     for (int i = 0; i < 6; i++)
