@@ -106,6 +106,10 @@ typedef struct {
      * in the real domain (twice the complex depth); its B panels hold NR x kc / 2 reals (pack.h), not
      * the NR x kc of 1m. 0: a real kernel (complex types run on it by 1m). */
     int complex_native;
+    /* Optional, native complex kernels: this ISA's packing of an A block whose op(A) = A (rows of (re, im)
+     * pairs along k, not conjugated, alpha not folded in) into its panels, as pack_a_cx (pack.h) does;
+     * mc and kc in complex elements. NULL: the portable packer. */
+    void (*pack_a_plain)(const void *A, int64_t lda, int64_t mc, int64_t kc, void *GK_RESTRICT dst);
 } gk_real_kernel_t;
 
 extern const gk_real_kernel_t gk_sgemm_kernel_generic, gk_dgemm_kernel_generic;

@@ -4,6 +4,10 @@
 #define GEMMKIT_PACK_H
 #include "gemmkit_internal.h"
 
+/* k-major blocks (A transposed, B plain) of up to this many source bytes, already in cache, are packed
+ * panel by panel; bigger ones row by row (pack_real_template.h, pack_complex_template.h). */
+#define GK_PACK_SMALL_BLOCK_BYTES (128 * 1024)
+
 /* Real panels (float f32, double f64): an mc x kc block of op(A) into MR-row micro-panels (panel p at
  * dst + p*mr*kc, element (k, i) at k*mr + i), a kc x nc block of op(B) into NR-column micro-panels
  * (element (k, j) at k*nr + j); edges zero-padded. */

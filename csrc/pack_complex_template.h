@@ -128,10 +128,24 @@ static GK_FORCEINLINE void GK_CAT(pack_cx_kcontig_block_, SFX)(const T *src, int
         GK_CAT(pack_cx_kcontig_, SFX)(src + 2 * full * ld, ld, kc, width - full, pw, 0, sign, dst + 2 * full * kc);
 }
 
-/* Rows of the source outer: each read once front to back, a row 4 ahead prefetched. */
+/* Rows of the source outer: each read once front to back, a row 4 ahead prefetched; a small block panel by
+ * panel (as pack_block_kmajor in pack_real_template.h, same bound: the stores of a rows-outer pass land
+ * 2 pw kc reals apart and collide in L1's sets; 64^3 zgemm packed B at 9 cycles per 64-byte row). */
 static GK_FORCEINLINE void GK_CAT(pack_cx_kmajor_block_, SFX)(const T *src, int64_t ld, int64_t width, int64_t kc,
                                                               int pw, T sign, T *GK_RESTRICT dst) {
     const int64_t full = width / pw * pw;
+    if (kc * width * 2 * (int64_t)sizeof(T) <= GK_PACK_SMALL_BLOCK_BYTES) {
+        for (int64_t x0 = 0; x0 < full; x0 += pw)
+            for (int64_t k = 0; k < kc; k++)
+                GK_CAT(copy_pairs_, SFX)(dst + 2 * (x0 * kc + k * pw), src + 2 * (k * ld + x0), 2 * pw, sign);
+        if (full < width)
+            for (int64_t k = 0; k < kc; k++) {
+                T *GK_RESTRICT d = dst + 2 * (full * kc + k * pw);
+                GK_CAT(copy_pairs_, SFX)(d, src + 2 * (k * ld + full), 2 * (width - full), sign);
+                for (int64_t x = 2 * (width - full); x < 2 * pw; x++) d[x] = (T)0;
+            }
+        return;
+    }
     for (int64_t k = 0; k < kc; k++) {
         const T *GK_RESTRICT s = src + 2 * k * ld;
         if (k + 4 < kc)

@@ -45,10 +45,25 @@ static void GK_CAT(pack_block_kcontig_, SFX)(const TS *src, int64_t ld, int64_t 
 }
 
 /* Rows outer: each source row of the block is read once, front to back, with a row a few ahead
- * prefetched (a panel-by-panel order would touch every row once per panel, latency bound). */
+ * prefetched (a panel-by-panel order would touch every row once per panel, latency bound). A small block
+ * (GK_PACK_SMALL_BLOCK_BYTES: already in cache) goes panel by panel instead: rows outer writes pw * kc
+ * elements apart, a power of two of bytes when kc is one, and those stores collide in L1's sets. */
 static void GK_CAT(pack_block_kmajor_, SFX)(const TS *src, int64_t ld, int64_t width, int64_t kc, int pw,
                                              T *GK_RESTRICT dst) {
     const int64_t full = width / pw * pw;
+    if (kc * width * (int64_t)sizeof(TS) <= GK_PACK_SMALL_BLOCK_BYTES) {
+        for (int64_t x0 = 0; x0 < full; x0 += pw)
+            for (int64_t k = 0; k < kc; k++) GK_PACK_ROW(dst + x0 * kc + k * pw, src + k * ld + x0, pw);
+        if (full < width)
+            for (int64_t k = 0; k < kc; k++) {
+                const TS *s = src + k * ld;
+                T *d = dst + full * kc + k * pw;
+                int64_t x = 0;
+                for (; x < width - full; x++) d[x] = GK_PACK_LOAD(s[full + x]);
+                for (; x < pw; x++) d[x] = (T)0;
+            }
+        return;
+    }
     for (int64_t k = 0; k < kc; k++) {
         const TS *s = src + k * ld;
         if (k + GK_PACK_PF_ROWS < kc)

@@ -23,27 +23,42 @@ static GK_FORCEINLINE void GK_YMM_CAT(TILE_FN, _prefetch_c)(const int m, const T
 static GK_FORCEINLINE void TILE_FN(const int m, int64_t kc, const T *GK_RESTRICT a, int64_t rsa,
                                    const T *GK_RESTRICT b, int64_t rsb, T *GK_RESTRICT c, int64_t ldc, T alpha,
                                    T beta) {
-    V acc[MR][2];
+    /* Up to 3 rows, 2m FMA chains cannot cover the FMA latency (5 cycles, 2 pipes on Zen 2): even and odd
+     * k then go to two sets of accumulators (an edge tile of 1-3 rows costs about half as much). */
+    const int split = m <= 3;
+    V acc[MR][2], acc2[MR][2];
     GK_YMM_CAT(TILE_FN, _prefetch_c)(m, c, ldc);
 #pragma GCC unroll 8
-    for (int i = 0; i < m; i++) acc[i][0] = acc[i][1] = VOP(setzero)();
-#define GK_YMM_KSTEP                                                                                 \
+    for (int i = 0; i < m; i++) acc[i][0] = acc[i][1] = acc2[i][0] = acc2[i][1] = VOP(setzero)();
+#define GK_YMM_KSTEP(ACC)                                                                            \
     do {                                                                                             \
         const V b0 = VOP(loadu)(b), b1 = VOP(loadu)(b + VL);                                         \
         _Pragma("GCC unroll 8") for (int i = 0; i < m; i++) {                                        \
             const V x = VBCAST(a + i);                                                              \
-            acc[i][0] = VOP(fmadd)(x, b0, acc[i][0]);                                                \
-            acc[i][1] = VOP(fmadd)(x, b1, acc[i][1]);                                                \
+            ACC[i][0] = VOP(fmadd)(x, b0, ACC[i][0]);                                                \
+            ACC[i][1] = VOP(fmadd)(x, b1, ACC[i][1]);                                                \
         }                                                                                            \
         a += rsa;                                                                                    \
         b += rsb;                                                                                    \
     } while (0)
     int64_t k = 0;
-    for (; k + 4 <= kc; k += 4) {
-        _mm_prefetch((const char *)(a + 8 * rsa), _MM_HINT_T0);
-        GK_YMM_KSTEP; GK_YMM_KSTEP; GK_YMM_KSTEP; GK_YMM_KSTEP;
+    if (split) {
+        for (; k + 4 <= kc; k += 4) {
+            _mm_prefetch((const char *)(a + 8 * rsa), _MM_HINT_T0);
+            GK_YMM_KSTEP(acc); GK_YMM_KSTEP(acc2); GK_YMM_KSTEP(acc); GK_YMM_KSTEP(acc2);
+        }
+#pragma GCC unroll 8
+        for (int i = 0; i < m; i++) {
+            acc[i][0] = VOP(add)(acc[i][0], acc2[i][0]);
+            acc[i][1] = VOP(add)(acc[i][1], acc2[i][1]);
+        }
+    } else {
+        for (; k + 4 <= kc; k += 4) {
+            _mm_prefetch((const char *)(a + 8 * rsa), _MM_HINT_T0);
+            GK_YMM_KSTEP(acc); GK_YMM_KSTEP(acc); GK_YMM_KSTEP(acc); GK_YMM_KSTEP(acc);
+        }
     }
-    for (; k < kc; k++) GK_YMM_KSTEP;
+    for (; k < kc; k++) GK_YMM_KSTEP(acc);
 #undef GK_YMM_KSTEP
     const V va = VOP(set1)(alpha), vb = VOP(set1)(beta);
 #pragma GCC unroll 8
