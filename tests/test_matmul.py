@@ -346,6 +346,90 @@ def test_matmul_fast_path_declines_overlapping_out():
     np.testing.assert_allclose(c, want, rtol=1e-6)
 
 
+
+def _stack_with_layout(rng, shape, dtype, layout):
+    """A 3-D stack equal to random values, stored as `layout` says: 'C'; 'padded' (rows wider than the
+    matrix); 'every_other' (a batch stride of two matrices); 'F' (each matrix column-major: not read in
+    place by the stack fast path); 'reversed' (a negative batch stride)."""
+    vals = _values(rng, shape, dtype)
+    b, r, c = shape
+    if layout == "C":
+        return vals.copy()
+    if layout == "padded":
+        big = np.zeros((b, r, c + 3), dtype)
+        big[:, :, :c] = vals
+        return big[:, :, :c]
+    if layout == "every_other":
+        big = np.zeros((2 * b, r, c), dtype)
+        big[::2] = vals
+        return big[::2]
+    if layout == "F":
+        return np.swapaxes(np.ascontiguousarray(np.swapaxes(vals, 1, 2)), 1, 2)
+    big = vals[::-1].copy()
+    return big[::-1]
+
+
+STACK_LAYOUTS = ["C", "padded", "every_other", "F", "reversed"]
+STACK_IN_PLACE = {"C", "padded", "every_other"}
+
+
+@pytest.mark.parametrize("dtype_name", ["float32", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("seed", range(12))
+def test_matmul_stack_fast_path_against_numpy(dtype_name, seed):
+    """3-D @ 3-D of one dtype, same stack length: the Cython fast path takes exactly the stacks read in
+    place (row-major matrices, positive batch strides) with an out disjoint from both, in one batched
+    core call; otherwise it declines and writes nothing. Generated shapes around the kernels' tile
+    edges, layouts of a, b and out, results against float64 NumPy."""
+    if not _has_kernels(dtype_name):
+        pytest.skip(f"no {dtype_name} kernels")
+    dtype = _dtype(dtype_name)
+    rng = np.random.default_rng(seed)
+    batch = int(rng.integers(1, 6))
+    m, n, k = (int(x) for x in rng.choice([1, 2, 5, 6, 7, 8, 13, 16, 17, 24, 31, 32, 33, 40], 3))
+    la, lb, lo = (STACK_LAYOUTS[int(i)] for i in rng.integers(0, len(STACK_LAYOUTS), 3))
+    a = _stack_with_layout(rng, (batch, m, k), dtype, la)
+    b = _stack_with_layout(rng, (batch, k, n), dtype, lb)
+    out = None if seed % 4 == 0 else _stack_with_layout(rng, (batch, m, n), dtype, lo)
+    if out is not None:
+        out[...] = np.nan
+    before = None if out is None else out.copy()
+    got = _core.matmul_fast(a, b, out)
+    # a size-1 matrix axis may be read at any stride: only layouts that cannot be read in place decline
+    def in_place(x, layout):
+        return layout in STACK_IN_PLACE or (layout == "F" and x.shape[2] == 1)
+    expect = in_place(a, la) and in_place(b, lb) and (out is None or in_place(out, lo))
+    if (la == "F" and a.shape[1] == 1) or (lb == "F" and b.shape[1] == 1) or (out is not None and lo == "F" and m == 1):
+        expect = None  # a one-row matrix has a unit stride along its row whatever its layout
+    assert expect is None or (got is not None) == expect, f"fast path {'declined' if got is None else 'took'} it"
+    if got is None:
+        if out is not None:
+            assert np.array_equal(out, before, equal_nan=True), "declined, but out was written"
+        got = gemmkit.matmul(a, b, out=out)
+    if out is not None:
+        assert got is out
+    assert got.shape == (batch, m, n) and got.dtype == dtype
+    _assert_close(got, a, b, dtype)
+
+
+def test_matmul_stack_fast_path_declines_out_over_an_input():
+    """An out that shares memory with a (the same stack, or its matrices interleaved with a's rows)
+    goes to the general path, which copies the input first: the result is still a @ b."""
+    _float32_only()
+    rng = np.random.default_rng(7)
+    a = _values(rng, (4, 8, 8), np.dtype(np.float32))
+    b = _values(rng, (4, 8, 8), np.dtype(np.float32))
+    want = np.matmul(a.astype(np.float64), b.astype(np.float64))
+    same = a.copy()
+    assert _core.matmul_fast(same, b, same) is None
+    assert gemmkit.matmul(same, b, out=same) is same
+    np.testing.assert_allclose(same, want, rtol=1e-5, atol=1e-5)
+    buf = np.zeros((4, 8, 16), np.float32)
+    buf[:, :, :8] = a
+    a_view, out_view = buf[:, :, :8], buf[:, :, 8:]
+    assert _core.matmul_fast(a_view, b, out_view) is None  # out's rows interleave with a's
+    assert gemmkit.matmul(a_view, b, out=out_view) is out_view
+    np.testing.assert_allclose(out_view, want, rtol=1e-5, atol=1e-5)
+
 @pytest.mark.parametrize("layout,expect_trans", [("C", False), ("F", True), ("padded_rows", False),
                                                  ("padded_F", True), ("no_unit_stride", False),
                                                  ("negative_rows", False), ("negative_cols", False)])

@@ -1,6 +1,7 @@
 /* The tiny-product kernel (all of M, N, K <= GK_TINY_MAX): the whole product in one pass with no
  * tiles, plain C in fixed-width chunks (64 or 32 bytes) that the ISA file's flags turn into vectors. */
-/* The including file defines: T, TINY_FN. */
+/* The including file defines: T, TINY_FN; optionally GK_TINY_SUMS6(K, a, lda, b, ldb, s), a k loop over 6
+ * rows of a plain A and GK_TINY_W columns of b read in place, sums to s (6 rows of GK_TINY_W). */
 #define GK_TINY_CAT_(a, b) a##b
 #define GK_TINY_CAT(a, b) GK_TINY_CAT_(a, b)
 #define GK_TINY_ROWS 4
@@ -83,12 +84,37 @@ static GK_TINY_INLINE_COPIES void TINY_FN(int64_t M, int64_t N, int64_t K, const
             }
         }
     }
+    int64_t i6 = 0; /* rows done by the including ISA's 6-row k loop */
+#if defined(GK_TINY_SUMS6)
+    if (!transa && W == GK_TINY_W) { /* 6 rows x one chunk at a time, A and b read in place */
+        GK_ALIGN64 T s[6 * GK_TINY_W];
+        for (; i6 + 6 <= M; i6 += 6)
+            for (int64_t j0 = 0; j0 < N; j0 += GK_TINY_W) {
+                GK_TINY_SUMS6(K, A + i6 * lda, lda, b + j0, NP, s);
+                const int64_t w = N - j0 < GK_TINY_W ? N - j0 : GK_TINY_W;
+                T *c = C + i6 * ldc + j0;
+                if (w == GK_TINY_W && beta == (T)0) {
+                    for (int r = 0; r < 6; r++)
+                        for (int j = 0; j < GK_TINY_W; j++) c[r * ldc + j] = alpha * s[r * GK_TINY_W + j];
+                } else if (w == GK_TINY_W) {
+                    for (int r = 0; r < 6; r++)
+                        for (int j = 0; j < GK_TINY_W; j++)
+                            c[r * ldc + j] = alpha * s[r * GK_TINY_W + j] + beta * c[r * ldc + j];
+                } else {
+                    for (int r = 0; r < 6; r++)
+                        for (int64_t j = 0; j < w; j++)
+                            c[r * ldc + j] = beta == (T)0 ? alpha * s[r * GK_TINY_W + j]
+                                                          : alpha * s[r * GK_TINY_W + j] + beta * c[r * ldc + j];
+                }
+            }
+    }
+#endif
     /* R and W constants at every call, so each instance keeps its sums in registers; the last M % 4
      * rows go together (one row alone is one dependent chain) */
 #define GK_TINY_CALL(R, W) GK_TINY_CAT(TINY_FN, _rows)(R, W, i, N, NP, K, alpha, A, lda, transa, b, beta, C, ldc)
 #define GK_TINY_ALL_ROWS(W)                                                                          \
     do {                                                                                             \
-        int64_t i = 0;                                                                               \
+        int64_t i = i6;                                                                              \
         for (; i + GK_TINY_ROWS <= M; i += GK_TINY_ROWS) GK_TINY_CALL(GK_TINY_ROWS, W);              \
         if (M - i == 3) GK_TINY_CALL(3, W);                                                          \
         else if (M - i == 2) GK_TINY_CALL(2, W);                                                     \

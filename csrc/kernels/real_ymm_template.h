@@ -136,6 +136,57 @@ static void GK_YMM_CAT(TILE_FN, _sums_asm)(int64_t kc, const T *a, const T *b, T
         : GK_YMM_CLOBBERS);
 }
 
+/* The same 6-row k loop on operands read in place (the tiny path: nothing packed): a plain A's rows lda
+ * apart (broadcasts from a, a + lda, a + 2 lda and from a3 = a + 3 lda likewise), B's k rows ldb apart, two
+ * vectors of each. The sums land in s as above. */
+#define GK_YMM_DROW(ra, rb, addr, bc)                                                                \
+    "vbroadcasts" X " " addr ", %%ymm" #bc "\n\t"                                                     \
+    "vfmadd231p" X " %%ymm12, %%ymm" #bc ", %%ymm" #ra "\n\t"                                         \
+    "vfmadd231p" X " %%ymm13, %%ymm" #bc ", %%ymm" #rb "\n\t"
+#define GK_YMM_DSTEP(ao)                                                                             \
+    "vmovup" X " (%[b]), %%ymm12\n\t"                                                                \
+    "vmovup" X " 32(%[b]), %%ymm13\n\t"                                                              \
+    "add %[ldb], %[b]\n\t"                                                                           \
+    GK_YMM_DROW(0, 1, GK_YMM_STR(ao) "(%[a])", 14) GK_YMM_DROW(2, 3, GK_YMM_STR(ao) "(%[a],%[lda],1)", 15)                   \
+    GK_YMM_DROW(4, 5, GK_YMM_STR(ao) "(%[a],%[lda],2)", 14) GK_YMM_DROW(6, 7, GK_YMM_STR(ao) "(%[a3])", 15)                  \
+    GK_YMM_DROW(8, 9, GK_YMM_STR(ao) "(%[a3],%[lda],1)", 14) GK_YMM_DROW(10, 11, GK_YMM_STR(ao) "(%[a3],%[lda],2)", 15)
+static void GK_YMM_CAT(TILE_FN, _sums_direct_asm)(int64_t kc, const T *a, int64_t lda, const T *b, int64_t ldb,
+                                                  T *s) {
+    const T *a3 = a + 3 * lda;
+    const int64_t lda_bytes = lda * ES, ldb_bytes = ldb * ES;
+    int64_t n4 = kc >> 2, rem = kc & 3;
+    __asm__ volatile(
+        GK_YMM_ALL12(GK_YMM_ZERO)
+        "test %[n4], %[n4]\n\t"
+        "jz 2f\n\t"
+        ".p2align 5\n"
+        "1:\n\t"
+        GK_YMM_DSTEP(0)
+        GK_YMM_DSTEP(ES)
+        GK_YMM_DSTEP(2 * ES)
+        GK_YMM_DSTEP(3 * ES)
+        "add $" GK_YMM_STR(4 * ES) ", %[a]\n\t"
+        "add $" GK_YMM_STR(4 * ES) ", %[a3]\n\t"
+        "dec %[n4]\n\t"
+        "jnz 1b\n"
+        "2:\n\t"
+        "test %[rem], %[rem]\n\t"
+        "jz 4f\n"
+        "3:\n\t"
+        GK_YMM_DSTEP(0)
+        "add $" GK_YMM_STR(ES) ", %[a]\n\t"
+        "add $" GK_YMM_STR(ES) ", %[a3]\n\t"
+        "dec %[rem]\n\t"
+        "jnz 3b\n"
+        "4:\n\t"
+        GK_YMM_ALL12(GK_YMM_SAVE)
+        : [a] "+r"(a), [a3] "+r"(a3), [b] "+r"(b), [n4] "+r"(n4), [rem] "+r"(rem)
+        : [s] "r"(s), [lda] "r"(lda_bytes), [ldb] "r"(ldb_bytes)
+        : GK_YMM_CLOBBERS);
+}
+#undef GK_YMM_DSTEP
+#undef GK_YMM_DROW
+
 /* The full packed 6-row tile: the asm sums, then alpha, beta and the store. */
 static void GK_YMM_CAT(TILE_FN, _full_asm)(int64_t kc, const T *a, const T *b, T *c, int64_t ldc, T alpha, T beta) {
     __attribute__((aligned(32))) T s[6 * 2 * VL];
