@@ -15,6 +15,11 @@ typedef struct {
  * ceil(MC / MR) * MR rows of buffer, so MC must be a multiple of MR for the buffer sized by it). */
 static int64_t loops_block_size(int64_t block, int panel) { return GK_MAX((int64_t)panel, block / panel * panel); }
 
+/* Columns of C one jc block may take: NC, or a last block up to a quarter longer taken whole (BLIS's maximum
+ * block sizes do the same): N = 2048 with NC = 2040 packed all of A a second time for an 8-column sliver. */
+int64_t gk_loops_nc_max(int64_t NC, int nr) { return (NC + NC / 4 + nr - 1) / nr * nr; }
+static int64_t loops_nc_step(int64_t left, int64_t NC, int nr) { return left <= gk_loops_nc_max(NC, nr) ? left : NC; }
+
 /* The loops over this thread's block of C. With a shared B, a thread without its workspace still packs its
  * share and meets every barrier (else the others would wait forever); it reports the failure at the end. */
 static int loops_block(loops_job_t *job, gk_loop_thread_t *t) {
@@ -22,14 +27,14 @@ static int loops_block(loops_job_t *job, gk_loop_thread_t *t) {
     const int mr = L->mr, nr = L->nr, share = job->shared_b != NULL && t->nthreads > 1;
     const int64_t MC = loops_block_size(L->mc, mr), NC = loops_block_size(L->nc, nr), KC = L->kc, K = L->K;
     t->mc_max = GK_MIN(MC, (t->m1 - t->m0 + mr - 1) / mr * mr);
-    t->nc_max = GK_MIN(NC, (t->n1 - t->n0 + nr - 1) / nr * nr);
+    t->nc_max = GK_MIN(gk_loops_nc_max(NC, nr), (t->n1 - t->n0 + nr - 1) / nr * nr);
     const int64_t kc_max = GK_MIN(KC, K);
     void *abuf = gk_thread_workspace(0, L->a_bytes(L->ctx, t->mc_max, kc_max));
     void *bbuf = share ? job->shared_b : gk_thread_workspace(1, L->b_bytes(L->ctx, t->nc_max, kc_max));
     const int ok = abuf != NULL && bbuf != NULL && L->thread_begin(L->ctx, t);
     if (!ok && !share) return -1;
-    for (int64_t jc = t->n0; jc < t->n1; jc += NC) {
-        const int64_t nc = GK_MIN(NC, t->n1 - jc);
+    for (int64_t jc = t->n0, nc; jc < t->n1; jc += nc) {
+        nc = loops_nc_step(t->n1 - jc, NC, nr);
         for (int64_t pc = 0; pc < K; pc += KC) {
             const int64_t kc = GK_MIN(KC, K - pc);
             if (share) { /* each thread packs a share of the block's NR panels, then all wait for the block */
@@ -80,7 +85,7 @@ gemmkit_status_t gk_loops_run(const gk_loops_t *L) {
     gk_partition_2d(L->M, L->N, L->mr, L->nr, GK_MAX(1, L->threads), &job.tm, &job.tn);
     if (L->share_b && job.tm > 1 && job.tn == 1) {
         /* Row slices: one packed B block for all threads (less packing, one copy in L3). */
-        const int64_t nc = GK_MIN(loops_block_size(L->nc, L->nr), (L->N + L->nr - 1) / L->nr * L->nr);
+        const int64_t nc = GK_MIN(gk_loops_nc_max(loops_block_size(L->nc, L->nr), L->nr), (L->N + L->nr - 1) / L->nr * L->nr);
         job.shared_b = gk_thread_workspace(1, L->b_bytes(L->ctx, nc, GK_MIN(L->kc, L->K)));
         if (!job.shared_b) return gemmkit_out_of_memory;
         gk_barrier_init(&job.barrier, job.tm);

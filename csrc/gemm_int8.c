@@ -208,7 +208,7 @@ static gemmkit_status_t i8_loops(i8_job_t *job, int threads) {
     if (job->K > kchunk) job->packed_b = NULL; /* (never: weights are prepacked within one chunk) */
     int64_t MC, NC;
     i8_blocks(job, i8_packed_depth(job, GK_MIN(job->K, kchunk)), job->K > kchunk, &MC, &NC);
-    job->nc = NC;
+    job->nc = gk_loops_nc_max(NC, kern->nr); /* the widest B block the loops hand over (column sums) */
     const gk_loops_t L = {
         .M = job->M, .N = job->N, .K = job->K, .mr = kern->mr, .nr = kern->nr, .mc = MC, .nc = NC, .kc = kchunk,
         .threads = threads, .share_b = job->packed_b == NULL, .ctx = job,

@@ -135,6 +135,39 @@ def test_multiple_cache_blocks(op, threads):
                 run_case(rng, op, "T", "N", M, N, K + 4, 1.0, 0.25 - 1j, pads=(0, 2, 0))
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("op", ["sgemm", "dgemm", "zgemm", "int8"])
+def test_column_blocks_around_nc(op, threads):
+    """N just past NC (the driver takes a last column block up to a quarter longer than NC whole, its
+    buffers sized for it) and past 1.25 NC (a full NC block, then the rest), on the two most capable
+    paths, 1 and 2 threads: against a float64 (complex128, int64) reference."""
+    rng = np.random.default_rng(11)
+    M, K = 40, 70
+    for arch in gemmkit.available_archs()[-2:]:
+        with kernel_path(arch, threads):
+            info = gemmkit.show_config(print_out=False)[op]
+            per = 2 if op in ("cgemm", "zgemm") else 1
+            nc = info["NC"] // per
+            for N in (nc + 5, nc + nc // 4 + 9):
+                if op == "int8":
+                    A = rng.integers(0, 256, (M, K), dtype=np.uint8)
+                    B = rng.integers(-128, 128, (K, N), dtype=np.int8)
+                    C = np.full((M, N), -5, np.int32)
+                    gemmkit.gemm_u8s8s32("N", "N", "F", M, N, K, 1.0, A, K, 0, B, N, 0, 1.0, C, N,
+                                         np.zeros(1, np.int32))
+                    want = A.astype(np.int64) @ B.astype(np.int64) - 5
+                    assert np.array_equal(C, want), f"{arch}: int8 N={N} wrong"
+                    continue
+                dtype, fn = TYPES[op]
+                A, B = _gen(rng, (M, K), dtype), _gen(rng, (K, N), dtype)
+                C = _gen(rng, (M, N), dtype)
+                want = 0.5 * (A.astype(np.complex128) @ B.astype(np.complex128)) - 2.0 * C
+                fn("N", "N", M, N, K, 0.5, A, K, B, N, -2.0, C, N)
+                eps = np.finfo(dtype).eps
+                err = np.max(np.abs(C - want) / (np.abs(A) @ np.abs(B) + np.abs(want) + 1))
+                assert err < 8 * (K + 2) * eps, f"{arch}: {op} N={N} relative error {err}"
+
+
 @pytest.mark.smoke
 @pytest.mark.parametrize("op", ["dgemm", "cgemm", "zgemm"])
 def test_degenerate_cases(op):
