@@ -287,6 +287,21 @@ def test_resolver_passes_unit_stride_matrices_without_copies(monkeypatch, a_layo
     _assert_close(out, a, b, dt)
 
 
+def _check_fast_path(got, expect, a, b, out, before, shape, dtype):
+    """After _core.matmul_fast(a, b, out) returned `got`: it took the case exactly when `expect` says (None:
+    either way); when it declined, out is untouched and gemmkit.matmul's general path gives the result;
+    either way the result has `shape` and `dtype`, is out when given, and is close to float64 a @ b."""
+    assert expect is None or (got is not None) == expect, f"fast path {'declined' if got is None else 'took'} it"
+    if got is None:
+        if out is not None:
+            assert np.array_equal(out, before, equal_nan=True), "declined, but out was written"
+        got = gemmkit.matmul(a, b, out=out)
+    if out is not None:
+        assert got is out
+    assert got.shape == shape and got.dtype == dtype
+    _assert_close(got, a, b, dtype)
+
+
 FAST_LAYOUTS = {"C", "F", "padded_rows", "padded_F", "stepped"}  # a unit-stride axis: read in place
 
 
@@ -320,15 +335,7 @@ def test_matmul_fast_path_takes_in_place_operands_only(dtype_name, shapes, a_lay
     a_in_place = a_layout in FAST_LAYOUTS or a_layout == "C"
     out_in_place = out_layout != "no_unit_stride" or len(want_shape) == 1 or 1 in want_shape
     expect = None if a.ndim == 2 and 1 in a.shape and fast_dtype else (fast_dtype and a_in_place and out_in_place)
-    assert expect is None or (got is not None) == expect, f"fast path {'declined' if got is None else 'took'} it"
-    if got is None:
-        if out is not None:
-            assert np.array_equal(out, before, equal_nan=True), "declined, but out was written"
-        got = gemmkit.matmul(a, b, out=out)
-    if out is not None:
-        assert got is out
-    assert got.shape == want_shape and got.dtype == rdt
-    _assert_close(got, a, b, rdt)
+    _check_fast_path(got, expect, a, b, out, before, want_shape, rdt)
 
 
 def test_matmul_fast_path_declines_overlapping_out():
@@ -400,15 +407,7 @@ def test_matmul_stack_fast_path_against_numpy(dtype_name, seed):
     expect = in_place(a, la) and in_place(b, lb) and (out is None or in_place(out, lo))
     if (la == "F" and a.shape[1] == 1) or (lb == "F" and b.shape[1] == 1) or (out is not None and lo == "F" and m == 1):
         expect = None  # a one-row matrix has a unit stride along its row whatever its layout
-    assert expect is None or (got is not None) == expect, f"fast path {'declined' if got is None else 'took'} it"
-    if got is None:
-        if out is not None:
-            assert np.array_equal(out, before, equal_nan=True), "declined, but out was written"
-        got = gemmkit.matmul(a, b, out=out)
-    if out is not None:
-        assert got is out
-    assert got.shape == (batch, m, n) and got.dtype == dtype
-    _assert_close(got, a, b, dtype)
+    _check_fast_path(got, expect, a, b, out, before, (batch, m, n), dtype)
 
 
 def test_matmul_stack_fast_path_declines_out_over_an_input():
