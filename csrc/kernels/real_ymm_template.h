@@ -147,9 +147,12 @@ static void GK_YMM_CAT(TILE_FN, _sums_asm)(int64_t kc, const T *a, const T *b, T
     "vmovup" X " (%[b]), %%ymm12\n\t"                                                                \
     "vmovup" X " 32(%[b]), %%ymm13\n\t"                                                              \
     "add %[ldb], %[b]\n\t"                                                                           \
-    GK_YMM_DROW(0, 1, GK_YMM_STR(ao) "(%[a])", 14) GK_YMM_DROW(2, 3, GK_YMM_STR(ao) "(%[a],%[lda],1)", 15)                   \
-    GK_YMM_DROW(4, 5, GK_YMM_STR(ao) "(%[a],%[lda],2)", 14) GK_YMM_DROW(6, 7, GK_YMM_STR(ao) "(%[a3])", 15)                  \
-    GK_YMM_DROW(8, 9, GK_YMM_STR(ao) "(%[a3],%[lda],1)", 14) GK_YMM_DROW(10, 11, GK_YMM_STR(ao) "(%[a3],%[lda],2)", 15)
+    GK_YMM_DROW(0, 1, GK_YMM_STR(ao) "(%[a])", 14)                                                   \
+    GK_YMM_DROW(2, 3, GK_YMM_STR(ao) "(%[a],%[lda],1)", 15)                                          \
+    GK_YMM_DROW(4, 5, GK_YMM_STR(ao) "(%[a],%[lda],2)", 14)                                          \
+    GK_YMM_DROW(6, 7, GK_YMM_STR(ao) "(%[a3])", 15)                                                  \
+    GK_YMM_DROW(8, 9, GK_YMM_STR(ao) "(%[a3],%[lda],1)", 14)                                         \
+    GK_YMM_DROW(10, 11, GK_YMM_STR(ao) "(%[a3],%[lda],2)", 15)
 static void GK_YMM_CAT(TILE_FN, _sums_direct_asm)(int64_t kc, const T *a, int64_t lda, const T *b, int64_t ldb,
                                                   T *s) {
     const T *a3 = a + 3 * lda;
