@@ -134,24 +134,19 @@ static GK_FORCEINLINE void GK_CAT(pack_cx_kcontig_block_, SFX)(const T *src, int
 static GK_FORCEINLINE void GK_CAT(pack_cx_kmajor_block_, SFX)(const T *src, int64_t ld, int64_t width, int64_t kc,
                                                               int pw, T sign, T *GK_RESTRICT dst) {
     const int64_t full = width / pw * pw;
-    if (kc * width * 2 * (int64_t)sizeof(T) <= GK_PACK_SMALL_BLOCK_BYTES) {
+    const int small = kc * width * 2 * (int64_t)sizeof(T) <= GK_PACK_SMALL_BLOCK_BYTES;
+    if (small) /* the whole panels one after the other; the edge panel below */
         for (int64_t x0 = 0; x0 < full; x0 += pw)
             for (int64_t k = 0; k < kc; k++)
                 GK_CAT(copy_pairs_, SFX)(dst + 2 * (x0 * kc + k * pw), src + 2 * (k * ld + x0), 2 * pw, sign);
-        if (full < width)
-            for (int64_t k = 0; k < kc; k++) {
-                T *GK_RESTRICT d = dst + 2 * (full * kc + k * pw);
-                GK_CAT(copy_pairs_, SFX)(d, src + 2 * (k * ld + full), 2 * (width - full), sign);
-                for (int64_t x = 2 * (width - full); x < 2 * pw; x++) d[x] = (T)0;
-            }
-        return;
-    }
     for (int64_t k = 0; k < kc; k++) {
         const T *GK_RESTRICT s = src + 2 * k * ld;
-        if (k + 4 < kc)
-            for (int64_t x = 0; x < 2 * width; x += 64 / (int64_t)sizeof(T)) GK_PREFETCH(s + 8 * ld + x);
-        for (int64_t x0 = 0; x0 < full; x0 += pw)
-            GK_CAT(copy_pairs_, SFX)(dst + 2 * (x0 * kc + k * pw), s + 2 * x0, 2 * pw, sign);
+        if (!small) {
+            if (k + 4 < kc)
+                for (int64_t x = 0; x < 2 * width; x += 64 / (int64_t)sizeof(T)) GK_PREFETCH(s + 8 * ld + x);
+            for (int64_t x0 = 0; x0 < full; x0 += pw)
+                GK_CAT(copy_pairs_, SFX)(dst + 2 * (x0 * kc + k * pw), s + 2 * x0, 2 * pw, sign);
+        }
         if (full < width) {
             T *GK_RESTRICT d = dst + 2 * (full * kc + k * pw);
             GK_CAT(copy_pairs_, SFX)(d, s + 2 * full, 2 * (width - full), sign);

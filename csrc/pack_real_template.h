@@ -51,24 +51,17 @@ static void GK_CAT(pack_block_kcontig_, SFX)(const TS *src, int64_t ld, int64_t 
 static void GK_CAT(pack_block_kmajor_, SFX)(const TS *src, int64_t ld, int64_t width, int64_t kc, int pw,
                                              T *GK_RESTRICT dst) {
     const int64_t full = width / pw * pw;
-    if (kc * width * (int64_t)sizeof(TS) <= GK_PACK_SMALL_BLOCK_BYTES) {
+    const int small = kc * width * (int64_t)sizeof(TS) <= GK_PACK_SMALL_BLOCK_BYTES;
+    if (small) /* the whole panels one after the other; the edge panel below */
         for (int64_t x0 = 0; x0 < full; x0 += pw)
             for (int64_t k = 0; k < kc; k++) GK_PACK_ROW(dst + x0 * kc + k * pw, src + k * ld + x0, pw);
-        if (full < width)
-            for (int64_t k = 0; k < kc; k++) {
-                const TS *s = src + k * ld;
-                T *d = dst + full * kc + k * pw;
-                int64_t x = 0;
-                for (; x < width - full; x++) d[x] = GK_PACK_LOAD(s[full + x]);
-                for (; x < pw; x++) d[x] = (T)0;
-            }
-        return;
-    }
     for (int64_t k = 0; k < kc; k++) {
         const TS *s = src + k * ld;
-        if (k + GK_PACK_PF_ROWS < kc)
-            for (int64_t x = 0; x < width; x += 64 / (int64_t)sizeof(TS)) GK_PREFETCH(s + GK_PACK_PF_ROWS * ld + x);
-        for (int64_t x0 = 0; x0 < full; x0 += pw) GK_PACK_ROW(dst + x0 * kc + k * pw, s + x0, pw);
+        if (!small) {
+            if (k + GK_PACK_PF_ROWS < kc)
+                for (int64_t x = 0; x < width; x += 64 / (int64_t)sizeof(TS)) GK_PREFETCH(s + GK_PACK_PF_ROWS * ld + x);
+            for (int64_t x0 = 0; x0 < full; x0 += pw) GK_PACK_ROW(dst + x0 * kc + k * pw, s + x0, pw);
+        }
         if (full < width) {
             T *d = dst + full * kc + k * pw;
             int64_t x = 0;
