@@ -115,6 +115,24 @@ def test_tile_edges_every_path(op):
                         run_case(rng, op, "C", "R", M, N, 13, 1j, 0.0, pads=(0, 3, 2), c_nan=True)
 
 
+@pytest.mark.parametrize("op", ["sgemm", "dgemm"])
+def test_tiny_products_every_row_remainder(op):
+    """The unpacked tiny path (up to 32 a side): 6-row blocks stored straight into C (alpha 1, beta 0) or
+    through the scaling pass, and 1-3 remaining rows over one chunk of columns or two at once (N a whole
+    number of chunk pairs: 8 / 16 doubles, 16 / 32 floats), on every path, beside the chunk edges."""
+    rng = np.random.default_rng(7)
+    chunk = 16 if op == "sgemm" else 8
+    for arch in gemmkit.available_archs():
+        with kernel_path(arch, 1):
+            for M in (1, 2, 3, 5, 6, 7, 8, 12, 13, 14, 31, 32):
+                for N in (chunk - 1, chunk, 2 * chunk, 2 * chunk + 1, 32):
+                    for alpha, beta, c_nan in ((1.0, 0.0, True), (1.0, 0.0, False), (0.5, 0.0, True),
+                                               (1.0, -1.5, False)):
+                        run_case(rng, op, "N", "N", M, N, 29, alpha, beta, pads=(1, 0, 3), c_nan=c_nan)
+                    run_case(rng, op, "N", "N", M, N, 32, 1.0, 0.0)  # B rows in place (no pad)
+                    run_case(rng, op, "T", "T", M, N, 7, 1.0, 0.0, pads=(2, 1, 0))
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("op", ["dgemm", "cgemm", "zgemm"])
 def test_multiple_cache_blocks(op, threads):

@@ -1,7 +1,8 @@
 /* The tiny-product kernel (all of M, N, K <= GK_TINY_MAX): the whole product in one pass with no
  * tiles, plain C in fixed-width chunks (64 or 32 bytes) that the ISA file's flags turn into vectors. */
 /* The including file defines: T, TINY_FN; optionally GK_TINY_SUMS6(K, a, lda, b, ldb, s), a k loop over 6
- * rows of a plain A and GK_TINY_W columns of b read in place, sums to s (6 rows of GK_TINY_W). */
+ * rows of a plain A and GK_TINY_W columns of b read in place, sums to s (6 rows of GK_TINY_W), and with it
+ * GK_TINY_SUMS6_C(K, a, lda, b, ldb, c, ldc), the same sums stored straight into C (alpha 1, beta 0). */
 #define GK_TINY_CAT_(a, b) a##b
 #define GK_TINY_CAT(a, b) GK_TINY_CAT_(a, b)
 #define GK_TINY_ROWS 4
@@ -30,9 +31,9 @@ static inline GK_TINY_INLINE_COPIES void GK_TINY_CAT(TINY_FN, _rows)(const int R
     const int64_t rs = transa ? 1 : lda, ks = transa ? lda : 1; /* op(A)[i][k] = A[i * rs + k * ks] */
     const T *a_rows = A + i * rs;
     for (int64_t j0 = 0; j0 < N; j0 += W) {
-        T v[GK_TINY_ROWS][GK_TINY_W];
+        T v[GK_TINY_ROWS * GK_TINY_W]; /* R x W sums, R * W <= GK_TINY_ROWS * GK_TINY_W */
         for (int r = 0; r < R; r++)
-            for (int j = 0; j < W; j++) v[r][j] = (T)0;
+            for (int j = 0; j < W; j++) v[r * W + j] = (T)0;
         for (int64_t k = 0; k < K; k++) {
             const T *GK_RESTRICT bk = b + k * NP + j0;
             const T *ak = a_rows + k * ks;
@@ -40,14 +41,14 @@ static inline GK_TINY_INLINE_COPIES void GK_TINY_CAT(TINY_FN, _rows)(const int R
             for (int r = 0; r < R; r++) {
                 const T a = ak[r * rs];
 #pragma GCC unroll 16
-                for (int j = 0; j < W; j++) GK_TINY_MADD(v[r][j], a, bk[j]);
+                for (int j = 0; j < W; j++) GK_TINY_MADD(v[r * W + j], a, bk[j]);
             }
         }
         const int64_t w = N - j0 < W ? N - j0 : W;
         for (int r = 0; r < R; r++) {
             T *c = C + (i + r) * ldc + j0;
-            if (beta == (T)0) for (int64_t j = 0; j < w; j++) c[j] = alpha * v[r][j];
-            else for (int64_t j = 0; j < w; j++) c[j] = alpha * v[r][j] + beta * c[j];
+            if (beta == (T)0) for (int64_t j = 0; j < w; j++) c[j] = alpha * v[r * W + j];
+            else for (int64_t j = 0; j < w; j++) c[j] = alpha * v[r * W + j] + beta * c[j];
         }
     }
 }
@@ -90,9 +91,15 @@ static GK_TINY_INLINE_COPIES void TINY_FN(int64_t M, int64_t N, int64_t K, const
         GK_ALIGN64 T s[6 * GK_TINY_W];
         for (; i6 + 6 <= M; i6 += 6)
             for (int64_t j0 = 0; j0 < N; j0 += GK_TINY_W) {
-                GK_TINY_SUMS6(K, A + i6 * lda, lda, b + j0, NP, s);
                 const int64_t w = N - j0 < GK_TINY_W ? N - j0 : GK_TINY_W;
                 T *c = C + i6 * ldc + j0;
+#if defined(GK_TINY_SUMS6_C)
+                if (w == GK_TINY_W && alpha == (T)1 && beta == (T)0) {
+                    GK_TINY_SUMS6_C(K, A + i6 * lda, lda, b + j0, NP, c, ldc);
+                    continue;
+                }
+#endif
+                GK_TINY_SUMS6(K, A + i6 * lda, lda, b + j0, NP, s);
                 if (w == GK_TINY_W && beta == (T)0) {
                     for (int r = 0; r < 6; r++)
                         for (int j = 0; j < GK_TINY_W; j++) c[r * ldc + j] = alpha * s[r * GK_TINY_W + j];
@@ -110,14 +117,18 @@ static GK_TINY_INLINE_COPIES void TINY_FN(int64_t M, int64_t N, int64_t K, const
     }
 #endif
     /* R and W constants at every call, so each instance keeps its sums in registers; the last M % 4
-     * rows go together (one row alone is one dependent chain) */
+     * rows go together (one row alone is one dependent chain), and 1 or 2 of them over two chunks at once
+     * where N has whole pairs of chunks (2 rows x 2 chunks: 8 chains, where one chunk's 4 wait on the
+     * FMA latency) */
 #define GK_TINY_CALL(R, W) GK_TINY_CAT(TINY_FN, _rows)(R, W, i, N, NP, K, alpha, A, lda, transa, b, beta, C, ldc)
 #define GK_TINY_ALL_ROWS(W)                                                                          \
     do {                                                                                             \
         int64_t i = i6;                                                                              \
         for (; i + GK_TINY_ROWS <= M; i += GK_TINY_ROWS) GK_TINY_CALL(GK_TINY_ROWS, W);              \
         if (M - i == 3) GK_TINY_CALL(3, W);                                                          \
+        else if (M - i == 2 && N % (2 * (W)) == 0) GK_TINY_CALL(2, 2 * (W));                         \
         else if (M - i == 2) GK_TINY_CALL(2, W);                                                     \
+        else if (M - i == 1 && N % (2 * (W)) == 0) GK_TINY_CALL(1, 2 * (W));                         \
         else if (M - i == 1) GK_TINY_CALL(1, W);                                                     \
     } while (0)
     if (W == GK_TINY_W) GK_TINY_ALL_ROWS(GK_TINY_W);

@@ -153,40 +153,64 @@ static void GK_YMM_CAT(TILE_FN, _sums_asm)(int64_t kc, const T *a, const T *b, T
     GK_YMM_DROW(6, 7, GK_YMM_STR(ao) "(%[a3])", 15)                                                  \
     GK_YMM_DROW(8, 9, GK_YMM_STR(ao) "(%[a3],%[lda],1)", 14)                                         \
     GK_YMM_DROW(10, 11, GK_YMM_STR(ao) "(%[a3],%[lda],2)", 15)
+#define GK_YMM_DIRECT_K_LOOP                                                                         \
+    GK_YMM_ALL12(GK_YMM_ZERO)                                                                        \
+    "test %[n4], %[n4]\n\t"                                                                          \
+    "jz 2f\n\t"                                                                                      \
+    ".p2align 5\n"                                                                                   \
+    "1:\n\t"                                                                                         \
+    GK_YMM_DSTEP(0)                                                                                  \
+    GK_YMM_DSTEP(ES)                                                                                 \
+    GK_YMM_DSTEP(2 * ES)                                                                             \
+    GK_YMM_DSTEP(3 * ES)                                                                             \
+    "add $" GK_YMM_STR(4 * ES) ", %[a]\n\t"                                                         \
+    "add $" GK_YMM_STR(4 * ES) ", %[a3]\n\t"                                                        \
+    "dec %[n4]\n\t"                                                                                  \
+    "jnz 1b\n"                                                                                       \
+    "2:\n\t"                                                                                         \
+    "test %[rem], %[rem]\n\t"                                                                        \
+    "jz 4f\n"                                                                                        \
+    "3:\n\t"                                                                                         \
+    GK_YMM_DSTEP(0)                                                                                  \
+    "add $" GK_YMM_STR(ES) ", %[a]\n\t"                                                             \
+    "add $" GK_YMM_STR(ES) ", %[a3]\n\t"                                                            \
+    "dec %[rem]\n\t"                                                                                 \
+    "jnz 3b\n"                                                                                       \
+    "4:\n\t"
 static void GK_YMM_CAT(TILE_FN, _sums_direct_asm)(int64_t kc, const T *a, int64_t lda, const T *b, int64_t ldb,
                                                   T *s) {
     const T *a3 = a + 3 * lda;
     const int64_t lda_bytes = lda * ES, ldb_bytes = ldb * ES;
     int64_t n4 = kc >> 2, rem = kc & 3;
     __asm__ volatile(
-        GK_YMM_ALL12(GK_YMM_ZERO)
-        "test %[n4], %[n4]\n\t"
-        "jz 2f\n\t"
-        ".p2align 5\n"
-        "1:\n\t"
-        GK_YMM_DSTEP(0)
-        GK_YMM_DSTEP(ES)
-        GK_YMM_DSTEP(2 * ES)
-        GK_YMM_DSTEP(3 * ES)
-        "add $" GK_YMM_STR(4 * ES) ", %[a]\n\t"
-        "add $" GK_YMM_STR(4 * ES) ", %[a3]\n\t"
-        "dec %[n4]\n\t"
-        "jnz 1b\n"
-        "2:\n\t"
-        "test %[rem], %[rem]\n\t"
-        "jz 4f\n"
-        "3:\n\t"
-        GK_YMM_DSTEP(0)
-        "add $" GK_YMM_STR(ES) ", %[a]\n\t"
-        "add $" GK_YMM_STR(ES) ", %[a3]\n\t"
-        "dec %[rem]\n\t"
-        "jnz 3b\n"
-        "4:\n\t"
+        GK_YMM_DIRECT_K_LOOP
         GK_YMM_ALL12(GK_YMM_SAVE)
         : [a] "+r"(a), [a3] "+r"(a3), [b] "+r"(b), [n4] "+r"(n4), [rem] "+r"(rem)
         : [s] "r"(s), [lda] "r"(lda_bytes), [ldb] "r"(ldb_bytes)
         : GK_YMM_CLOBBERS);
 }
+
+/* The same, the sums stored straight into 6 rows of C (ldc apart, two vectors each): C = op(A) op(B) with
+ * alpha 1 and beta 0 (a plain matmul), without the round trip through s and a scaling pass. */
+#define GK_YMM_CROW(ra, rb, addr)                                                                    \
+    "vmovup" X " %%ymm" #ra ", " addr "\n\t"                                                          \
+    "vmovup" X " %%ymm" #rb ", 32+" addr "\n\t"
+static void GK_YMM_CAT(TILE_FN, _sums_direct_to_c_asm)(int64_t kc, const T *a, int64_t lda, const T *b,
+                                                       int64_t ldb, T *c, int64_t ldc) {
+    const T *a3 = a + 3 * lda;
+    T *c3 = c + 3 * ldc;
+    const int64_t lda_bytes = lda * ES, ldb_bytes = ldb * ES, ldc_bytes = ldc * ES;
+    int64_t n4 = kc >> 2, rem = kc & 3;
+    __asm__ volatile(
+        GK_YMM_DIRECT_K_LOOP
+        GK_YMM_CROW(0, 1, "(%[c])") GK_YMM_CROW(2, 3, "(%[c],%[ldc],1)") GK_YMM_CROW(4, 5, "(%[c],%[ldc],2)")
+        GK_YMM_CROW(6, 7, "(%[c3])") GK_YMM_CROW(8, 9, "(%[c3],%[ldc],1)") GK_YMM_CROW(10, 11, "(%[c3],%[ldc],2)")
+        : [a] "+r"(a), [a3] "+r"(a3), [b] "+r"(b), [n4] "+r"(n4), [rem] "+r"(rem)
+        : [c] "r"(c), [c3] "r"(c3), [lda] "r"(lda_bytes), [ldb] "r"(ldb_bytes), [ldc] "r"(ldc_bytes)
+        : GK_YMM_CLOBBERS);
+}
+#undef GK_YMM_CROW
+#undef GK_YMM_DIRECT_K_LOOP
 #undef GK_YMM_DSTEP
 #undef GK_YMM_DROW
 

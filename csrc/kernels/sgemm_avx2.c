@@ -33,9 +33,11 @@ static const gk_ukernel_fn rows_kernels[MR] = {
 #define TINY_COMPLEX_FN tiny_cgemm_avx2
 #if defined(GK_YMM_ASM)
 #define GK_TINY_SUMS6 sgemm_tile_avx2_sums_direct_asm
+#define GK_TINY_SUMS6_C sgemm_tile_avx2_sums_direct_to_c_asm
 #endif
 #include "real_tiny_template.h"
 #undef GK_TINY_SUMS6
+#undef GK_TINY_SUMS6_C
 #undef TINY_FN
 #undef TINY_COMPLEX_FN
 
