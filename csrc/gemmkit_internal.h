@@ -83,8 +83,11 @@ typedef void (*gk_gemv_fn)(int64_t m, int64_t n, int64_t k, const void *alpha, c
 typedef void (*gk_tiny_complex_fn)(int64_t M, int64_t N, int64_t K, const void *alpha2, const void *A, int64_t lda,
                                    int transa, int conja, const void *B, int64_t ldb, int transb, int conjb,
                                    const void *beta, void *C, int64_t ldc);
-/* The whole of a tiny real product (M, N, K <= GK_TINY_MAX; op(X) = X^T when transx), unpacked. */
+/* The whole of a tiny real product (M, N, K <= GK_TINY_MAX; op(X) = X^T when transx), unpacked; up to
+ * GK_TINY_DIRECT_MAX a side where op(A) = A, op(B) = B and N is a whole number of the kernel's 64-byte
+ * chunks (16 floats, 8 doubles): B's rows are then read in place, nothing is copied. */
 #define GK_TINY_MAX 32
+#define GK_TINY_DIRECT_MAX 64
 typedef void (*gk_tiny_fn)(int64_t M, int64_t N, int64_t K, const void *alpha, const void *A, int64_t lda,
                            int transa, const void *B, int64_t ldb, int transb, const void *beta, void *C,
                            int64_t ldc);
@@ -351,6 +354,7 @@ typedef struct {
                                         * instead (kernel->dot_kmajor) up to this M */
     double tiny_max_macs;      /* real products with M, N, K <= GK_TINY_MAX and no more multiply-adds
                                 * than this run whole in the kernel's `tiny` (batches of small matrices) */
+    double tiny_direct_max_macs; /* ... and those read in place (GK_TINY_DIRECT_MAX) up to this many */
     double tiny_complex_max_macs; /* complex products, counted in complex multiply-adds, in `tiny_complex`
                                    * (its own limit: the 1m packed path overtakes it sooner) */
 } gk_small_t;

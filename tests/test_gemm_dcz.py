@@ -117,9 +117,10 @@ def test_tile_edges_every_path(op):
 
 @pytest.mark.parametrize("op", ["sgemm", "dgemm"])
 def test_tiny_products_every_row_remainder(op):
-    """The unpacked tiny path (up to 32 a side): 6-row blocks stored straight into C (alpha 1, beta 0) or
-    through the scaling pass, and 1-3 remaining rows over one chunk of columns or two at once (N a whole
-    number of chunk pairs: 8 / 16 doubles, 16 / 32 floats), on every path, beside the chunk edges."""
+    """The unpacked tiny path (up to 32 a side, 64 with the operands in place): 6-row blocks stored straight
+    into C (alpha 1, beta 0) or through the scaling pass, and 1-3 remaining rows over one chunk of columns or
+    two at once (N a whole number of chunk pairs: 8 / 16 doubles, 16 / 32 floats), on every path, beside the
+    chunk edges."""
     rng = np.random.default_rng(7)
     chunk = 16 if op == "sgemm" else 8
     for arch in gemmkit.available_archs():
@@ -131,6 +132,11 @@ def test_tiny_products_every_row_remainder(op):
                         run_case(rng, op, "N", "N", M, N, 29, alpha, beta, pads=(1, 0, 3), c_nan=c_nan)
                     run_case(rng, op, "N", "N", M, N, 32, 1.0, 0.0)  # B rows in place (no pad)
                     run_case(rng, op, "T", "T", M, N, 7, 1.0, 0.0, pads=(2, 1, 0))
+            # past 32 a side: read in place where N is whole chunks (Zen 2), else packed
+            for M, N, K in ((33, 2 * chunk, 33), (40, 48, 64), (61, 32, 47), (64, 64, 64), (64, 40, 64)):
+                for alpha, beta, c_nan in ((1.0, 0.0, True), (-0.5, 0.0, True), (1.0, 0.25, False)):
+                    run_case(rng, op, "N", "N", M, N, K, alpha, beta, pads=(0, 0, 1), c_nan=c_nan)
+                run_case(rng, op, "N", "T", M, N, K, 1.0, 0.0, pads=(1, 1, 1))
 
 
 @pytest.mark.parametrize("threads", [1, 2])

@@ -28,7 +28,10 @@ const gk_config_t gk_config_zen2 = {
      * 16.3 vs 15.2 us, float 8.5 vs 8.2 us (A^T in place keeps 160^3); the tiny kernel beats the packed
      * path up to 32^3 (batches of 16^3 float: 243 vs 367 ns a product); the complex one only up to about
      * 16^3 (gemmkit.blas per call, tiny vs 1m packed: zgemm 14^3 1.83 vs 2.07 us, 16^3 2.05 vs 2.07,
-     * 20^3 3.84 vs 3.08, 32^3 10.6 vs 8.6; cgemm 20^3 2.85 vs 2.5-2.8, 32^3 7.2 vs 5.0). */
-    .small = GK_SMALL_TUNED(56.0 * 56.0 * 56.0, 32.0 * 32.0 * 32.0, 16.0 * 16.0 * 16.0, 0),
+     * 20^3 3.84 vs 3.08, 32^3 10.6 vs 8.6; cgemm 20^3 2.85 vs 2.5-2.8, 32^3 7.2 vs 5.0). With both
+     * operands read in place (6-row assembly loop) it beats the packed path up to 64^3: gemmkit.matmul of
+     * stacks, us a product, packed -> tiny: float 48^3 3.9 -> 3.0, 64^3 8.2 -> 6.1; double 40^3 5.3 -> 3.6,
+     * 48^3 7.8 -> 5.3, 56^3 12.2 -> 9.0, 64^3 19.5 -> 14.4 (two alternations). */
+    .small = GK_SMALL_TUNED(56.0 * 56.0 * 56.0, 32.0 * 32.0 * 32.0, 64.0 * 64.0 * 64.0, 16.0 * 16.0 * 16.0, 0),
 };
 #endif
