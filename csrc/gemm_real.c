@@ -162,7 +162,15 @@ typedef struct {
     const gk_real_problem_t *p;
     size_t sa, sb, sc;       /* strides in bytes (as signed offsets, two's complement) */
     int tiny;                /* every product goes straight to the kernel's tiny path */
+    int stream;              /* ... read from memory: each fetches the next one's operands (gk_tiny_stream_t) */
+    int64_t batch, a_bytes, b_bytes;
 } real_batch_t;
+
+/* Bytes spanned by a rows x cols matrix (op(X) transposed when trans) of es-byte elements, ld apart. */
+static int64_t real_span_bytes(int64_t rows, int64_t cols, int trans, int64_t ld, size_t es) {
+    const int64_t r = trans ? cols : rows, c = trans ? rows : cols;
+    return ((r - 1) * ld + c) * (int64_t)es;
+}
 
 /* Product i of the batch on `threads` threads; small products by the thousand go to the kernel's tiny
  * path without a problem copy or path choice. */
@@ -172,7 +180,13 @@ static gemmkit_status_t real_batch_item(void *ctx, int64_t i, int threads) {
     const char *A = (const char *)p->A + (size_t)i * b->sa, *B = (const char *)p->B + (size_t)i * b->sb;
     char *C = (char *)p->C + (size_t)i * b->sc;
     if (b->tiny) {
-        p->kern->tiny(p->M, p->N, p->K, &p->alpha, A, p->lda, p->transa, B, p->ldb, p->transb, &p->beta, C, p->ldc);
+        gk_tiny_stream_t st = {NULL, NULL, b->a_bytes, b->b_bytes, 1};
+        if (b->stream && i + 1 < b->batch) {
+            st.next_a = b->sa ? A + b->sa : NULL; /* a shared operand (stride 0) stays in cache */
+            st.next_b = b->sb ? B + b->sb : NULL;
+        }
+        p->kern->tiny(p->M, p->N, p->K, &p->alpha, A, p->lda, p->transa, B, p->ldb, p->transb, &p->beta, C, p->ldc,
+                      b->stream ? &st : NULL);
         return gemmkit_success;
     }
     gk_real_problem_t q = *p;
@@ -186,8 +200,12 @@ static gemmkit_status_t real_batch_item(void *ctx, int64_t i, int threads) {
 gemmkit_status_t gk_real_gemm_batch(const gk_real_problem_t *p, int64_t batch, int64_t stride_a,
                                     int64_t stride_b, int64_t stride_c) {
     const size_t es = (size_t)p->kern->elem * (p->type->complex_1m ? 2 : 1);
-    real_batch_t b = {p, (size_t)stride_a * es, (size_t)stride_b * es, (size_t)stride_c * es, gk_real_tiny_fits(p)};
+    real_batch_t b = {p, (size_t)stride_a * es, (size_t)stride_b * es, (size_t)stride_c * es, gk_real_tiny_fits(p), 0,
+                      batch, real_span_bytes(p->M, p->K, p->transa, p->lda, es),
+                      real_span_bytes(p->K, p->N, p->transb, p->ldb, es)};
     if (batch == 1) return gk_real_gemm(p);
+    const double bytes = (double)batch * (double)(b.a_bytes + b.b_bytes + real_span_bytes(p->M, p->N, 0, p->ldc, es));
+    b.stream = b.tiny && p->small->tiny_stream_min_bytes > 0 && bytes > p->small->tiny_stream_min_bytes;
     /* A product worth several threads gets them all, one product after the other; smaller ones go
      * whole to the threads, as many threads as the batch's total work is worth. */
     const double total = (double)p->M * (double)p->N * (double)p->K * (double)batch;

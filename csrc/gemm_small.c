@@ -140,7 +140,7 @@ static int real_tiny_complex_fits(const gk_real_problem_t *p) {
 int gk_real_tiny(const gk_real_problem_t *p) {
     if (gk_real_tiny_fits(p)) {
         p->kern->tiny(p->M, p->N, p->K, &p->alpha, p->A, p->lda, p->transa, p->B, p->ldb, p->transb, &p->beta,
-                      p->C, p->ldc);
+                      p->C, p->ldc, NULL);
         return 1;
     }
     if (!real_tiny_complex_fits(p)) return 0;

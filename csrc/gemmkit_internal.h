@@ -88,9 +88,17 @@ typedef void (*gk_tiny_complex_fn)(int64_t M, int64_t N, int64_t K, const void *
  * chunks (16 floats, 8 doubles): B's rows are then read in place, nothing is copied. */
 #define GK_TINY_MAX 32
 #define GK_TINY_DIRECT_MAX 64
+/* A batch of tiny products read from memory (config small.tiny_stream_min_bytes), given to each product:
+ * the next product's operands (NULL: none, or shared) to fetch while this one computes, and whether C
+ * may be stored past the caches (non-temporal; the kernel fences its own such stores). */
+typedef struct {
+    const void *next_a, *next_b;
+    int64_t a_bytes, b_bytes;
+    int nt_store;
+} gk_tiny_stream_t;
 typedef void (*gk_tiny_fn)(int64_t M, int64_t N, int64_t K, const void *alpha, const void *A, int64_t lda,
                            int transa, const void *B, int64_t ldb, int transb, const void *beta, void *C,
-                           int64_t ldc);
+                           int64_t ldc, const gk_tiny_stream_t *stream);
 
 /* One real microkernel of one ISA: what it computes and how (its cache blocking is in the config). */
 typedef struct {
@@ -355,6 +363,8 @@ typedef struct {
     double tiny_max_macs;      /* real products with M, N, K <= GK_TINY_MAX and no more multiply-adds
                                 * than this run whole in the kernel's `tiny` (batches of small matrices) */
     double tiny_direct_max_macs; /* ... and those read in place (GK_TINY_DIRECT_MAX) up to this many */
+    double tiny_stream_min_bytes; /* batches of tiny products with more operand bytes than this (beyond the
+                                   * caches) are streamed (gk_tiny_stream_t); 0: never */
     double tiny_complex_max_macs; /* complex products, counted in complex multiply-adds, in `tiny_complex`
                                    * (its own limit: the 1m packed path overtakes it sooner) */
 } gk_small_t;

@@ -9,7 +9,7 @@ import gemmkit
 from gemmkit import _core
 
 from conftest import AVAILABLE_ARCHS, THREAD_COUNTS
-from _support import normal_values
+from _support import kernel_path, normal_values
 
 DTYPES = ["float32", "float64", "complex64", "complex128"]
 TOL = {"float32": 2e-5, "float64": 1e-12, "complex64": 2e-5, "complex128": 1e-12}
@@ -107,6 +107,34 @@ def test_gemm_batch_small_and_large_products(dtype, shape):
         _check("N", "N", 1.0, A, B, 0.0, C)
     finally:
         gemmkit.set_num_threads(old)
+
+
+def _aligned_empty(shape, dtype, offset):
+    """An uninitialised array whose data starts `offset` bytes past a 64-byte boundary."""
+    nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+    buf = np.empty(nbytes + 128, np.uint8)
+    start = (-buf.ctypes.data) % 64 + offset
+    return buf[start:start + nbytes].view(dtype).reshape(shape)
+
+
+@pytest.mark.parametrize("threads", THREAD_COUNTS)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_gemm_batch_streamed_from_memory(dtype, threads):
+    """Batches of tiny products past the caches (24-48 MiB of operands: streamed on Zen 2, the next product
+    fetched while one computes and C stored non-temporally where 32-byte aligned): aligned and unaligned
+    C, a shared (stride 0) A, NaN in C under beta 0, alpha 1 (the direct store) and not, every path."""
+    rng = np.random.default_rng(11)
+    b_, n = 2000 if dtype == "float32" else 1000, 32
+    A, B = _values(rng, (b_, n, n), dtype), _values(rng, (b_, n, n), dtype)
+    for arch in AVAILABLE_ARCHS:
+        with kernel_path(arch, threads):
+            for offset, alpha in ((0, 1.0), (8, 1.0), (32, -0.5)):
+                C = _aligned_empty((b_, n, n), dtype, offset)
+                C[...] = np.nan
+                _check("N", "N", alpha, A, B, 0.0, C)
+            C = _aligned_empty((b_, n, n), dtype, 0)
+            C[...] = np.nan
+            _check("N", "N", 1.0, np.broadcast_to(A[:1], A.shape), B, 0.0, C)
 
 
 def test_gemm_batch_refuses_overlapping_outputs_and_bad_shapes():

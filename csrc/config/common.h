@@ -9,16 +9,17 @@
  * B^T: dot kernel up to 16 rows; GEMV up to 2 rows or 2 columns, each stream prefetched GEMV_PF bytes
  * ahead; real products up to TINY macs (and 32 a side) whole in the unpacked tiny kernel, up to
  * TINY_DIRECT (and 64 a side) where it reads both operands in place, complex ones up to TINY_COMPLEX
- * complex macs; an int8 plain B read in place rather than its prepacked form up to 4 rows
- * (AVX2 on Zen 2, N = K = 4096: 2.4 vs 3.1 ms at M = 4; from 6 to 16 rows both within 2 %). */
-#define GK_SMALL_TUNED(DIRECT_B, TINY, TINY_DIRECT, TINY_COMPLEX, GEMV_PF)                           \
+ * complex macs; batches of tiny products streamed from memory past TINY_STREAM bytes (0: never); an int8
+ * plain B read in place rather than its prepacked form up to 4 rows (AVX2 on Zen 2, N = K = 4096: 2.4 vs
+ * 3.1 ms at M = 4; from 6 to 16 rows both within 2 %). */
+#define GK_SMALL_TUNED(DIRECT_B, TINY, TINY_DIRECT, TINY_COMPLEX, GEMV_PF, TINY_STREAM)              \
     {.direct_max_macs = 160.0 * 160.0 * 160.0, .direct_b_max_macs = (DIRECT_B), .direct_max_row_panels = 4, \
      .skinny_kc = 16, .dot_max_m = 16, .gemv_max_m = 2, .gemv_max_n = 2, .gemv_pf_bytes = (GEMV_PF),  \
      .int8_kmajor_over_packed_max_m = 4, .tiny_max_macs = (TINY), .tiny_direct_max_macs = (TINY_DIRECT), \
-     .tiny_complex_max_macs = (TINY_COMPLEX)}
+     .tiny_complex_max_macs = (TINY_COMPLEX), .tiny_stream_min_bytes = (TINY_STREAM)}
 /* GEMV prefetch 2 KiB: the distance the Zen 5 tuning of the float GEMV found (+25 % at N = K = 4096 over
  * the hardware prefetchers alone). */
-#define GK_SMALL_DEFAULTS GK_SMALL_TUNED(160.0 * 160.0 * 160.0, 10.0 * 10.0 * 10.0, 10.0 * 10.0 * 10.0, 10.0 * 10.0 * 10.0, 2048)
+#define GK_SMALL_DEFAULTS GK_SMALL_TUNED(160.0 * 160.0 * 160.0, 10.0 * 10.0 * 10.0, 10.0 * 10.0 * 10.0, 10.0 * 10.0 * 10.0, 2048, 0)
 
 /* AVX2 6 x 16 sgemm / 6 x 8 dgemm: A block 144 x 256 (sgemm 144 KiB, dgemm 96 x 256: 192 KiB) in a
  * 512 KiB L2, B block 256 x NC in a share of L3. */

@@ -27,6 +27,6 @@ const gk_config_t gk_config_zen4 = {
     GK_AVX512_FLOAT_KERNELS_AND_BLOCKS, .int8 = &gk_i8_kernel_avx512_vnni,
     .int8_blocks = {.mc = 240, .nc = 4096, .kb = 256, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20,
                     .dot_max_m = 16, .kmajor_max_m = 16},
-    .small = GK_SMALL_TUNED(160.0 * 160.0 * 160.0, 10.0 * 10.0 * 10.0, 10.0 * 10.0 * 10.0, 10.0 * 10.0 * 10.0, 0),
+    .small = GK_SMALL_TUNED(160.0 * 160.0 * 160.0, 10.0 * 10.0 * 10.0, 10.0 * 10.0 * 10.0, 10.0 * 10.0 * 10.0, 0, 0),
 };
 #endif

@@ -2,7 +2,8 @@
  * tiles, plain C in fixed-width chunks (64 or 32 bytes) that the ISA file's flags turn into vectors. */
 /* The including file defines: T, TINY_FN; optionally GK_TINY_SUMS6(K, a, lda, b, ldb, s), a k loop over 6
  * rows of a plain A and GK_TINY_W columns of b read in place, sums to s (6 rows of GK_TINY_W), and with it
- * GK_TINY_SUMS6_C(K, a, lda, b, ldb, c, ldc), the same sums stored straight into C (alpha 1, beta 0). */
+ * GK_TINY_SUMS6_C(K, a, lda, b, ldb, c, ldc), the same sums stored straight into C (alpha 1, beta 0), and
+ * GK_TINY_SUMS6_C_NT, those stores non-temporal (C 32-byte aligned rows). */
 #define GK_TINY_CAT_(a, b) a##b
 #define GK_TINY_CAT(a, b) GK_TINY_CAT_(a, b)
 #define GK_TINY_ROWS 4
@@ -55,7 +56,8 @@ static inline GK_TINY_INLINE_COPIES void GK_TINY_CAT(TINY_FN, _rows)(const int R
 
 static GK_TINY_INLINE_COPIES void TINY_FN(int64_t M, int64_t N, int64_t K, const void *alpha_p, const void *Av,
                                           int64_t lda, int transa, const void *Bv, int64_t ldb, int transb,
-                                          const void *beta_p, void *Cv, int64_t ldc) {
+                                          const void *beta_p, void *Cv, int64_t ldc,
+                                          const gk_tiny_stream_t *stream) {
     const T *A = (const T *)Av, *B = (const T *)Bv;
     T *C = (T *)Cv;
     const T alpha = *(const T *)alpha_p, beta = *(const T *)beta_p;
@@ -89,13 +91,27 @@ static GK_TINY_INLINE_COPIES void TINY_FN(int64_t M, int64_t N, int64_t K, const
 #if defined(GK_TINY_SUMS6)
     if (!transa && W == GK_TINY_W) { /* 6 rows x one chunk at a time, A and b read in place */
         GK_ALIGN64 T s[6 * GK_TINY_W];
+        /* streamed (a batch from memory): the next product's A and B fetched a slice per block, so each
+         * has arrived when its product starts (one burst of every line stalled the loop); C stored past
+         * the caches where aligned */
+        const char *pf_a = stream ? (const char *)stream->next_a : NULL;
+        const char *pf_b = stream ? (const char *)stream->next_b : NULL;
+        const int64_t blocks = (M / 6) * ((N + GK_TINY_W - 1) / GK_TINY_W);
+        const int64_t a_step = pf_a && blocks ? (stream->a_bytes + 64 * blocks - 1) / (64 * blocks) * 64 : 0;
+        const int64_t b_step = pf_b && blocks ? (stream->b_bytes + 64 * blocks - 1) / (64 * blocks) * 64 : 0;
+        const int nt = stream && stream->nt_store && (uintptr_t)C % 32 == 0 && (ldc * (int64_t)sizeof(T)) % 32 == 0;
         for (; i6 + 6 <= M; i6 += 6)
             for (int64_t j0 = 0; j0 < N; j0 += GK_TINY_W) {
+                for (int64_t q = 0; q < a_step; q += 64) GK_PREFETCH(pf_a + q);
+                for (int64_t q = 0; q < b_step; q += 64) GK_PREFETCH(pf_b + q);
+                pf_a += a_step;
+                pf_b += b_step;
                 const int64_t w = N - j0 < GK_TINY_W ? N - j0 : GK_TINY_W;
                 T *c = C + i6 * ldc + j0;
 #if defined(GK_TINY_SUMS6_C)
                 if (w == GK_TINY_W && alpha == (T)1 && beta == (T)0) {
-                    GK_TINY_SUMS6_C(K, A + i6 * lda, lda, b + j0, NP, c, ldc);
+                    if (nt) GK_TINY_SUMS6_C_NT(K, A + i6 * lda, lda, b + j0, NP, c, ldc);
+                    else GK_TINY_SUMS6_C(K, A + i6 * lda, lda, b + j0, NP, c, ldc);
                     continue;
                 }
 #endif
@@ -114,6 +130,7 @@ static GK_TINY_INLINE_COPIES void TINY_FN(int64_t M, int64_t N, int64_t K, const
                                                           : alpha * s[r * GK_TINY_W + j] + beta * c[r * ldc + j];
                 }
             }
+        if (nt) _mm_sfence(); /* the non-temporal stores ordered before whatever follows (another thread's read) */
     }
 #endif
     /* R and W constants at every call, so each instance keeps its sums in registers; the last M % 4

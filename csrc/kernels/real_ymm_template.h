@@ -191,24 +191,29 @@ static void GK_YMM_CAT(TILE_FN, _sums_direct_asm)(int64_t kc, const T *a, int64_
 }
 
 /* The same, the sums stored straight into 6 rows of C (ldc apart, two vectors each): C = op(A) op(B) with
- * alpha 1 and beta 0 (a plain matmul), without the round trip through s and a scaling pass. */
-#define GK_YMM_CROW(ra, rb, addr)                                                                    \
-    "vmovup" X " %%ymm" #ra ", " addr "\n\t"                                                          \
-    "vmovup" X " %%ymm" #rb ", 32+" addr "\n\t"
-static void GK_YMM_CAT(TILE_FN, _sums_direct_to_c_asm)(int64_t kc, const T *a, int64_t lda, const T *b,
-                                                       int64_t ldb, T *c, int64_t ldc) {
-    const T *a3 = a + 3 * lda;
-    T *c3 = c + 3 * ldc;
-    const int64_t lda_bytes = lda * ES, ldb_bytes = ldb * ES, ldc_bytes = ldc * ES;
-    int64_t n4 = kc >> 2, rem = kc & 3;
-    __asm__ volatile(
-        GK_YMM_DIRECT_K_LOOP
-        GK_YMM_CROW(0, 1, "(%[c])") GK_YMM_CROW(2, 3, "(%[c],%[ldc],1)") GK_YMM_CROW(4, 5, "(%[c],%[ldc],2)")
-        GK_YMM_CROW(6, 7, "(%[c3])") GK_YMM_CROW(8, 9, "(%[c3],%[ldc],1)") GK_YMM_CROW(10, 11, "(%[c3],%[ldc],2)")
-        : [a] "+r"(a), [a3] "+r"(a3), [b] "+r"(b), [n4] "+r"(n4), [rem] "+r"(rem)
-        : [c] "r"(c), [c3] "r"(c3), [lda] "r"(lda_bytes), [ldb] "r"(ldb_bytes), [ldc] "r"(ldc_bytes)
-        : GK_YMM_CLOBBERS);
-}
+ * alpha 1 and beta 0 (a plain matmul), without the round trip through s and a scaling pass; the _nt
+ * variant stores past the caches (C 32-byte aligned, ldc a multiple of 32 bytes; the caller fences). */
+#define GK_YMM_CROW(ST, ra, rb, addr)                                                                \
+    ST X " %%ymm" #ra ", " addr "\n\t"                                                                \
+    ST X " %%ymm" #rb ", 32+" addr "\n\t"
+#define GK_YMM_SUMS_TO_C(NAME, ST)                                                                   \
+    static void GK_YMM_CAT(TILE_FN, NAME)(int64_t kc, const T *a, int64_t lda, const T *b, int64_t ldb, T *c, \
+                                          int64_t ldc) {                                             \
+        const T *a3 = a + 3 * lda;                                                                   \
+        T *c3 = c + 3 * ldc;                                                                         \
+        const int64_t lda_bytes = lda * ES, ldb_bytes = ldb * ES, ldc_bytes = ldc * ES;              \
+        int64_t n4 = kc >> 2, rem = kc & 3;                                                          \
+        __asm__ volatile(GK_YMM_DIRECT_K_LOOP                                                        \
+            GK_YMM_CROW(ST, 0, 1, "(%[c])") GK_YMM_CROW(ST, 2, 3, "(%[c],%[ldc],1)")                 \
+            GK_YMM_CROW(ST, 4, 5, "(%[c],%[ldc],2)") GK_YMM_CROW(ST, 6, 7, "(%[c3])")                \
+            GK_YMM_CROW(ST, 8, 9, "(%[c3],%[ldc],1)") GK_YMM_CROW(ST, 10, 11, "(%[c3],%[ldc],2)")    \
+            : [a] "+r"(a), [a3] "+r"(a3), [b] "+r"(b), [n4] "+r"(n4), [rem] "+r"(rem)                \
+            : [c] "r"(c), [c3] "r"(c3), [lda] "r"(lda_bytes), [ldb] "r"(ldb_bytes), [ldc] "r"(ldc_bytes) \
+            : GK_YMM_CLOBBERS);                                                                      \
+    }
+GK_YMM_SUMS_TO_C(_sums_direct_to_c_asm, "vmovup")
+GK_YMM_SUMS_TO_C(_sums_direct_to_c_nt_asm, "vmovntp")
+#undef GK_YMM_SUMS_TO_C
 #undef GK_YMM_CROW
 #undef GK_YMM_DIRECT_K_LOOP
 #undef GK_YMM_DSTEP

@@ -34,10 +34,12 @@ static const gk_ukernel_fn rows_kernels[MR] = {
 #if defined(GK_YMM_ASM)
 #define GK_TINY_SUMS6 sgemm_tile_avx2_sums_direct_asm
 #define GK_TINY_SUMS6_C sgemm_tile_avx2_sums_direct_to_c_asm
+#define GK_TINY_SUMS6_C_NT sgemm_tile_avx2_sums_direct_to_c_nt_asm
 #endif
 #include "real_tiny_template.h"
 #undef GK_TINY_SUMS6
 #undef GK_TINY_SUMS6_C
+#undef GK_TINY_SUMS6_C_NT
 #undef TINY_FN
 #undef TINY_COMPLEX_FN
 
