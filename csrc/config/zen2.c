@@ -31,11 +31,13 @@ const gk_config_t gk_config_zen2 = {
      * 20^3 3.84 vs 3.08, 32^3 10.6 vs 8.6; cgemm 20^3 2.85 vs 2.5-2.8, 32^3 7.2 vs 5.0). With both
      * operands read in place (6-row assembly loop) it beats the packed path up to 64^3: gemmkit.matmul of
      * stacks, us a product, packed -> tiny: float 48^3 3.9 -> 3.0, 64^3 8.2 -> 6.1; double 40^3 5.3 -> 3.6,
-     * 48^3 7.8 -> 5.3, 56^3 12.2 -> 9.0, 64^3 19.5 -> 14.4 (two alternations). Batches past 16 MiB (the
-     * L3) are streamed: 1000 x 32^3 double (24 MiB), interleaved with np.matmul, 3.42-3.46 -> 2.19-2.28 us
-     * a product (1.28-1.33x -> 1.89-1.92x NumPy, three alternations); 1000 x 32^3 float (12 MiB, in L3)
-     * measured no gain from either half (next product prefetched: 0.76 -> 0.82 us; C non-temporal: 1.72x ->
-     * 1.53x NumPy), so it is not streamed. */
+     * 48^3 7.8 -> 5.3, 56^3 12.2 -> 9.0, 64^3 19.5 -> 14.4 (two alternations); B's rows copied where N is
+     * not whole chunks, interleaved with np.matmul: float 40^3 3.2 -> 2.0, 56^3 7.1 -> 4.8 (0.70 -> 1.02x,
+     * 0.75 -> 1.03x NumPy); a B^T copied past 32 measured slower than packing (double 56^3 13.3 -> 17).
+     * Batches past 16 MiB (the L3) are streamed: 1000 x 32^3 double (24 MiB), interleaved with np.matmul,
+     * 3.42-3.46 -> 2.19-2.28 us a product (1.28-1.33x -> 1.89-1.92x NumPy, three alternations); 1000 x
+     * 32^3 float (12 MiB, in L3) measured no gain from either half (next product prefetched: 0.76 -> 0.82
+     * us; C non-temporal: 1.72x -> 1.53x NumPy), so it is not streamed. */
     .small = GK_SMALL_TUNED(56.0 * 56.0 * 56.0, 32.0 * 32.0 * 32.0, 64.0 * 64.0 * 64.0, 16.0 * 16.0 * 16.0, 0,
                             16.0 * (1 << 20)),
 };

@@ -65,7 +65,7 @@ static GK_TINY_INLINE_COPIES void TINY_FN(int64_t M, int64_t N, int64_t K, const
      * for narrow products (N <= 8 floats / 4 doubles), where a full chunk would be half zeros */
     const int W = N > GK_TINY_W / 2 ? GK_TINY_W : GK_TINY_W / 2;
     int64_t NP = (N + W - 1) / W * W;
-    GK_ALIGN64 T b_copy[GK_TINY_MAX * GK_TINY_MAX];
+    GK_ALIGN64 T b_copy[GK_TINY_DIRECT_MAX * GK_TINY_DIRECT_MAX];
     const T *b = b_copy;
     if (!transb && NP == N) { /* whole chunks: B's rows are read in place */
         b = B;
