@@ -118,15 +118,14 @@ int gk_real_gemv(const gk_real_problem_t *p, gemmkit_status_t *st) {
 /* ---- tiny products ---------------------------------------------------------------------------- */
 
 /* Whether p is a real product the kernel's `tiny` computes whole (no packing, no threads): any layout up
- * to GK_TINY_MAX a side, plain A and B up to GK_TINY_DIRECT_MAX (gk_tiny_fn; B^T past 32 copies slower
- * than it packs). */
+ * to GK_TINY_MAX a side, a plain A up to GK_TINY_DIRECT_MAX (gk_tiny_fn). */
 int gk_real_tiny_fits(const gk_real_problem_t *p) {
     if (!p->kern->tiny || p->type->complex_1m || p->type->widened || p->type->store_c) return 0;
     const double macs = (double)p->M * (double)p->N * (double)p->K;
     if (p->M <= GK_TINY_MAX && p->N <= GK_TINY_MAX && p->K <= GK_TINY_MAX && macs <= p->small->tiny_max_macs)
         return 1;
     const int64_t chunk = 64 / p->kern->elem;
-    return !p->transa && !p->transb && 2 * p->N > chunk && p->M <= GK_TINY_DIRECT_MAX &&
+    return !p->transa && 2 * p->N > chunk && p->M <= GK_TINY_DIRECT_MAX &&
            p->N <= GK_TINY_DIRECT_MAX && p->K <= GK_TINY_DIRECT_MAX && macs <= p->small->tiny_direct_max_macs;
 }
 

@@ -84,8 +84,9 @@ typedef void (*gk_tiny_complex_fn)(int64_t M, int64_t N, int64_t K, const void *
                                    int transa, int conja, const void *B, int64_t ldb, int transb, int conjb,
                                    const void *beta, void *C, int64_t ldc);
 /* The whole of a tiny real product (M, N, K <= GK_TINY_MAX; op(X) = X^T when transx), unpacked; up to
- * GK_TINY_DIRECT_MAX a side where op(A) = A (its rows read in place), op(B) = B (its rows read in place,
- * or copied where N is not whole 64-byte chunks) and N fills more than half a chunk (16 floats, 8 doubles). */
+ * GK_TINY_DIRECT_MAX a side where op(A) = A (its rows read in place) and N fills more than half of a
+ * 64-byte chunk (16 floats, 8 doubles); op(B) is read in place where its rows are whole chunks, else
+ * copied (B^T transposed by the ISA's copy where it has one). */
 #define GK_TINY_MAX 32
 #define GK_TINY_DIRECT_MAX 64
 /* A batch of tiny products read from memory (config small.tiny_stream_min_bytes), given to each product:

@@ -132,12 +132,14 @@ def test_tiny_products_every_row_remainder(op):
                         run_case(rng, op, "N", "N", M, N, 29, alpha, beta, pads=(1, 0, 3), c_nan=c_nan)
                     run_case(rng, op, "N", "N", M, N, 32, 1.0, 0.0)  # B rows in place (no pad)
                     run_case(rng, op, "T", "T", M, N, 7, 1.0, 0.0, pads=(2, 1, 0))
-            # past 32 a side (Zen 2): plain A and B (B copied where N is not whole chunks); B^T packed
+            # past 32 a side (Zen 2): a plain A (B copied where N is not whole chunks, B^T transposed)
             for M, N, K in ((33, 2 * chunk, 33), (40, 48, 64), (61, 32, 47), (64, 64, 64), (64, 40, 64), (50, 9, 60),
                             (64, 5, 64)):
                 for alpha, beta, c_nan in ((1.0, 0.0, True), (-0.5, 0.0, True), (1.0, 0.25, False)):
                     run_case(rng, op, "N", "N", M, N, K, alpha, beta, pads=(0, 0, 1), c_nan=c_nan)
                 run_case(rng, op, "N", "T", M, N, K, 1.0, 0.0, pads=(1, 1, 1))
+                run_case(rng, op, "N", "T", M, N, K, 0.5, 0.0, pads=(0, 0, 0), c_nan=True)
+                run_case(rng, op, "T", "N", M, N, K, 1.0, 0.0, pads=(1, 1, 1))  # A^T: packed
 
 
 @pytest.mark.parametrize("threads", [1, 2])

@@ -8,7 +8,7 @@
  * to DIRECT_B macs); up to 4 MR-row panels a plain B streams in place in 16-deep k blocks; few rows x
  * B^T: dot kernel up to 16 rows; GEMV up to 2 rows or 2 columns, each stream prefetched GEMV_PF bytes
  * ahead; real products up to TINY macs (and 32 a side) whole in the unpacked tiny kernel, up to
- * TINY_DIRECT (and 64 a side) where A and B are plain, complex ones up to TINY_COMPLEX
+ * TINY_DIRECT (and 64 a side) where A is plain, complex ones up to TINY_COMPLEX
  * complex macs; batches of tiny products streamed from memory past TINY_STREAM bytes (0: never); an int8
  * plain B read in place rather than its prepacked form up to 4 rows (AVX2 on Zen 2, N = K = 4096: 2.4 vs
  * 3.1 ms at M = 4; from 6 to 16 rows both within 2 %). */

@@ -33,7 +33,9 @@ const gk_config_t gk_config_zen2 = {
      * stacks, us a product, packed -> tiny: float 48^3 3.9 -> 3.0, 64^3 8.2 -> 6.1; double 40^3 5.3 -> 3.6,
      * 48^3 7.8 -> 5.3, 56^3 12.2 -> 9.0, 64^3 19.5 -> 14.4 (two alternations); B's rows copied where N is
      * not whole chunks, interleaved with np.matmul: float 40^3 3.2 -> 2.0, 56^3 7.1 -> 4.8 (0.70 -> 1.02x,
-     * 0.75 -> 1.03x NumPy); a B^T copied past 32 measured slower than packing (double 56^3 13.3 -> 17).
+     * 0.75 -> 1.03x NumPy); B^T copied by 8 x 8 (4 x 4) transposes: float 40^3 / 56^3 / 64^3 0.71 / 0.80
+     * / 0.87x -> 0.85-0.88 / 0.98-0.99 / 1.09-1.16x NumPy, double 1.00 / 0.90-0.94 / 0.97-0.98x -> 1.12-1.19
+     * / 1.00 / 0.99-1.05x (its element-by-element copy had been slower than packing).
      * Batches past 16 MiB (the L3) are streamed: 1000 x 32^3 double (24 MiB), interleaved with np.matmul,
      * 3.42-3.46 -> 2.19-2.28 us a product (1.28-1.33x -> 1.89-1.92x NumPy, three alternations); 1000 x
      * 32^3 float (12 MiB, in L3) measured no gain from either half (next product prefetched: 0.76 -> 0.82

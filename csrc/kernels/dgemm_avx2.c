@@ -29,8 +29,34 @@ static const gk_ukernel_fn rows_kernels[MR] = {
     ukernel_dgemm_avx2_5x8,
 };
 
+/* B^T into the tiny kernel's K rows of NP doubles (zero past N): 4 x 4 blocks through in-register
+ * transposes, the edges scalar. */
+static void tiny_copy_bt_dgemm_avx2(const double *B, int64_t ldb, int64_t K, int64_t N, int64_t NP, double *dst) {
+    int64_t j0 = 0;
+    for (; j0 + 4 <= N; j0 += 4) {
+        int64_t k0 = 0;
+        for (; k0 + 4 <= K; k0 += 4) {
+            const __m256d r0 = _mm256_loadu_pd(B + j0 * ldb + k0), r1 = _mm256_loadu_pd(B + (j0 + 1) * ldb + k0),
+                          r2 = _mm256_loadu_pd(B + (j0 + 2) * ldb + k0), r3 = _mm256_loadu_pd(B + (j0 + 3) * ldb + k0);
+            const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1),
+                          t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+            _mm256_storeu_pd(dst + k0 * NP + j0, _mm256_permute2f128_pd(t0, t2, 0x20));
+            _mm256_storeu_pd(dst + (k0 + 1) * NP + j0, _mm256_permute2f128_pd(t1, t3, 0x20));
+            _mm256_storeu_pd(dst + (k0 + 2) * NP + j0, _mm256_permute2f128_pd(t0, t2, 0x31));
+            _mm256_storeu_pd(dst + (k0 + 3) * NP + j0, _mm256_permute2f128_pd(t1, t3, 0x31));
+        }
+        for (; k0 < K; k0++)
+            for (int i = 0; i < 4; i++) dst[k0 * NP + j0 + i] = B[(j0 + i) * ldb + k0];
+    }
+    for (int64_t k = 0; k < K; k++) {
+        for (int64_t j = j0; j < N; j++) dst[k * NP + j] = B[j * ldb + k];
+        for (int64_t j = N; j < NP; j++) dst[k * NP + j] = 0.0;
+    }
+}
+
 #define TINY_FN tiny_dgemm_avx2
 #define TINY_COMPLEX_FN tiny_zgemm_avx2
+#define GK_TINY_COPY_BT tiny_copy_bt_dgemm_avx2
 #if defined(GK_YMM_ASM)
 #define GK_TINY_SUMS6 dgemm_tile_avx2_sums_direct_asm
 #define GK_TINY_SUMS6_C dgemm_tile_avx2_sums_direct_to_c_asm
@@ -38,6 +64,7 @@ static const gk_ukernel_fn rows_kernels[MR] = {
 #endif
 #include "real_tiny_template.h"
 #undef GK_TINY_SUMS6
+#undef GK_TINY_COPY_BT
 #undef GK_TINY_SUMS6_C
 #undef GK_TINY_SUMS6_C_NT
 #undef TINY_FN

@@ -3,7 +3,8 @@
 /* The including file defines: T, TINY_FN; optionally GK_TINY_SUMS6(K, a, lda, b, ldb, s), a k loop over 6
  * rows of a plain A and GK_TINY_W columns of b read in place, sums to s (6 rows of GK_TINY_W), and with it
  * GK_TINY_SUMS6_C(K, a, lda, b, ldb, c, ldc), the same sums stored straight into C (alpha 1, beta 0), and
- * GK_TINY_SUMS6_C_NT, those stores non-temporal (C 32-byte aligned rows). */
+ * GK_TINY_SUMS6_C_NT, those stores non-temporal (C 32-byte aligned rows); optionally
+ * GK_TINY_COPY_BT(B, ldb, K, N, NP, dst), B^T (N rows of K, ldb apart) into K rows of NP, zero past N. */
 #define GK_TINY_CAT_(a, b) a##b
 #define GK_TINY_CAT(a, b) GK_TINY_CAT_(a, b)
 #define GK_TINY_ROWS 4
@@ -71,6 +72,10 @@ static GK_TINY_INLINE_COPIES void TINY_FN(int64_t M, int64_t N, int64_t K, const
         b = B;
         NP = ldb;
     } else {
+#if defined(GK_TINY_COPY_BT)
+        if (transb) GK_TINY_COPY_BT(B, ldb, K, N, NP, b_copy);
+        else
+#endif
         for (int64_t k = 0; k < K; k++) {
             T *bk = b_copy + k * NP;
             if (transb) {
