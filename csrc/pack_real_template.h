@@ -48,19 +48,27 @@ static void GK_CAT(pack_block_kcontig_, SFX)(const TS *src, int64_t ld, int64_t 
  * prefetched (a panel-by-panel order would touch every row once per panel, latency bound). A small block
  * (GK_PACK_SMALL_BLOCK_BYTES: already in cache) goes panel by panel instead: rows outer writes pw * kc
  * elements apart, a power of two of bytes when kc is one, and those stores collide in L1's sets. */
+/* A panel's row of one cache line (the AVX2 kernels' NR: 16 floats, 8 doubles) is copied as a constant
+ * size, inlined; a size known only at run time went through a libc memmove call per 64 bytes (2 % of a
+ * 128^3 sgemm's time). */
+#define GK_PACK_PANEL_ROW(dst, src, pw)                                                              \
+    do {                                                                                             \
+        if ((pw) * sizeof(TS) == 64) GK_PACK_ROW((dst), (src), 64 / sizeof(TS));                       \
+        else GK_PACK_ROW((dst), (src), (pw));                                                        \
+    } while (0)
 static void GK_CAT(pack_block_kmajor_, SFX)(const TS *src, int64_t ld, int64_t width, int64_t kc, int pw,
                                              T *GK_RESTRICT dst) {
     const int64_t full = width / pw * pw;
     const int small = kc * width * (int64_t)sizeof(TS) <= GK_PACK_SMALL_BLOCK_BYTES;
     if (small) /* the whole panels one after the other; the edge panel below */
         for (int64_t x0 = 0; x0 < full; x0 += pw)
-            for (int64_t k = 0; k < kc; k++) GK_PACK_ROW(dst + x0 * kc + k * pw, src + k * ld + x0, pw);
+            for (int64_t k = 0; k < kc; k++) GK_PACK_PANEL_ROW(dst + x0 * kc + k * pw, src + k * ld + x0, pw);
     for (int64_t k = 0; k < kc; k++) {
         const TS *s = src + k * ld;
         if (!small) {
             if (k + GK_PACK_PF_ROWS < kc)
                 for (int64_t x = 0; x < width; x += 64 / (int64_t)sizeof(TS)) GK_PREFETCH(s + GK_PACK_PF_ROWS * ld + x);
-            for (int64_t x0 = 0; x0 < full; x0 += pw) GK_PACK_ROW(dst + x0 * kc + k * pw, s + x0, pw);
+            for (int64_t x0 = 0; x0 < full; x0 += pw) GK_PACK_PANEL_ROW(dst + x0 * kc + k * pw, s + x0, pw);
         }
         if (full < width) {
             T *d = dst + full * kc + k * pw;
@@ -83,6 +91,7 @@ void GK_CAT(pack_b_, SFX)(int transb, const TS *B, int64_t ldb, int64_t kc, int6
     else GK_CAT(pack_block_kmajor_, SFX)(B, ldb, nc, kc, nr, dst);
 }
 
+#undef GK_PACK_PANEL_ROW
 #undef TS
 #undef GK_PACK_LOAD
 #undef GK_PACK_ROW

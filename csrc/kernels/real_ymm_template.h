@@ -95,34 +95,40 @@ static GK_FORCEINLINE void TILE_FN(const int m, int64_t kc, const T *GK_RESTRICT
 #define GK_YMM_ZERO(i) "vxorps %%ymm" #i ", %%ymm" #i ", %%ymm" #i "\n\t"
 #define GK_YMM_SAVE(i) "vmovaps %%ymm" #i ", 32*" #i "(%[s])\n\t"
 #define GK_YMM_ALL12(Z) Z(0) Z(1) Z(2) Z(3) Z(4) Z(5) Z(6) Z(7) Z(8) Z(9) Z(10) Z(11)
-/* The k loop over packed panels, accumulators zeroed first (operands a, b, n4 = kc / 4, rem = kc % 4;
- * labels 1-4), shared by the real sums below and the complex tile (complex_ymm_template.h). */
-#define GK_YMM_K_LOOP                                                                                \
+/* A k loop's skeleton: accumulators zeroed, BODY4 (four k, pointers advanced) n4 times, then BODY1 (one k)
+ * rem times (operands n4, rem; labels 1-4). */
+#define GK_YMM_LOOP_SKELETON(BODY4, BODY1)                                                           \
     GK_YMM_ALL12(GK_YMM_ZERO)                                                                        \
     "test %[n4], %[n4]\n\t"                                                                          \
     "jz 2f\n\t"                                                                                      \
     ".p2align 5\n"                                                                                   \
     "1:\n\t"                                                                                         \
-    "prefetcht0 " GK_YMM_STR(8 * 6 * ES) "(%[a])\n\t"                                                \
-    GK_YMM_KSTEP(0, 0)                                                                               \
-    GK_YMM_KSTEP(6 * ES, 64)                                                                         \
-    "prefetcht0 " GK_YMM_STR(8 * 6 * ES + 64) "(%[a])\n\t"                                           \
-    GK_YMM_KSTEP(12 * ES, 128)                                                                       \
-    GK_YMM_KSTEP(18 * ES, 192)                                                                       \
-    "add $" GK_YMM_STR(24 * ES) ", %[a]\n\t"                                                         \
-    "add $256, %[b]\n\t"                                                                            \
+    BODY4                                                                                            \
     "dec %[n4]\n\t"                                                                                  \
     "jnz 1b\n"                                                                                       \
     "2:\n\t"                                                                                         \
     "test %[rem], %[rem]\n\t"                                                                        \
     "jz 4f\n"                                                                                        \
     "3:\n\t"                                                                                         \
-    GK_YMM_KSTEP(0, 0)                                                                               \
-    "add $" GK_YMM_STR(6 * ES) ", %[a]\n\t"                                                          \
-    "add $64, %[b]\n\t"                                                                             \
+    BODY1                                                                                            \
     "dec %[rem]\n\t"                                                                                 \
     "jnz 3b\n"                                                                                       \
     "4:\n\t"
+/* The k loop over packed panels (operands a, b, n4 = kc / 4, rem = kc % 4), shared by the real sums below
+ * and the complex tile (complex_ymm_template.h). */
+#define GK_YMM_K_LOOP                                                                                \
+    GK_YMM_LOOP_SKELETON(                                                                            \
+        "prefetcht0 " GK_YMM_STR(8 * 6 * ES) "(%[a])\n\t"                                            \
+        GK_YMM_KSTEP(0, 0)                                                                           \
+        GK_YMM_KSTEP(6 * ES, 64)                                                                     \
+        "prefetcht0 " GK_YMM_STR(8 * 6 * ES + 64) "(%[a])\n\t"                                       \
+        GK_YMM_KSTEP(12 * ES, 128)                                                                   \
+        GK_YMM_KSTEP(18 * ES, 192)                                                                   \
+        "add $" GK_YMM_STR(24 * ES) ", %[a]\n\t"                                                     \
+        "add $256, %[b]\n\t",                                                                        \
+        GK_YMM_KSTEP(0, 0)                                                                           \
+        "add $" GK_YMM_STR(6 * ES) ", %[a]\n\t"                                                      \
+        "add $64, %[b]\n\t")
 #define GK_YMM_CLOBBERS                                                                              \
     "memory", "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", \
         "xmm11", "xmm12", "xmm13", "xmm14", "xmm15"
@@ -154,29 +160,16 @@ static void GK_YMM_CAT(TILE_FN, _sums_asm)(int64_t kc, const T *a, const T *b, T
     GK_YMM_DROW(8, 9, GK_YMM_STR(ao) "(%[a3],%[lda],1)", 14)                                         \
     GK_YMM_DROW(10, 11, GK_YMM_STR(ao) "(%[a3],%[lda],2)", 15)
 #define GK_YMM_DIRECT_K_LOOP                                                                         \
-    GK_YMM_ALL12(GK_YMM_ZERO)                                                                        \
-    "test %[n4], %[n4]\n\t"                                                                          \
-    "jz 2f\n\t"                                                                                      \
-    ".p2align 5\n"                                                                                   \
-    "1:\n\t"                                                                                         \
-    GK_YMM_DSTEP(0)                                                                                  \
-    GK_YMM_DSTEP(ES)                                                                                 \
-    GK_YMM_DSTEP(2 * ES)                                                                             \
-    GK_YMM_DSTEP(3 * ES)                                                                             \
-    "add $" GK_YMM_STR(4 * ES) ", %[a]\n\t"                                                         \
-    "add $" GK_YMM_STR(4 * ES) ", %[a3]\n\t"                                                        \
-    "dec %[n4]\n\t"                                                                                  \
-    "jnz 1b\n"                                                                                       \
-    "2:\n\t"                                                                                         \
-    "test %[rem], %[rem]\n\t"                                                                        \
-    "jz 4f\n"                                                                                        \
-    "3:\n\t"                                                                                         \
-    GK_YMM_DSTEP(0)                                                                                  \
-    "add $" GK_YMM_STR(ES) ", %[a]\n\t"                                                             \
-    "add $" GK_YMM_STR(ES) ", %[a3]\n\t"                                                            \
-    "dec %[rem]\n\t"                                                                                 \
-    "jnz 3b\n"                                                                                       \
-    "4:\n\t"
+    GK_YMM_LOOP_SKELETON(                                                                            \
+        GK_YMM_DSTEP(0)                                                                              \
+        GK_YMM_DSTEP(ES)                                                                             \
+        GK_YMM_DSTEP(2 * ES)                                                                         \
+        GK_YMM_DSTEP(3 * ES)                                                                         \
+        "add $" GK_YMM_STR(4 * ES) ", %[a]\n\t"                                                     \
+        "add $" GK_YMM_STR(4 * ES) ", %[a3]\n\t",                                                   \
+        GK_YMM_DSTEP(0)                                                                              \
+        "add $" GK_YMM_STR(ES) ", %[a]\n\t"                                                         \
+        "add $" GK_YMM_STR(ES) ", %[a3]\n\t")
 static void GK_YMM_CAT(TILE_FN, _sums_direct_asm)(int64_t kc, const T *a, int64_t lda, const T *b, int64_t ldb,
                                                   T *s) {
     const T *a3 = a + 3 * lda;
