@@ -166,10 +166,13 @@ typedef struct {
     int64_t batch, a_bytes, b_bytes;
 } real_batch_t;
 
-/* Bytes spanned by a rows x cols matrix (op(X) transposed when trans) of es-byte elements, ld apart. */
-static int64_t real_span_bytes(int64_t rows, int64_t cols, int trans, int64_t ld, size_t es) {
+/* Bytes a streamed product fetches of a rows x cols operand (op(X) transposed when trans) of es-byte
+ * elements, ld apart: the span from its first element to its last, or 0 (nothing fetched) where gaps
+ * between the rows make that span more than twice the elements' bytes. */
+static int64_t real_fetch_bytes(int64_t rows, int64_t cols, int trans, int64_t ld, size_t es) {
     const int64_t r = trans ? cols : rows, c = trans ? rows : cols;
-    return ((r - 1) * ld + c) * (int64_t)es;
+    const int64_t span = ((r - 1) * ld + c) * (int64_t)es;
+    return span <= 2 * r * c * (int64_t)es ? span : 0;
 }
 
 /* Product i of the batch on `threads` threads; small products by the thousand go to the kernel's tiny
@@ -201,10 +204,11 @@ gemmkit_status_t gk_real_gemm_batch(const gk_real_problem_t *p, int64_t batch, i
                                     int64_t stride_b, int64_t stride_c) {
     const size_t es = (size_t)p->kern->elem * (p->type->complex_1m ? 2 : 1);
     real_batch_t b = {p, (size_t)stride_a * es, (size_t)stride_b * es, (size_t)stride_c * es, gk_real_tiny_fits(p), 0,
-                      batch, real_span_bytes(p->M, p->K, p->transa, p->lda, es),
-                      real_span_bytes(p->K, p->N, p->transb, p->ldb, es)};
+                      batch, real_fetch_bytes(p->M, p->K, p->transa, p->lda, es),
+                      real_fetch_bytes(p->K, p->N, p->transb, p->ldb, es)};
     if (batch == 1) return gk_real_gemm(p);
-    const double bytes = (double)batch * (double)(b.a_bytes + b.b_bytes + real_span_bytes(p->M, p->N, 0, p->ldc, es));
+    const double bytes = (double)batch * (double)es *
+                         ((double)p->M * (double)p->K + (double)p->K * (double)p->N + (double)p->M * (double)p->N);
     b.stream = b.tiny && p->small->tiny_stream_min_bytes > 0 && bytes > p->small->tiny_stream_min_bytes;
     /* A product worth several threads gets them all, one product after the other; smaller ones go
      * whole to the threads, as many threads as the batch's total work is worth. */

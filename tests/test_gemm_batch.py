@@ -122,7 +122,8 @@ def _aligned_empty(shape, dtype, offset):
 def test_gemm_batch_streamed_from_memory(dtype, threads):
     """Batches of tiny products past the caches (24-48 MiB of operands: streamed on Zen 2, the next product
     fetched while one computes and C stored non-temporally where 32-byte aligned): aligned and unaligned
-    C, a shared (stride 0) A, NaN in C under beta 0, alpha 1 (the direct store) and not, every path."""
+    C, a shared (stride 0) A, an A with gaps between its rows, NaN in C under beta 0, alpha 1 (the direct
+    store) and not, every path."""
     rng = np.random.default_rng(11)
     b_, n = 2000 if dtype == "float32" else 1000, 32
     A, B = _values(rng, (b_, n, n), dtype), _values(rng, (b_, n, n), dtype)
@@ -135,6 +136,11 @@ def test_gemm_batch_streamed_from_memory(dtype, threads):
             C = _aligned_empty((b_, n, n), dtype, 0)
             C[...] = np.nan
             _check("N", "N", 1.0, np.broadcast_to(A[:1], A.shape), B, 0.0, C)
+            # rows of A three times as far apart as they are long: nothing of it fetched ahead
+            A_wide = np.zeros((b_, n, 3 * n), dtype)
+            A_wide[:, :, :n] = A
+            C[...] = np.nan
+            _check("N", "N", 1.0, A_wide[:, :, :n], B, 0.0, C)
 
 
 def test_gemm_batch_refuses_overlapping_outputs_and_bad_shapes():

@@ -1,5 +1,5 @@
-/* The tiny-product kernel (all of M, N, K <= GK_TINY_MAX): the whole product in one pass with no
- * tiles, plain C in fixed-width chunks (64 or 32 bytes) that the ISA file's flags turn into vectors. */
+/* The tiny-product kernel (sides <= GK_TINY_MAX, GK_TINY_DIRECT_MAX with a plain A): the whole product in
+ * one pass with no tiles, plain C in fixed-width chunks (64 or 32 bytes) the ISA file's flags vectorise. */
 /* The including file defines: T, TINY_FN; optionally GK_TINY_SUMS6(K, a, lda, b, ldb, s), a k loop over 6
  * rows of a plain A and GK_TINY_W columns of b read in place, sums to s (6 rows of GK_TINY_W), and with it
  * GK_TINY_SUMS6_C(K, a, lda, b, ldb, c, ldc), the same sums stored straight into C (alpha 1, beta 0), and
