@@ -205,6 +205,11 @@ static int pool_grow(int n) {
         pthread_attr_t attr;
         pthread_attr_init(&attr);
         pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        /* at least 1 MiB of stack: the tiny kernel keeps a copy of B (up to 32 KiB) on it, and musl's
+         * default for a new thread is 128 KiB (glibc's follows ulimit -s, usually 8 MiB) */
+        size_t stack = 0;
+        if (pthread_attr_getstacksize(&attr, &stack) == 0 && stack < ((size_t)1 << 20))
+            pthread_attr_setstacksize(&attr, (size_t)1 << 20);
         int rc = pthread_create(&th, &attr, worker_main, &worker_args[tid]);
         pthread_attr_destroy(&attr);
         if (rc != 0) break;
