@@ -25,15 +25,13 @@ static void GK_CAT(pack_block_kcontig_, SFX)(const TS *src, int64_t ld, int64_t 
     for (int64_t x0 = 0; x0 < width; x0 += pw) {
         const int64_t w = GK_MIN((int64_t)pw, width - x0);
         T *d = dst + x0 * kc;
-        int64_t x_done = 0; /* columns of a full panel copied by the in-register transposes */
+        int64_t x_done = 0; /* columns copied by the in-register transposes (an edge panel's too) */
 #if defined(ROWS_SIMD)
-        if (w == pw) {
-            for (; x_done + ROWS_SIMD_N <= pw; x_done += ROWS_SIMD_N)
-                ROWS_SIMD(src + (x0 + x_done) * ld, ld, kc, pw, d + x_done);
+        for (; x_done + ROWS_SIMD_N <= w; x_done += ROWS_SIMD_N)
+            ROWS_SIMD(src + (x0 + x_done) * ld, ld, kc, pw, d + x_done);
 #if defined(ROWS_SIMD_PAIR)
-            for (; x_done + 2 <= pw; x_done += 2) ROWS_SIMD_PAIR(src + (x0 + x_done) * ld, ld, kc, pw, d + x_done);
+        for (; x_done + 2 <= w; x_done += 2) ROWS_SIMD_PAIR(src + (x0 + x_done) * ld, ld, kc, pw, d + x_done);
 #endif
-        }
 #endif
         for (int64_t x = x_done; x < w; x++) {
             const TS *s = src + (x0 + x) * ld;

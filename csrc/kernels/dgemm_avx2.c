@@ -59,14 +59,12 @@ static void tiny_copy_bt_dgemm_avx2(const double *B, int64_t ldb, int64_t K, int
 #define GK_TINY_COPY_BT tiny_copy_bt_dgemm_avx2
 #if defined(GK_YMM_ASM)
 #define GK_TINY_SUMS6 dgemm_tile_avx2_sums_direct_asm
-#define GK_TINY_SUMS6_C dgemm_tile_avx2_sums_direct_to_c_asm
-#define GK_TINY_SUMS6_C_NT dgemm_tile_avx2_sums_direct_to_c_nt_asm
+#define GK_TINY_SUMS6_NT dgemm_tile_avx2_sums_direct_nt_asm
 #endif
 #include "real_tiny_template.h"
 #undef GK_TINY_SUMS6
 #undef GK_TINY_COPY_BT
-#undef GK_TINY_SUMS6_C
-#undef GK_TINY_SUMS6_C_NT
+#undef GK_TINY_SUMS6_NT
 #undef TINY_FN
 #undef TINY_COMPLEX_FN
 

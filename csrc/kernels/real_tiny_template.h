@@ -1,9 +1,8 @@
 /* The tiny-product kernel (sides <= GK_TINY_MAX, GK_TINY_DIRECT_MAX with a plain A): the whole product in
  * one pass with no tiles, plain C in fixed-width chunks (64 or 32 bytes) the ISA file's flags vectorise. */
-/* The including file defines: T, TINY_FN; optionally GK_TINY_SUMS6(K, a, lda, b, ldb, s), a k loop over 6
- * rows of a plain A and GK_TINY_W columns of b read in place, sums to s (6 rows of GK_TINY_W), and with it
- * GK_TINY_SUMS6_C(K, a, lda, b, ldb, c, ldc), the same sums stored straight into C (alpha 1, beta 0), and
- * GK_TINY_SUMS6_C_NT, those stores non-temporal (C 32-byte aligned rows); optionally
+/* The including file defines: T, TINY_FN; optionally GK_TINY_SUMS6(K, a, lda, b, ldb, c, ldc), a k loop
+ * over 6 rows of a plain A and GK_TINY_W columns of b read in place, the sums stored into 6 rows ldc apart,
+ * and with it GK_TINY_SUMS6_NT, those stores non-temporal (rows 32-byte aligned); optionally
  * GK_TINY_COPY_BT(B, ldb, K, N, NP, dst), B^T (N rows of K, ldb apart) into K rows of NP, zero past N. */
 #define GK_TINY_CAT_(a, b) a##b
 #define GK_TINY_CAT(a, b) GK_TINY_CAT_(a, b)
@@ -71,25 +70,26 @@ static GK_TINY_INLINE_COPIES void TINY_FN(int64_t M, int64_t N, int64_t K, const
     if (!transb && NP == N) { /* whole chunks: B's rows are read in place */
         b = B;
         NP = ldb;
-    } else {
+    } else if (transb) { /* B^T: the ISA's in-register transposes, else element by element */
 #if defined(GK_TINY_COPY_BT)
-        if (transb) GK_TINY_COPY_BT(B, ldb, K, N, NP, b_copy);
-        else
-#endif
+        GK_TINY_COPY_BT(B, ldb, K, N, NP, b_copy);
+#else
         for (int64_t k = 0; k < K; k++) {
+            for (int64_t j = 0; j < N; j++) b_copy[k * NP + j] = B[j * ldb + k];
+            for (int64_t j = N; j < NP; j++) b_copy[k * NP + j] = (T)0;
+        }
+#endif
+    } else {
+        for (int64_t k = 0; k < K; k++) {
+            /* fixed-size chunks, the last one zero-padded element by element: a loop the compiler turns
+             * into memcpy / memset calls cost more than the copy itself */
             T *bk = b_copy + k * NP;
-            if (transb) {
-                for (int64_t j = 0; j < N; j++) bk[j] = B[j * ldb + k];
-                for (int64_t j = N; j < NP; j++) bk[j] = (T)0;
-            } else { /* fixed-size chunks, the last one zero-padded element by element: a loop the
-                      * compiler turns into memcpy / memset calls cost more than the copy itself */
-                const T *src = B + k * ldb;
-                int64_t j = 0;
-                for (; j + W <= N; j += W)
-                    for (int q = 0; q < W; q++) bk[j + q] = src[j + q];
-                if (j < NP)
-                    for (int q = 0; q < W; q++) bk[j + q] = j + q < N ? src[j + q] : (T)0;
-            }
+            const T *src = B + k * ldb;
+            int64_t j = 0;
+            for (; j + W <= N; j += W)
+                for (int q = 0; q < W; q++) bk[j + q] = src[j + q];
+            if (j < NP)
+                for (int q = 0; q < W; q++) bk[j + q] = j + q < N ? src[j + q] : (T)0;
         }
     }
     int64_t i6 = 0; /* rows done by the including ISA's 6-row k loop */
@@ -113,14 +113,12 @@ static GK_TINY_INLINE_COPIES void TINY_FN(int64_t M, int64_t N, int64_t K, const
                 pf_b += b_step;
                 const int64_t w = N - j0 < GK_TINY_W ? N - j0 : GK_TINY_W;
                 T *c = C + i6 * ldc + j0;
-#if defined(GK_TINY_SUMS6_C)
-                if (w == GK_TINY_W && alpha == (T)1 && beta == (T)0) {
-                    if (nt) GK_TINY_SUMS6_C_NT(K, A + i6 * lda, lda, b + j0, NP, c, ldc);
-                    else GK_TINY_SUMS6_C(K, A + i6 * lda, lda, b + j0, NP, c, ldc);
+                if (w == GK_TINY_W && alpha == (T)1 && beta == (T)0) { /* straight into C */
+                    if (nt) GK_TINY_SUMS6_NT(K, A + i6 * lda, lda, b + j0, NP, c, ldc);
+                    else GK_TINY_SUMS6(K, A + i6 * lda, lda, b + j0, NP, c, ldc);
                     continue;
                 }
-#endif
-                GK_TINY_SUMS6(K, A + i6 * lda, lda, b + j0, NP, s);
+                GK_TINY_SUMS6(K, A + i6 * lda, lda, b + j0, NP, s, GK_TINY_W);
                 if (w == GK_TINY_W && beta == (T)0) {
                     for (int r = 0; r < 6; r++)
                         for (int j = 0; j < GK_TINY_W; j++) c[r * ldc + j] = alpha * s[r * GK_TINY_W + j];

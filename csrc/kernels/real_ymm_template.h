@@ -144,7 +144,7 @@ static void GK_YMM_CAT(TILE_FN, _sums_asm)(int64_t kc, const T *a, const T *b, T
 
 /* The same 6-row k loop on operands read in place (the tiny path: nothing packed): a plain A's rows lda
  * apart (broadcasts from a, a + lda, a + 2 lda and from a3 = a + 3 lda likewise), B's k rows ldb apart, two
- * vectors of each. The sums land in s as above. */
+ * vectors of each. */
 #define GK_YMM_DROW(ra, rb, addr, bc)                                                                \
     "vbroadcasts" X " " addr ", %%ymm" #bc "\n\t"                                                     \
     "vfmadd231p" X " %%ymm12, %%ymm" #bc ", %%ymm" #ra "\n\t"                                         \
@@ -170,26 +170,13 @@ static void GK_YMM_CAT(TILE_FN, _sums_asm)(int64_t kc, const T *a, const T *b, T
         GK_YMM_DSTEP(0)                                                                              \
         "add $" GK_YMM_STR(ES) ", %[a]\n\t"                                                         \
         "add $" GK_YMM_STR(ES) ", %[a3]\n\t")
-static void GK_YMM_CAT(TILE_FN, _sums_direct_asm)(int64_t kc, const T *a, int64_t lda, const T *b, int64_t ldb,
-                                                  T *s) {
-    const T *a3 = a + 3 * lda;
-    const int64_t lda_bytes = lda * ES, ldb_bytes = ldb * ES;
-    int64_t n4 = kc >> 2, rem = kc & 3;
-    __asm__ volatile(
-        GK_YMM_DIRECT_K_LOOP
-        GK_YMM_ALL12(GK_YMM_SAVE)
-        : [a] "+r"(a), [a3] "+r"(a3), [b] "+r"(b), [n4] "+r"(n4), [rem] "+r"(rem)
-        : [s] "r"(s), [lda] "r"(lda_bytes), [ldb] "r"(ldb_bytes)
-        : GK_YMM_CLOBBERS);
-}
-
-/* The same, the sums stored straight into 6 rows of C (ldc apart, two vectors each): C = op(A) op(B) with
- * alpha 1 and beta 0 (a plain matmul), without the round trip through s and a scaling pass; the _nt
- * variant stores past the caches (C 32-byte aligned, ldc a multiple of 32 bytes; the caller fences). */
+/* The sums stored into 6 rows ldc apart, two vectors each: straight into C where alpha is 1 and beta 0 (a
+ * plain matmul), else into a buffer the caller scales; the _nt variant stores past the caches (rows
+ * 32-byte aligned; the caller fences). */
 #define GK_YMM_CROW(ST, ra, rb, addr)                                                                \
     ST X " %%ymm" #ra ", " addr "\n\t"                                                                \
     ST X " %%ymm" #rb ", 32+" addr "\n\t"
-#define GK_YMM_SUMS_TO_C(NAME, ST)                                                                   \
+#define GK_YMM_DIRECT_SUMS(NAME, ST)                                                                   \
     static void GK_YMM_CAT(TILE_FN, NAME)(int64_t kc, const T *a, int64_t lda, const T *b, int64_t ldb, T *c, \
                                           int64_t ldc) {                                             \
         const T *a3 = a + 3 * lda;                                                                   \
@@ -204,9 +191,9 @@ static void GK_YMM_CAT(TILE_FN, _sums_direct_asm)(int64_t kc, const T *a, int64_
             : [c] "r"(c), [c3] "r"(c3), [lda] "r"(lda_bytes), [ldb] "r"(ldb_bytes), [ldc] "r"(ldc_bytes) \
             : GK_YMM_CLOBBERS);                                                                      \
     }
-GK_YMM_SUMS_TO_C(_sums_direct_to_c_asm, "vmovup")
-GK_YMM_SUMS_TO_C(_sums_direct_to_c_nt_asm, "vmovntp")
-#undef GK_YMM_SUMS_TO_C
+GK_YMM_DIRECT_SUMS(_sums_direct_asm, "vmovup")
+GK_YMM_DIRECT_SUMS(_sums_direct_nt_asm, "vmovntp")
+#undef GK_YMM_DIRECT_SUMS
 #undef GK_YMM_CROW
 #undef GK_YMM_DIRECT_K_LOOP
 #undef GK_YMM_DSTEP
