@@ -42,10 +42,6 @@ static void GK_CAT(pack_block_kcontig_, SFX)(const TS *src, int64_t ld, int64_t 
     }
 }
 
-/* Rows outer: each source row of the block is read once, front to back, with a row a few ahead
- * prefetched (a panel-by-panel order would touch every row once per panel, latency bound). A small block
- * (GK_PACK_SMALL_BLOCK_BYTES: already in cache) goes panel by panel instead: rows outer writes pw * kc
- * elements apart, a power of two of bytes when kc is one, and those stores collide in L1's sets. */
 /* A panel's row of one cache line (the AVX2 kernels' NR: 16 floats, 8 doubles) is copied as a constant
  * size, inlined; a size known only at run time went through a libc memmove call per 64 bytes (2 % of a
  * 128^3 sgemm's time). */
@@ -54,6 +50,11 @@ static void GK_CAT(pack_block_kcontig_, SFX)(const TS *src, int64_t ld, int64_t 
         if ((pw) * sizeof(TS) == 64) GK_PACK_ROW((dst), (src), 64 / sizeof(TS));                       \
         else GK_PACK_ROW((dst), (src), (pw));                                                        \
     } while (0)
+
+/* Rows outer: each source row of the block is read once, front to back, with a row a few ahead
+ * prefetched (a panel-by-panel order would touch every row once per panel, latency bound). A small block
+ * (GK_PACK_SMALL_BLOCK_BYTES: already in cache) goes panel by panel instead: rows outer writes pw * kc
+ * elements apart, a power of two of bytes when kc is one, and those stores collide in L1's sets. */
 static void GK_CAT(pack_block_kmajor_, SFX)(const TS *src, int64_t ld, int64_t width, int64_t kc, int pw,
                                              T *GK_RESTRICT dst) {
     const int64_t full = width / pw * pw;

@@ -899,11 +899,11 @@ cdef object _stack_matmul_fast(cnp.ndarray A, cnp.ndarray B, out, int typenum):
 
 cpdef object matmul_fast(a, b, out):
     """gemmkit.matmul for the common cases: two 3-D stacks (_stack_matmul_fast), or NumPy arrays a and b of
-    one dtype (float32, float64, complex64,
-    complex128, or bfloat16 giving float32), each 1-D or 2-D (not both 1-D), read in place (a unit-stride axis), non-empty, and out None
-    or a writable array of the result's shape and dtype with a unit-stride axis that shares no memory with
-    a or b. Returns the result, or None (nothing done) for anything else: the caller's general path then
-    applies NumPy's rules, conversions and checks."""
+    one dtype (float32, float64, complex64, complex128, or bfloat16 giving float32), each 1-D or 2-D (not
+    both 1-D), read in place (a unit-stride axis), non-empty, and out None or a writable array of the
+    result's shape and dtype with a unit-stride axis that shares no memory with a or b. Returns the result,
+    or None (nothing done) for anything else: the caller's general path then applies NumPy's rules,
+    conversions and checks."""
     if type(a) is not np.ndarray or type(b) is not np.ndarray:
         return None
     cdef cnp.ndarray A = a, B = b, C
