@@ -170,12 +170,28 @@ static void GK_YMM_CAT(TILE_FN, _sums_asm)(int64_t kc, const T *a, const T *b, T
         GK_YMM_DSTEP(0)                                                                              \
         "add $" GK_YMM_STR(ES) ", %[a]\n\t"                                                         \
         "add $" GK_YMM_STR(ES) ", %[a3]\n\t")
+/* The epilogue on the 12 accumulators, row i in ymm 2i, 2i+1, stored into 6 rows of C ldc apart (c, c3 = c +
+ * 3 ldc): ROW(ARG, ra, rb, row address) for each. CSTORE stores them as they are (ST: the move's name);
+ * CSCALE multiplies by alpha (ymm12), adds beta (ymm13) times C's old value where BETA is GK_YMM_BETA, and
+ * stores. */
+#define GK_YMM_C_ROWS(ROW, ARG)                                                                      \
+    ROW(ARG, 0, 1, "(%[c])") ROW(ARG, 2, 3, "(%[c],%[ldc],1)") ROW(ARG, 4, 5, "(%[c],%[ldc],2)")      \
+    ROW(ARG, 6, 7, "(%[c3])") ROW(ARG, 8, 9, "(%[c3],%[ldc],1)") ROW(ARG, 10, 11, "(%[c3],%[ldc],2)")
+#define GK_YMM_CSTORE(ST, ra, rb, addr)                                                              \
+    ST X " %%ymm" #ra ", " addr "\n\t"                                                                \
+    ST X " %%ymm" #rb ", 32+" addr "\n\t"
+#define GK_YMM_CSCALE(BETA, ra, rb, addr)                                                            \
+    "vmulp" X " %%ymm12, %%ymm" #ra ", %%ymm" #ra "\n\t"                                               \
+    "vmulp" X " %%ymm12, %%ymm" #rb ", %%ymm" #rb "\n\t"                                               \
+    BETA(ra, rb, addr)                                                                               \
+    GK_YMM_CSTORE("vmovup", ra, rb, addr)
+#define GK_YMM_NO_BETA(ra, rb, addr)
+#define GK_YMM_BETA(ra, rb, addr)                                                                    \
+    "vfmadd231p" X " " addr ", %%ymm13, %%ymm" #ra "\n\t"                                             \
+    "vfmadd231p" X " 32+" addr ", %%ymm13, %%ymm" #rb "\n\t"
 /* The sums stored into 6 rows ldc apart, two vectors each: straight into C where alpha is 1 and beta 0 (a
  * plain matmul), else into a buffer the caller scales; the _nt variant stores past the caches (rows
  * 32-byte aligned; the caller fences). */
-#define GK_YMM_CROW(ST, ra, rb, addr)                                                                \
-    ST X " %%ymm" #ra ", " addr "\n\t"                                                                \
-    ST X " %%ymm" #rb ", 32+" addr "\n\t"
 #define GK_YMM_DIRECT_SUMS(NAME, ST)                                                                   \
     static void GK_YMM_CAT(TILE_FN, NAME)(int64_t kc, const T *a, int64_t lda, const T *b, int64_t ldb, T *c, \
                                           int64_t ldc) {                                             \
@@ -183,10 +199,7 @@ static void GK_YMM_CAT(TILE_FN, _sums_asm)(int64_t kc, const T *a, const T *b, T
         T *c3 = c + 3 * ldc;                                                                         \
         const int64_t lda_bytes = lda * ES, ldb_bytes = ldb * ES, ldc_bytes = ldc * ES;              \
         int64_t n4 = kc >> 2, rem = kc & 3;                                                          \
-        __asm__ volatile(GK_YMM_DIRECT_K_LOOP                                                        \
-            GK_YMM_CROW(ST, 0, 1, "(%[c])") GK_YMM_CROW(ST, 2, 3, "(%[c],%[ldc],1)")                 \
-            GK_YMM_CROW(ST, 4, 5, "(%[c],%[ldc],2)") GK_YMM_CROW(ST, 6, 7, "(%[c3])")                \
-            GK_YMM_CROW(ST, 8, 9, "(%[c3],%[ldc],1)") GK_YMM_CROW(ST, 10, 11, "(%[c3],%[ldc],2)")    \
+        __asm__ volatile(GK_YMM_DIRECT_K_LOOP GK_YMM_C_ROWS(GK_YMM_CSTORE, ST)                      \
             : [a] "+r"(a), [a3] "+r"(a3), [b] "+r"(b), [n4] "+r"(n4), [rem] "+r"(rem)                \
             : [c] "r"(c), [c3] "r"(c3), [lda] "r"(lda_bytes), [ldb] "r"(ldb_bytes), [ldc] "r"(ldc_bytes) \
             : GK_YMM_CLOBBERS);                                                                      \
@@ -194,23 +207,36 @@ static void GK_YMM_CAT(TILE_FN, _sums_asm)(int64_t kc, const T *a, const T *b, T
 GK_YMM_DIRECT_SUMS(_sums_direct_asm, "vmovup")
 GK_YMM_DIRECT_SUMS(_sums_direct_nt_asm, "vmovntp")
 #undef GK_YMM_DIRECT_SUMS
-#undef GK_YMM_CROW
 #undef GK_YMM_DIRECT_K_LOOP
 #undef GK_YMM_DSTEP
 #undef GK_YMM_DROW
 
-/* The full packed 6-row tile: the asm sums, then alpha, beta and the store. */
-static void GK_YMM_CAT(TILE_FN, _full_asm)(int64_t kc, const T *a, const T *b, T *c, int64_t ldc, T alpha, T beta) {
-    __attribute__((aligned(32))) T s[6 * 2 * VL];
+/* The full packed 6-row tile in one asm block: the k loop, then alpha, beta and the store from the
+ * accumulators (beta = 0: C is not read). */
+#define GK_YMM_FULL(NAME, BETA)                                                                      \
+    static void GK_YMM_CAT(TILE_FN, NAME)(int64_t kc, const T *a, const T *b, T *c, int64_t ldc, const T *alpha, \
+                                          const T *beta) {                                           \
+        T *c3 = c + 3 * ldc;                                                                         \
+        const int64_t ldc_bytes = ldc * ES;                                                          \
+        int64_t n4 = kc >> 2, rem = kc & 3;                                                          \
+        __asm__ volatile(GK_YMM_K_LOOP                                                               \
+            "vbroadcasts" X " (%[alpha]), %%ymm12\n\t"                                               \
+            "vbroadcasts" X " (%[beta]), %%ymm13\n\t"                                                \
+            GK_YMM_C_ROWS(GK_YMM_CSCALE, BETA)                                                       \
+            : [a] "+r"(a), [b] "+r"(b), [n4] "+r"(n4), [rem] "+r"(rem)                               \
+            : [c] "r"(c), [c3] "r"(c3), [ldc] "r"(ldc_bytes), [alpha] "r"(alpha), [beta] "r"(beta)   \
+            : GK_YMM_CLOBBERS);                                                                      \
+    }
+GK_YMM_FULL(_full_beta0_asm, GK_YMM_NO_BETA)
+GK_YMM_FULL(_full_beta_asm, GK_YMM_BETA)
+#undef GK_YMM_FULL
+static void GK_YMM_CAT(TILE_FN, _full_asm)(int64_t kc, const T *a, const T *b, T *c, int64_t ldc, const T *alpha,
+                                           const T *beta) {
     GK_YMM_CAT(TILE_FN, _prefetch_c)(6, c, ldc);
-    GK_YMM_CAT(TILE_FN, _sums_asm)(kc, a, b, s);
-    const V va = VOP(set1)(alpha), vb = VOP(set1)(beta);
-    for (int i = 0; i < 6; i++)
-        for (int v = 0; v < 2; v++) {
-            T *cp = c + i * ldc + VL * v;
-            const V x = VOP(mul)(va, VOP(load)(s + (2 * i + v) * VL));
-            VOP(storeu)(cp, beta == (T)0 ? x : VOP(fmadd)(vb, VOP(loadu)(cp), x));
-        }
+    if (*beta == (T)0)
+        GK_YMM_CAT(TILE_FN, _full_beta0_asm)(kc, a, b, c, ldc, alpha, beta);
+    else
+        GK_YMM_CAT(TILE_FN, _full_beta_asm)(kc, a, b, c, ldc, alpha, beta);
 }
 #endif
 
@@ -224,8 +250,8 @@ static void GK_YMM_CAT(TILE_FN, _full_asm)(int64_t kc, const T *a, const T *b, T
     static void NAME(int64_t kc, const void *GK_RESTRICT a, int64_t rsa, const void *GK_RESTRICT b,  \
                      int64_t rsb, void *GK_RESTRICT c, int64_t ldc, const void *alpha, const void *beta) { \
         if (GK_YMM_FULL_ASM(m) && rsa == MR && rsb == 2 * VL) /* packed: the asm k loop */              \
-            GK_YMM_CAT(TILE_FN, _full_asm)(kc, (const T *)a, (const T *)b, (T *)c, ldc, *(const T *)alpha, \
-                                            *(const T *)beta);                                      \
+            GK_YMM_CAT(TILE_FN, _full_asm)(kc, (const T *)a, (const T *)b, (T *)c, ldc, (const T *)alpha, \
+                                            (const T *)beta);                                       \
         else if (rsa == MR && rsb == 2 * VL) /* packed panels: constant strides, a tighter k loop */  \
             TILE_FN(m, kc, (const T *)a, MR, (const T *)b, 2 * VL, (T *)c, ldc, *(const T *)alpha,  \
                     *(const T *)beta);                                                               \
