@@ -51,12 +51,6 @@ static GK_FORCEINLINE void CX_TILE_FN(const int m, int64_t kc, const T *GK_RESTR
     GK_CX_PERM "%%ymm" #i ", %%ymm" #i "\n\t"                                                         \
     "vaddsubp" X " %%ymm" #i ", %%ymm" #r ", %%ymm" #r "\n\t"                                          \
     "vmulp" X " %%ymm12, %%ymm" #r ", %%ymm" #r "\n\t"
-#define GK_CX_ROW(r0, r1, addr)                                                                      \
-    "vfmadd231p" X " " addr ", %%ymm13, %%ymm" #r0 "\n\t"                                             \
-    "vfmadd231p" X " 32+" addr ", %%ymm13, %%ymm" #r1 "\n\t"
-#define GK_CX_STORE(r0, r1, addr)                                                                    \
-    "vmovup" X " %%ymm" #r0 ", " addr "\n\t"                                                           \
-    "vmovup" X " %%ymm" #r1 ", 32+" addr "\n\t"
 static void GK_YMM_CAT(CX_TILE_FN, _full_asm)(int64_t kc, const T *a, const T *b, T *c, int64_t ldc, T alpha,
                                               T beta) {
     int64_t n4 = kc >> 2, rem = kc & 3;
@@ -76,9 +70,10 @@ static void GK_YMM_CAT(CX_TILE_FN, _full_asm)(int64_t kc, const T *a, const T *b
         "test %[bz], %[bz]\n\t"
         "jnz 5f\n\t"
         "vbroadcasts" X " %[beta], %%ymm13\n\t"
-        GK_CX_ROW(0, 1, "(%[c])") GK_CX_ROW(4, 5, "(%[c],%[ldc],1)") GK_CX_ROW(8, 9, "(%[c],%[ldc],2)")
+        GK_YMM_BETA(0, 1, "(%[c])") GK_YMM_BETA(4, 5, "(%[c],%[ldc],1)") GK_YMM_BETA(8, 9, "(%[c],%[ldc],2)")
         "5:\n\t"
-        GK_CX_STORE(0, 1, "(%[c])") GK_CX_STORE(4, 5, "(%[c],%[ldc],1)") GK_CX_STORE(8, 9, "(%[c],%[ldc],2)")
+        GK_YMM_CSTORE("vmovup", 0, 1, "(%[c])") GK_YMM_CSTORE("vmovup", 4, 5, "(%[c],%[ldc],1)")
+        GK_YMM_CSTORE("vmovup", 8, 9, "(%[c],%[ldc],2)")
         "vzeroupper\n\t"
         : [a] "+r"(a), [b] "+r"(b), [n4] "+r"(n4), [rem] "+r"(rem)
         : [c] "r"(c), [ldc] "r"(ldc_bytes), [bz] "r"(beta_zero), [alpha] "m"(alpha), [beta] "m"(beta)
