@@ -193,8 +193,8 @@ static void GK_YMM_CAT(TILE_FN, _sums_asm)(int64_t kc, const T *a, const T *b, T
  * plain matmul), else into a buffer the caller scales; the _nt variant stores past the caches (rows
  * 32-byte aligned; the caller fences). */
 #define GK_YMM_DIRECT_SUMS(NAME, ST)                                                                   \
-    static void GK_YMM_CAT(TILE_FN, NAME)(int64_t kc, const T *a, int64_t lda, const T *b, int64_t ldb, T *c, \
-                                          int64_t ldc) {                                             \
+    static GK_FORCEINLINE void GK_YMM_CAT(TILE_FN, NAME)(int64_t kc, const T *a, int64_t lda, const T *b, \
+                                                         int64_t ldb, T *c, int64_t ldc) {           \
         const T *a3 = a + 3 * lda;                                                                   \
         T *c3 = c + 3 * ldc;                                                                         \
         const int64_t lda_bytes = lda * ES, ldb_bytes = ldb * ES, ldc_bytes = ldc * ES;              \
