@@ -117,15 +117,16 @@ def test_tile_edges_every_path(op):
 
 @pytest.mark.parametrize("op", ["sgemm", "dgemm"])
 def test_tiny_products_every_row_remainder(op):
-    """The unpacked tiny path (up to 32 a side, 64 with the operands in place): 6-row blocks stored straight
-    into C (alpha 1, beta 0) or through the scaling pass, and 1-3 remaining rows over one chunk of columns or
-    two at once (N a whole number of chunk pairs: 8 / 16 doubles, 16 / 32 floats), on every path, beside the
-    chunk edges."""
+    """The unpacked tiny path (up to 32 a side, 64 with the operands in place): 6-row blocks and the 5-row
+    ones that leave no rows over (10 = 5 5, 11 = 6 5, 17 = 6 6 5, 20 = 5 5 5 5, 31, 32 = 6 6 5 5 5 5) stored
+    straight into C (alpha 1, beta 0) or through the scaling pass, and 1-4 remaining rows over one chunk of
+    columns or two at once (N a whole number of chunk pairs: 8 / 16 doubles, 16 / 32 floats), on every path,
+    beside the chunk edges."""
     rng = np.random.default_rng(7)
     chunk = 16 if op == "sgemm" else 8
     for arch in gemmkit.available_archs():
         with kernel_path(arch, 1):
-            for M in (1, 2, 3, 5, 6, 7, 8, 12, 13, 14, 31, 32):
+            for M in (1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13, 14, 17, 20, 31, 32):
                 for N in (chunk - 1, chunk, 2 * chunk, 2 * chunk + 1, 32):
                     for alpha, beta, c_nan in ((1.0, 0.0, True), (1.0, 0.0, False), (0.5, 0.0, True),
                                                (1.0, -1.5, False)):

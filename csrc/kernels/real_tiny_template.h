@@ -2,7 +2,8 @@
  * one pass with no tiles, plain C in fixed-width chunks (64 or 32 bytes) the ISA file's flags vectorise. */
 /* The including file defines: T, TINY_FN; optionally GK_TINY_SUMS6(K, a, lda, b, ldb, c, ldc), a k loop
  * over 6 rows of a plain A and GK_TINY_W columns of b read in place, the sums stored into 6 rows ldc apart,
- * and with it GK_TINY_SUMS6_NT, those stores non-temporal (rows 32-byte aligned); optionally
+ * and with it GK_TINY_SUMS6_NT, those stores non-temporal (rows 32-byte aligned), and optionally
+ * GK_TINY_SUMS5 / GK_TINY_SUMS5_NT, the same over 5 rows; optionally
  * GK_TINY_COPY_BT(B, ldb, K, N, NP, dst), B^T (N rows of K, ldb apart) into K rows of NP, zero past N. */
 #define GK_TINY_CAT_(a, b) a##b
 #define GK_TINY_CAT(a, b) GK_TINY_CAT_(a, b)
@@ -92,20 +93,36 @@ static GK_TINY_INLINE_COPIES void TINY_FN(int64_t M, int64_t N, int64_t K, const
                 for (int q = 0; q < W; q++) bk[j + q] = j + q < N ? src[j + q] : (T)0;
         }
     }
-    int64_t i6 = 0; /* rows done by the including ISA's 6-row k loop */
+    int64_t i6 = 0; /* rows done by the including ISA's 6- and 5-row k loops */
 #if defined(GK_TINY_SUMS6)
-    if (!transa && W == GK_TINY_W) { /* 6 rows x one chunk at a time, A and b read in place */
+    if (!transa && W == GK_TINY_W) { /* 6 (5) rows x one chunk at a time, A and b read in place */
         GK_ALIGN64 T s[6 * GK_TINY_W];
+        /* 6-row blocks, then up to five 5-row ones where they leave no rows over (32 rows: 6 6 5 5 5 5, not
+         * five 6-row blocks and 2 rows at half the FMA rate); m6 rows in 6-row blocks */
+        int64_t n5 = 0;
+#if defined(GK_TINY_SUMS5)
+        while (n5 < 6 && (5 * n5 > M || (M - 5 * n5) % 6 != 0)) n5++;
+        if (n5 == 6) n5 = 0;
+#endif
+        const int64_t m6 = (M - 5 * n5) / 6 * 6, rows = m6 + 5 * n5;
+#if defined(GK_TINY_SUMS5)
+#define GK_TINY_SUMS(R, ...) ((R) == 6 ? GK_TINY_SUMS6(__VA_ARGS__) : GK_TINY_SUMS5(__VA_ARGS__))
+#define GK_TINY_SUMS_NT(R, ...) ((R) == 6 ? GK_TINY_SUMS6_NT(__VA_ARGS__) : GK_TINY_SUMS5_NT(__VA_ARGS__))
+#else
+#define GK_TINY_SUMS(R, ...) GK_TINY_SUMS6(__VA_ARGS__)
+#define GK_TINY_SUMS_NT(R, ...) GK_TINY_SUMS6_NT(__VA_ARGS__)
+#endif
         /* streamed (a batch from memory): the next product's A and B fetched a slice per block, so each
          * has arrived when its product starts (one burst of every line stalled the loop); C stored past
          * the caches where aligned */
         const char *pf_a = stream ? (const char *)stream->next_a : NULL;
         const char *pf_b = stream ? (const char *)stream->next_b : NULL;
-        const int64_t blocks = (M / 6) * ((N + GK_TINY_W - 1) / GK_TINY_W);
+        const int64_t blocks = (m6 / 6 + n5) * ((N + GK_TINY_W - 1) / GK_TINY_W);
         const int64_t a_step = pf_a && blocks ? (stream->a_bytes + 64 * blocks - 1) / (64 * blocks) * 64 : 0;
         const int64_t b_step = pf_b && blocks ? (stream->b_bytes + 64 * blocks - 1) / (64 * blocks) * 64 : 0;
         const int nt = stream && stream->nt_store && (uintptr_t)C % 32 == 0 && (ldc * (int64_t)sizeof(T)) % 32 == 0;
-        for (; i6 + 6 <= M; i6 += 6)
+        for (int R = 6; i6 < rows; i6 += R) {
+            R = i6 < m6 ? 6 : 5;
             for (int64_t j0 = 0; j0 < N; j0 += GK_TINY_W) {
                 for (int64_t q = 0; q < a_step; q += 64) GK_PREFETCH(pf_a + q);
                 for (int64_t q = 0; q < b_step; q += 64) GK_PREFETCH(pf_b + q);
@@ -114,25 +131,28 @@ static GK_TINY_INLINE_COPIES void TINY_FN(int64_t M, int64_t N, int64_t K, const
                 const int64_t w = N - j0 < GK_TINY_W ? N - j0 : GK_TINY_W;
                 T *c = C + i6 * ldc + j0;
                 if (w == GK_TINY_W && alpha == (T)1 && beta == (T)0) { /* straight into C */
-                    if (nt) GK_TINY_SUMS6_NT(K, A + i6 * lda, lda, b + j0, NP, c, ldc);
-                    else GK_TINY_SUMS6(K, A + i6 * lda, lda, b + j0, NP, c, ldc);
+                    if (nt) GK_TINY_SUMS_NT(R, K, A + i6 * lda, lda, b + j0, NP, c, ldc);
+                    else GK_TINY_SUMS(R, K, A + i6 * lda, lda, b + j0, NP, c, ldc);
                     continue;
                 }
-                GK_TINY_SUMS6(K, A + i6 * lda, lda, b + j0, NP, s, GK_TINY_W);
+                GK_TINY_SUMS(R, K, A + i6 * lda, lda, b + j0, NP, s, GK_TINY_W);
                 if (w == GK_TINY_W && beta == (T)0) {
-                    for (int r = 0; r < 6; r++)
+                    for (int r = 0; r < R; r++)
                         for (int j = 0; j < GK_TINY_W; j++) c[r * ldc + j] = alpha * s[r * GK_TINY_W + j];
                 } else if (w == GK_TINY_W) {
-                    for (int r = 0; r < 6; r++)
+                    for (int r = 0; r < R; r++)
                         for (int j = 0; j < GK_TINY_W; j++)
                             c[r * ldc + j] = alpha * s[r * GK_TINY_W + j] + beta * c[r * ldc + j];
                 } else {
-                    for (int r = 0; r < 6; r++)
+                    for (int r = 0; r < R; r++)
                         for (int64_t j = 0; j < w; j++)
                             c[r * ldc + j] = beta == (T)0 ? alpha * s[r * GK_TINY_W + j]
                                                           : alpha * s[r * GK_TINY_W + j] + beta * c[r * ldc + j];
                 }
             }
+        }
+#undef GK_TINY_SUMS
+#undef GK_TINY_SUMS_NT
         if (nt) _mm_sfence(); /* the non-temporal stores ordered before whatever follows (another thread's read) */
     }
 #endif

@@ -149,7 +149,11 @@ static void GK_YMM_CAT(TILE_FN, _sums_asm)(int64_t kc, const T *a, const T *b, T
     "vbroadcasts" X " " addr ", %%ymm" #bc "\n\t"                                                     \
     "vfmadd231p" X " %%ymm12, %%ymm" #bc ", %%ymm" #ra "\n\t"                                         \
     "vfmadd231p" X " %%ymm13, %%ymm" #bc ", %%ymm" #rb "\n\t"
-#define GK_YMM_DSTEP(ao)                                                                             \
+/* R = 6 rows, or 5 (the sixth row's instructions left out: its 10 chains still cover the FMA latency) */
+#define GK_YMM_ROW6_IF_6(x) x
+#define GK_YMM_ROW6_IF_5(x)
+#define GK_YMM_ROW6_IF(R, x) GK_YMM_CAT(GK_YMM_ROW6_IF_, R)(x)
+#define GK_YMM_DSTEP(ao, R)                                                                          \
     "vmovup" X " (%[b]), %%ymm12\n\t"                                                                \
     "vmovup" X " 32(%[b]), %%ymm13\n\t"                                                              \
     "add %[ldb], %[b]\n\t"                                                                           \
@@ -158,25 +162,27 @@ static void GK_YMM_CAT(TILE_FN, _sums_asm)(int64_t kc, const T *a, const T *b, T
     GK_YMM_DROW(4, 5, GK_YMM_STR(ao) "(%[a],%[lda],2)", 14)                                          \
     GK_YMM_DROW(6, 7, GK_YMM_STR(ao) "(%[a3])", 15)                                                  \
     GK_YMM_DROW(8, 9, GK_YMM_STR(ao) "(%[a3],%[lda],1)", 14)                                         \
-    GK_YMM_DROW(10, 11, GK_YMM_STR(ao) "(%[a3],%[lda],2)", 15)
-#define GK_YMM_DIRECT_K_LOOP                                                                         \
+    GK_YMM_ROW6_IF(R, GK_YMM_DROW(10, 11, GK_YMM_STR(ao) "(%[a3],%[lda],2)", 15))
+#define GK_YMM_DIRECT_K_LOOP(R)                                                                      \
     GK_YMM_LOOP_SKELETON(                                                                            \
-        GK_YMM_DSTEP(0)                                                                              \
-        GK_YMM_DSTEP(ES)                                                                             \
-        GK_YMM_DSTEP(2 * ES)                                                                         \
-        GK_YMM_DSTEP(3 * ES)                                                                         \
+        GK_YMM_DSTEP(0, R)                                                                           \
+        GK_YMM_DSTEP(ES, R)                                                                          \
+        GK_YMM_DSTEP(2 * ES, R)                                                                      \
+        GK_YMM_DSTEP(3 * ES, R)                                                                      \
         "add $" GK_YMM_STR(4 * ES) ", %[a]\n\t"                                                     \
         "add $" GK_YMM_STR(4 * ES) ", %[a3]\n\t",                                                   \
-        GK_YMM_DSTEP(0)                                                                              \
+        GK_YMM_DSTEP(0, R)                                                                           \
         "add $" GK_YMM_STR(ES) ", %[a]\n\t"                                                         \
         "add $" GK_YMM_STR(ES) ", %[a3]\n\t")
 /* The epilogue on the 12 accumulators, row i in ymm 2i, 2i+1, stored into 6 rows of C ldc apart (c, c3 = c +
  * 3 ldc): ROW(ARG, ra, rb, row address) for each. CSTORE stores them as they are (ST: the move's name);
  * CSCALE multiplies by alpha (ymm12), adds beta (ymm13) times C's old value where BETA is GK_YMM_BETA, and
  * stores. */
-#define GK_YMM_C_ROWS(ROW, ARG)                                                                      \
+#define GK_YMM_C_ROWS_R(ROW, ARG, R)                                                                 \
     ROW(ARG, 0, 1, "(%[c])") ROW(ARG, 2, 3, "(%[c],%[ldc],1)") ROW(ARG, 4, 5, "(%[c],%[ldc],2)")      \
-    ROW(ARG, 6, 7, "(%[c3])") ROW(ARG, 8, 9, "(%[c3],%[ldc],1)") ROW(ARG, 10, 11, "(%[c3],%[ldc],2)")
+    ROW(ARG, 6, 7, "(%[c3])") ROW(ARG, 8, 9, "(%[c3],%[ldc],1)")                                       \
+    GK_YMM_ROW6_IF(R, ROW(ARG, 10, 11, "(%[c3],%[ldc],2)"))
+#define GK_YMM_C_ROWS(ROW, ARG) GK_YMM_C_ROWS_R(ROW, ARG, 6)
 #define GK_YMM_CSTORE(ST, ra, rb, addr)                                                              \
     ST X " %%ymm" #ra ", " addr "\n\t"                                                                \
     ST X " %%ymm" #rb ", 32+" addr "\n\t"
@@ -189,23 +195,25 @@ static void GK_YMM_CAT(TILE_FN, _sums_asm)(int64_t kc, const T *a, const T *b, T
 #define GK_YMM_BETA(ra, rb, addr)                                                                    \
     "vfmadd231p" X " " addr ", %%ymm13, %%ymm" #ra "\n\t"                                             \
     "vfmadd231p" X " 32+" addr ", %%ymm13, %%ymm" #rb "\n\t"
-/* The sums stored into 6 rows ldc apart, two vectors each: straight into C where alpha is 1 and beta 0 (a
- * plain matmul), else into a buffer the caller scales; the _nt variant stores past the caches (rows
+/* The sums stored into R rows ldc apart, two vectors each: straight into C where alpha is 1 and beta 0 (a
+ * plain matmul), else into a buffer the caller scales; the _nt variants store past the caches (rows
  * 32-byte aligned; the caller fences). */
-#define GK_YMM_DIRECT_SUMS(NAME, ST)                                                                   \
+#define GK_YMM_DIRECT_SUMS(NAME, ST, R)                                                                \
     static GK_FORCEINLINE void GK_YMM_CAT(TILE_FN, NAME)(int64_t kc, const T *a, int64_t lda, const T *b, \
                                                          int64_t ldb, T *c, int64_t ldc) {           \
         const T *a3 = a + 3 * lda;                                                                   \
         T *c3 = c + 3 * ldc;                                                                         \
         const int64_t lda_bytes = lda * ES, ldb_bytes = ldb * ES, ldc_bytes = ldc * ES;              \
         int64_t n4 = kc >> 2, rem = kc & 3;                                                          \
-        __asm__ volatile(GK_YMM_DIRECT_K_LOOP GK_YMM_C_ROWS(GK_YMM_CSTORE, ST)                      \
+        __asm__ volatile(GK_YMM_DIRECT_K_LOOP(R) GK_YMM_C_ROWS_R(GK_YMM_CSTORE, ST, R)              \
             : [a] "+r"(a), [a3] "+r"(a3), [b] "+r"(b), [n4] "+r"(n4), [rem] "+r"(rem)                \
             : [c] "r"(c), [c3] "r"(c3), [lda] "r"(lda_bytes), [ldb] "r"(ldb_bytes), [ldc] "r"(ldc_bytes) \
             : GK_YMM_CLOBBERS);                                                                      \
     }
-GK_YMM_DIRECT_SUMS(_sums_direct_asm, "vmovup")
-GK_YMM_DIRECT_SUMS(_sums_direct_nt_asm, "vmovntp")
+GK_YMM_DIRECT_SUMS(_sums_direct_asm, "vmovup", 6)
+GK_YMM_DIRECT_SUMS(_sums_direct_nt_asm, "vmovntp", 6)
+GK_YMM_DIRECT_SUMS(_sums5_direct_asm, "vmovup", 5)
+GK_YMM_DIRECT_SUMS(_sums5_direct_nt_asm, "vmovntp", 5)
 #undef GK_YMM_DIRECT_SUMS
 #undef GK_YMM_DIRECT_K_LOOP
 #undef GK_YMM_DSTEP

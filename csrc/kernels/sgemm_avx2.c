@@ -68,11 +68,15 @@ static void tiny_copy_bt_sgemm_avx2(const float *B, int64_t ldb, int64_t K, int6
 #if defined(GK_YMM_ASM)
 #define GK_TINY_SUMS6 sgemm_tile_avx2_sums_direct_asm
 #define GK_TINY_SUMS6_NT sgemm_tile_avx2_sums_direct_nt_asm
+#define GK_TINY_SUMS5 sgemm_tile_avx2_sums5_direct_asm
+#define GK_TINY_SUMS5_NT sgemm_tile_avx2_sums5_direct_nt_asm
 #endif
 #include "real_tiny_template.h"
 #undef GK_TINY_SUMS6
 #undef GK_TINY_COPY_BT
 #undef GK_TINY_SUMS6_NT
+#undef GK_TINY_SUMS5
+#undef GK_TINY_SUMS5_NT
 #undef TINY_FN
 #undef TINY_COMPLEX_FN
 
