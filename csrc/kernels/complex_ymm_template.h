@@ -70,7 +70,7 @@ static void GK_YMM_CAT(CX_TILE_FN, _full_asm)(int64_t kc, const T *a, const T *b
         "test %[bz], %[bz]\n\t"
         "jnz 5f\n\t"
         "vbroadcasts" X " %[beta], %%ymm13\n\t"
-        GK_YMM_BETA(0, 1, "(%[c])") GK_YMM_BETA(4, 5, "(%[c],%[ldc],1)") GK_YMM_BETA(8, 9, "(%[c],%[ldc],2)")
+        GK_YMM_CBETA(, 0, 1, "(%[c])") GK_YMM_CBETA(, 4, 5, "(%[c],%[ldc],1)") GK_YMM_CBETA(, 8, 9, "(%[c],%[ldc],2)")
         "5:\n\t"
         GK_YMM_CSTORE("vmovup", 0, 1, "(%[c])") GK_YMM_CSTORE("vmovup", 4, 5, "(%[c],%[ldc],1)")
         GK_YMM_CSTORE("vmovup", 8, 9, "(%[c],%[ldc],2)")

@@ -174,10 +174,9 @@ static void GK_YMM_CAT(TILE_FN, _sums_asm)(int64_t kc, const T *a, const T *b, T
         GK_YMM_DSTEP(0, R)                                                                           \
         "add $" GK_YMM_STR(ES) ", %[a]\n\t"                                                         \
         "add $" GK_YMM_STR(ES) ", %[a3]\n\t")
-/* The epilogue on the 12 accumulators, row i in ymm 2i, 2i+1, stored into 6 rows of C ldc apart (c, c3 = c +
- * 3 ldc): ROW(ARG, ra, rb, row address) for each. CSTORE stores them as they are (ST: the move's name);
- * CSCALE multiplies by alpha (ymm12), adds beta (ymm13) times C's old value where BETA is GK_YMM_BETA, and
- * stores. */
+/* The epilogue on the 12 accumulators, row i in ymm 2i, 2i+1, over 6 (R) rows of C ldc apart (c, c3 = c +
+ * 3 ldc): ROW(ARG, ra, rb, row address) for each. CSTORE stores a row (ST: the move's name), CMUL multiplies
+ * it by alpha (ymm12), CBETA adds beta (ymm13) times C's old value. */
 #define GK_YMM_C_ROWS_R(ROW, ARG, R)                                                                 \
     ROW(ARG, 0, 1, "(%[c])") ROW(ARG, 2, 3, "(%[c],%[ldc],1)") ROW(ARG, 4, 5, "(%[c],%[ldc],2)")      \
     ROW(ARG, 6, 7, "(%[c3])") ROW(ARG, 8, 9, "(%[c3],%[ldc],1)")                                       \
@@ -186,13 +185,10 @@ static void GK_YMM_CAT(TILE_FN, _sums_asm)(int64_t kc, const T *a, const T *b, T
 #define GK_YMM_CSTORE(ST, ra, rb, addr)                                                              \
     ST X " %%ymm" #ra ", " addr "\n\t"                                                                \
     ST X " %%ymm" #rb ", 32+" addr "\n\t"
-#define GK_YMM_CSCALE(BETA, ra, rb, addr)                                                            \
+#define GK_YMM_CMUL(ARG, ra, rb, addr)                                                               \
     "vmulp" X " %%ymm12, %%ymm" #ra ", %%ymm" #ra "\n\t"                                               \
-    "vmulp" X " %%ymm12, %%ymm" #rb ", %%ymm" #rb "\n\t"                                               \
-    BETA(ra, rb, addr)                                                                               \
-    GK_YMM_CSTORE("vmovup", ra, rb, addr)
-#define GK_YMM_NO_BETA(ra, rb, addr)
-#define GK_YMM_BETA(ra, rb, addr)                                                                    \
+    "vmulp" X " %%ymm12, %%ymm" #rb ", %%ymm" #rb "\n\t"
+#define GK_YMM_CBETA(ARG, ra, rb, addr)                                                              \
     "vfmadd231p" X " " addr ", %%ymm13, %%ymm" #ra "\n\t"                                             \
     "vfmadd231p" X " 32+" addr ", %%ymm13, %%ymm" #rb "\n\t"
 /* The sums stored into R rows ldc apart, two vectors each: straight into C where alpha is 1 and beta 0 (a
@@ -219,32 +215,26 @@ GK_YMM_DIRECT_SUMS(_sums5_direct_nt_asm, "vmovntp", 5)
 #undef GK_YMM_DSTEP
 #undef GK_YMM_DROW
 
-/* The full packed 6-row tile in one asm block: the k loop, then alpha, beta and the store from the
- * accumulators (beta = 0: C is not read). */
-#define GK_YMM_FULL(NAME, BETA)                                                                      \
-    static void GK_YMM_CAT(TILE_FN, NAME)(int64_t kc, const T *a, const T *b, T *c, int64_t ldc, const T *alpha, \
-                                          const T *beta) {                                           \
-        T *c3 = c + 3 * ldc;                                                                         \
-        const int64_t ldc_bytes = ldc * ES;                                                          \
-        int64_t n4 = kc >> 2, rem = kc & 3;                                                          \
-        __asm__ volatile(GK_YMM_K_LOOP                                                               \
-            "vbroadcasts" X " (%[alpha]), %%ymm12\n\t"                                               \
-            "vbroadcasts" X " (%[beta]), %%ymm13\n\t"                                                \
-            GK_YMM_C_ROWS(GK_YMM_CSCALE, BETA)                                                       \
-            : [a] "+r"(a), [b] "+r"(b), [n4] "+r"(n4), [rem] "+r"(rem)                               \
-            : [c] "r"(c), [c3] "r"(c3), [ldc] "r"(ldc_bytes), [alpha] "r"(alpha), [beta] "r"(beta)   \
-            : GK_YMM_CLOBBERS);                                                                      \
-    }
-GK_YMM_FULL(_full_beta0_asm, GK_YMM_NO_BETA)
-GK_YMM_FULL(_full_beta_asm, GK_YMM_BETA)
-#undef GK_YMM_FULL
+/* The full packed 6-row tile in one asm block: C prefetched, the k loop, then alpha, beta (C not read when
+ * it is zero) and the store straight from the accumulators. */
 static void GK_YMM_CAT(TILE_FN, _full_asm)(int64_t kc, const T *a, const T *b, T *c, int64_t ldc, const T *alpha,
                                            const T *beta) {
+    T *c3 = c + 3 * ldc;
+    const int64_t ldc_bytes = ldc * ES, beta_zero = *beta == (T)0;
+    int64_t n4 = kc >> 2, rem = kc & 3;
     GK_YMM_CAT(TILE_FN, _prefetch_c)(6, c, ldc);
-    if (*beta == (T)0)
-        GK_YMM_CAT(TILE_FN, _full_beta0_asm)(kc, a, b, c, ldc, alpha, beta);
-    else
-        GK_YMM_CAT(TILE_FN, _full_beta_asm)(kc, a, b, c, ldc, alpha, beta);
+    __asm__ volatile(GK_YMM_K_LOOP
+        "vbroadcasts" X " (%[alpha]), %%ymm12\n\t"
+        GK_YMM_C_ROWS(GK_YMM_CMUL, )
+        "test %[bz], %[bz]\n\t"
+        "jnz 5f\n\t"
+        "vbroadcasts" X " (%[beta]), %%ymm13\n\t"
+        GK_YMM_C_ROWS(GK_YMM_CBETA, )
+        "5:\n\t"
+        GK_YMM_C_ROWS(GK_YMM_CSTORE, "vmovup")
+        : [a] "+r"(a), [b] "+r"(b), [n4] "+r"(n4), [rem] "+r"(rem)
+        : [c] "r"(c), [c3] "r"(c3), [ldc] "r"(ldc_bytes), [bz] "r"(beta_zero), [alpha] "r"(alpha), [beta] "r"(beta)
+        : GK_YMM_CLOBBERS);
 }
 #endif
 
