@@ -179,57 +179,60 @@ static void scale_c_half(const gk_real_problem_t *p, float beta) {
 /* The NC block of a converted C: its float buffer holds a thread's rows x NC, so keep NC modest. */
 #define GK_CONVERTED_C_NC 512
 
-static gemmkit_status_t gemm_half(const gk_real_type_t *type, char transa, char transb, int64_t M, int64_t N,
-                                  int64_t K, float alpha, const uint16_t *A, int64_t lda, const uint16_t *B,
-                                  int64_t ldb, float beta, uint16_t *C, int64_t ldc) {
+/* float16 / bfloat16 operands on the float kernel, C of the type's own (16-bit) or float: every entry is a
+ * batch (the plain one a batch of one). */
+static gemmkit_status_t gemm_half_batch(const gk_real_type_t *type, char transa, char transb, int64_t M, int64_t N,
+                                        int64_t K, float alpha, const uint16_t *A, int64_t lda, int64_t stride_a,
+                                        const uint16_t *B, int64_t ldb, int64_t stride_b, float beta, void *C,
+                                        int64_t ldc, int64_t stride_c, int64_t batch) {
     gemmkit_status_t st = check_gemm_args(0, transa, transb, M, N, K, A, lda, B, ldb, C, ldc);
-    if (st != gemmkit_success || M == 0 || N == 0) return st;
+    if (st == gemmkit_success) st = check_batch_args(M, N, ldc, batch, stride_c);
+    if (st != gemmkit_success || M == 0 || N == 0 || batch == 0) return st;
     const gk_config_t *cfg = gk_config();
     gk_real_problem_t p = real_problem(type, cfg->sgemm, &cfg->sgemm_blocks, transa, transb, M, N, K, A, lda, B,
                                        ldb, C, ldc);
     if (K == 0 || alpha == 0.0f) {
-        scale_c_half(&p, beta);
+        if (!type->store_c) { /* a float C */
+            scale_c_f32(M, N, 0, &beta, (float *)C, ldc, batch, stride_c);
+            return gemmkit_success;
+        }
+        for (int64_t i = 0; i < batch; i++) {
+            p.C = (uint16_t *)C + i * stride_c;
+            scale_c_half(&p, beta);
+        }
         return gemmkit_success;
     }
-    const int64_t nr = cfg->sgemm->nr;
-    p.blocks.nc = GK_MAX(nr, GK_MIN(p.blocks.nc, GK_CONVERTED_C_NC / nr * nr));
+    if (type->store_c) { /* C converted through a float buffer per thread: keep its NC block modest */
+        const int64_t nr = cfg->sgemm->nr;
+        p.blocks.nc = GK_MAX(nr, GK_MIN(p.blocks.nc, GK_CONVERTED_C_NC / nr * nr));
+    }
     p.alpha.f = alpha;
     p.beta.f = beta;
-    return gk_real_gemm(&p);
+    return gk_real_gemm_batch(&p, batch, stride_a, stride_b, stride_c);
 }
 
-gemmkit_status_t gemmkit_hgemm(char transa, char transb, int64_t M, int64_t N, int64_t K, float alpha,
-                               const gemmkit_float16_t *A, int64_t lda, const gemmkit_float16_t *B, int64_t ldb,
-                               float beta, gemmkit_float16_t *C, int64_t ldc) {
-    const gk_real_type_t *type = &gk_type_hgemm;
+static const gk_real_type_t *hgemm_type(void) {
 #if GEMMKIT_X86
-    if (strcmp(gk_config()->arch, "generic") != 0) type = &gk_type_hgemm_f16c; /* those paths need F16C */
+    if (strcmp(gk_config()->arch, "generic") != 0) return &gk_type_hgemm_f16c; /* those paths need F16C */
 #endif
-    return gemm_half(type, transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    return &gk_type_hgemm;
 }
 
-gemmkit_status_t gemmkit_gemm_bf16bf16f32(char transa, char transb, int64_t M, int64_t N, int64_t K, float alpha,
-                                          const gemmkit_bfloat16_t *A, int64_t lda, const gemmkit_bfloat16_t *B,
-                                          int64_t ldb, float beta, float *C, int64_t ldc) {
-    gemmkit_status_t st = check_gemm_args(0, transa, transb, M, N, K, A, lda, B, ldb, C, ldc);
-    if (st != gemmkit_success || M == 0 || N == 0) return st;
-    if (K == 0 || alpha == 0.0f) {
-        scale_c_f32(M, N, 0, &beta, C, ldc, 1, 0);
-        return gemmkit_success;
+#define DEFINE_HALF_GEMM(NAME, TYPE, AB_T, C_T)                                                      \
+    gemmkit_status_t NAME##_batch(char transa, char transb, int64_t M, int64_t N, int64_t K, float alpha, \
+                                  const AB_T *A, int64_t lda, int64_t stride_a, const AB_T *B, int64_t ldb, \
+                                  int64_t stride_b, float beta, C_T *C, int64_t ldc, int64_t stride_c,  \
+                                  int64_t batch) {                                                   \
+        return gemm_half_batch(TYPE, transa, transb, M, N, K, alpha, A, lda, stride_a, B, ldb, stride_b, beta, \
+                               C, ldc, stride_c, batch);                                             \
+    }                                                                                                \
+    gemmkit_status_t NAME(char transa, char transb, int64_t M, int64_t N, int64_t K, float alpha, const AB_T *A, \
+                          int64_t lda, const AB_T *B, int64_t ldb, float beta, C_T *C, int64_t ldc) {  \
+        return NAME##_batch(transa, transb, M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, 1); \
     }
-    const gk_config_t *cfg = gk_config();
-    gk_real_problem_t p = real_problem(&gk_type_bf16bf16f32, cfg->sgemm, &cfg->sgemm_blocks, transa, transb, M, N, K,
-                                       A, lda, B, ldb, C, ldc);
-    p.alpha.f = alpha;
-    p.beta.f = beta;
-    return gk_real_gemm(&p);
-}
-
-gemmkit_status_t gemmkit_bf16gemm(char transa, char transb, int64_t M, int64_t N, int64_t K, float alpha,
-                                  const gemmkit_bfloat16_t *A, int64_t lda, const gemmkit_bfloat16_t *B, int64_t ldb,
-                                  float beta, gemmkit_bfloat16_t *C, int64_t ldc) {
-    return gemm_half(&gk_type_bf16gemm, transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-}
+DEFINE_HALF_GEMM(gemmkit_hgemm, hgemm_type(), gemmkit_float16_t, gemmkit_float16_t)
+DEFINE_HALF_GEMM(gemmkit_bf16gemm, &gk_type_bf16gemm, gemmkit_bfloat16_t, gemmkit_bfloat16_t)
+DEFINE_HALF_GEMM(gemmkit_gemm_bf16bf16f32, &gk_type_bf16bf16f32, gemmkit_bfloat16_t, float)
 
 /* ---- int32, int64, uint32, uint64 with wrap-around arithmetic ------------------------------------- */
 

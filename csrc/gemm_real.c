@@ -202,8 +202,10 @@ static gemmkit_status_t real_batch_item(void *ctx, int64_t i, int threads) {
 
 gemmkit_status_t gk_real_gemm_batch(const gk_real_problem_t *p, int64_t batch, int64_t stride_a,
                                     int64_t stride_b, int64_t stride_c) {
-    const size_t es = (size_t)p->kern->elem * (p->type->complex_1m ? 2 : 1);
-    real_batch_t b = {p, (size_t)stride_a * es, (size_t)stride_b * es, (size_t)stride_c * es, gk_real_tiny_fits(p), 0,
+    /* bytes of an element of A and B (16-bit where widened while packed), and of C (16-bit where converted) */
+    const size_t es = p->type->widened ? 2 : (size_t)p->kern->elem * (p->type->complex_1m ? 2 : 1);
+    const size_t es_c = p->type->store_c ? 2 : (size_t)p->kern->elem * (p->type->complex_1m ? 2 : 1);
+    real_batch_t b = {p, (size_t)stride_a * es, (size_t)stride_b * es, (size_t)stride_c * es_c, gk_real_tiny_fits(p), 0,
                       batch, real_fetch_bytes(p->M, p->K, p->transa, p->lda, es),
                       real_fetch_bytes(p->K, p->N, p->transb, p->ldb, es)};
     if (batch == 1) return gk_real_gemm(p);

@@ -66,6 +66,17 @@ cdef extern from "include/gemmkit.h" nogil:
             gemmkit_complex128_t alpha, const gemmkit_complex128_t *A, int64_t lda, int64_t stride_a,
             const gemmkit_complex128_t *B, int64_t ldb, int64_t stride_b, gemmkit_complex128_t beta,
             gemmkit_complex128_t *C, int64_t ldc, int64_t stride_c, int64_t batch)
+    gemmkit_status_t gemmkit_hgemm_batch(char transa, char transb, int64_t M, int64_t N, int64_t K,
+            float alpha, const gemmkit_float16_t *A, int64_t lda, int64_t stride_a, const gemmkit_float16_t *B,
+            int64_t ldb, int64_t stride_b, float beta, gemmkit_float16_t *C, int64_t ldc, int64_t stride_c,
+            int64_t batch)
+    gemmkit_status_t gemmkit_bf16gemm_batch(char transa, char transb, int64_t M, int64_t N, int64_t K,
+            float alpha, const gemmkit_bfloat16_t *A, int64_t lda, int64_t stride_a, const gemmkit_bfloat16_t *B,
+            int64_t ldb, int64_t stride_b, float beta, gemmkit_bfloat16_t *C, int64_t ldc, int64_t stride_c,
+            int64_t batch)
+    gemmkit_status_t gemmkit_gemm_bf16bf16f32_batch(char transa, char transb, int64_t M, int64_t N, int64_t K,
+            float alpha, const gemmkit_bfloat16_t *A, int64_t lda, int64_t stride_a, const gemmkit_bfloat16_t *B,
+            int64_t ldb, int64_t stride_b, float beta, float *C, int64_t ldc, int64_t stride_c, int64_t batch)
     gemmkit_status_t gemmkit_gemm_u8s8s32(char transa, char transb, char offsetc, int64_t M,
             int64_t N, int64_t K, float alpha, const uint8_t *A, int64_t lda, uint8_t ao,
             const int8_t *B, int64_t ldb, int8_t bo, float beta, int32_t *C, int64_t ldc,

@@ -45,6 +45,9 @@ def gemm_s8s8s32(transa: _Trans, transb: _Trans, offsetc: Literal["F", "C", "R",
 # Stacks: C[i] := alpha op(A[i]) op(B[i]) + beta C[i] over C's batch axes (A, B broadcast).
 def gemm_batch(transa: _Trans, transb: _Trans, alpha: complex, A: NDArray[Any], B: NDArray[Any], beta: complex,
                C: NDArray[Any]) -> NDArray[Any]: ...
+# The same for float16 (A, B, C), or bfloat16 A and B into a float32 C (bf16 true).
+def gemm_batch_half(bf16: bool, transa: _Trans, transb: _Trans, alpha: float, A: NDArray[Any], B: NDArray[Any],
+                    beta: float, C: NDArray[Any]) -> NDArray[Any]: ...
 
 # Fast paths of the front ends: the result, or None when the arguments need the general path.
 def matmul_fast(a: Any, b: Any, out: Any) -> NDArray[Any] | None: ...

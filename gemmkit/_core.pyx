@@ -268,6 +268,8 @@ cdef enum FloatKind:
     KIND_D = 1
     KIND_C = 2
     KIND_Z = 3
+    KIND_H = 4      # float16 operands and C (hgemm)
+    KIND_BF16 = 5   # bfloat16 operands (their bits), a float32 C (gemm_bf16bf16f32)
 
 
 cdef int _float_kind(str dtype) except -1:
@@ -283,10 +285,16 @@ cdef int _float_kind(str dtype) except -1:
 cdef int _call_float_gemm(int kind, char ta, char tb, int64_t M, int64_t N, int64_t K, double complex al,
                           const void *A, int64_t lda, int64_t sa, const void *B, int64_t ldb, int64_t sb,
                           double complex be, void *C, int64_t ldc, int64_t sc, int64_t batch) noexcept nogil:
-    """gemmkit_<s|d|c|z>gemm_batch (the plain entries are batches of one): alpha and beta narrowed to the
-    routine's scalar type here, once for every caller. Returns the status."""
+    """gemmkit_<s|d|c|z|h>gemm_batch or gemmkit_gemm_bf16bf16f32_batch (the plain entries are batches of one):
+    alpha and beta narrowed to the routine's scalar type here, once for every caller. Returns the status."""
     cdef gemmkit_complex64_t a64, b64
     cdef gemmkit_complex128_t a128, b128
+    if kind == KIND_H:
+        return gemmkit_hgemm_batch(ta, tb, M, N, K, <float>al.real, <const uint16_t *>A, lda, sa, <const uint16_t *>B,
+                                   ldb, sb, <float>be.real, <uint16_t *>C, ldc, sc, batch)
+    if kind == KIND_BF16:
+        return gemmkit_gemm_bf16bf16f32_batch(ta, tb, M, N, K, <float>al.real, <const uint16_t *>A, lda, sa,
+                                              <const uint16_t *>B, ldb, sb, <float>be.real, <float *>C, ldc, sc, batch)
     if kind == KIND_S:
         return gemmkit_sgemm_batch(ta, tb, M, N, K, <float>al.real, <const float *>A, lda, sa, <const float *>B, ldb,
                                    sb, <float>be.real, <float *>C, ldc, sc, batch)
@@ -536,15 +544,14 @@ cdef class _Stack:
         return out
 
 
-cdef int _run_stack(str dtype, char ta, char tb, int64_t M, int64_t N, int64_t K, double complex al,
+cdef int _run_stack(int kind, char ta, char tb, int64_t M, int64_t N, int64_t K, double complex al,
                     _Stack a, int64_t sa, _Stack b, int64_t sb, double complex be, _Stack c, int64_t sc,
                     int64_t off_a, int64_t off_b, int64_t off_c, int64_t batch) except -1:
     """One strided-batch call of the core on matrices starting off_* elements into each buffer."""
-    cdef int st, kind = _float_kind(dtype)
-    cdef Py_ssize_t isz = c.view.itemsize
-    cdef const char *pa = a.ptr + off_a * isz
-    cdef const char *pb = b.ptr + off_b * isz
-    cdef char *pc = c.ptr + off_c * isz
+    cdef int st
+    cdef const char *pa = a.ptr + off_a * a.view.itemsize
+    cdef const char *pb = b.ptr + off_b * b.view.itemsize
+    cdef char *pc = c.ptr + off_c * c.view.itemsize
     with nogil:
         st = _call_float_gemm(kind, ta, tb, M, N, K, al, pa, a.ld, sa, pb, b.ld, sb, be, pc, c.ld, sc, batch)
     return _raise_status(st, "gemm_batch")
@@ -565,12 +572,26 @@ def gemm_batch(transa, transb, alpha, A, B, beta, C):
     if dtype is None:
         raise TypeError(f"C must be a float32, float64, complex64 or complex128 array, got "
                         f"{getattr(C, 'dtype', type(C).__name__)}")
-    cdef bint cplx = dtype.startswith("complex"), single = dtype in ("float32", "complex64")
+    return _gemm_stacks(_float_kind(dtype), dtype, dtype, transa, transb, alpha, A, B, beta, C)
+
+
+def gemm_batch_half(bf16, transa, transb, alpha, A, B, beta, C):
+    """gemm_batch for 16-bit operands: float16 A, B and C (bf16 false), or bfloat16 A and B (ml_dtypes) with a
+    float32 C (bf16 true); alpha and beta real (float32)."""
+    if bf16:
+        return _gemm_stacks(KIND_BF16, "uint16", "float32", transa, transb, alpha, _bfloat16_bits(A, "A"),
+                            _bfloat16_bits(B, "B"), beta, C)
+    return _gemm_stacks(KIND_H, "float16", "float16", transa, transb, alpha, A, B, beta, C)
+
+
+cdef object _gemm_stacks(int kind, str ab_dtype, str c_dtype, transa, transb, alpha, A, B, beta, C):
+    """gemm_batch's work for a kind of _call_float_gemm: operands of ab_dtype, C of c_dtype."""
+    cdef bint cplx = kind == KIND_C or kind == KIND_Z, single = kind != KIND_D and kind != KIND_Z
     cdef char ta = _trans_flag(transa, "transa", cplx), tb = _trans_flag(transb, "transb", cplx)
     cdef _Stack a = _Stack(), b = _Stack(), c = _Stack()
-    c.acquire(C, "C", dtype, True)
-    a.acquire(A, "A", dtype, False)
-    b.acquire(B, "B", dtype, False)
+    c.acquire(C, "C", c_dtype, True)
+    a.acquire(A, "A", ab_dtype, False)
+    b.acquire(B, "B", ab_dtype, False)
     cdef int64_t M = c.rows, N = c.cols
     cdef int64_t K = a.rows if _is_t(ta) else a.cols
     if (a.cols if _is_t(ta) else a.rows) != M:
@@ -608,14 +629,14 @@ def gemm_batch(transa, transb, alpha, A, B, beta, C):
     if run > 1 and s < (M - 1) * c.ld + N and not (N <= s and s * run <= c.ld):
         raise ValueError("C's matrices overlap: the output of a batch needs distinct matrices")
     if len(axes) == 1:
-        _run_stack(dtype, ta, tb, M, N, K, al, a, ra, b, rb, be, c, rc, 0, 0, 0, run)
+        _run_stack(kind, ta, tb, M, N, K, al, a, ra, b, rb, be, c, rc, 0, 0, 0, run)
         return C
     outer = axes[:len(axes) - 1]
     for idx in np.ndindex(*[ax[0] for ax in outer]):
         off_a = sum(i * ax[1] for i, ax in zip(idx, outer))
         off_b = sum(i * ax[2] for i, ax in zip(idx, outer))
         off_c = sum(i * ax[3] for i, ax in zip(idx, outer))
-        _run_stack(dtype, ta, tb, M, N, K, al, a, ra, b, rb, be, c, rc, off_a, off_b, off_c, run)
+        _run_stack(kind, ta, tb, M, N, K, al, a, ra, b, rb, be, c, rc, off_a, off_b, off_c, run)
     return C
 
 
@@ -899,7 +920,7 @@ cdef object _stack_matmul_fast(cnp.ndarray A, cnp.ndarray B, out, int typenum):
 
 cpdef object matmul_fast(a, b, out):
     """gemmkit.matmul for the common cases: two 3-D stacks (_stack_matmul_fast), or NumPy arrays a and b of
-    one dtype (float32, float64, complex64, complex128, or bfloat16 giving float32), each 1-D or 2-D (not
+    one dtype (float32, float64, complex64, complex128, float16, or bfloat16 giving float32), each 1-D or 2-D (not
     both 1-D), read in place (a unit-stride axis), non-empty, and out None or a writable array of the
     result's shape and dtype with a unit-stride axis that shares no memory with a or b. Returns the result,
     or None (nothing done) for anything else: the caller's general path then applies NumPy's rules,
@@ -912,7 +933,8 @@ cpdef object matmul_fast(a, b, out):
     if nda == 3 and ndb == 3:
         return _stack_matmul_fast(A, B, out, typenum)
     if (cnp.PyArray_TYPE(B) != typenum or not (typenum == cnp.NPY_FLOAT32 or typenum == cnp.NPY_FLOAT64
-            or typenum == cnp.NPY_COMPLEX64 or typenum == cnp.NPY_COMPLEX128 or _is_bfloat16(A, typenum))
+            or typenum == cnp.NPY_COMPLEX64 or typenum == cnp.NPY_COMPLEX128 or typenum == cnp.NPY_FLOAT16
+            or _is_bfloat16(A, typenum))
             or nda < 1 or nda > 2 or ndb < 1 or ndb > 2 or (nda == 1 and ndb == 1)
             or not cnp.PyArray_ISNOTSWAPPED(A) or not cnp.PyArray_ISNOTSWAPPED(B)
             or not cnp.PyArray_ISALIGNED(A) or not cnp.PyArray_ISALIGNED(B)):
@@ -977,6 +999,8 @@ cpdef object matmul_fast(a, b, out):
         if bf16:
             st = gemmkit_gemm_bf16bf16f32(ta, tb, m, n, k, 1.0, <const uint16_t *>pa, lda, <const uint16_t *>pb, ldb,
                                           0.0, <float *>pc, ldc)
+        elif typenum == cnp.NPY_FLOAT16:
+            st = _call_half_gemm(False, ta, tb, m, n, k, 1.0, pa, lda, pb, ldb, 0.0, pc, ldc)
         else:
             st = _call_float_gemm(kind, ta, tb, m, n, k, 1.0, pa, lda, 0, pb, ldb, 0, 0.0, pc, ldc, 0, 1)
     if st != 0:

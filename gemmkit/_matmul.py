@@ -9,10 +9,10 @@ from ._resolve import resolve_operand, resolve_output
 # operand dtype name -> the core function (gemmkit._core.<name>) that multiplies matrices of it.
 CORE_FUNCTION = {"float32": "sgemm", "float64": "dgemm", "complex64": "cgemm", "complex128": "zgemm",
                  "float16": "hgemm", "bfloat16": "gemm_bf16bf16f32"}
-# dtypes whose stacks run as one batched core call (gemmkit._core.gemm_batch).
+# dtypes gemmkit._core.gemm_batch takes (one call for a stack)
 BATCH_DTYPES = ("float32", "float64", "complex64", "complex128")
-# the others run one core call per matrix of a stack.
-PER_MATRIX_DTYPES = ("float16", "bfloat16")
+# 16-bit operand dtypes: their stacks go to gemmkit._core.gemm_batch_half
+HALF_DTYPES = ("float16", "bfloat16")
 # operand dtypes whose product NumPy gives in another dtype: ml_dtypes' bfloat16 matmul returns float32
 RESULT_DTYPE = {"bfloat16": np.dtype(np.float32)}
 # dtypes matmul/gemm are meant to take whose kernels are not written yet (none at present).
@@ -89,26 +89,12 @@ def _product_into(a, trans_a, b, trans_b, c, alpha, beta):
         a_view, trans_a, b_view, trans_b = b_view, not trans_b, a_view, not trans_a
     if out.target.size:
         ta, tb = ("T" if trans_a else "N"), ("T" if trans_b else "N")
-        if a_view.dtype.name in PER_MATRIX_DTYPES:
-            _per_matrix(getattr(_core, CORE_FUNCTION[a_view.dtype.name]), ta, tb, alpha, a_view, b_view, beta,
-                        out.target)
+        if a_view.dtype.name in HALF_DTYPES:
+            _core.gemm_batch_half(a_view.dtype.name == "bfloat16", ta, tb, float(alpha), a_view, b_view, float(beta),
+                                  out.target)
         else:
             _core.gemm_batch(ta, tb, alpha, a_view, b_view, beta, out.target)
     out.finish()
-
-
-def _per_matrix(gemm_fn, ta, tb, alpha, a, b, beta, c):
-    """One 2-D core call per matrix of the stack c (a and b broadcast over c's batch axes); every view
-    has contiguous rows, so each call reads and writes in place."""
-    batch = c.shape[:-2]
-    a = np.broadcast_to(a, batch + a.shape[-2:])
-    b = np.broadcast_to(b, batch + b.shape[-2:])
-    M, N = c.shape[-2:]
-    K = a.shape[-2] if ta == "T" else a.shape[-1]
-    lda, ldb, ldc = (max(1, x.strides[-2] // x.itemsize) if x.shape[-2] > 1 else max(1, x.shape[-1])
-                     for x in (a, b, c))
-    for i in np.ndindex(*batch):
-        gemm_fn(ta, tb, M, N, K, alpha, a[i], lda, b[i], ldb, beta, c[i], ldc)
 
 
 def _apart_from(x, out):

@@ -1,6 +1,7 @@
-"""The core's strided batch (gemmkit._core.gemm_batch over gemmkit_<t>gemm_batch): every dtype, path and
-thread count, shared (stride 0), negative and interleaved batch strides, small products spread over
-threads and large ones split, checked against a float64/complex128 loop; overlapping outputs refused."""
+"""The core's strided batch (gemmkit._core.gemm_batch over gemmkit_<t>gemm_batch, gemm_batch_half for the
+16-bit types): every dtype, path and thread count, shared (stride 0), negative and interleaved batch strides,
+small products spread over threads and large ones split, checked against a float64/complex128 loop;
+overlapping outputs refused."""
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -9,6 +10,11 @@ import gemmkit
 from gemmkit import _core
 
 from conftest import AVAILABLE_ARCHS, THREAD_COUNTS
+
+try:
+    import ml_dtypes
+except ImportError:  # bfloat16 cases need ml_dtypes
+    ml_dtypes = None
 from _support import kernel_path, normal_values
 
 DTYPES = ["float32", "float64", "complex64", "complex128"]
@@ -92,6 +98,48 @@ def test_gemm_batch_matches_a_loop(arch, threads, dtype, case):
             _check(ta, tb, alpha, A, B, beta, C)
         finally:
             gemmkit.set_num_threads(old)
+
+
+HALF_DTYPES = ["float16"] + (["bfloat16"] if ml_dtypes else [])
+
+
+@pytest.mark.parametrize("arch", AVAILABLE_ARCHS)
+@pytest.mark.parametrize("threads", THREAD_COUNTS)
+@pytest.mark.parametrize("dtype", HALF_DTYPES)
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=batch_case())
+def test_gemm_batch_half_matches_a_loop(arch, threads, dtype, case):
+    """16-bit stacks (gemm_batch_half over gemmkit_hgemm_batch / gemmkit_gemm_bf16bf16f32_batch): float16
+    into float16, bfloat16 into float32, every layout of the float types, against the plain
+    call on each matrix (bit for bit: the same driver) and a float64 loop on the 16-bit values."""
+    ta, tb = ("T" if t == "C" else t for t in (case["ta"], case["tb"]))
+    alpha, beta = complex(case["alpha"]).real, complex(case["beta"]).real
+    rng = np.random.default_rng(case["seed"])
+    b_, M, N, K = case["batch"], case["M"], case["N"], case["K"]
+    A = _stack(rng, b_, K if ta != "N" else M, M if ta != "N" else K, dtype, case["a_how"])
+    B = _stack(rng, b_, N if tb != "N" else K, K if tb != "N" else N, dtype, case["b_how"])
+    bf16 = dtype == "bfloat16"
+    C = _stack(rng, b_, M, N, "float32" if bf16 else dtype, case["c_how"])
+    if beta == 0:
+        C[...] = np.nan  # never read when beta = 0
+    C0 = C.copy()
+    plain = _core.gemm_bf16bf16f32 if bf16 else _core.hgemm
+    with gemmkit.use_arch(arch):
+        old = gemmkit.get_num_threads()
+        gemmkit.set_num_threads(threads)
+        try:
+            assert _core.gemm_batch_half(bf16, ta, tb, alpha, A, B, beta, C) is C
+            loop = C0.copy()
+            for i in range(b_):
+                a, b, c = np.ascontiguousarray(A[i]), np.ascontiguousarray(B[i]), loop[i]
+                plain(ta, tb, M, N, K, alpha, a, max(1, a.shape[1]), b, max(1, b.shape[1]), beta, c, N)
+        finally:
+            gemmkit.set_num_threads(old)
+    assert np.array_equal(C, loop, equal_nan=True)
+    want = _reference(ta, tb, alpha, A.astype(np.float64), B.astype(np.float64), beta, C0.astype(np.float64))
+    scale = np.abs(want).max() if want.size else 1.0
+    rtol = 2e-5 * max(1, K) if bf16 else 1e-3  # float32 sums; float16: one rounding of them
+    assert np.allclose(C.astype(np.float64), want, rtol=rtol, atol=2e-5 * max(1, K) * scale)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

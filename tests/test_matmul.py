@@ -328,10 +328,10 @@ def test_matmul_fast_path_takes_in_place_operands_only(dtype_name, shapes, a_lay
     out = None if out_layout is None else _out_array(want_shape, rdt, out_layout, np.nan)
     before = None if out is None else out.copy()
     got = _core.matmul_fast(a, b, out)
-    # expected: declined for float16 (no s/d/c/z kernels nor bfloat16's float32 product), a without a unit-stride axis, such an out
-    # (a 1-D out and an out with a size-1 axis are read at any positive stride); a 2-D a with a size-1
-    # axis may go either way (any stride along that axis), only the result is checked then
-    fast_dtype = dtype_name in ("float32", "float64", "complex64", "complex128", "bfloat16")
+    # expected: declined for a without a unit-stride axis, such an out (a 1-D out and an out with a size-1
+    # axis are read at any positive stride); a 2-D a with a size-1 axis may go either way (any stride along
+    # that axis), only the result is checked then
+    fast_dtype = dtype_name in ("float32", "float64", "complex64", "complex128", "float16", "bfloat16")
     a_in_place = a_layout in FAST_LAYOUTS or a_layout == "C"
     out_in_place = out_layout != "no_unit_stride" or len(want_shape) == 1 or 1 in want_shape
     expect = None if a.ndim == 2 and 1 in a.shape and fast_dtype else (fast_dtype and a_in_place and out_in_place)
