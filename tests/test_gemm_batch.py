@@ -73,31 +73,31 @@ def batch_case(draw):
                 beta=draw(st.sampled_from([0.0, 1.0, 0.5 + 0.5j])), seed=draw(st.integers(0, 2**31)))
 
 
+def _case_operands(case, dtype, c_dtype):
+    """A drawn case's ta, tb, alpha, beta and A, B, C stacks (a real dtype: conjugate transposes as plain
+    ones, real alpha and beta); C all NaN where beta = 0 (never read then)."""
+    cplx = np.dtype(dtype).kind == "c"
+    ta, tb = (t if cplx or t != "C" else "T" for t in (case["ta"], case["tb"]))
+    alpha, beta = (x if cplx else complex(x).real for x in (case["alpha"], case["beta"]))
+    rng = np.random.default_rng(case["seed"])
+    b_, M, N, K = case["batch"], case["M"], case["N"], case["K"]
+    A = _stack(rng, b_, K if ta != "N" else M, M if ta != "N" else K, dtype, case["a_how"])
+    B = _stack(rng, b_, N if tb != "N" else K, K if tb != "N" else N, dtype, case["b_how"])
+    C = _stack(rng, b_, M, N, c_dtype, case["c_how"])
+    if beta == 0:
+        C[...] = np.nan
+    return ta, tb, alpha, beta, A, B, C
+
+
 @pytest.mark.parametrize("arch", AVAILABLE_ARCHS)
 @pytest.mark.parametrize("threads", THREAD_COUNTS)
 @pytest.mark.parametrize("dtype", DTYPES)
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=batch_case())
 def test_gemm_batch_matches_a_loop(arch, threads, dtype, case):
-    cplx = np.dtype(dtype).kind == "c"
-    ta = case["ta"] if cplx or case["ta"] != "C" else "T"
-    tb = case["tb"] if cplx or case["tb"] != "C" else "T"
-    alpha = case["alpha"] if cplx else complex(case["alpha"]).real
-    beta = case["beta"] if cplx else complex(case["beta"]).real
-    rng = np.random.default_rng(case["seed"])
-    b_, M, N, K = case["batch"], case["M"], case["N"], case["K"]
-    A = _stack(rng, b_, K if ta != "N" else M, M if ta != "N" else K, dtype, case["a_how"])
-    B = _stack(rng, b_, N if tb != "N" else K, K if tb != "N" else N, dtype, case["b_how"])
-    C = _stack(rng, b_, M, N, dtype, case["c_how"])
-    if beta == 0:
-        C[...] = np.nan  # never read when beta = 0
-    with gemmkit.use_arch(arch):
-        old = gemmkit.get_num_threads()
-        gemmkit.set_num_threads(threads)
-        try:
-            _check(ta, tb, alpha, A, B, beta, C)
-        finally:
-            gemmkit.set_num_threads(old)
+    ta, tb, alpha, beta, A, B, C = _case_operands(case, dtype, dtype)
+    with kernel_path(arch, threads):
+        _check(ta, tb, alpha, A, B, beta, C)
 
 
 HALF_DTYPES = ["float16"] + (["bfloat16"] if ml_dtypes else [])
@@ -112,29 +112,17 @@ def test_gemm_batch_half_matches_a_loop(arch, threads, dtype, case):
     """16-bit stacks (gemm_batch_half over gemmkit_hgemm_batch / gemmkit_gemm_bf16bf16f32_batch): float16
     into float16, bfloat16 into float32, every layout of the float types, against the plain
     call on each matrix (bit for bit: the same driver) and a float64 loop on the 16-bit values."""
-    ta, tb = ("T" if t == "C" else t for t in (case["ta"], case["tb"]))
-    alpha, beta = complex(case["alpha"]).real, complex(case["beta"]).real
-    rng = np.random.default_rng(case["seed"])
-    b_, M, N, K = case["batch"], case["M"], case["N"], case["K"]
-    A = _stack(rng, b_, K if ta != "N" else M, M if ta != "N" else K, dtype, case["a_how"])
-    B = _stack(rng, b_, N if tb != "N" else K, K if tb != "N" else N, dtype, case["b_how"])
     bf16 = dtype == "bfloat16"
-    C = _stack(rng, b_, M, N, "float32" if bf16 else dtype, case["c_how"])
-    if beta == 0:
-        C[...] = np.nan  # never read when beta = 0
+    ta, tb, alpha, beta, A, B, C = _case_operands(case, dtype, "float32" if bf16 else dtype)
+    b_, M, N, K = case["batch"], case["M"], case["N"], case["K"]
     C0 = C.copy()
     plain = _core.gemm_bf16bf16f32 if bf16 else _core.hgemm
-    with gemmkit.use_arch(arch):
-        old = gemmkit.get_num_threads()
-        gemmkit.set_num_threads(threads)
-        try:
-            assert _core.gemm_batch_half(bf16, ta, tb, alpha, A, B, beta, C) is C
-            loop = C0.copy()
-            for i in range(b_):
-                a, b, c = np.ascontiguousarray(A[i]), np.ascontiguousarray(B[i]), loop[i]
-                plain(ta, tb, M, N, K, alpha, a, max(1, a.shape[1]), b, max(1, b.shape[1]), beta, c, N)
-        finally:
-            gemmkit.set_num_threads(old)
+    with kernel_path(arch, threads):
+        assert _core.gemm_batch_half(bf16, ta, tb, alpha, A, B, beta, C) is C
+        loop = C0.copy()
+        for i in range(b_):
+            a, b, c = np.ascontiguousarray(A[i]), np.ascontiguousarray(B[i]), loop[i]
+            plain(ta, tb, M, N, K, alpha, a, max(1, a.shape[1]), b, max(1, b.shape[1]), beta, c, N)
     assert np.array_equal(C, loop, equal_nan=True)
     want = _reference(ta, tb, alpha, A.astype(np.float64), B.astype(np.float64), beta, C0.astype(np.float64))
     scale = np.abs(want).max() if want.size else 1.0

@@ -88,26 +88,20 @@ GEMMKIT_API gemmkit_status_t gemmkit_gemm_u64(char transa, char transb, int64_t 
  * A + i * stride_a, B + i * stride_b, C + i * stride_c (strides in elements of the type, any sign; 0
  * shares one A or B among all). The C matrices must not share elements: |stride_c| >= (M - 1) * ldc + N,
  * or interleaved rows (N <= |stride_c| and batch * |stride_c| <= ldc); else gemmkit_invalid_arguments.
- * Small products run whole on different threads. */
-#define GEMMKIT_DECLARE_BATCH(NAME, T, S)                                                            \
+ * Small products run whole on different threads. The same for the 16-bit types: gemmkit_hgemm_batch, gemmkit_bf16gemm_batch and
+ * gemmkit_gemm_bf16bf16f32_batch (A and B 16-bit, C of the plain entry's type, alpha and beta float). */
+#define GEMMKIT_DECLARE_BATCH(NAME, AB_T, C_T, S)                                                    \
     GEMMKIT_API gemmkit_status_t NAME(char transa, char transb, int64_t M, int64_t N, int64_t K, S alpha, \
-            const T *A, int64_t lda, int64_t stride_a, const T *B, int64_t ldb, int64_t stride_b, S beta, \
-            T *C, int64_t ldc, int64_t stride_c, int64_t batch);
-GEMMKIT_DECLARE_BATCH(gemmkit_sgemm_batch, float, float)
-GEMMKIT_DECLARE_BATCH(gemmkit_dgemm_batch, double, double)
-GEMMKIT_DECLARE_BATCH(gemmkit_cgemm_batch, gemmkit_complex64_t, gemmkit_complex64_t)
-GEMMKIT_DECLARE_BATCH(gemmkit_zgemm_batch, gemmkit_complex128_t, gemmkit_complex128_t)
-#undef GEMMKIT_DECLARE_BATCH
-/* The same for the 16-bit types (alpha and beta float; A and B as for gemmkit_hgemm / gemmkit_bf16gemm /
- * gemmkit_gemm_bf16bf16f32, C of the entry's type). */
-#define GEMMKIT_DECLARE_HALF_BATCH(NAME, AB_T, C_T)                                                  \
-    GEMMKIT_API gemmkit_status_t NAME(char transa, char transb, int64_t M, int64_t N, int64_t K, float alpha, \
-            const AB_T *A, int64_t lda, int64_t stride_a, const AB_T *B, int64_t ldb, int64_t stride_b, float beta, \
+            const AB_T *A, int64_t lda, int64_t stride_a, const AB_T *B, int64_t ldb, int64_t stride_b, S beta, \
             C_T *C, int64_t ldc, int64_t stride_c, int64_t batch);
-GEMMKIT_DECLARE_HALF_BATCH(gemmkit_hgemm_batch, gemmkit_float16_t, gemmkit_float16_t)
-GEMMKIT_DECLARE_HALF_BATCH(gemmkit_bf16gemm_batch, gemmkit_bfloat16_t, gemmkit_bfloat16_t)
-GEMMKIT_DECLARE_HALF_BATCH(gemmkit_gemm_bf16bf16f32_batch, gemmkit_bfloat16_t, float)
-#undef GEMMKIT_DECLARE_HALF_BATCH
+GEMMKIT_DECLARE_BATCH(gemmkit_sgemm_batch, float, float, float)
+GEMMKIT_DECLARE_BATCH(gemmkit_dgemm_batch, double, double, double)
+GEMMKIT_DECLARE_BATCH(gemmkit_cgemm_batch, gemmkit_complex64_t, gemmkit_complex64_t, gemmkit_complex64_t)
+GEMMKIT_DECLARE_BATCH(gemmkit_zgemm_batch, gemmkit_complex128_t, gemmkit_complex128_t, gemmkit_complex128_t)
+GEMMKIT_DECLARE_BATCH(gemmkit_hgemm_batch, gemmkit_float16_t, gemmkit_float16_t, float)
+GEMMKIT_DECLARE_BATCH(gemmkit_bf16gemm_batch, gemmkit_bfloat16_t, gemmkit_bfloat16_t, float)
+GEMMKIT_DECLARE_BATCH(gemmkit_gemm_bf16bf16f32_batch, gemmkit_bfloat16_t, float, float)
+#undef GEMMKIT_DECLARE_BATCH
 
 /* C := alpha * (op(A) - ao) * (op(B) - bo) + beta * C + co, offsetc in F/C/R (fixed/column/row). */
 GEMMKIT_API gemmkit_status_t gemmkit_gemm_u8s8s32(char transa, char transb, char offsetc, int64_t M,
