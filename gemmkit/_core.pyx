@@ -988,7 +988,8 @@ cpdef object matmul_fast(a, b, out):
             return None
     cdef char ta = b'T' if fa else b'N', tb = b'T' if fb else b'N'
     cdef int kind = (KIND_S if typenum == cnp.NPY_FLOAT32 else KIND_D if typenum == cnp.NPY_FLOAT64
-                     else KIND_C if typenum == cnp.NPY_COMPLEX64 else KIND_Z)
+                     else KIND_C if typenum == cnp.NPY_COMPLEX64 else KIND_Z if typenum == cnp.NPY_COMPLEX128
+                     else KIND_H if typenum == cnp.NPY_FLOAT16 else KIND_BF16)
     cdef int st
     if fc:  # C stored transposed: C^T = op(B)^T op(A)^T
         ta, tb = (b'N' if fb else b'T'), (b'N' if fa else b'T')
@@ -996,13 +997,7 @@ cpdef object matmul_fast(a, b, out):
         lda, ldb = ldb, lda
         m, n = n, m
     with nogil:
-        if bf16:
-            st = gemmkit_gemm_bf16bf16f32(ta, tb, m, n, k, 1.0, <const uint16_t *>pa, lda, <const uint16_t *>pb, ldb,
-                                          0.0, <float *>pc, ldc)
-        elif typenum == cnp.NPY_FLOAT16:
-            st = _call_half_gemm(False, ta, tb, m, n, k, 1.0, pa, lda, pb, ldb, 0.0, pc, ldc)
-        else:
-            st = _call_float_gemm(kind, ta, tb, m, n, k, 1.0, pa, lda, 0, pb, ldb, 0, 0.0, pc, ldc, 0, 1)
+        st = _call_float_gemm(kind, ta, tb, m, n, k, 1.0, pa, lda, 0, pb, ldb, 0, 0.0, pc, ldc, 0, 1)
     if st != 0:
         _raise_status(st, "matmul")
     return C
