@@ -42,12 +42,10 @@ def gemm_s8s8s32(transa: _Trans, transb: _Trans, offsetc: Literal["F", "C", "R",
                  N: int, K: int, alpha: float, A: _Buffer, lda: int, ao: int, B: _Buffer, ldb: int, bo: int,
                  beta: float, C: _Buffer, ldc: int, co: Any) -> _Buffer: ...
 
-# Stacks: C[i] := alpha op(A[i]) op(B[i]) + beta C[i] over C's batch axes (A, B broadcast).
+# Stacks: C[i] := alpha op(A[i]) op(B[i]) + beta C[i] over C's batch axes (A, B broadcast); float16 A, B
+# give a float16 C, bfloat16 ones a float32 C.
 def gemm_batch(transa: _Trans, transb: _Trans, alpha: complex, A: NDArray[Any], B: NDArray[Any], beta: complex,
                C: NDArray[Any]) -> NDArray[Any]: ...
-# The same for float16 (A, B, C), or bfloat16 A and B into a float32 C (bf16 true).
-def gemm_batch_half(bf16: bool, transa: _Trans, transb: _Trans, alpha: float, A: NDArray[Any], B: NDArray[Any],
-                    beta: float, C: NDArray[Any]) -> NDArray[Any]: ...
 
 # Fast paths of the front ends: the result, or None when the arguments need the general path.
 def matmul_fast(a: Any, b: Any, out: Any) -> NDArray[Any] | None: ...

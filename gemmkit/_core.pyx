@@ -564,24 +564,22 @@ _BATCH_DTYPES = {np.dtype(np.float32): "float32", np.dtype(np.float64): "float64
 def gemm_batch(transa, transb, alpha, A, B, beta, C):
     """C[i] := alpha * op(A[i]) @ op(B[i]) + beta * C[i] over the batch axes of C (all axes but the
     last two), A's and B's batch axes broadcast to them as NumPy does (missing or size 1: shared).
-    One float or complex dtype; each matrix with unit stride along its rows and rows at least a row
-    apart; batch strides are anything. M, N from C, K from op(A). Batch axes that walk with one stride
-    merge into one core call (threads spread small products whole); others loop here. Refuses an
-    output whose matrices overlap. For the front ends (gemmkit.matmul, gemmkit.gemm)."""
+    One float or complex dtype, or 16-bit operands: float16 A and B with a float16 C, bfloat16 A and B
+    (ml_dtypes) with a float32 C (alpha and beta real); each matrix with unit stride along its rows and
+    rows at least a row apart; batch strides are anything. M, N from C, K from op(A). Batch axes that walk
+    with one stride merge into one core call (threads spread small products whole); others loop here.
+    Refuses an output whose matrices overlap. For the front ends (gemmkit.matmul, gemmkit.gemm)."""
+    operands = getattr(getattr(A, "dtype", None), "name", None)
+    if operands == "float16":
+        return _gemm_stacks(KIND_H, "float16", "float16", transa, transb, alpha, A, B, beta, C)
+    if operands == "bfloat16":
+        return _gemm_stacks(KIND_BF16, "uint16", "float32", transa, transb, alpha, _bfloat16_bits(A, "A"),
+                            _bfloat16_bits(B, "B"), beta, C)
     dtype = _BATCH_DTYPES.get(getattr(C, "dtype", None))
     if dtype is None:
         raise TypeError(f"C must be a float32, float64, complex64 or complex128 array, got "
                         f"{getattr(C, 'dtype', type(C).__name__)}")
     return _gemm_stacks(_float_kind(dtype), dtype, dtype, transa, transb, alpha, A, B, beta, C)
-
-
-def gemm_batch_half(bf16, transa, transb, alpha, A, B, beta, C):
-    """gemm_batch for 16-bit operands: float16 A, B and C (bf16 false), or bfloat16 A and B (ml_dtypes) with a
-    float32 C (bf16 true); alpha and beta real (float32)."""
-    if bf16:
-        return _gemm_stacks(KIND_BF16, "uint16", "float32", transa, transb, alpha, _bfloat16_bits(A, "A"),
-                            _bfloat16_bits(B, "B"), beta, C)
-    return _gemm_stacks(KIND_H, "float16", "float16", transa, transb, alpha, A, B, beta, C)
 
 
 cdef object _gemm_stacks(int kind, str ab_dtype, str c_dtype, transa, transb, alpha, A, B, beta, C):

@@ -9,10 +9,9 @@ from ._resolve import resolve_operand, resolve_output
 # operand dtype name -> the core function (gemmkit._core.<name>) that multiplies matrices of it.
 CORE_FUNCTION = {"float32": "sgemm", "float64": "dgemm", "complex64": "cgemm", "complex128": "zgemm",
                  "float16": "hgemm", "bfloat16": "gemm_bf16bf16f32"}
-# dtypes gemmkit._core.gemm_batch takes (one call for a stack)
+# dtypes with the core's float or complex kernels (gemmkit.dask's; matmul stacks of every dtype in
+# CORE_FUNCTION are one gemmkit._core.gemm_batch call)
 BATCH_DTYPES = ("float32", "float64", "complex64", "complex128")
-# 16-bit operand dtypes: their stacks go to gemmkit._core.gemm_batch_half
-HALF_DTYPES = ("float16", "bfloat16")
 # operand dtypes whose product NumPy gives in another dtype: ml_dtypes' bfloat16 matmul returns float32
 RESULT_DTYPE = {"bfloat16": np.dtype(np.float32)}
 # dtypes matmul/gemm are meant to take whose kernels are not written yet (none at present).
@@ -89,11 +88,7 @@ def _product_into(a, trans_a, b, trans_b, c, alpha, beta):
         a_view, trans_a, b_view, trans_b = b_view, not trans_b, a_view, not trans_a
     if out.target.size:
         ta, tb = ("T" if trans_a else "N"), ("T" if trans_b else "N")
-        if a_view.dtype.name in HALF_DTYPES:
-            _core.gemm_batch_half(a_view.dtype.name == "bfloat16", ta, tb, float(alpha), a_view, b_view, float(beta),
-                                  out.target)
-        else:
-            _core.gemm_batch(ta, tb, alpha, a_view, b_view, beta, out.target)
+        _core.gemm_batch(ta, tb, alpha, a_view, b_view, beta, out.target)
     out.finish()
 
 

@@ -1,7 +1,7 @@
-"""The core's strided batch (gemmkit._core.gemm_batch over gemmkit_<t>gemm_batch, gemm_batch_half for the
-16-bit types): every dtype, path and thread count, shared (stride 0), negative and interleaved batch strides,
-small products spread over threads and large ones split, checked against a float64/complex128 loop;
-overlapping outputs refused."""
+"""The core's strided batch (gemmkit._core.gemm_batch over gemmkit_<t>gemm_batch, the 16-bit types' too):
+every dtype, path and thread count, shared (stride 0), negative and interleaved batch strides, small
+products spread over threads and large ones split, checked against a float64/complex128 loop; overlapping
+outputs refused."""
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -109,7 +109,7 @@ HALF_DTYPES = ["float16"] + (["bfloat16"] if ml_dtypes else [])
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=batch_case())
 def test_gemm_batch_half_matches_a_loop(arch, threads, dtype, case):
-    """16-bit stacks (gemm_batch_half over gemmkit_hgemm_batch / gemmkit_gemm_bf16bf16f32_batch): float16
+    """16-bit stacks (gemm_batch over gemmkit_hgemm_batch / gemmkit_gemm_bf16bf16f32_batch): float16
     into float16, bfloat16 into float32, every layout of the float types, against the plain
     call on each matrix (bit for bit: the same driver) and a float64 loop on the 16-bit values."""
     bf16 = dtype == "bfloat16"
@@ -118,7 +118,7 @@ def test_gemm_batch_half_matches_a_loop(arch, threads, dtype, case):
     C0 = C.copy()
     plain = _core.gemm_bf16bf16f32 if bf16 else _core.hgemm
     with kernel_path(arch, threads):
-        assert _core.gemm_batch_half(bf16, ta, tb, alpha, A, B, beta, C) is C
+        assert _core.gemm_batch(ta, tb, alpha, A, B, beta, C) is C
         loop = C0.copy()
         for i in range(b_):
             a, b, c = np.ascontiguousarray(A[i]), np.ascontiguousarray(B[i]), loop[i]

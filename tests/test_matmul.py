@@ -464,9 +464,11 @@ def test_resolve_output_without_unit_stride_uses_a_temporary():
 
 def _strict_core_model(dtype):
     """A stand-in for the core's gemm_batch that checks the buffer rules the core enforces (3-D stacks,
-    unit stride along rows, rows at least a row apart, whole-element batch strides, the right dtype,
-    shapes that fit) and computes in float64/complex128. Lets the front end's stride handling be tested
-    independently of the kernels."""
+    unit stride along rows, rows at least a row apart, whole-element batch strides, the right dtypes: the
+    operands', and the product's for C (float32 for bfloat16), shapes that fit) and computes in
+    float64/complex128. Lets the front end's stride handling be tested independently of the kernels."""
+    c_dtype = _product_dtype(dtype)
+
     def gemm_batch_model(transa, transb, alpha, A, B, beta, C):
         ta, tb = transa == "T", transb == "T"
         M, N = C.shape[-2:]
@@ -474,7 +476,7 @@ def _strict_core_model(dtype):
         batch = C.shape[:-2]
         for name, X, rows, cols in (("A", A, K if ta else M, M if ta else K),
                                     ("B", B, N if tb else K, K if tb else N), ("C", C, M, N)):
-            assert X.dtype == dtype and X.ndim >= 2, name
+            assert X.dtype == (c_dtype if name == "C" else dtype) and X.ndim >= 2, name
             assert X.shape[-2:] == (rows, cols), (name, X.shape, rows, cols)
             assert X.ndim - 2 <= len(batch) and np.broadcast_shapes(X.shape[:-2], batch) == batch, (name, X.shape)
             if X.size:
