@@ -39,5 +39,6 @@ html_title = f"gemmkit {release}"
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
+    "secondary_sidebar_items": {"performance/zen*": []},   # wide tables: no right-hand sidebar
 }
 html_static_path = []

@@ -399,7 +399,8 @@ def sgemm(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
     Examples
     --------
     >>> import numpy as np, gemmkit
-    >>> A = np.ones((2, 4), np.float32); B = np.ones((3, 4), np.float32); C = np.zeros((2, 3), np.float32)
+    >>> A, B = np.ones((2, 4), np.float32), np.ones((3, 4), np.float32)
+    >>> C = np.zeros((2, 3), np.float32)
     >>> gemmkit.sgemm('N', 'T', 2, 3, 4, 1.0, A, 4, B, 4, 0.0, C, 3)
     array([[4., 4., 4.],
            [4., 4., 4.]], dtype=float32)
@@ -714,7 +715,8 @@ def bf16gemm(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
     --------
     >>> import numpy as np, gemmkit, ml_dtypes
     >>> A = np.ones((2, 3), ml_dtypes.bfloat16); C = np.zeros((2, 2), ml_dtypes.bfloat16)
-    >>> gemmkit.bf16gemm('N', 'T', 2, 2, 3, 1.0, A, 3, A, 3, 0.0, C, 2).astype(np.float32)
+    >>> C = gemmkit.bf16gemm('N', 'T', 2, 2, 3, 1.0, A, 3, A, 3, 0.0, C, 2)
+    >>> C.astype(np.float32)
     array([[3., 3.],
            [3., 3.]], dtype=float32)
     """
@@ -1487,8 +1489,9 @@ def gemm_u8s8s32(transa, transb, offsetc, M, N, K, alpha, A, lda, ao, B, ldb, bo
     Examples
     --------
     >>> import numpy as np, gemmkit
-    >>> A = np.full((2, 4), 200, np.uint8); B = np.full((4, 3), -100, np.int8); C = np.zeros((2, 3), np.int32)
-    >>> gemmkit.gemm_u8s8s32('N', 'N', 'R', 2, 3, 4, 1.0, A, 4, 0, B, 3, 0, 0.0, C, 3, np.int32([0, 1, 2]))
+    >>> A, B = np.full((2, 4), 200, np.uint8), np.full((4, 3), -100, np.int8)
+    >>> C, co = np.zeros((2, 3), np.int32), np.int32([0, 1, 2])      # 'R': co[j] per column
+    >>> gemmkit.gemm_u8s8s32('N', 'N', 'R', 2, 3, 4, 1.0, A, 4, 0, B, 3, 0, 0.0, C, 3, co)
     array([[-80000, -79999, -79998],
            [-80000, -79999, -79998]], dtype=int32)
     """
@@ -1540,8 +1543,9 @@ def gemm_s8s8s32(transa, transb, offsetc, M, N, K, alpha, A, lda, ao, B, ldb, bo
     Examples
     --------
     >>> import numpy as np, gemmkit
-    >>> A = np.full((2, 4), -100, np.int8); B = np.full((4, 3), -100, np.int8); C = np.zeros((2, 3), np.int32)
-    >>> gemmkit.gemm_s8s8s32('N', 'N', 'R', 2, 3, 4, 1.0, A, 4, 0, B, 3, 0, 0.0, C, 3, np.int32([0, 1, 2]))
+    >>> A, B = np.full((2, 4), -100, np.int8), np.full((4, 3), -100, np.int8)
+    >>> C, co = np.zeros((2, 3), np.int32), np.int32([0, 1, 2])      # 'R': co[j] per column
+    >>> gemmkit.gemm_s8s8s32('N', 'N', 'R', 2, 3, 4, 1.0, A, 4, 0, B, 3, 0, 0.0, C, 3, co)
     array([[40000, 40001, 40002],
            [40000, 40001, 40002]], dtype=int32)
     """

@@ -139,7 +139,7 @@ def matmul(a, b, out=None):
     >>> gemmkit.matmul(a, np.ones((3, 2), np.float32))
     array([[ 3.,  3.],
            [12., 12.]], dtype=float32)
-    >>> gemmkit.matmul(np.ones((10, 2, 3)), np.ones((3, 4))).shape      # a stack, one call
+    >>> gemmkit.matmul(np.ones((10, 2, 3)), np.ones((3, 4))).shape   # one call
     (10, 2, 4)
     >>> gemmkit.matmul([1.0, 2.0], [3.0, 4.0])
     np.float64(11.0)

@@ -69,7 +69,7 @@ def pack_weight(weight, transpose_b=False):
     >>> from gemmkit import quant
     >>> w = np.int8([[1, 2, 3], [4, 5, 6]])
     >>> wp = quant.pack_weight(w)
-    >>> quant.matmul_per_token(np.int8([[1, 1]]), wp, np.float32([1, 1, 1]), np.float32([0.5]))
+    >>> quant.matmul_per_token(np.int8([[1, 1]]), wp, [1, 1, 1], [0.5])
     array([[2.5, 3.5, 4.5]], dtype=float16)
     """
     weight = _int8_stack(weight, "weight")
@@ -218,10 +218,11 @@ def matmul_per_token(x, weight, deq_scale, per_token_scale, *, out_dtype=None, t
     >>> import numpy as np
     >>> from gemmkit import quant
     >>> x = np.int8([[1, 2], [3, 4]]); w = np.int8([[1, 2, 3], [4, 5, 6]])
-    >>> quant.matmul_per_token(x, w, np.float32([1, 2, 3]), np.float32([1, 2]), out_dtype="float16")
+    >>> quant.matmul_per_token(x, w, np.float32([1, 2, 3]), np.float32([1, 2]))
     array([[  9.,  24.,  45.],
            [ 38., 104., 198.]], dtype=float16)
-    >>> quant.matmul_per_token(x, w, [1, 2, 3], [1, 2], out_dtype="float32", bias=np.float32([0, 0, 0.5]))
+    >>> bias = np.float32([0, 0, 0.5])
+    >>> quant.matmul_per_token(x, w, [1, 2, 3], [1, 2], out_dtype="float32", bias=bias)
     array([[  9. ,  24. ,  45.5],
            [ 38. , 104. , 198.5]], dtype=float32)
     """

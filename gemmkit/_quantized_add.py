@@ -161,7 +161,8 @@ def quantized_add(a, a_scale, a_zero_point, b, b_scale, b_zero_point, out_scale,
     >>> a = np.uint8([5, 130]); b = np.uint8([0, 120])
     >>> quant.quantized_add(a, 0.5, 0, b, 0.5, 0, 1.0, np.uint8(3))
     array([ 5, 128], dtype=uint8)
-    >>> quant.quantized_add(a, 0.5, 0, b, 0.5, 0, 1.0, np.uint8(3), formula="onnxruntime")
+    >>> quant.quantized_add(a, 0.5, 0, b, 0.5, 0, 1.0, np.uint8(3),
+    ...                     formula="onnxruntime")
     array([  6, 128], dtype=uint8)
     """
     if out_dtype is None:  # same-shape contiguous arrays, single values: checked and run in one C step

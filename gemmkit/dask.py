@@ -263,7 +263,8 @@ def matmul_per_token(x, weight, deq_scale, per_token_scale, *, out_dtype="float1
     >>> import numpy as np, dask.array as da, gemmkit.dask as gkd
     >>> x = da.from_array(np.int8([[1, 2], [3, 4]]), chunks=1)
     >>> w = da.from_array(np.int8([[1, 2, 3], [4, 5, 6]]), chunks=1)
-    >>> gkd.matmul_per_token(x, w, np.float32([1, 2, 3]), np.float32([1, 2])).compute(scheduler="sync")
+    >>> y = gkd.matmul_per_token(x, w, np.float32([1, 2, 3]), np.float32([1, 2]))
+    >>> y.compute(scheduler="sync")
     array([[  9.,  24.,  45.],
            [ 38., 104., 198.]], dtype=float16)
     """
