@@ -130,9 +130,7 @@ def _make_gemm(prefix):
     _core.blas_general[prefix] = general
     gemm = getattr(_core, "blas_" + fn)
     gemm.__name__ = gemm.__qualname__ = fn
-    gemm.__doc__ = f"""c = {fn}(alpha, a, b, beta=0.0, c=None, trans_a=0, trans_b=0, overwrite_c=0)
-
-    ``scipy.linalg.blas.{fn}`` on gemmkit's kernels: c := alpha * op(a) @ op(b) + beta * c, {dtype}.
+    gemm.__doc__ = f"""``scipy.linalg.blas.{fn}`` on gemmkit's kernels: c := alpha * op(a) @ op(b) + beta * c, {dtype}.
 
     Arguments are converted as SciPy's f2py wrapper converts them, in its order, and raise the same
     exception types; a or b with a unit-stride axis is never copied (SciPy copies all but Fortran order).
