@@ -50,31 +50,122 @@ ARCHS = _core.ARCHS
 
 
 def set_num_threads(n):
-    """Threads for later calls; n <= 0 restores the default (GEMMKIT_NUM_THREADS or the CPUs this
-    process may run on)."""
+    """Set the number of threads of later calls.
+
+    Parameters
+    ----------
+    n : int
+        Threads; ``n <= 0`` restores the default (``GEMMKIT_NUM_THREADS``, else the CPUs this process may
+        run on). Small problems run on the calling thread whatever ``n`` is. Results do not depend on it.
+
+    See Also
+    --------
+    get_num_threads
+    threadpoolctl.threadpool_limits : limits gemmkit's pool (user_api ``"gemmkit"``) for a block.
+
+    Examples
+    --------
+    >>> import gemmkit
+    >>> before = gemmkit.get_num_threads()
+    >>> gemmkit.set_num_threads(1); gemmkit.get_num_threads()
+    1
+    >>> gemmkit.set_num_threads(before)
+    """
     _core.set_num_threads(n)
 
 
 def available_archs():
-    """Kernel paths this CPU and this build can run, best last (asked of the C core; the path in use
-    does not change)."""
+    """The kernel paths this CPU and this build can run, best last.
+
+    Asked of the C core (CPUID and XGETBV); the path in use does not change.
+
+    Returns
+    -------
+    list of str
+        Names from ``gemmkit.ARCHS``: ``'generic'`` always, then e.g. ``'avx2'``, ``'avx512'``,
+        ``'avx512_vnni'``.
+
+    Examples
+    --------
+    >>> import gemmkit
+    >>> gemmkit.available_archs()[0]
+    'generic'
+    """
     return [name for name in ARCHS if _core.arch_supported(name)]
 
 
 def set_arch(name=None):
-    """Force a kernel path by name (see ARCHS); None selects the best one for this CPU."""
+    """Force a kernel path for every later call (``GEMMKIT_ARCH`` does so at import).
+
+    Parameters
+    ----------
+    name : str or None
+        One of ``gemmkit.ARCHS``; None selects the best path for this CPU.
+
+    Raises
+    ------
+    ValueError
+        An unknown name.
+    RuntimeError
+        A path this CPU or build cannot run.
+
+    See Also
+    --------
+    use_arch : the same for a ``with`` block.
+
+    Examples
+    --------
+    >>> import gemmkit
+    >>> gemmkit.set_arch("generic"); gemmkit.get_arch()
+    'generic'
+    >>> gemmkit.set_arch(None)
+    """
     if name is not None and name not in ARCHS:
         raise ValueError(f"unknown kernel path {name!r}; expected one of {', '.join(ARCHS)}")
     _core.set_arch(name)
 
 
 def get_arch():
+    """The name of the kernel path in use.
+
+    Returns
+    -------
+    str
+        One of ``gemmkit.available_archs()``.
+
+    Examples
+    --------
+    >>> import gemmkit
+    >>> gemmkit.get_arch() in gemmkit.available_archs()
+    True
+    """
     return _core.get_arch()
 
 
 @contextlib.contextmanager
 def use_arch(name):
-    """Run the block with kernel path `name` forced (for tests and bug reports); not thread-safe."""
+    """Run a ``with`` block on kernel path ``name`` (for tests, comparisons and bug reports).
+
+    The previous path is restored on exit, exceptions included. Not thread-safe: the path is process-wide.
+
+    Parameters
+    ----------
+    name : str
+        One of ``gemmkit.available_archs()``.
+
+    Raises
+    ------
+    ValueError, RuntimeError
+        As :func:`set_arch`.
+
+    Examples
+    --------
+    >>> import numpy as np, gemmkit
+    >>> with gemmkit.use_arch("generic"):
+    ...     gemmkit.matmul(np.eye(2), np.ones((2, 2)))
+    array([[1., 1.],
+           [1., 1.]])
+    """
     previous = _core.get_arch()
     set_arch(name)
     try:
@@ -84,7 +175,28 @@ def use_arch(name):
 
 
 def show_config(print_out=True):
-    """What runs here: CPU features, the chosen kernels and their blocking, threads."""
+    """What runs here: CPU, its features, the kernel path, each kernel and its blocking, threads.
+
+    Parameters
+    ----------
+    print_out : bool, default True
+        Print the summary (``gemmkit info`` prints the same).
+
+    Returns
+    -------
+    dict
+        ``version``, ``cpu`` (vendor, family, model), ``cpu_features``, ``arch`` (the path in use), ``uarch``
+        (the configuration it is tuned for), ``available_archs``, ``num_threads``, one entry per kernel
+        family (``sgemm``, ``dgemm``, ``cgemm``, ``zgemm``, ``int8``, ``gemv``) and the ``GEMMKIT_*``
+        environment variables.
+
+    Examples
+    --------
+    >>> import gemmkit
+    >>> info = gemmkit.show_config(print_out=False)
+    >>> info["arch"] == gemmkit.get_arch()
+    True
+    """
     info = {
         "version": __version__,
         "cpu_features": _core.cpu_features(),

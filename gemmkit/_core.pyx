@@ -360,22 +360,181 @@ cdef object _gemm(str fn, str dtype, transa, transb, M_, N_, K_, alpha, A, lda_,
 
 
 def sgemm(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
-    """C := alpha * op(A) @ op(B) + beta * C (row-major, float32, in place); returns C."""
+    """C := alpha * op(A) @ op(B) + beta * C, row-major float32, in place (oneDNN's ``dnnl_sgemm``).
+
+    Parameters
+    ----------
+    transa, transb : str
+        ``'N'`` (op(X) = X) or ``'T'`` (op(X) = X^T), either case.
+    M, N, K : int
+        op(A) is M x K, op(B) K x N, C M x N. Python or NumPy integers (a float or a bool is a
+        ``TypeError``).
+    alpha, beta : float
+        The scale factors; they must be representable in the routine's type. With ``beta = 0`` C is not read.
+    A, B : buffer of float32
+        A NumPy array or any buffer of that dtype: 1-D (flat memory, as the C API sees it) or 2-D with rows
+        exactly ``lda`` / ``ldb`` elements apart and contiguous along rows. Read only.
+    lda, ldb, ldc : int
+        Leading dimensions (row strides, in elements) of the row-major A, B and C.
+    C : writable buffer of float32
+        Updated in place.
+
+    Returns
+    -------
+    C
+        The same object, updated.
+
+    Raises
+    ------
+    ValueError
+        A bad size, leading dimension, trans flag or alpha/beta, or a buffer too small for its matrix; the
+        message names the argument. C is left untouched.
+    TypeError
+        A buffer of another dtype, or a size given as a float or bool.
+
+    See Also
+    --------
+    gemmkit.gemm : the same product on whole 2-D arrays, shapes taken from the arrays.
+
+    Examples
+    --------
+    >>> import numpy as np, gemmkit
+    >>> A, B = np.ones((2, 4), np.float32), np.ones((3, 4), np.float32)
+    >>> C = np.zeros((2, 3), np.float32)
+    >>> gemmkit.sgemm('N', 'T', 2, 3, 4, 1.0, A, 4, B, 4, 0.0, C, 3)
+    array([[4., 4., 4.],
+           [4., 4., 4.]], dtype=float32)
+    """
     return _gemm("sgemm", "float32", transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
 
 
 def dgemm(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
-    """C := alpha * op(A) @ op(B) + beta * C (row-major, float64, in place); returns C."""
+    """C := alpha * op(A) @ op(B) + beta * C, row-major float64, in place.
+
+    Parameters
+    ----------
+    transa, transb : str
+        ``'N'`` (op(X) = X) or ``'T'`` (op(X) = X^T), either case.
+    M, N, K : int
+        op(A) is M x K, op(B) K x N, C M x N. Python or NumPy integers (a float or a bool is a
+        ``TypeError``).
+    alpha, beta : float
+        The scale factors; they must be representable in the routine's type. With ``beta = 0`` C is not read.
+    A, B : buffer of float64
+        A NumPy array or any buffer of that dtype: 1-D (flat memory, as the C API sees it) or 2-D with rows
+        exactly ``lda`` / ``ldb`` elements apart and contiguous along rows. Read only.
+    lda, ldb, ldc : int
+        Leading dimensions (row strides, in elements) of the row-major A, B and C.
+    C : writable buffer of float64
+        Updated in place.
+
+    Returns
+    -------
+    C
+        The same object, updated.
+
+    Raises
+    ------
+    ValueError
+        A bad size, leading dimension, trans flag or alpha/beta, or a buffer too small for its matrix; the
+        message names the argument. C is left untouched.
+    TypeError
+        A buffer of another dtype, or a size given as a float or bool.
+
+    Examples
+    --------
+    >>> import numpy as np, gemmkit
+    >>> A = np.arange(6.0).reshape(2, 3); B = np.eye(3); C = np.ones((2, 3))
+    >>> gemmkit.dgemm('N', 'N', 2, 3, 3, 2.0, A, 3, B, 3, 1.0, C, 3)
+    array([[ 1.,  3.,  5.],
+           [ 7.,  9., 11.]])
+    """
     return _gemm("dgemm", "float64", transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
 
 
 def cgemm(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
-    """C := alpha * op(A) @ op(B) + beta * C (row-major, complex64, in place; op: 'N', 'T', 'C' = A^H, 'R' = conj(A))."""
+    """C := alpha * op(A) @ op(B) + beta * C, row-major complex64, in place.
+
+    Parameters
+    ----------
+    transa, transb : str
+        ``'N'`` (op(X) = X) or ``'T'`` (op(X) = X^T), either case; also ``'C'`` (op(X) = X^H) and ``'R'`` (conj(X), no transpose).
+    M, N, K : int
+        op(A) is M x K, op(B) K x N, C M x N. Python or NumPy integers (a float or a bool is a
+        ``TypeError``).
+    alpha, beta : complex
+        The scale factors; they must be representable in the routine's type. With ``beta = 0`` C is not read.
+    A, B : buffer of complex64
+        A NumPy array or any buffer of that dtype: 1-D (flat memory, as the C API sees it) or 2-D with rows
+        exactly ``lda`` / ``ldb`` elements apart and contiguous along rows. Read only.
+    lda, ldb, ldc : int
+        Leading dimensions (row strides, in elements) of the row-major A, B and C.
+    C : writable buffer of complex64
+        Updated in place.
+
+    Returns
+    -------
+    C
+        The same object, updated.
+
+    Raises
+    ------
+    ValueError
+        A bad size, leading dimension, trans flag or alpha/beta, or a buffer too small for its matrix; the
+        message names the argument. C is left untouched.
+    TypeError
+        A buffer of another dtype, or a size given as a float or bool.
+
+    Examples
+    --------
+    >>> import numpy as np, gemmkit
+    >>> A = np.array([[1j, 1]], np.complex64); C = np.zeros((1, 1), np.complex64)
+    >>> gemmkit.cgemm('N', 'C', 1, 1, 2, 1.0, A, 2, A, 2, 0.0, C, 1)     # A @ A^H
+    array([[2.+0.j]], dtype=complex64)
+    """
     return _gemm("cgemm", "complex64", transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
 
 
 def zgemm(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
-    """C := alpha * op(A) @ op(B) + beta * C (row-major, complex128, in place; op: 'N', 'T', 'C' = A^H, 'R' = conj(A))."""
+    """C := alpha * op(A) @ op(B) + beta * C, row-major complex128, in place.
+
+    Parameters
+    ----------
+    transa, transb : str
+        ``'N'`` (op(X) = X) or ``'T'`` (op(X) = X^T), either case; also ``'C'`` (op(X) = X^H) and ``'R'`` (conj(X), no transpose).
+    M, N, K : int
+        op(A) is M x K, op(B) K x N, C M x N. Python or NumPy integers (a float or a bool is a
+        ``TypeError``).
+    alpha, beta : complex
+        The scale factors; they must be representable in the routine's type. With ``beta = 0`` C is not read.
+    A, B : buffer of complex128
+        A NumPy array or any buffer of that dtype: 1-D (flat memory, as the C API sees it) or 2-D with rows
+        exactly ``lda`` / ``ldb`` elements apart and contiguous along rows. Read only.
+    lda, ldb, ldc : int
+        Leading dimensions (row strides, in elements) of the row-major A, B and C.
+    C : writable buffer of complex128
+        Updated in place.
+
+    Returns
+    -------
+    C
+        The same object, updated.
+
+    Raises
+    ------
+    ValueError
+        A bad size, leading dimension, trans flag or alpha/beta, or a buffer too small for its matrix; the
+        message names the argument. C is left untouched.
+    TypeError
+        A buffer of another dtype, or a size given as a float or bool.
+
+    Examples
+    --------
+    >>> import numpy as np, gemmkit
+    >>> A = np.array([[1 + 1j, 2]]); C = np.zeros((1, 1), complex)
+    >>> gemmkit.zgemm('N', 'T', 1, 1, 2, 1j, A, 2, A, 2, 0.0, C, 1)      # 1j * A @ A^T
+    array([[-2.+4.j]])
+    """
     return _gemm("zgemm", "complex128", transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
 
 
@@ -413,8 +572,48 @@ cdef object _gemm_half(str fn, bint bf16, transa, transb, M_, N_, K_, alpha, A, 
 
 
 def gemm_bf16bf16f32(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
-    """C := alpha * op(A) @ op(B) + beta * C with bfloat16 A and B (ml_dtypes) and a float32 C (in place):
-    the operands widened exactly, float arithmetic (oneDNN's gemm_bf16bf16f32; NumPy's bfloat16 matmul)."""
+    """C := alpha * op(A) @ op(B) + beta * C with bfloat16 A and B and a float32 C, in place.
+
+    oneDNN's ``gemm_bf16bf16f32`` (and NumPy's bfloat16 matmul): the operands widened exactly, float32
+    arithmetic, C float32.
+
+    Parameters
+    ----------
+    transa, transb : str
+        ``'N'`` (op(X) = X) or ``'T'`` (op(X) = X^T), either case.
+    M, N, K : int
+        op(A) is M x K, op(B) K x N, C M x N. Python or NumPy integers (a float or a bool is a
+        ``TypeError``).
+    alpha, beta : float
+        The scale factors; they must be representable in the routine's type. With ``beta = 0`` C is not read.
+    A, B : buffer of bfloat16 (``ml_dtypes``)
+        A NumPy array or any buffer of that dtype: 1-D (flat memory, as the C API sees it) or 2-D with rows
+        exactly ``lda`` / ``ldb`` elements apart and contiguous along rows. Read only.
+    lda, ldb, ldc : int
+        Leading dimensions (row strides, in elements) of the row-major A, B and C.
+    C : writable buffer of float32
+        Updated in place.
+
+    Returns
+    -------
+    C
+        The same object, updated.
+
+    Raises
+    ------
+    ValueError
+        A bad size, leading dimension, trans flag or alpha/beta, or a buffer too small for its matrix; the
+        message names the argument. C is left untouched.
+    TypeError
+        A buffer of another dtype, or a size given as a float or bool.
+
+    Examples
+    --------
+    >>> import numpy as np, gemmkit, ml_dtypes
+    >>> A = np.full((1, 4), 1.5, ml_dtypes.bfloat16); C = np.zeros((1, 1), np.float32)
+    >>> gemmkit.gemm_bf16bf16f32('N', 'T', 1, 1, 4, 1.0, A, 4, A, 4, 0.0, C, 1)
+    array([[9.]], dtype=float32)
+    """
     cdef char ta = _trans_flag(transa, "transa"), tb = _trans_flag(transb, "transb")
     cdef int64_t M_, N_, K_, lda_, ldb_, ldc_
     M_, N_, K_, lda_, ldb_, ldc_ = _sizes(ta, tb, M, N, K, lda, ldb, ldc)
@@ -431,13 +630,96 @@ def gemm_bf16bf16f32(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ld
 
 
 def hgemm(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
-    """C := alpha * op(A) @ op(B) + beta * C for float16 (in place): float arithmetic, rounded once."""
+    """C := alpha * op(A) @ op(B) + beta * C for float16, in place: float32 arithmetic, one rounding.
+
+    A and B are widened exactly to float32, the sums run in float32 and alpha * AB + beta * C is rounded once to
+    nearest even into float16 (overflow gives +-inf).
+
+    Parameters
+    ----------
+    transa, transb : str
+        ``'N'`` (op(X) = X) or ``'T'`` (op(X) = X^T), either case.
+    M, N, K : int
+        op(A) is M x K, op(B) K x N, C M x N. Python or NumPy integers (a float or a bool is a
+        ``TypeError``).
+    alpha, beta : float
+        The scale factors; they must be representable in the routine's type. With ``beta = 0`` C is not read.
+    A, B : buffer of float16
+        A NumPy array or any buffer of that dtype: 1-D (flat memory, as the C API sees it) or 2-D with rows
+        exactly ``lda`` / ``ldb`` elements apart and contiguous along rows. Read only.
+    lda, ldb, ldc : int
+        Leading dimensions (row strides, in elements) of the row-major A, B and C.
+    C : writable buffer of float16
+        Updated in place.
+
+    Returns
+    -------
+    C
+        The same object, updated.
+
+    Raises
+    ------
+    ValueError
+        A bad size, leading dimension, trans flag or alpha/beta, or a buffer too small for its matrix; the
+        message names the argument. C is left untouched.
+    TypeError
+        A buffer of another dtype, or a size given as a float or bool.
+
+    Examples
+    --------
+    >>> import numpy as np, gemmkit
+    >>> A = np.full((2, 2), 0.5, np.float16); C = np.zeros((2, 2), np.float16)
+    >>> gemmkit.hgemm('N', 'N', 2, 2, 2, 1.0, A, 2, A, 2, 0.0, C, 2)
+    array([[0.5, 0.5],
+           [0.5, 0.5]], dtype=float16)
+    """
     return _gemm_half("hgemm", False, transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
 
 
 def bf16gemm(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
-    """C := alpha * op(A) @ op(B) + beta * C for bfloat16 NumPy arrays (ml_dtypes, in place): float
-    arithmetic, rounded once."""
+    """C := alpha * op(A) @ op(B) + beta * C for bfloat16 arrays (``ml_dtypes.bfloat16``), in place.
+
+    Float32 arithmetic, one rounding to nearest even into bfloat16, as :func:`hgemm`.
+
+    Parameters
+    ----------
+    transa, transb : str
+        ``'N'`` (op(X) = X) or ``'T'`` (op(X) = X^T), either case.
+    M, N, K : int
+        op(A) is M x K, op(B) K x N, C M x N. Python or NumPy integers (a float or a bool is a
+        ``TypeError``).
+    alpha, beta : float
+        The scale factors; they must be representable in the routine's type. With ``beta = 0`` C is not read.
+    A, B : buffer of bfloat16
+        A NumPy array or any buffer of that dtype: 1-D (flat memory, as the C API sees it) or 2-D with rows
+        exactly ``lda`` / ``ldb`` elements apart and contiguous along rows. Read only.
+    lda, ldb, ldc : int
+        Leading dimensions (row strides, in elements) of the row-major A, B and C.
+    C : writable buffer of bfloat16
+        Updated in place.
+
+    Returns
+    -------
+    C
+        The same object, updated.
+
+    Raises
+    ------
+    ValueError
+        A bad size, leading dimension, trans flag or alpha/beta, or a buffer too small for its matrix; the
+        message names the argument. C is left untouched.
+    TypeError
+        A buffer of another dtype, or a size given as a float or bool.
+
+    Examples
+    --------
+    >>> import numpy as np, gemmkit, ml_dtypes
+    >>> A = np.ones((2, 3), ml_dtypes.bfloat16); C = np.zeros((2, 2), ml_dtypes.bfloat16)
+    >>> C = gemmkit.bf16gemm('N', 'T', 2, 2, 3, 1.0, A, 3, A, 3, 0.0, C, 2)
+    >>> C.astype(np.float32)
+    array([[3., 3.],
+           [3., 3.]], dtype=float32)
+    """
     return _gemm_half("bf16gemm", True, transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
 
 
@@ -1164,13 +1446,109 @@ cdef object _gemm_i8(str fn, bint a_signed, transa, transb, offsetc, M_, N_, K_,
 
 
 def gemm_u8s8s32(transa, transb, offsetc, M, N, K, alpha, A, lda, ao, B, ldb, bo, beta, C, ldc, co):
-    """C := alpha * (op(A) - ao) @ (op(B) - bo) + beta * C + co; A uint8, B int8, C int32."""
+    """C := alpha * (op(A) - ao) @ (op(B) - bo) + beta * C + co, exact int8 sums, row-major, in place.
+
+    A is uint8, B int8, C int32 (oneDNN's ``dnnl_gemm_u8s8s32``). The integer sums are exact on every kernel path
+    (no 16-bit saturation). With alpha = 1 and beta in {0, 1} the result is the exact integer, saturated to
+    int32; other alpha / beta are applied in double precision, rounded half to even and saturated. With K = 0
+    the result is beta * C + co.
+
+    Parameters
+    ----------
+    transa, transb : str
+        ``'N'`` or ``'T'`` (either case).
+    offsetc : str
+        How ``co`` is added: ``'F'`` (``co[0]`` to every element), ``'C'`` (``co[i]`` to row i: M values) or
+        ``'R'`` (``co[j]`` to column j: N values).
+    M, N, K : int
+        op(A) is M x K, op(B) K x N, C M x N.
+    alpha, beta : float
+    lda, ldb, ldc : int
+        Leading dimensions (row strides, in elements).
+    A : buffer of uint8
+    B : buffer of int8
+        1-D or 2-D buffers, as for :func:`sgemm`.
+    ao, bo : int
+        Zero points of A and B, in their element type's range.
+    C : writable buffer of int32
+    co : array_like of int32
+        The offsets; 1 (``'F'``), M (``'C'``) or N (``'R'``) values.
+
+    Returns
+    -------
+    C
+        The same object, updated.
+
+    Raises
+    ------
+    ValueError
+        A bad size, leading dimension, flag, zero point or offset length, naming the argument; C untouched.
+    TypeError
+        A buffer of another dtype.
+
+    Examples
+    --------
+    >>> import numpy as np, gemmkit
+    >>> A, B = np.full((2, 4), 200, np.uint8), np.full((4, 3), -100, np.int8)
+    >>> C, co = np.zeros((2, 3), np.int32), np.int32([0, 1, 2])      # 'R': co[j] per column
+    >>> gemmkit.gemm_u8s8s32('N', 'N', 'R', 2, 3, 4, 1.0, A, 4, 0, B, 3, 0, 0.0, C, 3, co)
+    array([[-80000, -79999, -79998],
+           [-80000, -79999, -79998]], dtype=int32)
+    """
     return _gemm_i8("gemm_u8s8s32", False, transa, transb, offsetc, M, N, K, alpha, A, lda, ao, B,
                     ldb, bo, beta, C, ldc, co)
 
 
 def gemm_s8s8s32(transa, transb, offsetc, M, N, K, alpha, A, lda, ao, B, ldb, bo, beta, C, ldc, co):
-    """C := alpha * (op(A) - ao) @ (op(B) - bo) + beta * C + co; A int8, B int8, C int32."""
+    """C := alpha * (op(A) - ao) @ (op(B) - bo) + beta * C + co, exact int8 sums, row-major, in place.
+
+    A is int8, B int8, C int32 (oneDNN's ``dnnl_gemm_s8s8s32``). The integer sums are exact on every kernel path
+    (no 16-bit saturation). With alpha = 1 and beta in {0, 1} the result is the exact integer, saturated to
+    int32; other alpha / beta are applied in double precision, rounded half to even and saturated. With K = 0
+    the result is beta * C + co.
+
+    Parameters
+    ----------
+    transa, transb : str
+        ``'N'`` or ``'T'`` (either case).
+    offsetc : str
+        How ``co`` is added: ``'F'`` (``co[0]`` to every element), ``'C'`` (``co[i]`` to row i: M values) or
+        ``'R'`` (``co[j]`` to column j: N values).
+    M, N, K : int
+        op(A) is M x K, op(B) K x N, C M x N.
+    alpha, beta : float
+    lda, ldb, ldc : int
+        Leading dimensions (row strides, in elements).
+    A : buffer of int8
+    B : buffer of int8
+        1-D or 2-D buffers, as for :func:`sgemm`.
+    ao, bo : int
+        Zero points of A and B, in their element type's range.
+    C : writable buffer of int32
+    co : array_like of int32
+        The offsets; 1 (``'F'``), M (``'C'``) or N (``'R'``) values.
+
+    Returns
+    -------
+    C
+        The same object, updated.
+
+    Raises
+    ------
+    ValueError
+        A bad size, leading dimension, flag, zero point or offset length, naming the argument; C untouched.
+    TypeError
+        A buffer of another dtype.
+
+    Examples
+    --------
+    >>> import numpy as np, gemmkit
+    >>> A, B = np.full((2, 4), -100, np.int8), np.full((4, 3), -100, np.int8)
+    >>> C, co = np.zeros((2, 3), np.int32), np.int32([0, 1, 2])      # 'R': co[j] per column
+    >>> gemmkit.gemm_s8s8s32('N', 'N', 'R', 2, 3, 4, 1.0, A, 4, 0, B, 3, 0, 0.0, C, 3, co)
+    array([[40000, 40001, 40002],
+           [40000, 40001, 40002]], dtype=int32)
+    """
     return _gemm_i8("gemm_s8s8s32", True, transa, transb, offsetc, M, N, K, alpha, A, lda, ao, B,
                     ldb, bo, beta, C, ldc, co)
 
@@ -1385,6 +1763,20 @@ def gemm_s8s8_per_token_packed(transa, out_type, int64_t batch, int64_t M, int64
 # ---- configuration ----------------------------------------------------------------------------
 
 def get_num_threads():
+    """The number of threads gemmkit's calls use.
+
+    Returns
+    -------
+    int
+        The value of :func:`set_num_threads`, else ``GEMMKIT_NUM_THREADS``, else the number of CPUs this
+        process may run on (its affinity mask).
+
+    Examples
+    --------
+    >>> import gemmkit
+    >>> gemmkit.get_num_threads() >= 1
+    True
+    """
     return gemmkit_get_num_threads()
 
 

@@ -105,9 +105,49 @@ def _time_numpy(fn):
         return _median_time(fn)
 
 
+def _ort_matmul_integer():
+    """(name, fn) running ONNX Runtime's MatMulInteger (uint8 A, int8 B, int32 Y) on a one-node model,
+    fn(A, B) -> Y; None when onnx or onnxruntime is not installed (or cannot build the session)."""
+    try:
+        import onnx
+        import onnxruntime as ort
+        from onnx import TensorProto, helper
+    except ImportError:
+        return None
+    try:
+        graph = helper.make_graph(
+            [helper.make_node("MatMulInteger", ["A", "B"], ["Y"])], "main_job",
+            [helper.make_tensor_value_info("A", TensorProto.UINT8, ["M", "K"]),
+             helper.make_tensor_value_info("B", TensorProto.INT8, ["K", "N"])],
+            [helper.make_tensor_value_info("Y", TensorProto.INT32, ["M", "N"])])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        model.ir_version = 8
+        options = ort.SessionOptions()
+        # no spinning workers after a run: they would take cores from gemmkit's next timed call
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    except Exception:  # an onnxruntime build without MatMulInteger, a version mismatch: no peer
+        return None
+    return f"ONNX Runtime {ort.__version__} MatMulInteger", lambda A, B: session.run(None, {"A": A, "B": B})[0]
+
+
+def int8_peer():
+    """The int8 row's peer: (name, fn(A, B) -> an array comparable with A @ B, exact). ONNX Runtime's
+    MatMulInteger when installed; else NumPy's float32 matmul of the same values (OpenBLAS sgemm: what one
+    would run without an int8 GEMM; exact while K * 255 * 128 < 2^24, K <= 512)."""
+    ort = _ort_matmul_integer()
+    if ort is not None:
+        return ort
+    return ("NumPy float32 matmul of the int8 values (no int8 peer installed: pip install onnxruntime onnx)",
+            None)
+
+
 def bench_table(sizes=(64, 256, 1024)):
+    """Time sgemm against NumPy's matmul (its BLAS) and gemm_u8s8s32 against the best int8 peer installed
+    (int8_peer()); print one row per case with gemmkit's rate, the peer's and gemmkit's ratio (> 1:
+    gemmkit faster), the peer named under the table."""
     rng = np.random.default_rng(0)
-    print(f"\n{'op':<14}{'size':>6}{'gemmkit':>12}{'NumPy':>12}{'ratio':>8}")
+    print(f"\n{'op':<14}{'size':>6}{'gemmkit':>12}{'peer':>12}{'ratio':>8}  peer")
     for n in sizes:
         A = rng.standard_normal((n, n)).astype(np.float32)
         B = rng.standard_normal((n, n)).astype(np.float32)
@@ -115,17 +155,28 @@ def bench_table(sizes=(64, 256, 1024)):
         tg = _time_gemmkit(lambda: gemmkit.sgemm("N", "N", n, n, n, 1.0, A, n, B, n, 0.0, C, n))
         tn = _time_numpy(lambda: np.matmul(A, B, out=C))
         gf = 2.0 * n**3 / 1e9
-        print(f"{'sgemm':<14}{n:>6}{gf / tg:>9.1f} GF{gf / tn:>9.1f} GF{tn / tg:>7.2f}x")
+        print(f"{'sgemm':<14}{n:>6}{gf / tg:>9.1f} GF{gf / tn:>9.1f} GF{tn / tg:>7.2f}x  NumPy matmul (its BLAS)")
+    peer_name, peer = int8_peer()
+    short = "ONNX Runtime" if peer is not None else "NumPy float32"
+    notes = []
     for n in sizes:
         A = rng.integers(0, 256, (n, n), dtype=np.uint8)
         B = rng.integers(-128, 128, (n, n), dtype=np.int8)
         C = np.zeros((n, n), np.int32)
         co = np.zeros(1, np.int32)
-        A32, B32 = A.astype(np.int32), B.astype(np.int32)
         tg = _time_gemmkit(lambda: gemmkit.gemm_u8s8s32("N", "N", "F", n, n, n, 1.0, A, n, 0, B, n, 0, 0.0, C, n, co))
-        tn = _time_numpy(lambda: np.matmul(A32, B32, out=C))
+        if peer is not None:
+            tn = _time_numpy(lambda: peer(A, B))
+            if not np.array_equal(peer(A, B), C):
+                notes.append(f"{short}'s result at {n} differs from the exact one (gemmkit's)")
+        else:
+            Af, Bf = A.astype(np.float32), B.astype(np.float32)
+            Cf = np.empty((n, n), np.float32)
+            tn = _time_numpy(lambda: np.matmul(Af, Bf, out=Cf))
         gop = 2.0 * n**3 / 1e9
-        print(f"{'gemm_u8s8s32':<14}{n:>6}{gop / tg:>9.1f} GO{gop / tn:>9.1f} GO{tn / tg:>8.1f}x")
+        print(f"{'gemm_u8s8s32':<14}{n:>6}{gop / tg:>9.1f} GO{gop / tn:>9.1f} GO{tn / tg:>7.2f}x  {short}")
+    print(f"(GF: GFLOP/s, GO: GOP/s; ratio: gemmkit over the peer, > 1: gemmkit faster. int8 peer: {peer_name}"
+          + "".join(f"; {note}" for note in notes) + ")")
     print(f"({how_measured()}; the full benchmark: gemmkit bench)")
 
 

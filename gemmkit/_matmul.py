@@ -98,13 +98,51 @@ def _apart_from(x, out):
 
 
 def matmul(a, b, out=None):
-    """The matrix product of a and b with np.matmul's rules: 1-D operands are promoted (a to a row,
-    b to a column) and that axis is removed from the result; more than 2-D operands are stacks of
-    matrices in their last two axes, broadcast against each other. The result dtype is NumPy's: the
-    operands' common dtype (float32, float64, complex64, complex128 or float16; other dtypes raise
-    TypeError), except that bfloat16 operands (ml_dtypes) give float32, exactly as if widened first. `out`, when given, must have exactly the result's shape (ValueError) and dtype
-    (TypeError); it is left untouched when the arguments are rejected. Any strides: a matrix with a unit
-    stride along either axis is read (and out written) in place; others are copied.
+    """Matrix product of two arrays with ``np.matmul``'s rules, on gemmkit's kernels.
+
+    A 1-D ``a`` is a row and a 1-D ``b`` a column; that axis is removed from the result. Operands with more
+    than two axes are stacks of matrices in their last two axes, broadcast against each other, and run as one
+    batched call.
+
+    Parameters
+    ----------
+    a, b : array_like
+        float32, float64, complex64, complex128, float16 or ``ml_dtypes.bfloat16``. Any strides: a matrix
+        with a unit stride along either axis is read in place, others are copied.
+    out : ndarray, optional
+        Where to write the result: exactly the result's shape and dtype, any strides (it may overlap the
+        inputs, which are then copied first).
+
+    Returns
+    -------
+    ndarray
+        The product, of NumPy's result dtype (``np.result_type(a, b)``), except that bfloat16 operands give
+        float32 (as NumPy's matmul). ``out`` when given; a NumPy scalar for two 1-D operands.
+
+    Raises
+    ------
+    TypeError
+        A dtype without kernels (integers, ...), or an ``out`` of the wrong dtype.
+    ValueError
+        Contracted dimensions that differ, stacks that do not broadcast, a 0-d operand, or an ``out`` of the
+        wrong shape. ``out`` is left untouched when the arguments are rejected.
+
+    See Also
+    --------
+    gemm : alpha, beta, transposes and an in-place C for 2-D arrays.
+    numpy.matmul
+
+    Examples
+    --------
+    >>> import numpy as np, gemmkit
+    >>> a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    >>> gemmkit.matmul(a, np.ones((3, 2), np.float32))
+    array([[ 3.,  3.],
+           [12., 12.]], dtype=float32)
+    >>> gemmkit.matmul(np.ones((10, 2, 3)), np.ones((3, 4))).shape   # one call
+    (10, 2, 4)
+    >>> gemmkit.matmul([1.0, 2.0], [3.0, 4.0])
+    np.float64(11.0)
     """
     result = _core.matmul_fast(a, b, out)  # 1-D/2-D ndarrays of one s/d/c/z dtype, read in place
     if result is not None:
@@ -154,11 +192,46 @@ def matmul(a, b, out=None):
 
 
 def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False):
-    """C := alpha * op(a) @ op(b) + beta * C for 2-D arrays, op(x) = x.T when trans_x; returns C.
+    """C := alpha * op(a) @ op(b) + beta * C for 2-D arrays, op(x) = x.T when trans_x.
 
-    M, N, K come from the arrays' shapes. When `c` is given it is updated in place (it must be a
-    writable array of shape (M, N) and the dtype of the product, np.result_type(a, b)); when it is None
-    a new array is returned and beta is not used. Dtypes and strides as for gemmkit.matmul.
+    M, N and K come from the arrays' shapes.
+
+    Parameters
+    ----------
+    a, b : array_like, 2-D
+        Dtypes and strides as for :func:`matmul`.
+    c : ndarray, optional
+        Updated in place and returned: a writable array of shape (M, N) and the product's dtype
+        (``np.result_type(a, b)``; float32 for bfloat16 operands), any strides. When None a new array is
+        returned and ``beta`` is not used.
+    alpha, beta : scalar, keyword-only
+        Scale factors, representable in the product's dtype.
+    trans_a, trans_b : bool, keyword-only
+        Use ``a.T`` / ``b.T``.
+
+    Returns
+    -------
+    ndarray
+        ``c``, or a new (M, N) array.
+
+    Raises
+    ------
+    TypeError
+        A dtype without kernels, or a ``c`` of the wrong dtype.
+    ValueError
+        Operands that are not 2-D, contracted dimensions that differ, or a ``c`` of the wrong shape; ``c`` is
+        left untouched.
+
+    Examples
+    --------
+    >>> import numpy as np, gemmkit
+    >>> a = np.arange(4.0).reshape(2, 2); c = np.ones((2, 2))
+    >>> gemmkit.gemm(a, np.eye(2), c, alpha=2.0, beta=1.0)      # c := 2 a + c
+    array([[1., 3.],
+           [5., 7.]])
+    >>> gemmkit.gemm(a, a, trans_a=True)                         # a.T @ a
+    array([[ 4.,  6.],
+           [ 6., 10.]])
     """
     who = "gemmkit.gemm"
     a = _as_array(a, "a", who)

@@ -17,11 +17,20 @@ _WHO = "matmul_per_token"
 
 
 class PackedWeight:
-    """An int8 weight packed once (quant.pack_weight) for repeated matmul_per_token calls: the kernel
-    path's panels and column sums, made for one kernel path. `weight` is the array it was made from (a
-    reference, not a copy): on another kernel path (gemmkit.use_arch), and for few rows of x where the
-    path reads a weight in place (faster than its packed panels), matmul_per_token reads it instead, so
-    it must not change while the PackedWeight is in use. k, n: op(weight)'s shape."""
+    """An int8 weight packed once by :func:`pack_weight`, for many :func:`matmul_per_token` calls.
+
+    It holds the kernel path's panels and column sums, made for one kernel path, and a reference to the
+    weight it was made from (``weight``, not a copy): on another kernel path (``gemmkit.use_arch``), and for
+    few rows of x where the path reads a weight in place faster, ``matmul_per_token`` reads that weight
+    instead, so it must not change while the PackedWeight is in use.
+
+    Attributes
+    ----------
+    weight : ndarray
+        The int8 weight it was made from.
+    k, n : int
+        op(weight)'s shape.
+    """
     __slots__ = ("weight", "transpose_b", "k", "n", "arch", "data")
 
     def __init__(self, weight, transpose_b, k, n, arch, data):
@@ -33,9 +42,36 @@ class PackedWeight:
 
 
 def pack_weight(weight, transpose_b=False):
-    """Packs int8 `weight` ((k, n), or (n, k) with transpose_b) once for the kernel path in use; the result
-    goes in weight's place in matmul_per_token (without transpose_b there). Weights with k beyond one
-    exact chunk (16384) are kept as they are (the result then just holds the weight)."""
+    """Pack an int8 weight once for the kernel path in use (what ONNX Runtime does for constant weights).
+
+    Parameters
+    ----------
+    weight : ndarray of int8
+        (k, n), or (n, k) with ``transpose_b``.
+    transpose_b : bool, default False
+
+    Returns
+    -------
+    PackedWeight
+        Goes in ``weight``'s place in :func:`matmul_per_token` (then with ``transpose_b=False``). Weights
+        with k beyond one exact chunk (16384) are kept as they are.
+
+    Raises
+    ------
+    TypeError
+        A weight that is not int8.
+    ValueError
+        A weight that is not 2-D.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gemmkit import quant
+    >>> w = np.int8([[1, 2, 3], [4, 5, 6]])
+    >>> wp = quant.pack_weight(w)
+    >>> quant.matmul_per_token(np.int8([[1, 1]]), wp, [1, 1, 1], [0.5])
+    array([[2.5, 3.5, 4.5]], dtype=float16)
+    """
     weight = _int8_stack(weight, "weight")
     if weight.ndim != 2:
         raise ValueError(f"pack_weight: weight must be 2-D (one weight shared by the batch), got shape {weight.shape}")
@@ -134,23 +170,61 @@ def _operand_for_core(arr, out):
 
 def matmul_per_token(x, weight, deq_scale, per_token_scale, *, out_dtype=None, transpose_a=False,
                      transpose_b=False, bias=None, out=None):
-    """Per-token quantized int8 matmul with float output:
+    """Per-token quantized int8 matmul (W8A8) with float16, bfloat16 or float32 output, fused in one call.
 
+    Computes, exactly so::
+
+        acc = sum_k x[b, i, k] * weight[b, k, j]                  (the exact integer sum, any K)
         out[b, i, j] = float32(float32(acc) * deq_scale[j]) * per_token_scale[b, i] (+ bias[j])
 
-    rounded to nearest even into out_dtype, where acc = sum_k x[b, i, k] * weight[b, k, j] is the exact
-    integer sum (float32 arithmetic, one rounding per operation; bfloat16 is ml_dtypes.bfloat16).
+    in float32 arithmetic with one rounding per operation (no fused multiply-add), then rounded to nearest
+    even into ``out_dtype`` (ONNX Runtime's MatMulIntegerToFloat; Ascend ATB's PER_TOKEN linear). No M x N
+    temporary is made: the scales, bias and conversion run in the int8 kernel's epilogue.
 
-    x: int8 (m, k), or (k, m) with transpose_a; batched (batch, m, k). weight: int8 (k, n), or (n, k)
-    with transpose_b; batched (batch, k, n) like x, or 2-D and shared by the batch; or a PackedWeight
-    from pack_weight (then transpose_b stays False). deq_scale: float32
-    (n,). per_token_scale: float32 (m,), or (batch, m) for a batched x. bias: float32 (n,) or None.
-    out_dtype: "float16", "bfloat16" or "float32" (or the dtype); default out's dtype, else float16.
-    out: the result array, of shape (m, n) or (batch, m, n) and that dtype (else ValueError), written in
-    place and returned. Any strides: an operand (and out) with a unit stride along either axis is used
-    without a copy. Bad arguments raise TypeError (wrong types) or ValueError (shapes) naming the argument,
-    and leave out untouched. NaN and Inf scales propagate as IEEE float32 arithmetic says; K = 0 gives
-    0 * scales (+ bias); an empty m or n an empty result.
+    Parameters
+    ----------
+    x : ndarray of int8
+        (m, k), or (k, m) with ``transpose_a``; batched (batch, m, k).
+    weight : ndarray of int8 or PackedWeight
+        (k, n), or (n, k) with ``transpose_b``; batched like x or 2-D and shared by the batch; or a
+        :func:`pack_weight` result (then ``transpose_b`` stays False).
+    deq_scale : ndarray of float32 or list
+        (n,): one scale per output column (channel).
+    per_token_scale : ndarray of float32 or list
+        (m,), or (batch, m) for a batched x: one scale per row (token).
+    out_dtype : {"float16", "bfloat16", "float32"} or dtype, optional, keyword-only
+        Default: ``out``'s dtype, else float16. bfloat16 is ``ml_dtypes.bfloat16``.
+    transpose_a, transpose_b : bool, keyword-only
+    bias : ndarray of float32, optional, keyword-only
+        (n,), added after scaling.
+    out : ndarray, optional, keyword-only
+        (m, n) or (batch, m, n) of ``out_dtype``, any strides; written in place and returned.
+
+    Returns
+    -------
+    ndarray
+        (m, n) or (batch, m, n) of ``out_dtype``.
+
+    Raises
+    ------
+    TypeError
+        Operands that are not int8, scales that are arrays but not float32, an unknown ``out_dtype``.
+    ValueError
+        Shapes that do not fit (naming the argument), or an ``out`` of the wrong shape or dtype; nothing is
+        written.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gemmkit import quant
+    >>> x = np.int8([[1, 2], [3, 4]]); w = np.int8([[1, 2, 3], [4, 5, 6]])
+    >>> quant.matmul_per_token(x, w, np.float32([1, 2, 3]), np.float32([1, 2]))
+    array([[  9.,  24.,  45.],
+           [ 38., 104., 198.]], dtype=float16)
+    >>> bias = np.float32([0, 0, 0.5])
+    >>> quant.matmul_per_token(x, w, [1, 2, 3], [1, 2], out_dtype="float32", bias=bias)
+    array([[  9. ,  24. ,  45.5],
+           [ 38. , 104. , 198.5]], dtype=float32)
     """
     name = _out_dtype_name(out_dtype, out)
     x = _int8_stack(x, "x")

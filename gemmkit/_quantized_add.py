@@ -114,17 +114,57 @@ def _same_view(x, y):
 
 def quantized_add(a, a_scale, a_zero_point, b, b_scale, b_zero_point, out_scale, out_zero_point=None, *,
                   out=None, out_dtype=None, formula="directml"):
-    """Quantized elementwise add of two uint8/int8 tensors (NumPy broadcasting), see the README:
+    """Quantized elementwise add of two uint8/int8 tensors, with NumPy broadcasting.
 
-        default (formula="directml"), in float32:
-            q = ((a - a_zero_point) * a_scale + (b - b_zero_point) * b_scale) / out_scale
+    Two rounding conventions, per output element::
+
+        formula="directml" (default; DirectML's ELEMENT_WISE_QUANTIZED_LINEAR_ADD), every step in float32:
+            q   = ((a - a_zero_point) * a_scale + (b - b_zero_point) * b_scale) / out_scale
             out = clamp(round_half_even(q) + out_zero_point, type min, type max)
-        formula="onnxruntime": ONNX Runtime's com.microsoft QLinearAdd (x86-64), bit for bit.
+        formula="onnxruntime": ONNX Runtime's com.microsoft QLinearAdd on x86-64, bit for bit (fused
+            multiply-adds; the zero point is inside the rounded value, so ties can differ by one).
 
-    Scales: real numbers or arrays broadcastable to their tensor (out_scale: to the result), converted
-    to float32, finite and non-zero. Zero points: None (0), integers in their tensor's type range, or
-    arrays of that dtype. Output dtype: out_zero_point's when it is a NumPy integer or array, else
-    out_dtype, else a's. out: an array of the result's shape and dtype (it may be a or b)."""
+    Parameters
+    ----------
+    a, b : ndarray of uint8 or int8
+        Broadcast against each other (up to 32 axes), any strides.
+    a_scale, b_scale, out_scale : float or array_like
+        Converted to float32, finite and non-zero; arrays broadcastable to their tensor (``out_scale``: to
+        the result, e.g. a scale per channel). ``formula="onnxruntime"`` takes single values only.
+    a_zero_point, b_zero_point : int, ndarray or None
+        None (0), an integer in the tensor's type range, or an array of the tensor's dtype.
+    out_zero_point : int, NumPy integer, ndarray or None, optional
+    out : ndarray, optional, keyword-only
+        The result's shape and dtype, any strides; it may be ``a`` or ``b``.
+    out_dtype : dtype, optional, keyword-only
+        uint8 or int8. The output dtype is ``out_zero_point``'s when it is a NumPy integer or array, else
+        ``out_dtype``, else a's.
+    formula : {"directml", "onnxruntime"}, keyword-only
+
+    Returns
+    -------
+    ndarray
+        The quantized sum, C-contiguous, or ``out``.
+
+    Raises
+    ------
+    ValueError
+        Shapes that do not broadcast, a zero / NaN / infinite scale, a zero point out of range; nothing is
+        written.
+    TypeError
+        Tensors or zero points of another dtype.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gemmkit import quant
+    >>> a = np.uint8([5, 130]); b = np.uint8([0, 120])
+    >>> quant.quantized_add(a, 0.5, 0, b, 0.5, 0, 1.0, np.uint8(3))
+    array([ 5, 128], dtype=uint8)
+    >>> quant.quantized_add(a, 0.5, 0, b, 0.5, 0, 1.0, np.uint8(3),
+    ...                     formula="onnxruntime")
+    array([  6, 128], dtype=uint8)
+    """
     if out_dtype is None:  # same-shape contiguous arrays, single values: checked and run in one C step
         result = _core.quantized_add_common(formula, a, a_scale, a_zero_point, b, b_scale, b_zero_point, out,
                                             out_scale, out_zero_point)

@@ -130,9 +130,46 @@ def _make_gemm(prefix):
     _core.blas_general[prefix] = general
     gemm = getattr(_core, "blas_" + fn)
     gemm.__name__ = gemm.__qualname__ = fn
-    gemm.__doc__ = (f"c = {fn}(alpha, a, b, beta=0.0, c=None, trans_a=0, trans_b=0, overwrite_c=0)\n\n"
-                    f"scipy.linalg.blas.{fn} on gemmkit's kernels: c := alpha op(a) op(b) + beta c, op by trans "
-                    f"0 (x), 1 (x^T), 2 (x^H); dtype {dtype}.")
+    gemm.__doc__ = f"""``scipy.linalg.blas.{fn}`` on gemmkit's kernels: c := alpha * op(a) @ op(b) + beta * c, {dtype}.
+
+    Arguments are converted as SciPy's f2py wrapper converts them, in its order, and raise the same
+    exception types; a or b with a unit-stride axis is never copied (SciPy copies all but Fortran order).
+
+    Parameters
+    ----------
+    alpha : scalar
+        Converted as f2py converts numbers ({'the real part of a complex, ' if dtype.kind == 'f' else ''}numeric strings,
+        the first item of a sequence), then rounded to {dtype}.
+    a, b : array_like
+        Matrices (lists, scalars as 1 x 1, 1-D arrays as columns), cast to {dtype}.
+    beta : scalar, optional
+        0 by default: c is then not read.
+    c : array_like, optional
+        (m, n). Written in place and returned when ``overwrite_c`` is set and c is a writable
+        Fortran-contiguous {dtype} array; else a new array is returned.
+    trans_a, trans_b : int, optional
+        0 (x), 1 (x^T) or 2 (x^H).
+    overwrite_c : int, optional
+
+    Returns
+    -------
+    ndarray
+        (m, n), Fortran order, {dtype}.
+
+    Raises
+    ------
+    gemmkit.blas.error
+        Shapes that do not fit, a trans flag out of range (SciPy's ``_fblas.error``).
+    ValueError, TypeError
+        Arguments f2py cannot convert.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gemmkit import blas
+    >>> blas.{fn}(2, [[1, 2]], [[3], [4]])
+    array([[22.{'+0.j' if dtype.kind == 'c' else ''}]]{'' if dtype in (np.float64, np.complex128) else ', dtype=' + dtype.name})
+    """
     # the attributes SciPy's get_blas_funcs gives its functions
     gemm.typecode, gemm.dtype, gemm.prefix, gemm.module_name = prefix, dtype, prefix, "fblas"
     return gemm
@@ -153,7 +190,27 @@ _BEST = {np.dtype(np.float32): "s", np.dtype(np.float64): "d", np.dtype(np.compl
 
 
 def find_best_blas_type(arrays=(), dtype=None):
-    """SciPy's choice of BLAS prefix for arrays / dtype: (prefix, dtype, prefer_fortran)."""
+    """SciPy's choice of BLAS routine prefix for arrays or a dtype.
+
+    Parameters
+    ----------
+    arrays : sequence of ndarray, optional
+    dtype : dtype, optional
+
+    Returns
+    -------
+    prefix : str
+        ``'s'``, ``'d'``, ``'c'`` or ``'z'``.
+    dtype : numpy.dtype
+    prefer_fortran : bool
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gemmkit import blas
+    >>> blas.find_best_blas_type((np.ones(2, np.float32),))[0]
+    's'
+    """
     if _scipy_blas is not None:
         return _scipy_blas.find_best_blas_type(arrays, dtype)
     dt = np.result_type(*[np.asarray(x).dtype for x in arrays], *([dtype] if dtype is not None else [])) \
@@ -190,8 +247,37 @@ def _funcs_without_scipy(names, prefix):
 
 
 def get_blas_funcs(names, arrays=(), dtype=None, ilp64=False):
-    """SciPy's get_blas_funcs, with gemm resolved to gemmkit's (the same objects on every call) and every
-    other routine to SciPy's."""
+    """``scipy.linalg.blas.get_blas_funcs`` with gemm resolved to gemmkit's routines.
+
+    Parameters
+    ----------
+    names : str or sequence of str
+        BLAS routine names without prefix (``'gemm'``, ``'axpy'``, ...).
+    arrays : sequence of ndarray, optional
+        Arrays whose dtypes choose the prefix.
+    dtype : dtype, optional
+    ilp64 : bool or 'preferred', optional
+        As SciPy's.
+
+    Returns
+    -------
+    function or list of functions
+        gemm is gemmkit's (the same objects on every call, with SciPy's attributes ``typecode``, ``dtype``,
+        ``prefix``, ``module_name``); every other routine is SciPy's own.
+
+    Raises
+    ------
+    ValueError
+        A routine SciPy does not have, or one other than gemm when SciPy is not installed.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gemmkit import blas
+    >>> gemm, = blas.get_blas_funcs(('gemm',), (np.ones((2, 2)),))
+    >>> gemm is blas.dgemm, gemm.prefix
+    (True, 'd')
+    """
     single = isinstance(names, str)
     if _scipy_blas is not None:
         return _with_gemmkit_gemm(names, _scipy_blas.get_blas_funcs(names, arrays, dtype, ilp64))
@@ -220,9 +306,22 @@ def __dir__():
 
 @contextlib.contextmanager
 def scipy_patched():
-    """Within the block, scipy.linalg.blas.{s,d,c,z}gemm and what scipy.linalg.blas.get_blas_funcs (and
-    scipy.linalg.get_blas_funcs) return for gemm are gemmkit's; everything is restored on exit, exceptions
-    included. Modules that imported a SciPy gemm by name before the block keep what they imported."""
+    """A context manager that makes ``scipy.linalg.blas``'s gemm gemmkit's within a ``with`` block.
+
+    Within the block ``scipy.linalg.blas.{s,d,c,z}gemm`` are gemmkit's and what ``get_blas_funcs`` (also
+    ``scipy.linalg.get_blas_funcs``) returns for gemm is gemmkit's; everything is restored on exit, exceptions
+    included. Modules that imported a SciPy gemm by name before the block keep what they imported.
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.linalg
+    >>> from gemmkit import blas
+    >>> with blas.scipy_patched():
+    ...     scipy.linalg.blas.dgemm is blas.dgemm
+    True
+    >>> scipy.linalg.blas.dgemm is blas.dgemm
+    False
+    """
     if _scipy_blas is None:
         raise ImportError("gemmkit.blas.scipy_patched needs SciPy")
     import scipy.linalg as scipy_linalg

@@ -99,13 +99,45 @@ def _k_chunks(a, b, dtype, block_bytes):
 
 
 def matmul(a, b, *, block_bytes=DEFAULT_BLOCK_BYTES, task_macs=DEFAULT_TASK_MACS):
-    """a @ b for 2-D Dask arrays (or arrays Dask can wrap) on gemmkit's kernels; a Dask array with a's
-    row chunks and b's column chunks. Shapes and dtypes are checked here, when the graph is built
-    (ValueError / TypeError); the result dtype is NumPy's and must be float32, float64, complex64 or
-    complex128. When a's column chunks and b's row chunks differ, both are rechunked once along K to
-    blocks sized so that a task's A, B and C blocks fit `block_bytes`. Consecutive K blocks of an
-    output block go into one task until it has `task_macs` multiply-adds (1: a task per block); the
-    sums are the same in any case (k ascending, in place)."""
+    """a @ b for 2-D Dask arrays on gemmkit's kernels, one in-place chain of tasks per output block.
+
+    Each output block accumulates its K blocks in place (beta = 1), k ascending, so the result is the same on
+    every scheduler and for any ``task_macs``. Each task computes on one gemmkit thread under the threaded and
+    processes schedulers and in distributed workers (``GEMMKIT_NUM_THREADS`` overrides), on all CPUs under the
+    synchronous one.
+
+    Parameters
+    ----------
+    a, b : dask.array.Array or array_like, 2-D
+        NumPy arrays are wrapped by Dask. Their common dtype (NumPy's) must be float32, float64, complex64 or
+        complex128.
+    block_bytes : int, keyword-only
+        When a's column chunks and b's row chunks differ, both are rechunked once along K to blocks sized so
+        that a task's A, B and C blocks fit this many bytes (default ``DEFAULT_BLOCK_BYTES``, 256 MiB).
+    task_macs : float, keyword-only
+        Consecutive K blocks of an output block go into one task until it has this many multiply-adds
+        (default 4e9; 1 gives a task per block).
+
+    Returns
+    -------
+    dask.array.Array
+        The product, with a's row chunks and b's column chunks; nothing is computed until asked.
+
+    Raises
+    ------
+    ValueError
+        Operands that are not 2-D or contracted dimensions that differ (when the graph is built).
+    TypeError
+        A dtype without kernels.
+
+    Examples
+    --------
+    >>> import numpy as np, dask.array as da, gemmkit.dask as gkd
+    >>> a = da.ones((4, 6), chunks=2)
+    >>> c = gkd.matmul(a, a.T)
+    >>> c.compute(scheduler="threads")[0]
+    array([6., 6., 6., 6.])
+    """
     a, b = da.asarray(a), da.asarray(b)
     if a.ndim != 2 or b.ndim != 2:
         raise ValueError(f"gemmkit.dask.matmul: a and b must be 2-D, got shapes {a.shape} and {b.shape}")
@@ -194,10 +226,48 @@ def _out_dtype(out_dtype):
 
 def matmul_per_token(x, weight, deq_scale, per_token_scale, *, out_dtype="float16", bias=None,
                      block_bytes=DEFAULT_BLOCK_BYTES):
-    """gemmkit.quant.matmul_per_token for 2-D Dask arrays: x int8 (m, k), weight int8 (k, n), deq_scale
-    float32 (n,), per_token_scale float32 (m,), bias float32 (n,) or None (NumPy or Dask arrays). Each
-    output block sums its K blocks exactly in int32 (in place, k ascending) and applies the scales once,
-    so the result is bit-identical to matmul_per_token on the whole arrays. Errors at graph build."""
+    """:func:`gemmkit.quant.matmul_per_token` for 2-D Dask arrays, bit-identical to it.
+
+    Each output block sums its K blocks exactly in int32 (in place, k ascending) and applies the scales once
+    at the end, through the same epilogue as the NumPy call.
+
+    Parameters
+    ----------
+    x : dask.array.Array or array_like
+        int8 (m, k).
+    weight : dask.array.Array or array_like
+        int8 (k, n).
+    deq_scale : array_like
+        float32 (n,), one per output column (NumPy or Dask).
+    per_token_scale : array_like
+        float32 (m,), one per row of x.
+    out_dtype : str, keyword-only
+        ``"float16"`` (default), ``"bfloat16"`` or ``"float32"``.
+    bias : array_like, optional, keyword-only
+        float32 (n,).
+    block_bytes : int, keyword-only
+        As for :func:`matmul`.
+
+    Returns
+    -------
+    dask.array.Array
+        (m, n) of ``out_dtype``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Wrong dtypes or shapes, when the graph is built.
+
+    Examples
+    --------
+    >>> import numpy as np, dask.array as da, gemmkit.dask as gkd
+    >>> x = da.from_array(np.int8([[1, 2], [3, 4]]), chunks=1)
+    >>> w = da.from_array(np.int8([[1, 2, 3], [4, 5, 6]]), chunks=1)
+    >>> y = gkd.matmul_per_token(x, w, np.float32([1, 2, 3]), np.float32([1, 2]))
+    >>> y.compute(scheduler="sync")
+    array([[  9.,  24.,  45.],
+           [ 38., 104., 198.]], dtype=float16)
+    """
     x, weight = da.asarray(x), da.asarray(weight)
     if x.ndim != 2 or weight.ndim != 2:
         raise ValueError(f"gemmkit.dask.matmul_per_token: x and weight must be 2-D, got {x.shape} and {weight.shape}")

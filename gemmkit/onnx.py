@@ -22,7 +22,24 @@ CORE_FUNCTION = {"float16": "hgemm", "bfloat16": "bf16gemm", "float32": "sgemm",
 
 
 def gemm_version(opset):
-    """The Gemm version in force under `opset` (an int >= 1): the latest of GEMM_VERSIONS not above it."""
+    """The Gemm operator version in force under an opset import.
+
+    Parameters
+    ----------
+    opset : int
+        The model's opset import for the default domain (>= 1).
+
+    Returns
+    -------
+    int
+        The latest of 1, 6, 7, 9, 11, 13 not above ``opset``.
+
+    Examples
+    --------
+    >>> from gemmkit import onnx as gk_onnx
+    >>> gk_onnx.gemm_version(10), gk_onnx.gemm_version(21)
+    (9, 13)
+    """
     if isinstance(opset, bool) or not isinstance(opset, (int, np.integer)):
         raise TypeError(f"gemmkit.onnx.gemm: opset must be an int, got {type(opset).__name__}")
     if opset < 1:
@@ -103,14 +120,52 @@ def _check_c(C, M, N, version, broadcast, who):
 
 
 def gemm(A, B, C=None, alpha=1.0, beta=1.0, transA=0, transB=0, broadcast=0, opset=13):
-    """ONNX Gemm: Y = alpha * A' @ B' + beta * C, A' = A.T if transA else A, B' likewise; returns Y.
+    """ONNX Gemm: Y = alpha * A' @ B' + beta * C, A' = A.T if transA else A, B' likewise.
 
-    `opset` selects the operator version (the latest of 1, 6, 7, 9, 11, 13 not above it), which decides:
-    C required (before 11) or optional; C's shape: exactly (M, N) in 1 and 6 unless broadcast=1, else
-    unidirectionally broadcastable to (M, N); the types (float16/float32/float64, from 9 the 32/64-bit
-    integers, from 13 bfloat16). `broadcast` is an attribute of versions 1 and 6 only. alpha and beta
-    are ONNX float attributes: rounded to float32 first. Y has A's type. Bad shapes raise ValueError, bad
-    types TypeError, naming them. Integer types follow onnx.reference bit for bit (see the README).
+    ``opset`` selects the operator version (the latest of 1, 6, 7, 9, 11, 13 not above it), which decides
+    whether C is required, how it broadcasts and which types are taken. Integer types follow
+    ``onnx.reference`` bit for bit: the product wraps in the type, alpha and beta scale it in float64 (see the
+    ONNX page of the user guide).
+
+    Parameters
+    ----------
+    A, B : ndarray
+        (M, K) or (K, M) with transA; (K, N) or (N, K) with transB. float16, float32, float64 in every
+        version; int32, int64, uint32, uint64 from 9; bfloat16 (``ml_dtypes``) from 13. One type for A, B, C.
+    C : ndarray, optional
+        Required before version 11. Versions 1 and 6: exactly (M, N) unless ``broadcast=1``; from 7:
+        unidirectionally broadcastable to (M, N) (a scalar, (N,), (M, 1), ...).
+    alpha, beta : float
+        ONNX float attributes: rounded to float32 first. beta = 0 (or no C) leaves C unread.
+    transA, transB : int
+        0 or 1.
+    broadcast : int
+        0 or 1; an attribute of versions 1 and 6 only (passing 1 elsewhere raises).
+    opset : int, default 13
+        The model's opset import.
+
+    Returns
+    -------
+    ndarray
+        Y, (M, N), of A's type.
+
+    Raises
+    ------
+    ValueError
+        Shapes that do not fit, a missing C, or ``broadcast`` where the version has no such attribute.
+    TypeError
+        A type the version does not take, or inputs of different types.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gemmkit import onnx as gk_onnx
+    >>> A = np.ones((2, 3), np.float32); B = np.ones((4, 3), np.float32)
+    >>> gk_onnx.gemm(A, B, np.arange(4, dtype=np.float32), alpha=0.5, transB=1)
+    array([[1.5, 2.5, 3.5, 4.5],
+           [1.5, 2.5, 3.5, 4.5]], dtype=float32)
+    >>> gk_onnx.gemm(np.int32([[2, 3]]), np.int32([[4], [5]]))
+    array([[23]], dtype=int32)
     """
     if type(opset) is int and opset >= 11 and broadcast == 0:  # C optional, broadcast unidirectionally
         Y = _core.onnx_gemm_fast(A, B, C, alpha, beta, transA, transB, opset)  # 2-D, read in place
@@ -168,7 +223,11 @@ def _make_gemm_op():
     from onnx.reference.op_run import OpRun
 
     class Gemm(OpRun):
-        """The ONNX Gemm node on gemmkit, every version, for ReferenceEvaluator(model, new_ops=[Gemm])."""
+        """The ONNX Gemm node on gemmkit, every version: ``ReferenceEvaluator(model, new_ops=[Gemm])``.
+
+        The evaluator's opset import picks the version's rules (see :func:`gemm`); created on first access
+        of ``gemmkit.onnx.Gemm``, so that onnx is needed only by those who use it.
+        """
         op_domain = ""
 
         def _run(self, a, b, c=None, alpha=None, beta=None, transA=None, transB=None, broadcast=None):
