@@ -74,6 +74,9 @@ def parse_args(argv):
     p.add_argument("--retry-budget", type=float, default=60.0, metavar="S",
                    help="wall clock: redo cases other processes disturbed (>15%% of our CPUs) within S s in all")
     p.add_argument("--seed", type=int, default=1234)
+    p.add_argument("--model", action="store_true",
+                   help="instead of timing: llvm-mca's cycles per k step of each kernel the dispatcher selects, per "
+                        "target CPU, against its multiply-add bound (bench/model.py; --model --help for its options)")
     p.add_argument("--no-snapshot", action="store_true", help="import gemmkit in place, not from a copy")
     p.add_argument("--no-reexec", action="store_true", help="don't re-execute under taskset with thread variables")
     a = p.parse_args(argv)
@@ -189,6 +192,9 @@ def main(argv=None):
     """Run the benchmark; returns the exit status (2 when a gemmkit result mismatched)."""
     faulthandler.enable()   # a crash in a kernel prints where it happened
     argv = list(sys.argv[1:] if argv is None else argv)
+    if "--model" in argv:   # the llvm-mca model of the kernels' k loops (bench/model.py), nothing timed
+        from . import model
+        return model.main([x for x in argv if x != "--model"])
     args = parse_args(argv)
     if len(args.thread_list) > 1:
         return run_each_thread_count(args, argv)

@@ -492,3 +492,49 @@ def test_stream_read_reads_every_byte(threads):
     words = np.arange(1, 100_003, dtype=np.uint64) * np.uint64(2654435761)
     for n in (0, 1, 7, 8, 33, 1000, words.size):
         assert fn(words.ctypes.data, 8 * n, threads) == int(words[:n].sum(dtype=np.uint64)), n
+
+
+# ---- the llvm-mca model of the kernels' k loops (bench/model.py) ----
+
+def _model_module():
+    from gemmkit_bench import model
+    return model
+
+
+@pytest.fixture(scope="module")
+def kernel_asm(tmp_path_factory):
+    """Functions of two kernel files compiled as setup.py compiles them (gcc -S)."""
+    model = _model_module()
+    cc = os.environ.get("CC") or "gcc"
+    if shutil.which(cc) is None:
+        pytest.skip(f"no C compiler {cc}")
+    files = ["csrc/kernels/sgemm_avx2.c", "csrc/kernels/int8_avx512_vnni.c"]
+    funcs = {}
+    for _src, asm in model.compile_kernels(str(tmp_path_factory.mktemp("asm")), cc, only=files).items():
+        funcs.update(model.parse_functions(open(asm).read()))
+    return funcs
+
+
+@pytest.mark.parametrize("kernel, op, compute, steps", [
+    ("ukernel_sgemm_avx2_6x16", "sgemm", {("fma", 256): 48}, 4),          # inline asm loop, 4 k per pass
+    ("ukernel_cgemm_avx2_3x8", "cgemm", {("fma", 256): 48}, 4),           # the same loop under the complex tile
+    ("ukernel_i8_avx512_vnni_12x32", "int8", {("dpbusd", 512): 24}, 1),   # compiler-generated loop
+])
+def test_model_finds_each_kernels_k_loop(kernel_asm, kernel, op, compute, steps):
+    model = _model_module()
+    loop = model.find_k_loop(kernel_asm, kernel)
+    assert loop is not None and loop.compute == compute
+    assert loop.n_compute / model.per_k_step(op, kernel, loop) == steps
+    assert model.BRANCH.match(loop.body[-1])   # one pass ends with the branch back
+
+
+@pytest.mark.skipif(shutil.which("llvm-mca-19") is None, reason="llvm-mca-19 not installed (apt-get install llvm-19)")
+def test_model_of_the_avx2_sgemm_loop_on_zen2():
+    model = _model_module()
+    rows = model.model(cpus=["znver2"], ops=("sgemm", "int8"),
+                       files=["csrc/kernels/sgemm_avx2.c", "csrc/kernels/int8_avx2.c"])
+    by_op = {r["op"]: r for r in rows}
+    assert by_op["sgemm"]["kernel"] == "ukernel_sgemm_avx2_6x16" and by_op["sgemm"]["config"] == "avx2/zen2"
+    for r in rows:   # Zen 2: 2 FMA / cycle, 1 vpmaddwd / cycle; both loops run at that bound in llvm-mca
+        assert r["bound"] / r["cycles"] >= model.MIN_FRACTION, r
+    assert "| znver2 | avx2/zen2 | sgemm |" in model.table(rows)

@@ -1,5 +1,7 @@
 /* Runtime CPU dispatch: CPUID + XGETBV decide which kernels this CPU (and its OS) can run, once;
  * GEMMKIT_ARCH or gemmkit_set_arch() force a path, refusing one the CPU or the build cannot run. */
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "gemmkit_internal.h"
@@ -261,4 +263,40 @@ gemmkit_status_t gemmkit_kernel_info(const char *op, gemmkit_kernel_info_t *info
     info->mr = k->mr; info->nr = k->nr; info->k_group = 1; info->elem = k->elem;
     info->mc = b->mc; info->kc = b->kc; info->nc = b->nc;
     return gemmkit_success;
+}
+
+/* Every field of configuration i (registry order) as "name=value" lines into buf (size bytes): kernels by
+ * name ("-": none; complex products then run by 1m), blocks as numbers, each small-problem threshold on its
+ * own line. For the test that each config equals its path's base except in named fields
+ * (tests/test_config_bases.py). */
+#define GK_DESC(...) n += snprintf(buf + (n < size ? n : size - 1), n < size ? size - n : 1, __VA_ARGS__)
+#define GK_DESC_KERNEL(NM, k) GK_DESC(NM "=%s\n", (k) ? (k)->name : "-")
+#define GK_DESC_BLOCKS(NM, b) GK_DESC(NM "=%lld,%lld,%lld\n", (long long)(b).mc, (long long)(b).kc, (long long)(b).nc)
+#define GK_DESC_SMALL(f) GK_DESC("small." #f "=%.17g\n", (double)c->small.f)
+/* The last fields of the structs described: a field added after one of them must be described too. */
+typedef char gk_describe_covers_config[offsetof(gk_config_t, qadd) + sizeof(void *) == sizeof(gk_config_t) ? 1 : -1];
+typedef char gk_describe_covers_small[
+    offsetof(gk_small_t, tiny_complex_max_macs) + sizeof(double) == sizeof(gk_small_t) ? 1 : -1];
+typedef char gk_describe_covers_int8_blocks[
+    offsetof(gk_int8_blocks_t, kmajor_max_m) + sizeof(int64_t) == sizeof(gk_int8_blocks_t) ? 1 : -1];
+gemmkit_status_t gemmkit_config_describe(int i, char *buf, size_t size) {
+    if (i < 0 || i >= (int)N_CONFIGS || buf == NULL || size == 0) return gemmkit_invalid_arguments;
+    const gk_config_t *c = registry[i];
+    const gk_int8_blocks_t *q = &c->int8_blocks;
+    size_t n = 0;
+    GK_DESC("arch=%s\nuarch=%s\nneeds=%u\ncpu_match=%s\n", c->arch, c->uarch, (unsigned)c->needs,
+            c->cpu_match ? "set" : "-");
+    GK_DESC_KERNEL("sgemm", c->sgemm); GK_DESC_KERNEL("dgemm", c->dgemm);
+    GK_DESC_KERNEL("cgemm", c->cgemm); GK_DESC_KERNEL("zgemm", c->zgemm);
+    GK_DESC_KERNEL("int8", c->int8); GK_DESC_KERNEL("qadd", c->qadd);
+    GK_DESC_BLOCKS("sgemm_blocks", c->sgemm_blocks); GK_DESC_BLOCKS("dgemm_blocks", c->dgemm_blocks);
+    GK_DESC_BLOCKS("cgemm_blocks", c->cgemm_blocks); GK_DESC_BLOCKS("zgemm_blocks", c->zgemm_blocks);
+    GK_DESC("int8_blocks=%lld,%lld,%lld,%lld,%lld,%lld,%lld\n", (long long)q->mc, (long long)q->nc,
+            (long long)q->kb, (long long)q->l2_bytes, (long long)q->l3_bytes, (long long)q->dot_max_m,
+            (long long)q->kmajor_max_m);
+    GK_DESC_SMALL(direct_max_macs); GK_DESC_SMALL(direct_b_max_macs); GK_DESC_SMALL(direct_max_row_panels);
+    GK_DESC_SMALL(skinny_kc); GK_DESC_SMALL(dot_max_m); GK_DESC_SMALL(gemv_max_m); GK_DESC_SMALL(gemv_max_n);
+    GK_DESC_SMALL(gemv_pf_bytes); GK_DESC_SMALL(int8_kmajor_over_packed_max_m); GK_DESC_SMALL(tiny_max_macs);
+    GK_DESC_SMALL(tiny_direct_max_macs); GK_DESC_SMALL(tiny_stream_min_bytes); GK_DESC_SMALL(tiny_complex_max_macs);
+    return n < size ? gemmkit_success : gemmkit_invalid_arguments;
 }

@@ -117,6 +117,7 @@ cdef extern from "include/gemmkit.h" nogil:
     gemmkit_status_t gemmkit_kernel_info(const char *op, gemmkit_kernel_info_t *info)
     int gemmkit_config_count()
     gemmkit_status_t gemmkit_config_at(int i, const char **arch, const char **uarch, uint32_t *needs)
+    gemmkit_status_t gemmkit_config_describe(int i, char *buf, size_t size)
     gemmkit_status_t gemmkit_config_for_cpu(uint32_t vendor, uint32_t family, uint32_t model, uint32_t features,
                                             const char *uarch, const char **arch, const char **uarch_out)
     void gemmkit_cpu_identity(uint32_t *vendor, uint32_t *family, uint32_t *model)

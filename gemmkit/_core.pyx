@@ -1837,6 +1837,16 @@ def configs():
     return out
 
 
+def config_fields(int i):
+    """Every field of configuration i (configs() order) as {name: text}: kernels by name ("-": none, complex
+    products then run by 1m on the real kernel), blocks as comma-separated numbers, the small-problem
+    thresholds as "small.<name>"."""
+    cdef char buf[4096]
+    if gemmkit_config_describe(i, buf, sizeof(buf)) != 0:
+        raise IndexError(f"no configuration {i}")
+    return dict(line.split("=", 1) for line in buf.decode().splitlines())
+
+
 def config_for_cpu(vendor, family, model, features, uarch=None):
     """(arch, uarch) of the configuration dispatch picks for a CPU: vendor "AMD", "Intel" or "other",
     display family and model, feature names (as cpu_features() keys), and GEMMKIT_UARCH's value (None:

@@ -4,8 +4,6 @@
 #if GEMMKIT_X86
 
 const gk_config_t gk_config_avx2 = {
-    .arch = "avx2", .uarch = "any", .needs = GEMMKIT_CPU_AVX2, .cpu_match = NULL,
-    GK_AVX2_KERNELS_AND_BLOCKS,
-    .small = GK_SMALL_DEFAULTS,
+    GK_CONFIG_AVX2_BASE,
 };
 #endif

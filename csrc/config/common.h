@@ -4,6 +4,17 @@
 #define GEMMKIT_CONFIG_COMMON_H
 #include "../gemmkit_internal.h"
 
+/* Every configuration is its path's base (GK_CONFIG_*_BASE below: a complete initializer) followed by
+ * designated initializers of the fields it changes; a later designator replaces the earlier one (C11
+ * 6.7.9), so a config keeps every kernel its base has unless it names that field. tests/test_config_bases.py
+ * checks each config against its base field by field (gemmkit_config_describe). The compilers' warnings
+ * about such overrides are off in the config files only. */
+#if defined(__clang__)
+#pragma clang diagnostic ignored "-Winitializer-overrides"
+#elif defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Woverride-init"
+#endif
+
 /* Up to 160^3 multiply-adds the real driver skips packing where it can (a plain B under a packed A: up
  * to DIRECT_B macs); up to 4 MR-row panels a plain B streams in place in 16-deep k blocks; few rows x
  * B^T: dot kernel up to 16 rows; GEMV up to 2 rows or 2 columns, each stream prefetched GEMV_PF bytes
@@ -63,5 +74,16 @@
     .sgemm_blocks = GK_SGEMM_AVX512_BLOCKS, .dgemm_blocks = GK_DGEMM_AVX512_BLOCKS,                  \
     .cgemm_blocks = GK_SGEMM_AVX512_BLOCKS, .zgemm_blocks = GK_DGEMM_AVX512_BLOCKS,                  \
     .qadd = &gk_qadd_kernel_avx512
+
+/* The path bases (used inside `#if GEMMKIT_X86`). AVX2: the 256-bit kernels, real and native complex,
+ * the int16-widening int8 kernel and the AVX2 quantized add (configs avx2, zen2, avx_vnni). */
+#define GK_CONFIG_AVX2_BASE                                                                          \
+    .arch = "avx2", .uarch = "any", .needs = GEMMKIT_CPU_AVX2, .cpu_match = NULL,                    \
+    GK_AVX2_KERNELS_AND_BLOCKS, .small = GK_SMALL_DEFAULTS
+/* AVX-512 (F/BW/DQ/VL): the 512-bit float kernels (complex types by 1m on them), the int16-widening int8
+ * kernel and the AVX-512 quantized add (configs avx512, avx512_vnni, zen4; each spells its int8 blocks). */
+#define GK_CONFIG_AVX512_BASE                                                                        \
+    .arch = "avx512", .uarch = "any", .needs = GEMMKIT_CPU_AVX512, .cpu_match = NULL,                \
+    GK_AVX512_FLOAT_KERNELS_AND_BLOCKS, .int8 = &gk_i8_kernel_avx512, .small = GK_SMALL_DEFAULTS
 
 #endif

@@ -22,8 +22,8 @@ static int is_zen2(uint32_t id) {
 #define GK_SGEMM_ZEN2_BLOCKS {.mc = 72, .kc = 512, .nc = 4080}
 
 const gk_config_t gk_config_zen2 = {
-    .arch = "avx2", .uarch = "zen2", .needs = GEMMKIT_CPU_AVX2, .cpu_match = is_zen2,
-    GK_AVX2_KERNELS_AND_BLOCKS_S(GK_SGEMM_ZEN2_BLOCKS),
+    GK_CONFIG_AVX2_BASE, .uarch = "zen2", .cpu_match = is_zen2,
+    .sgemm_blocks = GK_SGEMM_ZEN2_BLOCKS,
     /* With A packed, a plain B read in place loses to packing it past ~56^3 (B beyond L1): 64^3 double
      * 16.3 vs 15.2 us, float 8.5 vs 8.2 us (A^T in place keeps 160^3); the tiny kernel beats the packed
      * path up to 32^3 (batches of 16^3 float: 243 vs 367 ns a product); the complex one only up to about

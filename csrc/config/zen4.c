@@ -22,9 +22,8 @@ static int is_zen4(uint32_t id) {
 }
 
 const gk_config_t gk_config_zen4 = {
-    .arch = "avx512_vnni", .uarch = "zen4", .needs = GEMMKIT_CPU_AVX512 | GEMMKIT_CPU_AVX512_VNNI,
-    .cpu_match = is_zen4,
-    GK_AVX512_FLOAT_KERNELS_AND_BLOCKS, .int8 = &gk_i8_kernel_avx512_vnni,
+    GK_CONFIG_AVX512_BASE, .arch = "avx512_vnni", .uarch = "zen4",
+    .needs = GEMMKIT_CPU_AVX512 | GEMMKIT_CPU_AVX512_VNNI, .cpu_match = is_zen4, .int8 = &gk_i8_kernel_avx512_vnni,
     .int8_blocks = {.mc = 240, .nc = 4096, .kb = 256, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20,
                     .dot_max_m = 16, .kmajor_max_m = 16},
     .small = GK_SMALL_TUNED(160.0 * 160.0 * 160.0, 10.0 * 10.0 * 10.0, 10.0 * 10.0 * 10.0, 10.0 * 10.0 * 10.0, 0, 0),

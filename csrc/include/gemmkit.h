@@ -3,6 +3,7 @@
 #ifndef GEMMKIT_H
 #define GEMMKIT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -173,6 +174,9 @@ GEMMKIT_API int gemmkit_arch_supported(const char *name);
  * untuned ones), i = 0 .. count-1 in the order dispatch tries them, with the GEMMKIT_CPU_* bits each needs. */
 GEMMKIT_API int gemmkit_config_count(void);
 GEMMKIT_API gemmkit_status_t gemmkit_config_at(int i, const char **arch, const char **uarch, uint32_t *needs);
+/* Every field of configuration i as "name=value" lines (kernels by name, "-" for none) into buf of size
+ * bytes; gemmkit_invalid_arguments when i is out of range or buf too small. */
+GEMMKIT_API gemmkit_status_t gemmkit_config_describe(int i, char *buf, size_t size);
 /* The configuration dispatch picks (among all paths) for a CPU given by vendor (1 AMD, 2 Intel, 0 other),
  * display family and model and GEMMKIT_CPU_* features, as GEMMKIT_UARCH = `uarch` (NULL or "": unset)
  * would make it; pure (no CPUID, no environment), for tests and tools. */
