@@ -19,7 +19,27 @@
 #define DEFINE_ROWS_KERNEL(m) GK_ZMM_ROWS_KERNEL(ukernel_dgemm_avx512_##m##x16, m)
 DEFINE_ROWS_KERNEL(1) DEFINE_ROWS_KERNEL(2) DEFINE_ROWS_KERNEL(3) DEFINE_ROWS_KERNEL(4)
 DEFINE_ROWS_KERNEL(5) DEFINE_ROWS_KERNEL(6) DEFINE_ROWS_KERNEL(7) DEFINE_ROWS_KERNEL(8)
-DEFINE_ROWS_KERNEL(9) DEFINE_ROWS_KERNEL(10) DEFINE_ROWS_KERNEL(11) DEFINE_ROWS_KERNEL(12)
+DEFINE_ROWS_KERNEL(9) DEFINE_ROWS_KERNEL(10) DEFINE_ROWS_KERNEL(11)
+
+#if defined(__GNUC__) && !defined(GK_NO_INLINE_ASM)
+/* The packed 12 x 16 k loop in inline assembly (real_zmm_asm.h), where GCC had kept a B vector on the
+ * stack; A is 96 bytes a k step, prefetched 1536 bytes (16 k) ahead, six lines per four k. */
+#define ZA_BCAST "vbroadcastsd"
+#define ZA_FMA "vfmadd231pd"
+#define ZA_ES 8
+#define ZA_AB 96
+#define ZA_PF_A 1536
+#define ZA_PF_A_K4(n) ZA_PF_A_K4_##n
+#define ZA_PF_A_K4_0 ZA_PF(0) ZA_PF(64)
+#define ZA_PF_A_K4_1 ZA_PF(128) ZA_PF(192)
+#define ZA_PF_A_K4_2 ZA_PF(256) ZA_PF(320)
+#define ZA_PF_A_K4_3
+#define ZA_SUMS_FN dgemm_sums_avx512_12x16
+#define ZA_KERNEL_FN ukernel_dgemm_avx512_12x16
+#include "real_zmm_asm.h"
+#else
+DEFINE_ROWS_KERNEL(12)
+#endif
 
 static const gk_ukernel_fn rows_kernels[MR] = {
     NULL, ukernel_dgemm_avx512_1x16, ukernel_dgemm_avx512_2x16, ukernel_dgemm_avx512_3x16,
