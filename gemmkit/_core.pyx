@@ -1734,3 +1734,57 @@ def quantized_add_common(formula, a, a_scale, a_zero_point, b, b_scale, b_zero_p
     else:
         st = gemmkit_quantized_add(f, ndim, shape, &t[0], &t[1], &t[2])
     return C if st == 0 else None
+
+
+# ==== issue 29: per-token activation quantization (gemmkit.quant.quantize_per_token, Int8Linear) ====
+# A separate block: its C declarations are here rather than in _core.pxd.
+
+cdef extern from "include/gemmkit.h" nogil:
+    gemmkit_status_t gemmkit_quantize_per_token(int in_type, int64_t M, int64_t K, const void *x, int64_t ldx,
+                                                const float *smooth, int smooth_mode, int8_t *q, int64_t ldq,
+                                                float *scale)
+    const char *gemmkit_quantize_kernel_name()
+
+_QUANT_IN = {"float32": (GEMMKIT_OUT_FLOAT32, (b"f",), 4), "float16": (GEMMKIT_OUT_FLOAT16, (b"e", b"H"), 2),
+             "bfloat16": (GEMMKIT_OUT_BFLOAT16, (b"H",), 2)}
+_SMOOTH_MODES = {"divide": 0, "multiply": 1}
+
+
+def quantize_kernel_name():
+    """The per-token quantize kernel of the path in use."""
+    return gemmkit_quantize_kernel_name().decode()
+
+
+def quantize_per_token_rows(in_type, int64_t M, int64_t K, x, int64_t ldx, smooth, smooth_mode, q, int64_t ldq,
+                            scale):
+    """For each row i < M of x (K contiguous values of in_type "float32", "float16" or "bfloat16" -- the
+    16-bit ones as uint16 bits -- at x + i * ldx elements): scale[i] = max|x'| / 127 and q[i] (int8, at
+    q + i * ldq) = round_half_even(clamp(x' / scale[i], -127, 127)), x' = x / smooth (smooth_mode
+    "divide") or x * smooth ("multiply"), smooth None or K float32 (gemmkit_quantize_per_token). Returns q."""
+    if in_type not in _QUANT_IN:
+        raise ValueError(f"in_type must be one of {', '.join(_QUANT_IN)}, got {in_type!r}")
+    if smooth_mode not in _SMOOTH_MODES:
+        raise ValueError(f"smooth_mode must be 'divide' or 'multiply', got {smooth_mode!r}")
+    code, formats, isz = _QUANT_IN[in_type]
+    if M < 0 or K < 0:
+        raise ValueError(f"M and K must be >= 0, got M={M}, K={K}")
+    if M > 1 and (ldx < K or ldq < K):
+        raise ValueError(f"ldx={ldx} and ldq={ldq} must be >= K={K}")
+    cdef int64_t mm = M if K > 0 else 0
+    cdef _Span a = _Span(), s = _Span(), o = _Span(), sc = _Span()
+    a.acquire_span(x, "x", in_type + (" (or uint16 bits)" if isz == 2 else ""), formats, isz,
+                   _extent(1, 0, mm, K, ldx, "x"), False)
+    if smooth is not None:
+        s.acquire_span(smooth, "smooth", "float32", (b"f",), 4, K if mm else 0, False)
+    o.acquire_span(q, "q", "int8", (b"b",), 1, _extent(1, 0, mm, K, ldq, "q"), True)
+    sc.acquire_span(scale, "scale", "float32", (b"f",), 4, M, True)
+    cdef int st, ic = code, mode = _SMOOTH_MODES[smooth_mode]
+    cdef const float *sp = <const float *>s.ptr if smooth is not None else NULL
+    if M * K >= 32768:
+        with nogil:
+            st = gemmkit_quantize_per_token(ic, M, K, a.ptr, ldx, sp, mode, <int8_t *>o.ptr, ldq, <float *>sc.ptr)
+    else:
+        st = gemmkit_quantize_per_token(ic, M, K, a.ptr, ldx, sp, mode, <int8_t *>o.ptr, ldq, <float *>sc.ptr)
+    _raise_status(st, "quantize_per_token")
+    return q
+# ==== end of issue 29 block ====

@@ -14,5 +14,6 @@ const gk_config_t gk_config_avx_vnni = {
                     .dot_max_m = 16, .kmajor_max_m = 16},
     .small = GK_SMALL_DEFAULTS,
     .qadd = &gk_qadd_kernel_avx2,
+    .quant = &gk_quant_kernel_avx2,
 };
 #endif
