@@ -66,6 +66,14 @@ def test_quantize_smooth_matches_reference(arch, dtype, k):
     assert_quant_equal(quant.quantize_weight(w, smooth=s), reference(w, smooth=s, multiply=True))
 
 
+def test_quantize_divides(arch):
+    """Many tokens of random scale: x / scale, not x * (1 / scale) nor x * (127 / max), which round
+    differently for some values."""
+    rng = np.random.default_rng(5)
+    x = ((rng.random((3000, 48)) * 2 - 1) * 2.0 ** rng.integers(-20, 20, (3000, 1))).astype(np.float32)
+    assert_quant_equal(quant.quantize_per_token(x), reference(x))
+
+
 def test_quantize_special_tokens(arch):
     k = 37
     x = np.ones((9, k), np.float32)
