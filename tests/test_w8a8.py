@@ -72,6 +72,15 @@ def test_quantize_divides(arch):
     rng = np.random.default_rng(5)
     x = ((rng.random((3000, 48)) * 2 - 1) * 2.0 ** rng.integers(-20, 20, (3000, 1))).astype(np.float32)
     assert_quant_equal(quant.quantize_per_token(x), reference(x))
+    # values next to the rounding ties: (n + 1/2) * scale rounded to float32, for a token maximum `amax`
+    # (here x * (1 / scale) rounds differently from x / scale for about 1 value in 8)
+    m, k = 2000, 40
+    amax = (rng.random((m, 1)) * 2.0 ** rng.integers(-30, 30, (m, 1))).astype(np.float32)
+    scale = (amax / np.float32(127)).astype(np.float64)
+    x = ((rng.integers(-126, 126, (m, k)) + 0.5) * scale).astype(np.float32)
+    x[:, 0] = amax[:, 0]
+    for dtype in DTYPES:
+        assert_quant_equal(quant.quantize_per_token(x.astype(dtype)), reference(x.astype(dtype)))
 
 
 def test_quantize_special_tokens(arch):
