@@ -107,9 +107,7 @@ def quantize_table(sizes, threads, target, rng, read):
     rows = []
     for m in sizes:
         x = rng.standard_normal((m, K)).astype(np.float32)
-        q = np.empty((m, K), np.int8)
-        s = np.empty(m, np.float32)
-        fns = {"quantize_per_token": lambda: quant.quantize_per_token(x, out=q, scale_out=s),
+        fns = {"quantize_per_token": lambda: quant.quantize_per_token(x),
                "NumPy quantize": lambda: numpy_quantize(x)}
         if read is not None:
             fns["stream read of x"] = lambda: read(x.ctypes.data, x.nbytes, threads)

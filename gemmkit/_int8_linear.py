@@ -24,7 +24,7 @@ moves that range into the weight (x / s, W * s), which per-token scales then qua
 import numpy as np
 
 from . import _core
-from ._matmul_per_token import OUT_DTYPES, PackedWeight, matmul_per_token, pack_weight
+from ._matmul_per_token import OUT_DTYPES, PackedWeight, _numpy_dtype, matmul_per_token, pack_weight
 
 _IN_DTYPES = ("float32", "float16", "bfloat16")
 
@@ -92,7 +92,17 @@ def _as_rows(arr):
     return rows, ld
 
 
-def _quantize(x, axis, smooth, mode, out, scale_out, who):
+_MODES = {"divide": 0, "multiply": 1}
+_OUT_CODES = {"float32": 1, "float16": 2, "bfloat16": 3}
+
+
+def _quantize(x, axis, smooth, mode, out, scale_out, who, smooth_checked=False):
+    if (out is None and scale_out is None and isinstance(x, np.ndarray) and x.ndim >= 1 and type(axis) is int
+            and (axis == -1 or axis == x.ndim - 1)):
+        s = smooth if smooth_checked else _smooth_vector(smooth, x.shape[-1], who)
+        done = _core.quantize_fast(x, s, _MODES[mode])  # a C-contiguous float x: straight to the core
+        if done is not None:
+            return done
     x = _float_input(x, "x", who)
     if x.ndim == 0:
         raise ValueError(f"{who}: x must have at least 1 dimension (the token axis), got a 0-d array")
@@ -293,7 +303,7 @@ class Int8Linear:
             raise ValueError(f"{who}: x has shape {x.shape}, expected (..., {self.in_features})")
         m = int(np.prod(x.shape[:-1], dtype=np.int64))
         if self.act_scale == "per_token":
-            q, s = _quantize(x, -1, self.smooth, "divide", None, None, who)
+            q, s = _quantize(x, -1, self.smooth, "divide", None, None, who, smooth_checked=True)
             return q.reshape(m, self.in_features), s.reshape(m)
         flat = np.ascontiguousarray(x).reshape(1, -1)
         smooth = None if self.smooth is None else np.tile(self.smooth, m)
@@ -304,6 +314,21 @@ class Int8Linear:
         """y = the layer on x (..., in_features): (..., out_features) in out_dtype (default the layer's,
         or out's dtype). out: an array of that shape and dtype to write."""
         name = out_dtype if out_dtype is not None else (self.out_dtype if out is None else None)
+        if (self.act_scale == "per_token" and type(x) is np.ndarray and x.ndim >= 1
+                and x.shape[-1] == self.in_features):
+            # a C-contiguous float x: quantize and GEMM in one core call (int8_linear_fast), else the general path
+            fast_out = out
+            if out is None and name in _OUT_CODES:
+                fast_out = np.empty(x.shape[:-1] + (self.out_features,), _numpy_dtype(name))
+            if (isinstance(fast_out, np.ndarray) and fast_out.dtype.name in _OUT_CODES
+                    and (name is None or fast_out.dtype.name == name)
+                    and fast_out.shape == x.shape[:-1] + (self.out_features,) and fast_out.flags.c_contiguous
+                    and fast_out.flags.writeable and fast_out.dtype.isnative and not np.may_share_memory(fast_out, x)):
+                packed = self._packed.data if self._packed.arch == _core.get_arch() else None
+                done = _core.int8_linear_fast(x, self.smooth, self.out_features, self.weight_q, packed,
+                                              self.weight_scale, self.bias, fast_out, _OUT_CODES[fast_out.dtype.name])
+                if done is not None:
+                    return done
         q, s = self.quantize_input(x)
         lead = np.shape(x)[:-1]
         shape = lead + (self.out_features,)

@@ -202,7 +202,9 @@ def test_layer_exact_and_identical_across_paths(out_dtype, dtype):
     w = rng.standard_normal((n, k)).astype(np.float32)
     b = rng.standard_normal(n).astype(np.float32)
     s = (rng.random(k) + 0.5).astype(np.float32)
-    xs = [tokens(rng, 1, k, dtype), tokens(rng, 33, k, dtype), tokens(rng, 30, k, dtype).reshape(2, 15, k)]
+    # C-contiguous x (one core call) and a Fortran-ordered one (the general path)
+    xs = [tokens(rng, 1, k, dtype), tokens(rng, 33, k, dtype), tokens(rng, 30, k, dtype).reshape(2, 15, k),
+          np.asfortranarray(tokens(rng, 20, k, dtype))]
     xs[1][3] = 0  # a zero token: the bias
     results = {}
     for arch in gemmkit.available_archs():

@@ -2,6 +2,7 @@
  * same IEEE operations; the max of |x'| as integer bits (vpmaxsd), vdivps, vcvtps2dq (nearest even). */
 #include "quantize_scalar.h"
 #if GEMMKIT_X86
+#include <float.h>
 #include <immintrin.h>
 
 static GK_FORCEINLINE __m256 qz_smooth8(__m256 v, const float *smooth, int mode, int64_t k) {
@@ -19,11 +20,18 @@ static GK_FORCEINLINE __m256 qz_smooth8(__m256 v, const float *smooth, int mode,
 #define QZ_ONE_F16(p, k) gk_f16_to_f32(((const uint16_t *)(p))[k])
 #define QZ_ONE_BF16(p, k) gk_bf16_to_f32(((const uint16_t *)(p))[k])
 
-/* 8 quotients, clamped, rounded and narrowed to bytes (values in [-127, 127]: no saturation). */
-static GK_FORCEINLINE __m256i qz_round8(__m256 v, __m256 vs) {
-    const __m256 t = _mm256_min_ps(_mm256_max_ps(_mm256_div_ps(v, vs), _mm256_set1_ps(-127.0f)),
-                                   _mm256_set1_ps(127.0f));
-    return _mm256_cvtps_epi32(t);
+/* round_half_even(clamp(v / scale, -127, 127)) of 8 values as int32, bit for bit (see quantize_avx512.c's
+ * qz_round16 and quantize_scalar.h); values in [-127, 127]: the narrowing packs never saturate. */
+static GK_FORCEINLINE __m256i qz_round8(__m256 v, __m256 vs, __m256 vinv, int fast) {
+    if (fast) {
+        const __m256 t = _mm256_mul_ps(v, vinv);
+        const __m256i i = _mm256_cvtps_epi32(t);
+        const __m256 d = _mm256_and_ps(_mm256_sub_ps(t, _mm256_cvtepi32_ps(i)),
+                                       _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff)));
+        if (!_mm256_movemask_ps(_mm256_cmp_ps(d, _mm256_set1_ps(GK_QZ_NEAR_TIE), _CMP_GT_OQ))) return i;
+    }
+    return _mm256_cvtps_epi32(
+        _mm256_min_ps(_mm256_max_ps(_mm256_div_ps(v, vs), _mm256_set1_ps(-127.0f)), _mm256_set1_ps(127.0f)));
 }
 
 #define QZ_AVX2(NAME, LOAD, ONE)                                                                     \
@@ -57,17 +65,19 @@ static GK_FORCEINLINE __m256i qz_round8(__m256 v, __m256 vs) {
             return;                                                                                  \
         }                                                                                            \
         const __m256 vs = _mm256_set1_ps(scale);                                                     \
+        const int fast = scale >= FLT_MIN;                                                           \
+        const __m256 vinv = _mm256_set1_ps(fast ? 1.0f / scale : 0.0f);                              \
         const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);                             \
         for (k = 0; k + 32 <= K; k += 32) {                                                          \
-            const __m256i a = qz_round8(qz_smooth8(LOAD(x, k), smooth, mode, k), vs);                \
-            const __m256i b = qz_round8(qz_smooth8(LOAD(x, k + 8), smooth, mode, k + 8), vs);        \
-            const __m256i c = qz_round8(qz_smooth8(LOAD(x, k + 16), smooth, mode, k + 16), vs);      \
-            const __m256i d = qz_round8(qz_smooth8(LOAD(x, k + 24), smooth, mode, k + 24), vs);      \
+            const __m256i a = qz_round8(qz_smooth8(LOAD(x, k), smooth, mode, k), vs, vinv, fast);                \
+            const __m256i b = qz_round8(qz_smooth8(LOAD(x, k + 8), smooth, mode, k + 8), vs, vinv, fast);        \
+            const __m256i c = qz_round8(qz_smooth8(LOAD(x, k + 16), smooth, mode, k + 16), vs, vinv, fast);      \
+            const __m256i d = qz_round8(qz_smooth8(LOAD(x, k + 24), smooth, mode, k + 24), vs, vinv, fast);      \
             const __m256i bytes = _mm256_packs_epi16(_mm256_packs_epi32(a, b), _mm256_packs_epi32(c, d)); \
             _mm256_storeu_si256((__m256i *)(q + k), _mm256_permutevar8x32_epi32(bytes, order));     \
         }                                                                                            \
         for (; k + 8 <= K; k += 8) {                                                                 \
-            const __m256i a = qz_round8(qz_smooth8(LOAD(x, k), smooth, mode, k), vs);                \
+            const __m256i a = qz_round8(qz_smooth8(LOAD(x, k), smooth, mode, k), vs, vinv, fast);                \
             const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(a), _mm256_extracti128_si256(a, 1)); \
             _mm_storel_epi64((__m128i *)(q + k), _mm_packs_epi16(w, w));                             \
         }                                                                                            \
