@@ -41,6 +41,9 @@ CORE_SOURCES = [
     # quantized elementwise add
     "csrc/qadd.c",
     "csrc/kernels/qadd_generic.c",
+    # per-token activation quantization
+    "csrc/quantize.c",
+    "csrc/kernels/quantize_generic.c",
 ]
 
 _AVX2 = (["-mavx2", "-mfma"], ["/arch:AVX2"])
@@ -63,6 +66,9 @@ X86_KERNELS = {
     # quantized elementwise add
     "csrc/kernels/qadd_avx2.c": _AVX2,
     "csrc/kernels/qadd_avx512.c": _AVX512,
+    # per-token activation quantization
+    "csrc/kernels/quantize_avx2.c": _AVX2_F16C,
+    "csrc/kernels/quantize_avx512.c": _AVX512,
 }
 # Built only where the compiler knows AVX-VNNI (gcc >= 11, clang >= 12, MSVC 2019 16.10+).
 AVX_VNNI_KERNEL = ("csrc/kernels/int8_avx_vnni.c", (["-mavx2", "-mfma", "-mf16c", "-mavxvnni"], ["/arch:AVX2"]))

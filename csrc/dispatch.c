@@ -274,7 +274,7 @@ gemmkit_status_t gemmkit_kernel_info(const char *op, gemmkit_kernel_info_t *info
 #define GK_DESC_BLOCKS(NM, b) GK_DESC(NM "=%lld,%lld,%lld\n", (long long)(b).mc, (long long)(b).kc, (long long)(b).nc)
 #define GK_DESC_SMALL(f) GK_DESC("small." #f "=%.17g\n", (double)c->small.f)
 /* The last fields of the structs described: a field added after one of them must be described too. */
-typedef char gk_describe_covers_config[offsetof(gk_config_t, qadd) + sizeof(void *) == sizeof(gk_config_t) ? 1 : -1];
+typedef char gk_describe_covers_config[offsetof(gk_config_t, quant) + sizeof(void *) == sizeof(gk_config_t) ? 1 : -1];
 typedef char gk_describe_covers_small[
     offsetof(gk_small_t, tiny_complex_max_macs) + sizeof(double) == sizeof(gk_small_t) ? 1 : -1];
 typedef char gk_describe_covers_int8_blocks[
@@ -288,7 +288,7 @@ gemmkit_status_t gemmkit_config_describe(int i, char *buf, size_t size) {
             c->cpu_match ? "set" : "-");
     GK_DESC_KERNEL("sgemm", c->sgemm); GK_DESC_KERNEL("dgemm", c->dgemm);
     GK_DESC_KERNEL("cgemm", c->cgemm); GK_DESC_KERNEL("zgemm", c->zgemm);
-    GK_DESC_KERNEL("int8", c->int8); GK_DESC_KERNEL("qadd", c->qadd);
+    GK_DESC_KERNEL("int8", c->int8); GK_DESC_KERNEL("qadd", c->qadd); GK_DESC_KERNEL("quant", c->quant);
     GK_DESC_BLOCKS("sgemm_blocks", c->sgemm_blocks); GK_DESC_BLOCKS("dgemm_blocks", c->dgemm_blocks);
     GK_DESC_BLOCKS("cgemm_blocks", c->cgemm_blocks); GK_DESC_BLOCKS("zgemm_blocks", c->zgemm_blocks);
     GK_DESC("int8_blocks=%lld,%lld,%lld,%lld,%lld,%lld,%lld\n", (long long)q->mc, (long long)q->nc,

@@ -333,6 +333,23 @@ extern const gk_qadd_kernel_t gk_qadd_kernel_avx2, gk_qadd_kernel_avx512;
 #endif
 /* ---- end of quantized elementwise add ---------------------------------------------------------- */
 
+/* ---- per-token activation quantization (csrc/quantize.c, csrc/kernels/quantize_*.c) ----------- */
+
+/* One token of K values (in_type as gemmkit_quantize_per_token; smooth NULL or K floats applied as
+ * smooth_mode says): writes q[0..K) and *scale with the formula of include/gemmkit.h, bit for bit the
+ * same on every path. */
+typedef void (*gk_quant_token_fn)(int64_t K, const void *x, const float *smooth, int smooth_mode, int8_t *q,
+                                  float *scale);
+typedef struct {
+    const char *name;
+    gk_quant_token_fn token[3]; /* by in_type - 1: float32, float16, bfloat16 */
+} gk_quant_kernel_t;
+extern const gk_quant_kernel_t gk_quant_kernel_generic;
+#if GEMMKIT_X86
+extern const gk_quant_kernel_t gk_quant_kernel_avx2, gk_quant_kernel_avx512;
+#endif
+/* ---- end of per-token activation quantization ------------------------------------------------ */
+
 /* ---- per-CPU configuration (csrc/config/<arch>.c) and dispatch -------------------------------- */
 
 /* Cache blocking of the Goto loops, in the kernel's element units: an MC x KC block of A in L2, a
@@ -385,6 +402,7 @@ typedef struct gk_config {
     gk_int8_blocks_t int8_blocks;
     gk_small_t small;
     const gk_qadd_kernel_t *qadd;   /* quantized elementwise add (csrc/qadd.c) */
+    const gk_quant_kernel_t *quant; /* per-token quantization (csrc/quantize.c); NULL: the generic one */
 } gk_config_t;
 
 extern const gk_config_t gk_config_generic;

@@ -2136,3 +2136,187 @@ def quantized_add_common(formula, a, a_scale, a_zero_point, b, b_scale, b_zero_p
     else:
         st = gemmkit_quantized_add(f, ndim, shape, &t[0], &t[1], &t[2])
     return C if st == 0 else None
+
+
+# ==== issue 29: per-token activation quantization (gemmkit.quant.quantize_per_token, Int8Linear) ====
+# A separate block: its C declarations are here rather than in _core.pxd.
+
+cdef extern from "include/gemmkit.h" nogil:
+    gemmkit_status_t gemmkit_quantize_per_token(int in_type, int64_t M, int64_t K, const void *x, int64_t ldx,
+                                                const float *smooth, int smooth_mode, int8_t *q, int64_t ldq,
+                                                float *scale)
+    const char *gemmkit_quantize_kernel_name()
+
+_QUANT_IN = {"float32": (GEMMKIT_OUT_FLOAT32, (b"f",), 4), "float16": (GEMMKIT_OUT_FLOAT16, (b"e", b"H"), 2),
+             "bfloat16": (GEMMKIT_OUT_BFLOAT16, (b"H",), 2)}
+_SMOOTH_MODES = {"divide": 0, "multiply": 1}
+
+
+def quantize_kernel_name():
+    """The per-token quantize kernel of the path in use."""
+    return gemmkit_quantize_kernel_name().decode()
+
+
+def quantize_per_token_rows(in_type, int64_t M, int64_t K, x, int64_t ldx, smooth, smooth_mode, q, int64_t ldq,
+                            scale):
+    """For each row i < M of x (K contiguous values of in_type "float32", "float16" or "bfloat16" -- the
+    16-bit ones as uint16 bits -- at x + i * ldx elements): scale[i] = max|x'| / 127 and q[i] (int8, at
+    q + i * ldq) = round_half_even(clamp(x' / scale[i], -127, 127)), x' = x / smooth (smooth_mode
+    "divide") or x * smooth ("multiply"), smooth None or K float32 (gemmkit_quantize_per_token). Returns q."""
+    if in_type not in _QUANT_IN:
+        raise ValueError(f"in_type must be one of {', '.join(_QUANT_IN)}, got {in_type!r}")
+    if smooth_mode not in _SMOOTH_MODES:
+        raise ValueError(f"smooth_mode must be 'divide' or 'multiply', got {smooth_mode!r}")
+    code, formats, isz = _QUANT_IN[in_type]
+    if M < 0 or K < 0:
+        raise ValueError(f"M and K must be >= 0, got M={M}, K={K}")
+    if M > 1 and (ldx < K or ldq < K):
+        raise ValueError(f"ldx={ldx} and ldq={ldq} must be >= K={K}")
+    cdef int64_t mm = M if K > 0 else 0
+    cdef _Span a = _Span(), s = _Span(), o = _Span(), sc = _Span()
+    a.acquire_span(x, "x", in_type + (" (or uint16 bits)" if isz == 2 else ""), formats, isz,
+                   _extent(1, 0, mm, K, ldx, "x"), False)
+    if smooth is not None:
+        s.acquire_span(smooth, "smooth", "float32", (b"f",), 4, K if mm else 0, False)
+    o.acquire_span(q, "q", "int8", (b"b",), 1, _extent(1, 0, mm, K, ldq, "q"), True)
+    sc.acquire_span(scale, "scale", "float32", (b"f",), 4, M, True)
+    cdef int st, ic = code, mode = _SMOOTH_MODES[smooth_mode]
+    cdef const float *sp = <const float *>s.ptr if smooth is not None else NULL
+    if M * K >= 32768:
+        with nogil:
+            st = gemmkit_quantize_per_token(ic, M, K, a.ptr, ldx, sp, mode, <int8_t *>o.ptr, ldq, <float *>sc.ptr)
+    else:
+        st = gemmkit_quantize_per_token(ic, M, K, a.ptr, ldx, sp, mode, <int8_t *>o.ptr, ldq, <float *>sc.ptr)
+    _raise_status(st, "quantize_per_token")
+    return q
+
+
+from libc.stdlib cimport malloc, free
+
+
+cdef int _quant_in_code(object x, int64_t *M, int64_t *K) except -1:
+    """The in_type code of x (0: not an ndarray this fast path takes: C-contiguous, aligned, native, ndim >= 1,
+    float32 / float16 / bfloat16, no empty axis) and its tokens M x K along the last axis."""
+    if type(x) is not np.ndarray:
+        return 0
+    cdef cnp.ndarray X = x
+    cdef int nd = cnp.PyArray_NDIM(X), t = cnp.PyArray_TYPE(X), code, d
+    if (nd < 1 or not cnp.PyArray_IS_C_CONTIGUOUS(X) or not cnp.PyArray_ISALIGNED(X)
+            or not cnp.PyArray_ISNOTSWAPPED(X)):
+        return 0
+    if t == cnp.NPY_FLOAT32:
+        code = GEMMKIT_OUT_FLOAT32
+    elif t == cnp.NPY_FLOAT16:
+        code = GEMMKIT_OUT_FLOAT16
+    elif _is_bfloat16(X, t):
+        code = GEMMKIT_OUT_BFLOAT16
+    else:
+        return 0
+    K[0] = cnp.PyArray_DIMS(X)[nd - 1]
+    M[0] = 1
+    for d in range(nd - 1):
+        M[0] *= cnp.PyArray_DIMS(X)[d]
+    if M[0] == 0 or K[0] == 0:
+        return 0
+    return code
+
+
+def quantize_fast(x, smooth, int mode):
+    """quantize_per_token_rows along x's last axis into new arrays: (q of x's shape, scale of its leading
+    shape), for a C-contiguous float x (see _quant_in_code); None for any other x (take the general path).
+    smooth: None or a C-contiguous float32 array of K values (the caller checked it)."""
+    cdef int64_t M = 0, K = 0
+    cdef int code = _quant_in_code(x, &M, &K)
+    if code == 0:
+        return None
+    cdef cnp.ndarray X = x, Sm
+    cdef const float *sp = NULL
+    if smooth is not None:
+        Sm = smooth
+        if cnp.PyArray_SIZE(Sm) != K or cnp.PyArray_TYPE(Sm) != cnp.NPY_FLOAT32 or not cnp.PyArray_IS_C_CONTIGUOUS(Sm):
+            raise ValueError(f"smooth must be a C-contiguous float32 array of {K} values")
+        sp = <const float *>cnp.PyArray_DATA(Sm)
+    cdef int nd = cnp.PyArray_NDIM(X)
+    cdef cnp.ndarray Q = cnp.PyArray_EMPTY(nd, cnp.PyArray_DIMS(X), cnp.NPY_INT8, 0)
+    cdef cnp.ndarray S = cnp.PyArray_EMPTY(nd - 1, cnp.PyArray_DIMS(X), cnp.NPY_FLOAT32, 0)
+    cdef const void *px = cnp.PyArray_DATA(X)
+    cdef int8_t *pq = <int8_t *>cnp.PyArray_DATA(Q)
+    cdef float *ps = <float *>cnp.PyArray_DATA(S)
+    cdef int st
+    if M * K >= 32768:
+        with nogil:
+            st = gemmkit_quantize_per_token(code, M, K, px, K, sp, mode, pq, K, ps)
+    else:
+        st = gemmkit_quantize_per_token(code, M, K, px, K, sp, mode, pq, K, ps)
+    _raise_status(st, "quantize_per_token")
+    return Q, S
+
+
+def int8_linear_fast(x, smooth, int64_t N, weight_q, packed, w_scale, bias, out, int out_code):
+    """Int8Linear's call in one pass through the core, the GIL released: x's tokens (last axis, K values,
+    a C-contiguous float x as quantize_fast takes; None for any other x) quantized per token (divided by
+    smooth when given) into a temporary, then gemm_s8s8_per_token with weight_q (N x K int8, C-contiguous),
+    or gemm_s8s8_per_token_packed with `packed` (s8s8_pack_weight(T) of weight_q for the path in use, or
+    None), w_scale and bias (N float32, bias None or C-contiguous), into out: a C-contiguous array of
+    x's leading shape x N in out_code's type (1 float32, 2 float16, 3 bfloat16), checked by the caller.
+    Returns out."""
+    cdef int64_t M = 0, K = 0
+    cdef int code = _quant_in_code(x, &M, &K)
+    if code == 0 or N <= 0:
+        return None
+    cdef cnp.ndarray X = x, W = weight_q, WS = w_scale, C = out, B, Sm, P
+    if (cnp.PyArray_TYPE(W) != cnp.NPY_INT8 or not cnp.PyArray_IS_C_CONTIGUOUS(W) or cnp.PyArray_NDIM(W) != 2
+            or cnp.PyArray_DIMS(W)[0] != N or cnp.PyArray_DIMS(W)[1] != K):
+        raise ValueError(f"weight_q must be a C-contiguous int8 array of shape ({N}, {K})")
+    if cnp.PyArray_TYPE(WS) != cnp.NPY_FLOAT32 or cnp.PyArray_SIZE(WS) != N or not cnp.PyArray_IS_C_CONTIGUOUS(WS):
+        raise ValueError(f"w_scale must be a C-contiguous float32 array of {N} values")
+    cdef Py_ssize_t osz = 4 if out_code == GEMMKIT_OUT_FLOAT32 else 2
+    if (out_code < 1 or out_code > 3 or not cnp.PyArray_IS_C_CONTIGUOUS(C) or not cnp.PyArray_ISWRITEABLE(C)
+            or cnp.PyArray_ITEMSIZE(C) != osz or cnp.PyArray_SIZE(C) != M * N):
+        raise ValueError("out must be a writable C-contiguous array of the output type with M x N elements")
+    cdef const float *pb = NULL
+    cdef const float *sp = NULL
+    cdef const void *pk = NULL
+    cdef int64_t pk_bytes = 0
+    if bias is not None:
+        B = bias
+        if cnp.PyArray_TYPE(B) != cnp.NPY_FLOAT32 or cnp.PyArray_SIZE(B) != N or not cnp.PyArray_IS_C_CONTIGUOUS(B):
+            raise ValueError(f"bias must be a C-contiguous float32 array of {N} values")
+        pb = <const float *>cnp.PyArray_DATA(B)
+    if smooth is not None:
+        Sm = smooth
+        if cnp.PyArray_SIZE(Sm) != K or cnp.PyArray_TYPE(Sm) != cnp.NPY_FLOAT32 or not cnp.PyArray_IS_C_CONTIGUOUS(Sm):
+            raise ValueError(f"smooth must be a C-contiguous float32 array of {K} values")
+        sp = <const float *>cnp.PyArray_DATA(Sm)
+    if packed is not None:
+        P = packed
+        pk_bytes = gemmkit_s8s8_packed_weight_size(N, K)
+        if cnp.PyArray_TYPE(P) != cnp.NPY_UINT8 or cnp.PyArray_SIZE(P) != pk_bytes or not cnp.PyArray_IS_C_CONTIGUOUS(P):
+            raise ValueError("packed must be s8s8_pack_weight's array for this weight")
+        pk = cnp.PyArray_DATA(P)
+    if np.may_share_memory(out, x):
+        raise ValueError("out must not overlap x")
+    cdef const void *px = cnp.PyArray_DATA(X)
+    cdef const int8_t *pw = <const int8_t *>cnp.PyArray_DATA(W)
+    cdef const float *pws = <const float *>cnp.PyArray_DATA(WS)
+    cdef void *pc = cnp.PyArray_DATA(C)
+    cdef int8_t *q = <int8_t *>malloc(<size_t>(M * K + 4 * M + 64))
+    if q == NULL:
+        raise MemoryError()
+    cdef float *s = <float *>(<char *>q + ((M * K + 63) // 64) * 64)
+    cdef int st, oc = out_code
+    with nogil:
+        st = gemmkit_quantize_per_token(code, M, K, px, K, sp, 0, q, K, s)
+        if st == 0:
+            if pk == NULL or gemmkit_s8s8_reads_weight_in_place(b'T', M, K):
+                st = gemmkit_gemm_s8s8_per_token(b'N', b'T', b'R', oc, 1, M, N, K, q, K, 0, pw, K, 0, pws, s, 0, pb,
+                                                 pc, N, 0)
+            else:
+                st = gemmkit_gemm_s8s8_per_token_packed(b'N', oc, 1, M, N, K, q, K, 0, pk, pk_bytes, pws, s, 0, pb,
+                                                        pc, N, 0)
+    free(q)
+    if st == 2 and pk != NULL:
+        raise ValueError("packed was not packed for this kernel path and these N, K")
+    _raise_status(st, "int8_linear")
+    return out
+# ==== end of issue 29 block ====

@@ -8,6 +8,7 @@ import numpy as np
 
 from . import _core
 from ._resolve import resolve_operand
+from ._onnx_quant import dynamic_quantize_matmul, matmul_integer_to_float  # noqa: F401 (com.microsoft ops)
 
 # The versions of the Gemm operator; an opset import selects the latest one not above it.
 GEMM_VERSIONS = (1, 6, 7, 9, 11, 13)
@@ -245,4 +246,8 @@ def __getattr__(name):
         cls = _make_gemm_op()
         globals()["Gemm"] = cls
         return cls
+    if name in ("DynamicQuantizeMatMul", "MatMulIntegerToFloat"):  # com.microsoft ops (gemmkit/_onnx_quant.py)
+        from ._onnx_quant import make_ops
+        globals()["DynamicQuantizeMatMul"], globals()["MatMulIntegerToFloat"] = make_ops()
+        return globals()[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

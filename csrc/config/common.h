@@ -52,7 +52,7 @@
     .cgemm = &gk_cgemm_kernel_avx2, .zgemm = &gk_zgemm_kernel_avx2,                                  \
     .sgemm_blocks = SGEMM_BLOCKS, .dgemm_blocks = GK_DGEMM_AVX2_BLOCKS,                              \
     .cgemm_blocks = GK_CGEMM_AVX2_BLOCKS, .zgemm_blocks = GK_ZGEMM_AVX2_BLOCKS,                      \
-    .int8_blocks = GK_INT8_AVX2_BLOCKS, .qadd = &gk_qadd_kernel_avx2
+    .int8_blocks = GK_INT8_AVX2_BLOCKS, .qadd = &gk_qadd_kernel_avx2, .quant = &gk_quant_kernel_avx2
 /* AVX2 int8 (bytes widened to int16): k block 256 in L1; B blocks up to 8 MiB of int16 panels (1024
  * columns at K = 4096: a plain B's rows are packed 1 KiB at a time; 4 MiB measured 0.3-0.6 ms slower per
  * call at M = 32..128, N = K = 4096 on Zen 2). Few rows in place (Zen 2, N = K = 4096, thread CPU time):
@@ -73,7 +73,7 @@
     .sgemm = &gk_sgemm_kernel_avx512, .dgemm = &gk_dgemm_kernel_avx512,                              \
     .sgemm_blocks = GK_SGEMM_AVX512_BLOCKS, .dgemm_blocks = GK_DGEMM_AVX512_BLOCKS,                  \
     .cgemm_blocks = GK_SGEMM_AVX512_BLOCKS, .zgemm_blocks = GK_DGEMM_AVX512_BLOCKS,                  \
-    .qadd = &gk_qadd_kernel_avx512
+    .qadd = &gk_qadd_kernel_avx512, .quant = &gk_quant_kernel_avx512
 
 /* The path bases (used inside `#if GEMMKIT_X86`). AVX2: the 256-bit kernels, real and native complex,
  * the int16-widening int8 kernel and the AVX2 quantized add (configs avx2, zen2, avx_vnni). */

@@ -239,6 +239,26 @@ GEMMKIT_API gemmkit_status_t gemmkit_quantized_add(gemmkit_qadd_formula_t formul
         const gemmkit_qtensor_t *a, const gemmkit_qtensor_t *b, const gemmkit_qtensor_t *out);
 /* ---- end of quantized elementwise add ---------------------------------------------------------- */
 
+/* ---- per-token activation quantization (gemmkit.quant.quantize_per_token; csrc/quantize.c) ---- */
+/* Smoothing of x before quantizing: x' = x / smooth[k] (SmoothQuant activations), or x * smooth[k]
+ * (the weight side, folding the same vector into a weight's rows). */
+#define GEMMKIT_SMOOTH_DIVIDE   0
+#define GEMMKIT_SMOOTH_MULTIPLY 1
+/* For each token (row) i < M of x (in_type GEMMKIT_OUT_FLOAT32 / FLOAT16 / BFLOAT16; row i at x + i * ldx
+ * elements, K contiguous values), in IEEE float32 arithmetic, one rounding per operation:
+ *   x'[k] = x[k] widened exactly to float32 (/ or * smooth[k] when smooth != NULL)
+ *   amax = max_k |x'[k]|;  scale[i] = amax / 127
+ *   q[i][k] = round_half_even(min(max(x'[k] / scale[i], -127), 127))     (int8, row i at q + i * ldq)
+ * A token whose x' are all 0, or whose amax / 127 underflows to 0, gets scale 0 and q = 0. A token with
+ * a NaN or an infinity in x' gets scale NaN and q = 0 (its output row in a layer is NaN). Every kernel path
+ * writes the same bytes. Invalid: bad in_type / smooth_mode, M or K < 0, ldx < K, ldq < K (with M > 1),
+ * NULL pointers with work to do. Large calls are split among the threads by tokens. */
+GEMMKIT_API gemmkit_status_t gemmkit_quantize_per_token(int in_type, int64_t M, int64_t K, const void *x,
+        int64_t ldx, const float *smooth, int smooth_mode, int8_t *q, int64_t ldq, float *scale);
+/* The name of the quantize kernel the path in use runs. */
+GEMMKIT_API const char *gemmkit_quantize_kernel_name(void);
+/* ---- end of per-token activation quantization ------------------------------------------------ */
+
 #define GEMMKIT_CPU_AVX2        (1u << 0)  /* AVX2 + FMA + F16C + OS-saved ymm state */
 #define GEMMKIT_CPU_AVX512      (1u << 1)  /* AVX-512 F/BW/DQ/VL + OS-saved zmm state */
 #define GEMMKIT_CPU_AVX512_VNNI (1u << 2)
