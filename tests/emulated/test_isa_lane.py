@@ -198,6 +198,34 @@ def test_int8_saturation_and_extremes(int8_fns):
                     test_int8.run_int8(kind, rng, "N", "N", offsetc, M, N, K, 1.0, ao, bo, 1.0, A0=A0, B0=B0)
 
 
+@pytest.mark.parametrize("out_type,out_name", [(1, "float32"), (2, "float16"), (3, "bfloat16")])
+def test_int8_per_token_float_epilogue(emu, out_type, out_name):
+    """gemm_s8s8_per_token (the kernels' float epilogue): test_matmul_per_token's model, bit for bit, at
+    tile edges and few rows, both transposes, with and without bias."""
+    tpt = pytest.importorskip("test_matmul_per_token")
+    k = emu.kernel_info("int8")
+    sizes = [1, 2, 3, k["MR"] - 1, k["MR"] + 1, k["NR"] + 1]
+    rng = np.random.default_rng(out_type)
+    i = 0
+    for M in sizes:
+        for N in sizes:
+            K = [1, 3, 4, 5, 9, 64, 67, 300][i % 8]
+            ta, tb = ["NN", "NT", "TN", "TT"][i % 4]
+            x, w, deq, pts, bias = tpt.random_case(rng, M, N, K)
+            if i % 3 == 0:
+                bias = None
+            A = np.ascontiguousarray(x.T) if ta == "T" else x
+            B = np.ascontiguousarray(w.T) if tb == "T" else w
+            C = np.full((M, N), 0x7FFF if out_type > 1 else np.nan,
+                        np.uint16 if out_type > 1 else np.float32)
+            st = emu.gemm_s8s8_per_token(ta, tb, "R", out_type, 1, M, N, K, A, A.shape[1], 0, B, B.shape[1], 0,
+                                         deq, pts, 0, bias, C, N, 0)
+            _check(st, "gemm_s8s8_per_token")
+            got = C.view(tpt.np_dtype(out_name)) if out_type > 1 else C
+            tpt.assert_same_bits(got, tpt.model(x, w, deq, pts, out_name, bias=bias))
+            i += 1
+
+
 # ---- 16-bit: float16 / bfloat16 on the sgemm kernels -----------------------------------------------------
 
 @pytest.mark.parametrize("shape", [(7, 9, 5), (13, 33, 17), (1, 65, 40), (40, 1, 33), (61, 83, 200)])
