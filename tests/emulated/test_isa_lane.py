@@ -226,6 +226,29 @@ def test_int8_per_token_float_epilogue(emu, out_type, out_name):
             i += 1
 
 
+def test_int8_prepacked_weight(emu):
+    """gemmkit_s8s8_pack_weight (the path's own B packer, column sums included) and the _packed product,
+    against test_matmul_per_token's model, K around the k group and k block, N around NR."""
+    tpt = pytest.importorskip("test_matmul_per_token")
+    k = emu.kernel_info("int8")
+    rng = np.random.default_rng(42)
+    for i, (M, N, K) in enumerate([(1, k["NR"] + 1, 5), (3, k["NR"], 64), (k["MR"] + 1, 2 * k["NR"] - 1, 67),
+                                   (2, 7, 300), (k["MR"], 1, 1), (5, k["NR"] - 1, 1000)]):
+        x, w, deq, pts, bias = tpt.random_case(rng, M, N, K)
+        tb = "NT"[i % 2]
+        B = np.ascontiguousarray(w.T) if tb == "T" else w
+        size = emu.call_i("gemmkit_s8s8_packed_weight_size", N, K, ret="u64")
+        assert 0 < size < 1 << 40, size
+        packed = np.zeros(size, np.uint8)
+        _check(emu.call_i("gemmkit_s8s8_pack_weight", tb, N, K, B.ctypes.data, B.shape[1], packed.ctypes.data,
+                          size), "gemmkit_s8s8_pack_weight")
+        C = np.full((M, N), np.nan, np.float32)
+        _check(emu.call_i("gemmkit_gemm_s8s8_per_token_packed", "N", 1, 1, M, N, K, x.ctypes.data, K, 0,
+                          packed.ctypes.data, size, deq.ctypes.data, pts.ctypes.data, 0, bias.ctypes.data,
+                          C.ctypes.data, N, 0), "gemmkit_gemm_s8s8_per_token_packed")
+        tpt.assert_same_bits(C, tpt.model(x, w, deq, pts, "float32", bias=bias))
+
+
 # ---- 16-bit: float16 / bfloat16 on the sgemm kernels -----------------------------------------------------
 
 @pytest.mark.parametrize("shape", [(7, 9, 5), (13, 33, 17), (1, 65, 40), (40, 1, 33), (61, 83, 200)])
@@ -322,6 +345,35 @@ def test_quantized_add_broadcast_shapes(emu, formula):
         got = _qadd(emu, formula, a, sa, za, b, sb, zb, sc, zc, odt, tuple(shape))
         want = model(a, sa, za, b, sb, zb, sc, zc, odt)
         np.testing.assert_array_equal(got, np.broadcast_to(want, shape), err_msg=f"{a_shape} + {b_shape}")
+
+
+@pytest.mark.parametrize("op", ["sgemm", "dgemm", "cgemm", "zgemm"])
+def test_emulated_equals_native_where_the_host_has_the_path(emu, op):
+    """Where this host runs the path natively with the same kernel (e.g. a Zen 4 for avx512 /
+    avx512_vnni), the emulated results must be the native ones bit for bit (checks the harness; skipped on
+    hosts without the path)."""
+    import gemmkit
+    path = emu.get_arch()
+    if path not in gemmkit.available_archs():
+        pytest.skip(f"this host does not run {path} natively")
+    dtype = {"sgemm": np.float32, "dgemm": np.float64, "cgemm": np.complex64, "zgemm": np.complex128}[op]
+    rng = np.random.default_rng(1)
+    prev = gemmkit.get_num_threads()
+    gemmkit.set_num_threads(1)
+    try:
+        with gemmkit.use_arch(path):
+            cfg, mine = gemmkit.show_config(print_out=False), emu.kernel_info(op)
+            if (cfg[op]["kernel"], cfg["uarch"]) != (mine["kernel"], mine["uarch"]):
+                pytest.skip(f"native {path} runs {cfg[op]['kernel']} ({cfg['uarch']}) for {op}")
+            for M, N, K in [(13, 33, 17), (1, 65, 40), (40, 2, 33), (25, 50, 100)]:
+                A, B = (test_gemm_dcz._gen(rng, s, dtype) for s in ((M, K), (K, N)))
+                C0 = test_gemm_dcz._gen(rng, (M, N), dtype)
+                Cn, Ce = C0.copy(), C0.copy()
+                getattr(gemmkit, op)("N", "N", M, N, K, 1.5, A, K, B, N, 0.5, Cn, N)
+                _check(emu.gemm(op[0], "N", "N", M, N, K, 1.5, A, K, B, N, 0.5, Ce, N), op)
+                assert np.array_equal(Ce.view(np.uint8), Cn.view(np.uint8)), (op, M, N, K)
+    finally:
+        gemmkit.set_num_threads(prev)
 
 
 # ---- the lane itself ------------------------------------------------------------------------------------
