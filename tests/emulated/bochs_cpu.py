@@ -9,8 +9,10 @@ page fault ends the run. `syscall` is taken through LSTAR to another unmapped ad
 on the host (malloc may need brk/mmap), then the emulation resumes. Any other exception is an error.
 One CPU, one thread: call it from one Python thread only.
 """
+import atexit
 import ctypes
 import ctypes.util
+import gc
 import os
 import shutil
 import struct
@@ -133,7 +135,14 @@ class Emulator:
         hook = bx.Hook()
         hook.exception = self._on_exception
         self.hooks = [hook]
-        self.instructions = None
+        atexit.register(self.close)
+
+    def close(self):
+        """Drops the hooks, then the session, in that order and before interpreter shutdown: left to the
+        final garbage collection (a cycle through the hook's bound method), bochscpu-python crashes."""
+        self.hooks = None
+        self.session = None
+        gc.collect()
 
     # ---- memory -------------------------------------------------------------------------------
     def _missing_page(self, gpa):
