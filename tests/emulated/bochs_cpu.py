@@ -5,13 +5,14 @@ How: guest virtual address = host virtual address. Page tables (4 KiB pages, bui
 /proc/self/maps) send each host page to a guest-physical page that bochscpu maps onto the host page, so
 emulated code reads and writes the process's real buffers, globals and TLS (FS base = the host thread's).
 A call follows the System V ABI on a private stack and returns to an unmapped magic address, whose
-page fault ends the run. `syscall` is taken through LSTAR to another unmapped address and performed
-on the host (malloc may need brk/mmap), then the emulation resumes. Any other exception is an error.
-One CPU, one thread: call it from one Python thread only.
+page fault ends the run. `syscall` is taken through LSTAR to another unmapped address; a few harmless
+ones (madvise, futex, sched_getaffinity, ...) are performed on the host and the emulation resumes. brk /
+mmap cannot be (malloc makes them holding its arena lock, which Python on the host would then wait for):
+grow_heap() makes them unneeded. Any other exception is an error. One CPU, one thread: call it from one
+Python thread only; emulated code cannot start threads.
 """
 import atexit
 import ctypes
-import ctypes.util
 import gc
 import os
 import shutil
@@ -146,6 +147,7 @@ class Emulator:
 
     # ---- memory -------------------------------------------------------------------------------
     def _missing_page(self, gpa):
+        # Only a fallback: refresh_page_tables maps every page beforehand.
         slot = gpa >> GPA_SLOT_BITS
         if slot == 0:
             idx = (gpa - GPA_TABLES) // PAGE
