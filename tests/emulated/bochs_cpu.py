@@ -1,0 +1,354 @@
+"""Runs functions of this process's own compiled libraries on an emulated x86-64 CPU (Bochs, through
+bochscpu-python), on the host's own memory: the ISA lane's way to execute AVX-512 / VNNI code anywhere.
+
+How: guest virtual address = host virtual address. Page tables (4 KiB pages, built from
+/proc/self/maps) send each host page to a guest-physical page that bochscpu maps onto the host page, so
+emulated code reads and writes the process's real buffers, globals and TLS (FS base = the host thread's).
+A call follows the System V ABI on a private stack and returns to an unmapped magic address, whose
+page fault ends the run. `syscall` is taken through LSTAR to another unmapped address; a few harmless
+ones (madvise, futex, sched_getaffinity, ...) are performed on the host and the emulation resumes. brk /
+mmap cannot be (malloc makes them holding its arena lock, which Python on the host would then wait for):
+grow_heap() makes them unneeded. Any other exception is an error. One CPU, one thread: call it from one
+Python thread only; emulated code cannot start threads.
+"""
+import atexit
+import ctypes
+import gc
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import sysconfig
+import tempfile
+
+import numpy as np
+
+# Bochs's cpudb order, as bochscpu lists its "cpu.model" choices (src/sim.rs).
+CPU_MODELS = {"tigerlake": 29, "sapphire_rapids": 30, "arrow_lake": 31}
+
+_SHIM_C = r"""
+/* glibc 2.38 names the bochscpu-python wheel links to, for older glibc (Debian 12 has 2.36). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+unsigned long long __isoc23_strtoull(const char *s, char **e, int b) { return strtoull(s, e, b); }
+int __isoc23_sscanf(const char *s, const char *f, ...) {
+    va_list ap; va_start(ap, f); int r = vsscanf(s, f, ap); va_end(ap); return r;
+}
+"""
+
+PAGE = 4096
+MAGIC_RETURN = 0x1000   # never mapped (mmap_min_addr >= 64 KiB): fetching it ends a call
+MAGIC_SYSCALL = 0x2000  # LSTAR: a syscall lands here and is done on the host
+GPA_TABLES = 0x100000   # guest-physical home of the page-table pages
+GPA_SLOT_BITS = 30      # host VA space is cut into 1 GiB regions, each given a 1 GiB guest-physical slot
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.syscall.restype = ctypes.c_long
+# Served on the host: madvise (huge-page hint on workspaces), sched_getaffinity / sched_yield,
+# getpid / gettid, clock_gettime, futex, rt_sigprocmask.
+SAFE_SYSCALLS = {28, 204, 24, 39, 186, 228, 202, 14}
+
+
+class EmulationError(RuntimeError):
+    pass
+
+
+def _import_bochscpu():
+    try:
+        import bochscpu  # noqa: F401
+    except ImportError as e:
+        if "__isoc23" not in str(e) and "GLIBC_2.38" not in str(e):
+            raise
+        cache = os.path.join(tempfile.gettempdir(), f"gemmkit-bochs-shim-{os.getuid()}")
+        os.makedirs(cache, exist_ok=True)
+        so = os.path.join(cache, "isoc23_shim.so")
+        if not os.path.exists(so):
+            src = os.path.join(cache, "isoc23_shim.c")
+            with open(src, "w") as f:
+                f.write(_SHIM_C)
+            cc = os.environ.get("CC") or sysconfig.get_config_var("CC").split()[0] or "cc"
+            subprocess.run([cc, "-shared", "-fPIC", "-O2", "-o", so + ".tmp", src], check=True)
+            os.replace(so + ".tmp", so)
+        ctypes.CDLL(so, mode=ctypes.RTLD_GLOBAL)
+        import bochscpu  # noqa: F401
+    import bochscpu
+    import bochscpu.cpu
+    import bochscpu.memory
+    return bochscpu
+
+
+def _select_model(bochscpu, model):
+    """Sets Bochs's cpu.model parameter (read when a CPU is created). bochscpu's choice strings are not
+    searchable by name (find_by_name fails), so the index is set directly."""
+    lib = ctypes.CDLL(bochscpu._bochscpu.__file__)
+    lib.sim_get_param_enum.restype = ctypes.c_void_p
+    lib.sim_get_param_enum.argtypes = [ctypes.c_char_p]
+    param = lib.sim_get_param_enum(b"cpu.model")
+    if not param:
+        raise EmulationError("bochscpu has no cpu.model parameter")
+    setter = lib._ZN15bx_param_enum_c3setEl
+    setter.argtypes = [ctypes.c_void_p, ctypes.c_long]
+    setter(param, CPU_MODELS[model])
+
+
+def host_fs_base():
+    val = ctypes.c_uint64()
+    if _libc.syscall(158, 0x1003, ctypes.byref(val)) != 0:  # arch_prctl(ARCH_GET_FS)
+        raise OSError(ctypes.get_errno(), "arch_prctl(ARCH_GET_FS)")
+    return val.value
+
+
+def _host_maps():
+    """(start, end, writable) of every readable mapping of this process, [vsyscall] excluded."""
+    out = []
+    with open("/proc/self/maps") as f:
+        text = f.read()
+    for line in text.splitlines():
+        parts = line.split()
+        lo, hi = (int(x, 16) for x in parts[0].split("-"))
+        perms = parts[1]
+        if perms[0] != "r" or lo >= (1 << 47):
+            continue
+        out.append((lo, hi, perms[1] == "w"))
+    return text, out
+
+
+class Emulator:
+    """An emulated CPU (a Bochs model) that calls host functions: `call(addr, args, ret)`."""
+
+    def __init__(self, model="sapphire_rapids", stack_bytes=8 << 20):
+        grow_heap()
+        self.bochscpu = bx = _import_bochscpu()
+        _select_model(bx, model)
+        self.model = model
+        self.session = bx.Session()
+        self.session.missing_page_handler = self._missing_page
+        self.slots = {}        # host VA >> 30 -> guest-physical slot number (1 ...)
+        self.slot_va = {}      # slot -> host VA base of that region
+        self.table_pages = []  # host pages holding page tables (index i at GPA_TABLES + i*PAGE)
+        self.maps_text = None
+        self.inserted = np.zeros(0, np.uint64)  # guest-physical pages already mapped onto host pages
+        self.stack = np.zeros(stack_bytes // 8, np.uint64)  # private stack (host memory)
+        self.fs_base = host_fs_base()
+        self.syscalls = []
+        self.exc = None
+        hook = bx.Hook()
+        hook.exception = self._on_exception
+        self.hooks = [hook]
+        atexit.register(self.close)
+
+    def close(self):
+        """Drops the hooks, then the session, in that order and before interpreter shutdown: left to the
+        final garbage collection (a cycle through the hook's bound method), bochscpu-python crashes."""
+        self.hooks = None
+        self.session = None
+        gc.collect()
+
+    # ---- memory -------------------------------------------------------------------------------
+    def _missing_page(self, gpa):
+        # Only a fallback: refresh_page_tables maps every page beforehand.
+        slot = gpa >> GPA_SLOT_BITS
+        if slot == 0:
+            idx = (gpa - GPA_TABLES) // PAGE
+            if 0 <= idx < len(self.table_pages):
+                self.bochscpu.memory.page_insert(gpa & ~(PAGE - 1), self.table_pages[idx])
+                return
+        elif slot in self.slot_va:
+            hva = self.slot_va[slot] + (gpa & ((1 << GPA_SLOT_BITS) - 1) & ~(PAGE - 1))
+            self.bochscpu.memory.page_insert(gpa & ~(PAGE - 1), hva)
+            return
+        raise EmulationError(f"guest-physical page {gpa:#x} has no host page")
+
+    def _table_page(self, i):
+        while len(self.table_pages) <= i:
+            hva = self.bochscpu.memory.allocate_host_page()
+            if not hva:
+                raise MemoryError("allocate_host_page")
+            ctypes.memset(hva, 0, PAGE)
+            self.bochscpu.memory.page_insert(GPA_TABLES + PAGE * len(self.table_pages), hva)
+            self.table_pages.append(hva)
+        return self.table_pages[i]
+
+    def _slot(self, region):
+        slot = self.slots.get(region)
+        if slot is None:
+            slot = len(self.slots) + 1
+            if slot >= 1 << (40 - GPA_SLOT_BITS):
+                raise EmulationError("too many 1 GiB regions for a 40-bit guest-physical space")
+            self.slots[region] = slot
+            self.slot_va[slot] = region << GPA_SLOT_BITS
+        return slot
+
+    def refresh_page_tables(self, force=False):
+        """Rebuilds the 4-level page tables from /proc/self/maps when the mappings changed, and maps
+        every guest-physical page onto its host page now (a page mapped lazily from a Python callback
+        could deadlock: emulated code may hold a lock the host's malloc needs, e.g. glibc's arena)."""
+        text, maps = _host_maps()
+        if text == self.maps_text and not force:
+            return False
+        self.maps_text = text
+        va = np.concatenate([np.arange(lo, hi, PAGE, dtype=np.uint64) for lo, hi, _ in maps])
+        flags = np.concatenate([np.full((hi - lo) // PAGE, 0x7 if w else 0x5, np.uint64) for lo, hi, w in maps])
+        regions, inv = np.unique(va >> np.uint64(GPA_SLOT_BITS), return_inverse=True)
+        slot_of = np.array([self._slot(int(r)) for r in regions], np.uint64)
+        gpa = (slot_of[inv] << np.uint64(GPA_SLOT_BITS)) | (va & np.uint64((1 << GPA_SLOT_BITS) - 1))
+        new = gpa[~np.isin(gpa, self.inserted)]
+        insert = self.bochscpu.memory.page_insert
+        for g, v in zip(new.tolist(), va[~np.isin(gpa, self.inserted)].tolist()):
+            insert(g, v)
+        self.inserted = np.union1d(self.inserted, new)
+        # Tables: 0 = PML4, then the PDPTs, the PDs and the PTs.
+        pt_keys, pt_inv = np.unique(va >> np.uint64(21), return_inverse=True)
+        pd_keys, pd_inv = np.unique(pt_keys >> np.uint64(9), return_inverse=True)
+        pdpt_keys, pdpt_inv = np.unique(pd_keys >> np.uint64(9), return_inverse=True)
+        n_pdpt, n_pd, n_pt = len(pdpt_keys), len(pd_keys), len(pt_keys)
+        base_pdpt, base_pd, base_pt = 1, 1 + n_pdpt, 1 + n_pdpt + n_pd
+        n_tables = base_pt + n_pt
+        tab = np.zeros((n_tables, 512), np.uint64)
+        m9 = np.uint64(511)
+        tab[base_pt + pt_inv, ((va >> np.uint64(12)) & m9).astype(np.intp)] = gpa | flags
+        tab[base_pd + pd_inv, (pt_keys & m9).astype(np.intp)] = \
+            np.uint64(GPA_TABLES) + np.uint64(PAGE) * (base_pt + np.arange(n_pt, dtype=np.uint64)) | np.uint64(7)
+        tab[base_pdpt + pdpt_inv, (pd_keys & m9).astype(np.intp)] = \
+            np.uint64(GPA_TABLES) + np.uint64(PAGE) * (base_pd + np.arange(n_pd, dtype=np.uint64)) | np.uint64(7)
+        tab[0, (pdpt_keys & m9).astype(np.intp)] = \
+            np.uint64(GPA_TABLES) + np.uint64(PAGE) * (base_pdpt + np.arange(n_pdpt, dtype=np.uint64)) | np.uint64(7)
+        for i in range(n_tables):
+            ctypes.memmove(self._table_page(i), tab[i].ctypes.data, PAGE)
+        for i in range(n_tables, len(self.table_pages)):
+            ctypes.memset(self.table_pages[i], 0, PAGE)
+        return True
+
+    # ---- running --------------------------------------------------------------------------------
+    def _on_exception(self, sess, cpu_id, vector, error_code):
+        self.exc = (vector, error_code)
+        sess.stop()
+
+    def _segments(self, st):
+        bx = self.bochscpu
+        cs = bx.Segment()
+        cs.present, cs.selector, cs.base, cs.limit, cs.attr = True, 0x8, 0, 0xFFFFFFFF, 0x209B
+        ds = bx.Segment()
+        ds.present, ds.selector, ds.base, ds.limit, ds.attr = True, 0x10, 0, 0xFFFFFFFF, 0xC093
+        fs = bx.Segment()
+        fs.present, fs.selector, fs.base, fs.limit, fs.attr = True, 0, self.fs_base, 0xFFFFFFFF, 0xC093
+        gs = bx.Segment()
+        gs.present, gs.selector, gs.base, gs.limit, gs.attr = True, 0, 0, 0xFFFFFFFF, 0xC093
+        st.cs, st.ss, st.ds, st.es = cs, ds, ds, ds
+        st.fs, st.gs = fs, gs
+
+    def _fresh_state(self, rip, rsp, iregs, xmm):
+        bx = self.bochscpu
+        st = bx.State()
+        st.cr0 = 0x80010033           # PG WP NE ET MP PE
+        st.cr4 = 0x50620              # OSXSAVE FSGSBASE OSXMMEXCPT OSFXSR PAE
+        st.cr3 = GPA_TABLES
+        st.efer = 0x501               # LMA LME SCE
+        st.xcr0 = 0xE7                # x87 SSE AVX opmask ZMM_Hi256 Hi16_ZMM
+        st.lstar = MAGIC_SYSCALL
+        st.star = (0x10 << 48) | (0x8 << 32)
+        st.sfmask = 0
+        st.mxcsr = 0x1F80
+        st.mxcsr_mask = 0xFFFF
+        st.fpcw = 0x37F
+        st.rflags = 0x2
+        st.pat = 0x0007040600070406
+        self._segments(st)
+        st.rip, st.rsp = rip, rsp
+        for name, v in zip(("rdi", "rsi", "rdx", "rcx", "r8", "r9"), iregs):
+            setattr(st, name, v & (2**64 - 1))
+        if xmm:
+            zmm = st.zmm
+            for i, (lo, hi) in enumerate(xmm):
+                z = zmm[i]
+                z.q = [lo, hi, 0, 0, 0, 0, 0, 0]
+                zmm[i] = z
+            st.zmm = zmm
+        return st
+
+    def call(self, addr, iargs=(), xargs=(), ret="int"):
+        """Calls the function at host address `addr` on the emulated CPU. iargs: integer class
+        arguments (ints, pointers) in order; xargs: SSE class eightbyte pairs (lo, hi) per register in
+        order. ret: "int" (rax, signed 32-bit as C int), "u64" or "void"."""
+        self.refresh_page_tables()
+        iargs = [int(a) for a in iargs]
+        stack_args = iargs[6:]
+        top = (self.stack.ctypes.data + self.stack.nbytes - 256) & ~0xF
+        rsp = top - 8 * len(stack_args)
+        rsp &= ~0xF
+        words = [MAGIC_RETURN] + [a & (2**64 - 1) for a in stack_args]
+        rsp -= 8  # return address; at entry rsp % 16 == 8
+        ctypes.memmove(rsp, struct.pack(f"<{len(words)}Q", *words), 8 * len(words))
+        st = self._fresh_state(addr, rsp, iargs[:6], list(xargs))
+        cpu = self.session.cpu
+        cpu.set_state(st)
+        while True:
+            self.exc = None
+            self.session.run(self.hooks)
+            if self.exc is None:
+                raise EmulationError("emulation stopped without an exception")
+            vector, err = self.exc
+            # Registers one at a time: emulated code may be stopped inside malloc holding its lock, so
+            # nothing here may call malloc (a whole State is large) before the call has returned.
+            cr2 = cpu.cr2
+            if vector == 14 and cr2 == MAGIC_RETURN:
+                rax = cpu.rax
+                if ret == "int":
+                    v = rax & 0xFFFFFFFF
+                    return v - (1 << 32) if v >= 1 << 31 else v
+                return rax if ret == "u64" else None
+            if vector == 14 and cr2 == MAGIC_SYSCALL:
+                self._do_syscall(cpu)
+                continue
+            st = cpu.state
+            raise EmulationError(
+                f"exception {vector} (error code {err:#x}) at rip {st.rip:#x}, cr2 {st.cr2:#x} "
+                f"on emulated {self.model}")
+
+    def _do_syscall(self, cpu):
+        nr = cpu.rax
+        if nr not in SAFE_SYSCALLS:
+            # brk / mmap come from inside malloc, which holds the arena lock: the host cannot serve
+            # them from Python (it would deadlock on that lock). Say so and stop the process.
+            os.write(2, b"\nbochs_cpu: emulated code made system call %d, which the lane cannot serve "
+                        b"(grow the heap before calling); exiting\n" % nr)
+            os._exit(70)
+        res = _libc.syscall(ctypes.c_long(nr), ctypes.c_ulong(cpu.rdi), ctypes.c_ulong(cpu.rsi),
+                            ctypes.c_ulong(cpu.rdx), ctypes.c_ulong(cpu.r10), ctypes.c_ulong(cpu.r8),
+                            ctypes.c_ulong(cpu.r9))
+        if res == -1:
+            res = -ctypes.get_errno()
+        self.syscalls.append(nr)
+        rip, rflags = cpu.rcx, cpu.r11
+        cpu.rax = res & (2**64 - 1)
+        cpu.rflags = rflags | 0x2
+        cpu.rip = rip
+
+
+def grow_heap(mib=256):
+    """Makes glibc's malloc serve up to about `mib` MiB (blocks under 32 MiB) from the heap it already
+    has, with no system call: emulated code cannot make brk / mmap calls from inside malloc."""
+    M_TRIM_THRESHOLD, M_TOP_PAD, M_MMAP_THRESHOLD = -1, -2, -3
+    _libc.mallopt(M_MMAP_THRESHOLD, 32 << 20)
+    _libc.mallopt(M_TRIM_THRESHOLD, 1 << 30)
+    _libc.mallopt(M_TOP_PAD, 16 << 20)
+    _libc.malloc.restype = ctypes.c_void_p
+    _libc.free.argtypes = [ctypes.c_void_p]
+    blocks = [_libc.malloc(16 << 20) for _ in range(mib // 16)]
+    for p in reversed(blocks):
+        _libc.free(p)
+
+
+def load_private_copy(path):
+    """dlopens a copy of the shared object at `path` under a new name (its own globals, never run
+    natively), all symbols bound now (no lazy PLT resolution inside the emulation)."""
+    d = tempfile.mkdtemp(prefix="gemmkit-emu-")
+    dst = os.path.join(d, "emulated_" + os.path.basename(path))
+    shutil.copyfile(path, dst)
+    return ctypes.CDLL(dst, mode=os.RTLD_NOW | os.RTLD_LOCAL)
+
+
+if __name__ == "__main__":  # smoke check: CPUID of the emulated model
+    emu = Emulator(sys.argv[1] if len(sys.argv) > 1 else "sapphire_rapids")
+    print("ok", emu.model)

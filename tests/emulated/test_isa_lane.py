@@ -1,0 +1,384 @@
+"""The ISA lane: gemmkit's avx512, avx512_vnni (generic and zen4 configs) and avx_vnni paths executed on an
+emulated CPU (Bochs Sapphire Rapids via bochscpu-python), checked against the native tests' own references.
+
+Run by `bash .ci/isa-lane` (which sets GEMMKIT_ISA_LANE=1: missing tools then fail instead of skipping).
+Every call runs the whole C path of a private copy of gemmkit/_core emulated, single-threaded: front
+checks, driver, packers, microkernels, GEMV / tiny / few-row paths, epilogues, quantized add.
+"""
+import os
+import platform
+import sys
+
+import numpy as np
+import pytest
+
+LANE = os.environ.get("GEMMKIT_ISA_LANE") == "1"
+try:
+    if platform.machine().lower() not in ("x86_64", "amd64") or not sys.platform.startswith("linux"):
+        raise ImportError("the emulated lane runs on x86-64 Linux only")
+    import bochs_cpu
+    bochs_cpu._import_bochscpu()
+    from emulated_gemmkit import EmulatedGemmkit
+except Exception as e:  # noqa: BLE001
+    if LANE:
+        raise
+    pytest.skip(f"emulated ISA lane not available ({e}); run `bash .ci/isa-lane`", allow_module_level=True)
+
+import test_gemm_dcz  # noqa: E402  (the native tests' references and checks, reused as they are)
+import test_int8  # noqa: E402
+import test_quantized_add as tqa  # noqa: E402
+from _support import _edge_sizes  # noqa: E402
+
+# (path, GEMMKIT_UARCH) -> what the emulated dispatcher must then run
+PATHS = [("avx512", None), ("avx512_vnni", None), ("avx512_vnni", "zen4"), ("avx_vnni", None)]
+INT8_KERNEL = {"avx512": "avx512bw", "avx512_vnni": "avx512_vnni", "avx_vnni": "avx_vnni"}
+PATH_IDS = [p if u is None else f"{p}-{u}" for p, u in PATHS]
+
+
+@pytest.fixture(scope="session")
+def emulator():
+    return EmulatedGemmkit("sapphire_rapids")
+
+
+@pytest.fixture(params=PATHS, ids=PATH_IDS)
+def emu(request, emulator):
+    path, uarch = request.param
+    emulator.set_arch(path, uarch)
+    k = emulator.kernel_info("int8")
+    assert INT8_KERNEL[path] in k["kernel"], k
+    if path.startswith("avx512"):
+        assert "avx512" in emulator.kernel_info("sgemm")["kernel"]
+        assert "avx512" in emulator.kernel_info("dgemm")["kernel"]
+    if uarch:
+        assert k["uarch"] == uarch, k
+    return emulator
+
+
+def _check(status, what):
+    assert status == 0, f"emulated {what} returned status {status}"
+
+
+# ---- emulated stand-ins with the native functions' signatures ------------------------------------
+
+def _gemm_fn(emu, kind):
+    def fn(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
+        _check(emu.gemm(kind, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc), kind + "gemm")
+        return C
+    return fn
+
+
+def _int8_fn(emu, kind):
+    def fn(ta, tb, offsetc, M, N, K, alpha, A, lda, ao, B, ldb, bo, beta, C, ldc, co):
+        co = np.ascontiguousarray(np.asarray(co).reshape(-1), dtype=np.int32)
+        _check(emu.gemm_int8(kind, ta, tb, offsetc, M, N, K, alpha, A, lda, ao, B, ldb, bo, beta, C, ldc, co),
+               f"gemm_{kind}s8s32")
+        return C
+    return fn
+
+
+@pytest.fixture
+def real_types(emu, monkeypatch):
+    monkeypatch.setattr(test_gemm_dcz, "TYPES", {
+        "sgemm": (np.float32, _gemm_fn(emu, "s")), "dgemm": (np.float64, _gemm_fn(emu, "d")),
+        "cgemm": (np.complex64, _gemm_fn(emu, "c")), "zgemm": (np.complex128, _gemm_fn(emu, "z"))})
+    return emu
+
+
+@pytest.fixture
+def int8_fns(emu, monkeypatch):
+    fns = {"u8": _int8_fn(emu, "u8"), "s8": _int8_fn(emu, "s8")}
+    monkeypatch.setattr(test_int8, "_fn", lambda kind: fns[kind])
+    return emu
+
+
+# ---- float products: sgemm, dgemm, cgemm, zgemm -----------------------------------------------------
+
+@pytest.mark.parametrize("op", ["sgemm", "dgemm", "cgemm", "zgemm"])
+def test_float_tile_edges(real_types, op):
+    """M, N around MR / NR of the path's kernel (and the GEMV / tiny / few-row sizes among them), K
+    around the vector width, every transpose (conjugate ones for complex), alpha / beta cycled."""
+    emu = real_types
+    base = {"sgemm": "sgemm", "dgemm": "dgemm", "cgemm": "cgemm", "zgemm": "zgemm"}[op]
+    k = emu.kernel_info(base)
+    sizes = _edge_sizes(k["MR"], k["NR"])
+    ks = [1, 2, 3, 7, 8, 9, 16, 17, 33]
+    trans = ["NN", "NT", "TN", "TT"] + (["CN", "NC", "RT", "CR"] if op in ("cgemm", "zgemm") else [])
+    scal = [(1.0, 0.0), (1.0, 1.0), (-0.5, 2.25), (0.5 - 0.75j, 1j)] if op[0] in "cz" \
+        else [(1.0, 0.0), (1.0, 1.0), (-0.5, 2.25), (2.0, -1.0)]
+    rng = np.random.default_rng(sum(map(ord, op)))
+    i = 0
+    for M in sizes:
+        for N in sizes:
+            ta, tb = trans[i % len(trans)]
+            alpha, beta = scal[i % len(scal)]
+            test_gemm_dcz.run_case(rng, op, ta, tb, M, N, ks[i % len(ks)], alpha, beta)
+            i += 1
+
+
+@pytest.mark.parametrize("op", ["sgemm", "dgemm", "cgemm", "zgemm"])
+def test_float_gemv_tiny_few_rows_and_k_blocks(real_types, op):
+    """One or few rows / columns (GEMV and few-row paths), tiny products, K across the KC block, padded
+    leading dimensions and 1-D layouts (writes outside C are caught)."""
+    rng = np.random.default_rng(7 + len(op))
+    trans = ["NN", "NT", "TN", "TT"]
+    cases = [(1, 67, 300), (1, 1, 1000), (2, 130, 41), (3, 33, 5), (4, 65, 64), (5, 17, 129),
+             (67, 1, 300), (130, 2, 41), (33, 3, 5), (8, 8, 8), (2, 2, 2), (3, 5, 7), (13, 40, 700)]
+    for i, (M, N, K) in enumerate(cases):
+        ta, tb = trans[i % 4]
+        test_gemm_dcz.run_case(rng, op, ta, tb, M, N, K, 1.0 if i % 3 else -1.5, 0.0 if i % 2 else 0.5)
+        test_gemm_dcz.run_case(rng, op, tb, ta, M, N, K, 0.5, 1.0, pads=(3, 1, 2), layouts=("1d", "2d", "1d"))
+    # C never read when beta = 0 (NaN there must not leak)
+    test_gemm_dcz.run_case(rng, op, "N", "N", 13, 37, 9, 1.0, 0.0, c_nan=True)
+
+
+# ---- int8: u8s8s32 / s8s8s32, every offsetc mode and zero points ---------------------------------------
+
+@pytest.mark.parametrize("kind", ["u8", "s8"])
+@pytest.mark.parametrize("trans", ["NN", "NT", "TN", "TT"])
+def test_int8_tile_edges(int8_fns, kind, trans):
+    """test_int8.test_kernel_edges on the emulated path: M, N around MR / NR, K around the k-group (2 or
+    4) and the vector width, offsetc F/C/R (both cases), alpha / beta cycled, random zero points."""
+    emu = int8_fns
+    ta, tb = trans
+    k = emu.kernel_info("int8")
+    sizes = _edge_sizes(k["MR"], k["NR"])
+    ks = [1, 2, 3, 4, 5, 7, 8, 9, 31, 64, 67]
+    lo, hi = test_int8.A_RANGE[kind]
+    rng = np.random.default_rng(len(trans) + ord(trans[0]) + ord(trans[1]) + ord(kind[0]))
+    i = 0
+    for M in sizes:
+        for N in sizes:
+            alpha, beta = test_int8.AB_CYCLE[i % len(test_int8.AB_CYCLE)]
+            ao = int(rng.integers(lo, hi + 1))
+            bo = int(rng.integers(-128, 128))
+            test_int8.run_int8(kind, rng, ta, tb, "FfCcRr"[i % 6], M, N, ks[i % len(ks)], alpha, ao, bo, beta)
+            i += 1
+
+
+@pytest.mark.parametrize("kind", ["u8", "s8"])
+@pytest.mark.parametrize("offsetc", list("FCR"))
+def test_int8_zero_points_and_offsets(int8_fns, kind, offsetc):
+    """Every extreme zero point pair (the VNNI epilogue's row / column sums of A and B), each offsetc
+    mode, exact (alpha 1, beta 0 / 1) and rounded (other alpha / beta) epilogues, K past the k block."""
+    emu = int8_fns
+    k = emu.kernel_info("int8")
+    M, N = k["MR"] + 1, k["NR"] + 1
+    rng = np.random.default_rng(ord(kind[0]) * 3 + ord(offsetc))
+    cases = [c for c in test_int8.ZERO_POINT_CASES if c[0] == kind]
+    for i, (_, ao, bo) in enumerate(cases):
+        K = [7, 19, 64, 300, k["KB"] + 5 if k["KB"] else 600][i % 5]
+        alpha, beta = [(1.0, 0.0), (1.0, 1.0), (0.7, -0.3)][i % 3]
+        ta, tb = ["NN", "TN", "NT", "TT"][i % 4]
+        test_int8.run_int8(kind, rng, ta, tb, offsetc, M, N, K, alpha, ao, bo, beta)
+
+
+@pytest.mark.parametrize("kind", ["u8", "s8"])
+def test_int8_gemv_few_rows_and_layouts(int8_fns, kind):
+    rng = np.random.default_rng(11 + ord(kind[0]))
+    lo, hi = test_int8.A_RANGE[kind]
+    cases = [(1, 67, 300), (1, 1, 1000), (2, 130, 41), (3, 33, 5), (4, 65, 64), (5, 17, 129),
+             (67, 1, 300), (130, 2, 41), (33, 3, 5), (2, 2, 2), (13, 40, 700), (1, 300, 2049)]
+    for i, (M, N, K) in enumerate(cases):
+        for ta, tb in ["NN", "TN", "NT", "TT"]:
+            test_int8.run_int8(kind, rng, ta, tb, "FCR"[i % 3], M, N, K, 1.0, lo + 3, -5, 1.0)
+        test_int8.run_int8(kind, rng, "N", "T", "fcr"[i % 3], M, N, K, 2.33, hi - 1, 7, 1.01,
+                           pads=(3, 5, 2), layouts=("1d", "2d", "1d"))
+
+
+def test_int8_saturation_and_extremes(int8_fns):
+    """Extreme data and offsets: the largest |sums| the kernels' int32 lanes and the epilogue handle."""
+    rng = np.random.default_rng(3)
+    for kind in ["u8", "s8"]:
+        lo, hi = test_int8.A_RANGE[kind]
+        for M, N, K in [(13, 33, 64), (12, 32, 1000)]:
+            for av, ao, bv, bo in [(hi, lo, -128, 127), (lo, hi, 127, -128), (hi, 0, 127, 0)]:
+                A0 = np.full((M, K), av, test_int8.A_DTYPE[kind])
+                B0 = np.full((K, N), bv, np.int8)
+                for offsetc in "FCR":
+                    test_int8.run_int8(kind, rng, "N", "N", offsetc, M, N, K, 1.0, ao, bo, 1.0, A0=A0, B0=B0)
+
+
+@pytest.mark.parametrize("out_type,out_name", [(1, "float32"), (2, "float16"), (3, "bfloat16")])
+def test_int8_per_token_float_epilogue(emu, out_type, out_name):
+    """gemm_s8s8_per_token (the kernels' float epilogue): test_matmul_per_token's model, bit for bit, at
+    tile edges and few rows, both transposes, with and without bias."""
+    tpt = pytest.importorskip("test_matmul_per_token")
+    k = emu.kernel_info("int8")
+    sizes = [1, 2, 3, k["MR"] - 1, k["MR"] + 1, k["NR"] + 1]
+    rng = np.random.default_rng(out_type)
+    i = 0
+    for M in sizes:
+        for N in sizes:
+            K = [1, 3, 4, 5, 9, 64, 67, 300][i % 8]
+            ta, tb = ["NN", "NT", "TN", "TT"][i % 4]
+            x, w, deq, pts, bias = tpt.random_case(rng, M, N, K)
+            if i % 3 == 0:
+                bias = None
+            A = np.ascontiguousarray(x.T) if ta == "T" else x
+            B = np.ascontiguousarray(w.T) if tb == "T" else w
+            C = np.full((M, N), 0x7FFF if out_type > 1 else np.nan,
+                        np.uint16 if out_type > 1 else np.float32)
+            st = emu.gemm_s8s8_per_token(ta, tb, "R", out_type, 1, M, N, K, A, A.shape[1], 0, B, B.shape[1], 0,
+                                         deq, pts, 0, bias, C, N, 0)
+            _check(st, "gemm_s8s8_per_token")
+            got = C.view(tpt.np_dtype(out_name)) if out_type > 1 else C
+            tpt.assert_same_bits(got, tpt.model(x, w, deq, pts, out_name, bias=bias))
+            i += 1
+
+
+def test_int8_prepacked_weight(emu):
+    """gemmkit_s8s8_pack_weight (the path's own B packer, column sums included) and the _packed product,
+    against test_matmul_per_token's model, K around the k group and k block, N around NR."""
+    tpt = pytest.importorskip("test_matmul_per_token")
+    k = emu.kernel_info("int8")
+    rng = np.random.default_rng(42)
+    for i, (M, N, K) in enumerate([(1, k["NR"] + 1, 5), (3, k["NR"], 64), (k["MR"] + 1, 2 * k["NR"] - 1, 67),
+                                   (2, 7, 300), (k["MR"], 1, 1), (5, k["NR"] - 1, 1000)]):
+        x, w, deq, pts, bias = tpt.random_case(rng, M, N, K)
+        tb = "NT"[i % 2]
+        B = np.ascontiguousarray(w.T) if tb == "T" else w
+        size = emu.call_i("gemmkit_s8s8_packed_weight_size", N, K, ret="u64")
+        assert 0 < size < 1 << 40, size
+        packed = np.zeros(size, np.uint8)
+        _check(emu.call_i("gemmkit_s8s8_pack_weight", tb, N, K, B.ctypes.data, B.shape[1], packed.ctypes.data,
+                          size), "gemmkit_s8s8_pack_weight")
+        C = np.full((M, N), np.nan, np.float32)
+        _check(emu.call_i("gemmkit_gemm_s8s8_per_token_packed", "N", 1, 1, M, N, K, x.ctypes.data, K, 0,
+                          packed.ctypes.data, size, deq.ctypes.data, pts.ctypes.data, 0, bias.ctypes.data,
+                          C.ctypes.data, N, 0), "gemmkit_gemm_s8s8_per_token_packed")
+        tpt.assert_same_bits(C, tpt.model(x, w, deq, pts, "float32", bias=bias))
+
+
+# ---- 16-bit: float16 / bfloat16 on the sgemm kernels -----------------------------------------------------
+
+@pytest.mark.parametrize("shape", [(7, 9, 5), (13, 33, 17), (1, 65, 40), (40, 1, 33), (61, 83, 200)])
+def test_half_rounding_is_once(emu, shape):
+    """test_gemm_half's rule: integer operands keep every float sum exact, so the result must equal the
+    one rounding of the exact value, bit for bit (alpha powers of two reach overflow and subnormals)."""
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    M, N, K = shape
+    rng = np.random.default_rng(M * N + K)
+    for dtype, kind in [(np.dtype(np.float16), "h"), (np.dtype(ml_dtypes.bfloat16), "bf16")]:
+        for ta, tb in (("N", "N"), ("T", "N"), ("N", "T"), ("T", "T")):
+            A = rng.integers(-256, 257, size=(K, M) if ta == "T" else (M, K)).astype(dtype)
+            B = rng.integers(-256, 257, size=(N, K) if tb == "T" else (K, N)).astype(dtype)
+            exact = test_gemm_half_op(A, ta).astype(np.float64) @ test_gemm_half_op(B, tb).astype(np.float64)
+            for alpha in (1.0, 2.0 ** -9, 2.0 ** -30, 2.0 ** -40):
+                C = np.full((M, N), np.nan, dtype)
+                _check(emu.gemm(kind, ta, tb, M, N, K, alpha, A, A.shape[1], B, B.shape[1], 0.0, C, N), kind)
+                with np.errstate(over="ignore"):
+                    want = (alpha * exact).astype(np.float32).astype(dtype)
+                np.testing.assert_array_equal(C.view(np.uint16), want.view(np.uint16))
+            C = rng.integers(-256, 257, size=(M, N)).astype(dtype)
+            with np.errstate(over="ignore"):
+                want = (exact - C.astype(np.float64)).astype(np.float32).astype(dtype)
+            _check(emu.gemm(kind, ta, tb, M, N, K, 1.0, A, A.shape[1], B, B.shape[1], -1.0, C, N), kind)
+            np.testing.assert_array_equal(C.view(np.uint16), want.view(np.uint16))
+            if kind == "bf16":  # bfloat16 operands, float32 C: exact here
+                C32 = rng.integers(-256, 257, size=(M, N)).astype(np.float32)
+                want32 = (exact - C32.astype(np.float64)).astype(np.float32)
+                _check(emu.gemm("bf16f32", ta, tb, M, N, K, 1.0, A, A.shape[1], B, B.shape[1], -1.0, C32, N),
+                       "gemm_bf16bf16f32")
+                np.testing.assert_array_equal(C32, want32)
+
+
+def test_gemm_half_op(x, t):
+    return x.T if t == "T" else x
+
+
+test_gemm_half_op.__test__ = False  # a helper, not a test
+
+
+# ---- quantized add ----------------------------------------------------------------------------------------
+
+QTYPES = [(np.uint8, 0), (np.int8, 1)]
+
+
+def _qadd(emu, formula, a, sa, za, b, sb, zb, sc, zc, out_dtype, shape):
+    out = np.zeros(shape, out_dtype)
+    f32 = np.float32
+
+    def qt(x, s, z):
+        t = 0 if x.dtype == np.uint8 else 1
+        view = np.broadcast_to(x, shape)
+        strides = [st // x.itemsize for st in view.strides]
+        return {"data": x, "type": t, "strides": strides, "scale": f32(s), "zero_point": np.array([z], x.dtype)}
+
+    st = emu.quantized_add(formula, shape, qt(a, sa, za), qt(b, sb, zb), qt(out, sc, zc))
+    _check(st, "quantized_add")
+    return out
+
+
+@pytest.mark.parametrize("formula", [0, 1], ids=["directml", "onnxruntime"])
+def test_quantized_add_vector_edges(emu, formula):
+    """Contiguous runs around the vector widths (16 / 32 / 64 bytes, unrolled), every input type pair,
+    scalar-broadcast operands, against test_quantized_add's float32 models bit for bit."""
+    rng = np.random.default_rng(5 + formula)
+    model = tqa.model_directml if formula == 0 else tqa.model_onnxruntime
+    lengths = sorted({1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 48, 49, 63, 64, 65, 95, 96, 97, 127, 128,
+                      129, 191, 192, 193, 255, 256, 257, 511, 512, 513, 1000})
+    i = 0
+    for n in lengths:
+        for (adt, _), (bdt, _) in [(x, y) for x in QTYPES for y in QTYPES]:
+            odt = [np.uint8, np.int8][i % 2]
+            a = tqa.random_q(rng, (n,), adt)
+            b = tqa.random_q(rng, (n,) if i % 3 else (1,), bdt)
+            sa, sb, sc = (tqa.random_scale(rng) for _ in range(3))
+            za, zb, zc = tqa.random_zp(rng, adt), tqa.random_zp(rng, bdt), tqa.random_zp(rng, odt)
+            got = _qadd(emu, formula, a, sa, za, b, sb, zb, sc, zc, odt, (n,))
+            want = model(a, sa, za, b, sb, zb, sc, zc, odt)
+            np.testing.assert_array_equal(got, want, err_msg=f"n={n} {adt} {bdt} -> {odt}")
+            i += 1
+
+
+@pytest.mark.parametrize("formula", [0, 1], ids=["directml", "onnxruntime"])
+def test_quantized_add_broadcast_shapes(emu, formula):
+    rng = np.random.default_rng(17 + formula)
+    model = tqa.model_directml if formula == 0 else tqa.model_onnxruntime
+    for i in range(60):
+        a_shape, b_shape = tqa.random_broadcast_pair(rng, max_ndim=4)
+        shape = np.broadcast_shapes(a_shape, b_shape)
+        adt, bdt, odt = QTYPES[i % 2][0], QTYPES[(i // 2) % 2][0], QTYPES[(i // 4) % 2][0]
+        a, b = tqa.random_q(rng, a_shape, adt), tqa.random_q(rng, b_shape, bdt)
+        sa, sb, sc = (tqa.random_scale(rng) for _ in range(3))
+        za, zb, zc = tqa.random_zp(rng, adt), tqa.random_zp(rng, bdt), tqa.random_zp(rng, odt)
+        got = _qadd(emu, formula, a, sa, za, b, sb, zb, sc, zc, odt, tuple(shape))
+        want = model(a, sa, za, b, sb, zb, sc, zc, odt)
+        np.testing.assert_array_equal(got, np.broadcast_to(want, shape), err_msg=f"{a_shape} + {b_shape}")
+
+
+@pytest.mark.parametrize("op", ["sgemm", "dgemm", "cgemm", "zgemm"])
+def test_emulated_equals_native_where_the_host_has_the_path(emu, op):
+    """Where this host runs the path natively with the same kernel (e.g. a Zen 4 for avx512 /
+    avx512_vnni), the emulated results must be the native ones bit for bit (checks the harness; skipped on
+    hosts without the path)."""
+    import gemmkit
+    path = emu.get_arch()
+    if path not in gemmkit.available_archs():
+        pytest.skip(f"this host does not run {path} natively")
+    dtype = {"sgemm": np.float32, "dgemm": np.float64, "cgemm": np.complex64, "zgemm": np.complex128}[op]
+    rng = np.random.default_rng(1)
+    prev = gemmkit.get_num_threads()
+    gemmkit.set_num_threads(1)
+    try:
+        with gemmkit.use_arch(path):
+            cfg, mine = gemmkit.show_config(print_out=False), emu.kernel_info(op)
+            if (cfg[op]["kernel"], cfg["uarch"]) != (mine["kernel"], mine["uarch"]):
+                pytest.skip(f"native {path} runs {cfg[op]['kernel']} ({cfg['uarch']}) for {op}")
+            for M, N, K in [(13, 33, 17), (1, 65, 40), (40, 2, 33), (25, 50, 100)]:
+                A, B = (test_gemm_dcz._gen(rng, s, dtype) for s in ((M, K), (K, N)))
+                C0 = test_gemm_dcz._gen(rng, (M, N), dtype)
+                Cn, Ce = C0.copy(), C0.copy()
+                getattr(gemmkit, op)("N", "N", M, N, K, 1.5, A, K, B, N, 0.5, Cn, N)
+                _check(emu.gemm(op[0], "N", "N", M, N, K, 1.5, A, K, B, N, 0.5, Ce, N), op)
+                assert np.array_equal(Ce.view(np.uint8), Cn.view(np.uint8)), (op, M, N, K)
+    finally:
+        gemmkit.set_num_threads(prev)
+
+
+# ---- the lane itself ------------------------------------------------------------------------------------
+
+def test_lane_runs_emulated_not_native(emulator):
+    """The emulated copy sees the emulated CPU's features (all four x86 feature bits), whatever the host."""
+    assert emulator.cpu_features() & 0xF == 0xF
+    assert emulator.emu.model == "sapphire_rapids"
