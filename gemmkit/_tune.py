@@ -14,6 +14,7 @@ FORMAT = "gemmkit-tuning"
 FORMAT_VERSION = 1
 FILE_NAME = "tuning.json"
 MAX_FILE_BYTES = 64 << 10  # a tuning file is about 1 KiB; anything much larger is not ours
+MARGIN = 0.02  # a measured value replaces the one in use only when at least 2 % faster
 ENV = "GEMMKIT_TUNING"          # "off", or the path of a tuning file (default: the user cache dir's)
 BLOCKING_ENV = "GEMMKIT_BLOCKING"  # "hand" (tables and hand configs), "model" (the model everywhere)
 
@@ -231,13 +232,17 @@ class _Bar:
             print(file=sys.stderr)
 
 
-def _best_time(fn, reps):
+def _best_time(fn, seconds, clock=time.thread_time, min_reps=2):
+    """The least time of one call among calls for about `seconds` (at least min_reps), after one warm-up.
+    One thread: this thread's CPU time (what other processes take from a shared machine does not count,
+    as the bench's --clock cpu); several: the wall clock."""
     fn()
-    best = math.inf
-    for _ in range(reps):
-        t0 = time.perf_counter()
+    best, spent, n = math.inf, 0.0, 0
+    while n < min_reps or spent < seconds:
+        t0 = clock()
         fn()
-        best = min(best, time.perf_counter() - t0)
+        dt = clock() - t0
+        best, spent, n = min(best, dt), spent + dt, n + 1
     return best
 
 
@@ -249,8 +254,8 @@ class _Tuner:
     def __init__(self, quick, arch):
         import numpy as np
         self.np, self.quick, self.arch = np, quick, arch
-        self.rounds = 2 if quick else 3
-        self.reps = 2 if quick else 3
+        self.rounds = 3 if quick else 5      # interleaved rounds; the median of each candidate's best
+        self.seconds = 0.06 if quick else 0.2  # of calls per candidate per round
         self.rng = np.random.default_rng(0)
         self.base = {k: v for k, (v, _) in _core.params().items()}
         self.winners, self.notes = {}, []
@@ -262,17 +267,20 @@ class _Tuner:
             _core.tuning_clear()
         return why
 
-    def compare(self, candidates, fn, reps=None):
-        """The candidate (a dict of parameter values) with the least median time, its times {index: s}."""
+    def compare(self, candidates, fn, clock=time.thread_time):
+        """The candidate (a dict of parameter values) with the least median time, its times {index: s}.
+        candidates[0] is the value in use: another wins only by MARGIN (noise must not move a default)."""
         times = {i: [] for i in range(len(candidates))}
         for _ in range(self.rounds):
             for i, cand in enumerate(candidates):
                 if self.set(cand) is not None:
                     times[i].append(math.inf)
                     continue
-                times[i].append(_best_time(fn, reps or self.reps))
+                times[i].append(_best_time(fn, self.seconds, clock))
         med = {i: sorted(t)[len(t) // 2] for i, t in times.items()}
         best = min(med, key=med.get)
+        if med[best] > med[0] * (1.0 - MARGIN):
+            best = 0
         _core.tuning_clear()
         return candidates[best], med
 
@@ -297,22 +305,26 @@ class _Tuner:
         _core.blocking_model(2)
         model = (_core.params()[f"{op}.mc"][0], _core.params()[f"{op}.kc"][0], _core.params()[f"{op}.nc"][0])
         _core.blocking_model(prev)
-        trip = {cur, hand, model}
-        for f in ((0.5, 2.0), (2.0, 0.5), (1.5, 1.0), (1.0, 0.5)) if not self.quick else ((2.0, 0.5),):
-            kc = max(8, int(model[1] * f[0]) // 8 * 8)
-            mc = max(mr, int(model[0] * f[1]) // mr * mr)
-            trip.add((mc, kc, model[2]))
-        cands = []
-        for mc, kc, nc in sorted(trip):
+        trip = [cur, hand, model]  # the value in use first (compare() keeps it unless beaten by MARGIN)
+        scalings = ((0.5, 2.0), (2.0, 0.5), (1.5, 1.0)) if not self.quick else ((2.0, 0.5),)
+        for base in (model, hand) if not self.quick else (model,):
+            for f in scalings:  # KC scaled, MC scaled the other way: the A block keeps its bytes
+                trip.append((int(base[0] * f[1]), max(8, int(base[1] * f[0])), base[2]))
+        cands, seen = [], set()
+        for mc, kc, nc in trip:
             mc = max(mr, min(mc, 4096) // mr * mr)
             nc = max(nr, min(nc, 16384) // nr * nr)
-            cands.append({f"{op}.mc": mc, f"{op}.kc": min(kc, 4096) // 8 * 8, f"{op}.nc": nc})
+            cand = (mc, min(kc, 4096) // 8 * 8, nc)
+            if cand not in seen:
+                seen.add(cand)
+                cands.append({f"{op}.mc": cand[0], f"{op}.kc": cand[1], f"{op}.nc": cand[2]})
         a, b, c = self.operands(dtype, size, size, size)
         win, med = self.compare(cands, lambda: gemmkit.matmul(a, b, out=c))
         self.winners.update(win)
         return win, med
 
     def threshold(self, name, values, fn):
+        values = [self.base[name]] + [v for v in values if v != self.base[name]]  # the value in use first
         win, med = self.compare([{name: v} for v in values], fn)
         self.winners.update(win)
         return win, med
@@ -385,8 +397,11 @@ def _steps(quick):
         a, b, c = t.operands(np.float32, n, n, n)
         macs = float(n ** 3)
         gemmkit.set_num_threads(2)
-        try:  # split at 128^3 (2 threads) or not (1): the one that runs it faster
-            return t.threshold("threads.min_macs", [macs / 2, macs], lambda: gemmkit.matmul(a, b, out=c))
+        try:  # split at 128^3 (2 threads) or not (1): the one that runs it faster (wall clock)
+            win, med = t.compare([{"threads.min_macs": v} for v in (t.base["threads.min_macs"], macs / 2, macs)],
+                                 lambda: gemmkit.matmul(a, b, out=c), clock=time.perf_counter)
+            t.winners.update(win)
+            return win, med
         finally:
             gemmkit.set_num_threads(1)
 
@@ -428,10 +443,14 @@ def tune(quick=False, path=None, save=True, quiet=False):
         _core.tuning_clear()
         _core.set_arch(previous_arch)
         gemmkit.set_num_threads(nthreads)
-    params = {k: (int(v) if float(v).is_integer() else float(v)) for k, v in tuner.winners.items()}
+    # only what measured faster than the value in use is saved; the rest is confirmed (listed, not set)
+    params = {k: (int(v) if float(v).is_integer() else float(v)) for k, v in tuner.winners.items()
+              if v != tuner.base.get(k)}
+    confirmed = sorted(k for k, v in tuner.winners.items() if v == tuner.base.get(k))
     doc = {"format": FORMAT, "version": FORMAT_VERSION, **machine_key(), "arch": arch,
            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-           "seconds": round(time.time() - t0, 1), "quick": bool(quick), "params": params, "notes": tuner.notes}
+           "seconds": round(time.time() - t0, 1), "quick": bool(quick), "params": params,
+           "confirmed": confirmed, "notes": tuner.notes}
     if save:
         path = path or default_path()
         if path is None:

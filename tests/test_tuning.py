@@ -346,7 +346,10 @@ def test_tune_quick_writes_a_file_it_then_applies(tmp_path):
                        capture_output=True, text=True, env=env, cwd=str(tmp_path), timeout=300)
     assert r.returncode == 0, r.stderr
     doc = json.loads(out.read_text())
-    assert doc["format"] == _tune.FORMAT and doc["params"] and doc["gemmkit"] == gemmkit.__version__
+    assert doc["format"] == _tune.FORMAT and doc["gemmkit"] == gemmkit.__version__
+    assert isinstance(doc["params"], dict) and len(doc["params"]) + len(doc["confirmed"]) >= 8
+    assert doc["seconds"] < 60
     r = subprocess.run([sys.executable, "-m", "gemmkit", "tune", "--show"], capture_output=True, text=True,
                        env={**os.environ, "GEMMKIT_TUNING": str(out)}, cwd=str(tmp_path))
-    assert r.returncode == 0 and "applied" in r.stdout and "tuned" in r.stdout, r.stdout + r.stderr
+    assert r.returncode == 0 and "applied" in r.stdout, r.stdout + r.stderr
+    assert ("tuned" in r.stdout) == bool(doc["params"]), r.stdout
