@@ -35,6 +35,12 @@ static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
  *        One departure from the paper: C_B3 >= floor((W3 - 1) / 2). Today's L3s (Zen, Skylake-SP and
  *        later) are victim caches that need not hold the A block living in L2, and with a per-core share
  *        of 1.4-1.9 MiB (Intel) the paper's C_A3 would leave B one way (Sapphire Rapids: nc 128).
+ * A second departure: kc >= GK_MODEL_KC_MIN_BYTES / S_A (float 512, double 256 k steps). Each k block
+ * reads and writes C once more; the paper's L1 rule gives the wide AVX-512 micro-panels short k blocks
+ * (Zen 4 sgemm 12 x 32: kc 160) that C's traffic then slows: Zen 4, sgemm 1024^3, 1 thread, A blocks of
+ * about the same bytes, kc 160 / 256 / 320 / 512: 100.6 / 103.3 / 104.5 / 106.5 GFLOP/s, dgemm kc 128 /
+ * 256 / 512: 41 / 43.6 / 44.8 (the B micro-panel then streams from L2, which feeds it: Zen 2's and
+ * Zen 5's hand configs had found k blocks of 512 floats too).
  * A missing level (size 0) leaves its block at the fallback given. Returns 1 when L1 and L2 were known. */
 int gk_model_blocks(const gk_cache_info_t *ci, int mr, int nr, int elem, int complex_native, gk_blocks_t *out) {
     if (!ci || !out || mr <= 0 || nr <= 0 || elem <= 0) return 0;
@@ -47,6 +53,7 @@ int gk_model_blocks(const gk_cache_info_t *ci, int mr, int nr, int elem, int com
     if (cbr < 1) cbr = 1;
     int64_t kc = cbr * N1 * ci->l1.line / (nr * S);
     kc = GK_MAX((int64_t)8, kc / 8 * 8);
+    kc = GK_MAX(kc, (int64_t)GK_MODEL_KC_MIN_BYTES / SA / 8 * 8);
     kc = GK_MIN(kc, (int64_t)GK_TUNE_KC_MAX / kmul);
     /* L2: mc */
     const int64_t cbc = ceil_div(nr * kc * S, N2 * l2.line);
