@@ -35,6 +35,10 @@ CORE_SOURCES = [
     "csrc/config/avx512_vnni.c",
     "csrc/config/zen2.c",
     "csrc/config/zen4.c",
+    # cache hierarchy, analytical blocking model, tuning overrides (issue 26)
+    "csrc/cache_info.c",
+    "csrc/blocking_model.c",
+    "csrc/tuning.c",
     "csrc/kernels/sgemm_generic.c",
     "csrc/kernels/dgemm_generic.c",
     "csrc/kernels/int8_generic.c",

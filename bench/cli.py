@@ -79,6 +79,12 @@ def parse_args(argv):
                         "target CPU, against its multiply-add bound (bench/model.py; --model --help for its options)")
     p.add_argument("--no-snapshot", action="store_true", help="import gemmkit in place, not from a copy")
     p.add_argument("--no-reexec", action="store_true", help="don't re-execute under taskset with thread variables")
+    p.add_argument("--tuning", default="on", metavar="on|off|PATH",
+                   help="gemmkit's tuning file (`gemmkit tune`): on (the user cache dir's, when it matches), off, "
+                        "or a file (sets GEMMKIT_TUNING)")
+    p.add_argument("--blocking", choices=["auto", "hand", "model"], default="auto",
+                   help="gemmkit's blocking without a tuning: auto (the model where no hand config), hand (path "
+                        "tables and hand configs), model (the analytical model everywhere; sets GEMMKIT_BLOCKING)")
     a = p.parse_args(argv)
     a.thread_list = [t.strip() for t in a.threads.split(",") if t.strip()]
     if not a.thread_list or any(t != "all" and not (t.isdigit() and int(t) >= 1) for t in a.thread_list):
@@ -198,6 +204,10 @@ def main(argv=None):
     args = parse_args(argv)
     if len(args.thread_list) > 1:
         return run_each_thread_count(args, argv)
+    if args.tuning != "on":  # before gemmkit is imported (and inherited by the re-executed child)
+        os.environ["GEMMKIT_TUNING"] = args.tuning
+    if args.blocking != "auto":
+        os.environ["GEMMKIT_BLOCKING"] = args.blocking
     maybe_reexec(args, argv)
     t_start = time.time()
     import numpy as np

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gemmkit_internal.h"
+#include "tuning.h"
 
 #if GEMMKIT_X86
 #if defined(_MSC_VER)
@@ -121,6 +122,7 @@ static const char *const arch_names[] = {
 
 static GK_VOLATILE uint32_t features_cache = 0, cpu_id_cache = 0; /* bit 31 of features_cache: computed */
 static const gk_config_t *GK_VOLATILE current = NULL;
+static const gk_config_t *GK_VOLATILE current_base = NULL; /* the registry entry `current` is built from */
 
 uint32_t gemmkit_cpu_features(void) {
     uint32_t f = GK_LOAD(features_cache);
@@ -222,8 +224,16 @@ gemmkit_status_t gemmkit_set_arch(const char *name) {
         c = find_config(name);
     }
     if (c == NULL) c = &gk_config_generic;
-    GK_STORE(current, c);
+    GK_STORE(current_base, c);
+    GK_STORE(current, gk_effective_config(c)); /* model and tuning applied (tuning.c) */
     return gemmkit_success;
+}
+
+/* For tuning.c: the registry entry of path `arch`, and the configuration in use rebuilt from its entry. */
+const gk_config_t *gk_base_config(const char *arch) { return find_config(arch); }
+void gk_config_refresh(void) {
+    const gk_config_t *b = GK_LOAD(current_base);
+    if (b != NULL) GK_STORE(current, gk_effective_config(b));
 }
 
 const gk_config_t *gk_config(void) {

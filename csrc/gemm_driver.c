@@ -2,6 +2,7 @@
  * gemm_int8.c): Goto/BLIS loops, thread split of C (never K), the shared packed B, batches of products. */
 #include <string.h>
 #include "driver.h"
+#include "tuning.h"
 
 typedef struct {
     const gk_loops_t *L;
@@ -95,11 +96,12 @@ gemmkit_status_t gk_loops_run(const gk_loops_t *L) {
 }
 
 /* Threads worth using for an M x N x K product: about one per 2^19 multiply-adds (~2.5 us of one
- * AVX-512 core), so 128^3 sgemm splits (1.6-1.7x on 2 threads) and 96^3 does not. */
+ * AVX-512 core), so 128^3 sgemm splits (1.6-1.7x on 2 threads) and 96^3 does not; a tuning may move
+ * the 2^19 (threads.min_macs, csrc/tuning.c). */
 int gk_threads_for(int64_t M, int64_t N, int64_t K) {
     double macs = (double)M * (double)N * (double)K;
     int n = gk_num_threads();
-    double per_thread = 1 << 19;
+    double per_thread = gk_thread_macs();
     if (macs < 2.0 * per_thread) return 1;
     int want = (int)(macs / per_thread);
     return GK_MAX(1, GK_MIN(n, want));

@@ -208,6 +208,7 @@ def show_config(print_out=True):
         "GEMMKIT_NUM_THREADS": os.environ.get("GEMMKIT_NUM_THREADS"),
     }
     info.update(_core.kernel_info())
+    info.update(_tuning_info())  # issue 26: caches, every parameter and its source, the tuning file
     if print_out:
         feats = ", ".join(k for k, v in info["cpu_features"].items() if v) or "none beyond baseline"
         q = info["int8"]
@@ -228,7 +229,31 @@ def show_config(print_out=True):
         print(f"  gemv         : M <= {g['max_M']} or N <= {g['max_N']}, the big operand streamed in place, "
               f"prefetch {g['prefetch_bytes']} bytes ahead per stream" + (" (none)" if not g["prefetch_bytes"] else ""))
         print(f"  threads      : {info['num_threads']}")
+        _print_tuning_info(info)
     return info
+
+
+# ---- cache hierarchy, blocking sources and the tuning file (issue 26; gemmkit/_tune.py) ----
+
+def _tuning_info():
+    from . import _tune
+    return {"caches": _core.cache_hierarchy(), "params": _core.params(),
+            "tuning": {"status": _tune.state["status"], "path": _tune.state["path"]}}
+
+
+def _print_tuning_info(info):
+    c = info["caches"]
+    levels = ", ".join(f"{k} {c[k]['size'] // 1024} KiB {c[k]['ways']}-way"
+                       + (f" (shared by {c[k]['sharing']} cores)" if c[k]["sharing"] > 1 else "")
+                       for k in ("L1d", "L2", "L3") if c[k]["size"])
+    print(f"  caches       : {levels or 'unknown'} (read from {c['source']})")
+    t = info["tuning"]
+    print(f"  tuning file  : {t['status']}" + (f" [{t['path']}]" if t["path"] else ""))
+    by_source = {}
+    for name, (value, source) in info["params"].items():
+        by_source.setdefault(source, []).append(f"{name}={value}")
+    for source, items in by_source.items():
+        print(f"  from {source:<12}: " + ", ".join(items))
 
 
 def _apply_env_arch():
@@ -243,4 +268,6 @@ def _apply_env_arch():
 
 
 _apply_env_arch()
+from . import _tune  # noqa: E402  (issue 26: GEMMKIT_BLOCKING and the tuning file, applied once here)
+_tune.load_at_import()
 from . import _threadpoolctl  # noqa: E402,F401  (registers gemmkit with threadpoolctl when it is installed)

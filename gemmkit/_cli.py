@@ -9,11 +9,12 @@ COMMANDS_HELP = """\
 commands:
   %(prog)s [--no-bench]   what runs here, a self-check of every kernel path, a short table beside NumPy
   %(prog)s bench [...]    the benchmark (%(prog)s bench --help for its options)
-  %(prog)s info           the configuration: CPU features, kernel path, kernels and blocking, threads"""
+  %(prog)s info           the configuration: CPU features, kernel path, kernels and blocking, threads
+  %(prog)s tune [--quick] measure this machine's blockings and thresholds, save them (--show: the table)"""
 
 
 def _main_job(argv, prog):
-    parser = argparse.ArgumentParser(prog=prog, usage="%(prog)s [--no-bench] | bench [...] | info",
+    parser = argparse.ArgumentParser(prog=prog, usage="%(prog)s [--no-bench] | bench [...] | info | tune [...]",
                                      description="gemmkit: fast, exact GEMM kernels.",
                                      epilog=COMMANDS_HELP % {"prog": prog},
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -63,7 +64,12 @@ def _bench(argv, prog):
     return int(module.main(list(argv)) or 0)
 
 
-COMMANDS = {"bench": _bench, "info": _info}
+def _tune(argv, prog):
+    from . import _tune as tune_module
+    return tune_module.main(argv, prog)
+
+
+COMMANDS = {"bench": _bench, "info": _info, "tune": _tune}
 
 
 def main(argv=None, prog="gemmkit"):

@@ -139,3 +139,19 @@ cdef extern from "include/gemmkit.h" nogil:
         const int64_t *zero_point_strides
     gemmkit_status_t gemmkit_quantized_add(gemmkit_qadd_formula_t formula, int ndim, const int64_t *shape,
             const gemmkit_qtensor_t *a, const gemmkit_qtensor_t *b, const gemmkit_qtensor_t *out)
+
+# ---- cache hierarchy, analytical blocking model, tuning overrides (issue 26; csrc/tuning.c) ----
+cdef extern from "include/gemmkit.h" nogil:
+    ctypedef struct gemmkit_cache_level_t:
+        int64_t size, ways, line, sharing
+    gemmkit_status_t gemmkit_cache_hierarchy(gemmkit_cache_level_t *levels, const char **source)
+    gemmkit_status_t gemmkit_model_real_blocks(const gemmkit_cache_level_t *levels, int mr, int nr, int elem,
+                                               int complex_native, int64_t fallback_nc, int64_t *out)
+    gemmkit_status_t gemmkit_model_int8_blocks(const gemmkit_cache_level_t *levels, int mr, int nr, int elem,
+                                               int64_t *out)
+    gemmkit_status_t gemmkit_tuning_set(const char *arch, const char *name, double value)
+    void gemmkit_tuning_clear()
+    int gemmkit_blocking_model(int mode)
+    int gemmkit_param_count()
+    const char *gemmkit_param_name(int i)
+    gemmkit_status_t gemmkit_param_get(const char *name, double *value, int *source)

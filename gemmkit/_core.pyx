@@ -2320,3 +2320,108 @@ def int8_linear_fast(x, smooth, int64_t N, weight_q, packed, w_scale, bias, out,
     _raise_status(st, "int8_linear")
     return out
 # ==== end of issue 29 block ====
+
+# ---- cache hierarchy, analytical blocking model, tuning overrides (issue 26: csrc/cache_info.c,
+# csrc/blocking_model.c, csrc/tuning.c; the tuning file is read by gemmkit/_tune.py) ----
+
+PARAM_SOURCES = {0: "path table", 1: "hand config", 2: "model", 3: "tuned"}
+_CACHE_KEYS = ("L1d", "L2", "L3")
+
+
+def cache_hierarchy():
+    """This CPU's caches as read at run time: {"source": "cpuid" | "sysfs" | "sysctl" | "none",
+    "L1d" / "L2" / "L3": {"size", "ways", "line", "sharing"}} (size 0: unknown)."""
+    cdef gemmkit_cache_level_t lv[3]
+    cdef const char *src = NULL
+    gemmkit_cache_hierarchy(lv, &src)
+    out = {"source": src.decode() if src != NULL else "none"}
+    for i in range(3):
+        out[_CACHE_KEYS[i]] = {"size": lv[i].size, "ways": lv[i].ways, "line": lv[i].line, "sharing": lv[i].sharing}
+    return out
+
+
+cdef int _levels_from(object caches, gemmkit_cache_level_t *lv) except -1:
+    for i in range(3):
+        d = caches.get(_CACHE_KEYS[i]) or {}
+        lv[i].size = _int_arg(d.get("size", 0), f"caches[{_CACHE_KEYS[i]!r}]['size']")
+        lv[i].ways = _int_arg(d.get("ways", 0), f"caches[{_CACHE_KEYS[i]!r}]['ways']")
+        lv[i].line = _int_arg(d.get("line", 64), f"caches[{_CACHE_KEYS[i]!r}]['line']")
+        lv[i].sharing = _int_arg(d.get("sharing", 1), f"caches[{_CACHE_KEYS[i]!r}]['sharing']")
+    return 0
+
+
+def model_blocks(caches, int mr, int nr, int elem, bint complex_native=False, int64_t fallback_nc=0):
+    """The analytical model's (MC, KC, NC) for an MR x NR kernel of `elem`-byte values on a cache hierarchy
+    given as cache_hierarchy() returns it; None when L1 or L2 is unknown. Pure (this CPU plays no part)."""
+    cdef gemmkit_cache_level_t lv[3]
+    cdef int64_t out[3]
+    _levels_from(caches, lv)
+    cdef int st = gemmkit_model_real_blocks(lv, mr, nr, elem, complex_native, fallback_nc, out)
+    if st == 2:
+        raise ValueError(f"model_blocks: mr={mr}, nr={nr}, elem={elem} is not a kernel shape")
+    return (out[0], out[1], out[2]) if st == 0 else None
+
+
+def model_int8_blocks(caches, int mr, int nr, int elem):
+    """The model's int8 (KB, A block bytes, B block bytes) for an MR x NR kernel of `elem`-byte packed
+    values; None when L1 or L2 is unknown."""
+    cdef gemmkit_cache_level_t lv[3]
+    cdef int64_t out[3]
+    _levels_from(caches, lv)
+    cdef int st = gemmkit_model_int8_blocks(lv, mr, nr, elem, out)
+    if st == 2:
+        raise ValueError(f"model_int8_blocks: mr={mr}, nr={nr}, elem={elem} is not a kernel shape")
+    return (out[0], out[1], out[2]) if st == 0 else None
+
+
+def param_names():
+    """Names of the parameters a tuning may set (gemmkit_param_name)."""
+    return [gemmkit_param_name(i).decode() for i in range(gemmkit_param_count())]
+
+
+def params():
+    """The configuration in use, parameter by parameter: {name: (value, source)}, source one of
+    PARAM_SOURCES' values ("path table", "hand config", "model", "tuned")."""
+    cdef double v = 0
+    cdef int src = 0
+    out = {}
+    for name in param_names():
+        if gemmkit_param_get(name.encode(), &v, &src) != 0:
+            raise RuntimeError(f"gemmkit_param_get({name!r}) failed")
+        out[name] = (int(v) if v == int(v) else v, PARAM_SOURCES.get(src, "?"))
+    return out
+
+
+def tuning_set(arch, name, value):
+    """One override of kernel path `arch` through the C entry that checks it. Returns None when accepted,
+    else the reason (the value was not applied)."""
+    if not isinstance(arch, str) or not isinstance(name, str):
+        return "arch and name must be strings"
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return f"{name}: {value!r} is not a number"
+    cdef double v
+    try:
+        v = float(value)
+    except OverflowError:
+        return f"{name}: {value!r} is out of range"
+    cdef int st = gemmkit_tuning_set(arch.encode(), name.encode(), v)
+    if st == 0:
+        return None
+    if st == 3:
+        return f"{name}: kernel path {arch!r} does not run here"
+    return f"{name}={value!r} is out of range for kernel path {arch!r} (or not a known parameter)"
+
+
+def tuning_clear():
+    """Drops every override."""
+    gemmkit_tuning_clear()
+
+
+def blocking_model(mode=None):
+    """Where the blockings come from: 0 the tables and hand configs only, 1 (default) the model where no
+    hand config applies, 2 the model everywhere. Returns the previous mode (None: only asks)."""
+    if mode is None:
+        return gemmkit_blocking_model(-1)
+    if mode not in (0, 1, 2):
+        raise ValueError(f"mode must be 0, 1 or 2, got {mode!r}")
+    return gemmkit_blocking_model(int(mode))

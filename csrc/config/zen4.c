@@ -14,6 +14,15 @@
  *  - GEMV: no software prefetch. Zen 4 streamed B at 15 GB/s with the 2 KiB prefetch where NumPy reached
  *    27.6 GB/s (issue 14); on Zen 2, whose L2 stream prefetcher is the same design, every prefetch distance
  *    was slower than none (csrc/config/zen2.c). */
+/* Hand blocking against the analytical model (csrc/blocking_model.c, which every config without a
+ * hand-written one now takes), measured on a Zen 4 (EPYC, family 25 model 17, KVM guest, 1 thread pinned,
+ * bench --blocking hand / model, medians of 3 runs, GFLOP/s, a shared and busy host: runs of identical
+ * settings spread 5-8 %): sgemm 1024^3 104.0 vs 98.3 (model 1224 x 160 x 6528), 2048^3 107.0 vs 98.4;
+ * cgemm 1024^3 105.0 vs 96.4; dgemm 1024^3 44.2 vs 41.3 (model 768 x 128); zgemm 1024^3 44.3 vs 41.6. With
+ * the model's k floor (384 x 512 x 2048, dgemm 384 x 256), 2 runs each: level within the noise (sgemm 1024^3
+ * 94.8 vs 98.1, dgemm 36.8 vs 38.5, cgemm 103.0 vs 105.0, zgemm 40.8 vs 40.9; -8 % .. +9 % over the table).
+ * The hand values stay here (they did not lose); `gemmkit tune` on this core confirmed them (no block beat
+ * them by 2 %; bench/RESULTS.md). */
 static int is_zen4(uint32_t id) {
     const uint32_t model = GK_CPU_MODEL(id);
     return GK_CPU_VENDOR(id) == GK_CPU_AMD && GK_CPU_FAMILY(id) == 0x19 &&

@@ -259,6 +259,37 @@ GEMMKIT_API gemmkit_status_t gemmkit_quantize_per_token(int in_type, int64_t M, 
 GEMMKIT_API const char *gemmkit_quantize_kernel_name(void);
 /* ---- end of per-token activation quantization ------------------------------------------------ */
 
+/* ---- cache hierarchy, analytical blocking and tuning overrides (csrc/cache_info.c, blocking_model.c,
+ * tuning.c; `gemmkit tune`) ----------------------------------------------------------------------- */
+/* One cache level: bytes, ways, line bytes, cores sharing it (1: private); size 0: unknown. */
+typedef struct { int64_t size, ways, line, sharing; } gemmkit_cache_level_t;
+/* This CPU's L1 data, L2 and L3 caches as read at run time (source: "cpuid", "sysfs", "sysctl", "none"). */
+GEMMKIT_API gemmkit_status_t gemmkit_cache_hierarchy(gemmkit_cache_level_t levels[3], const char **source);
+/* The analytical model's MC, KC, NC (out[0..2]) for an MR x NR kernel of elem-byte values (complex_native:
+ * a native complex kernel, kc and nc in the real domain) on the given hierarchy; nc stays fallback_nc
+ * without an L3. int8: out = k block, A block bytes, B block bytes. Pure; gemmkit_unimplemented when L1
+ * or L2 is unknown. */
+GEMMKIT_API gemmkit_status_t gemmkit_model_real_blocks(const gemmkit_cache_level_t levels[3], int mr, int nr,
+                                                       int elem, int complex_native, int64_t fallback_nc,
+                                                       int64_t out[3]);
+GEMMKIT_API gemmkit_status_t gemmkit_model_int8_blocks(const gemmkit_cache_level_t levels[3], int mr, int nr,
+                                                       int elem, int64_t out[3]);
+/* Overrides of kernel path `arch`'s parameters (names: gemmkit_param_name): every value is checked
+ * (range, integer where it counts, multiples of MR / NR, packed blocks within the workspace limits);
+ * gemmkit_invalid_arguments (nothing changed) when it is not acceptable. They never change the kernels.
+ * Not thread-safe: set them before calls run. */
+GEMMKIT_API gemmkit_status_t gemmkit_tuning_set(const char *arch, const char *name, double value);
+GEMMKIT_API void gemmkit_tuning_clear(void);
+/* Where the blocking comes from: 0 tables and hand configs only, 1 (default) the model for every
+ * configuration without a hand-written one, 2 the model everywhere; returns the previous mode (mode -1:
+ * only asks). */
+GEMMKIT_API int gemmkit_blocking_model(int mode);
+/* The parameters, i = 0 .. count-1, and their value in the configuration in use with its source
+ * (0 path table, 1 hand config, 2 model, 3 tuning override). */
+GEMMKIT_API int gemmkit_param_count(void);
+GEMMKIT_API const char *gemmkit_param_name(int i);
+GEMMKIT_API gemmkit_status_t gemmkit_param_get(const char *name, double *value, int *source);
+
 #define GEMMKIT_CPU_AVX2        (1u << 0)  /* AVX2 + FMA + F16C + OS-saved ymm state */
 #define GEMMKIT_CPU_AVX512      (1u << 1)  /* AVX-512 F/BW/DQ/VL + OS-saved zmm state */
 #define GEMMKIT_CPU_AVX512_VNNI (1u << 2)

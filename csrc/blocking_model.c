@@ -1,0 +1,111 @@
+/* The analytical blocking model (Low, Igual, Smith, Quintana-Orti, "Analytical Modeling Is Enough for
+ * High-Performance BLIS", ACM TOMS 2016): MC, KC, NC from the cache hierarchy; pure, no CPU queried. */
+#include "tuning.h"
+
+/* Sets of a cache level (size / (ways * line)); 0 when the level is unknown or inconsistent. */
+static int64_t sets_of(const gk_cache_level_t *c) {
+    if (c->size <= 0 || c->ways <= 0 || c->line <= 0) return 0;
+    const int64_t s = c->size / (c->ways * c->line);
+    return s > 0 ? s : 0;
+}
+
+/* This core's part of a shared level, as a cache of the same ways and line: size / cores sharing it
+ * (Apple's L2 of a cluster, every L3). */
+static gk_cache_level_t core_share(const gk_cache_level_t *c) {
+    gk_cache_level_t s = *c;
+    if (s.sharing > 1) s.size = s.size / s.sharing;
+    return s;
+}
+
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* The model for one micro-kernel. Notation of the paper: W ways, N sets, C line bytes of a level; S the
+ * bytes of one B value (one column of a k step of the B micro-panel: nr * S bytes per k), S_A the bytes
+ * of one A value (S for real kernels, 2 S for a native complex kernel whose MR rows are (re, im) pairs).
+ * The loop order is BLIS's (csrc/gemm_real.c real_macro: jr outside ir): the kc x nr B micro-panel stays
+ * in L1 while the mr x kc A micro-panels stream through it from L2; the mc x kc A block stays in L2; the
+ * kc x nc B block in L3.
+ *   L1:  C_Ar / C_Br = (mr S_A) / (nr S), C_Ar + C_Br <= W1 - 1 (one way for the C tile / streaming) ->
+ *        C_Br = floor((W1 - 1) / (1 + mr S_A / (nr S))), kc = C_Br N1 C1 / (nr S)   (rounded down to 8)
+ *   L2:  (this core's share) C_Bc = ceil(nr kc S / (N2 C2)) ways hold the B micro-panel passing through,
+ *        C_Ac = W2 - 1 - C_Bc -> mc = C_Ac N2 C2 / (kc S_A)                          (rounded down to mr)
+ *   L3:  this core's share of L3 (size / cores sharing it), C_A3 = ceil(mc kc S_A / (N3 C3)),
+ *        C_B3 = W3 - 1 - C_A3 -> nc = C_B3 N3 C3 / (kc S), and the B block at most GK_MODEL_B_BLOCK_MAX
+ *        bytes (the workspace a thread keeps, threading.c)                           (rounded down to nr)
+ *        One departure from the paper: C_B3 >= floor((W3 - 1) / 2). Today's L3s (Zen, Skylake-SP and
+ *        later) are victim caches that need not hold the A block living in L2, and with a per-core share
+ *        of 1.4-1.9 MiB (Intel) the paper's C_A3 would leave B one way (Sapphire Rapids: nc 128).
+ * A second departure: kc >= GK_MODEL_KC_MIN_BYTES / S_A (float 512, double 256 k steps). Each k block
+ * reads and writes C once more; the paper's L1 rule gives the wide AVX-512 micro-panels short k blocks
+ * (Zen 4 sgemm 12 x 32: kc 160) that C's traffic then slows: Zen 4, sgemm 1024^3, 1 thread, A blocks of
+ * about the same bytes, kc 160 / 256 / 320 / 512: 100.6 / 103.3 / 104.5 / 106.5 GFLOP/s, dgemm kc 128 /
+ * 256 / 512: 41 / 43.6 / 44.8 (the B micro-panel then streams from L2, which feeds it: Zen 2's and
+ * Zen 5's hand configs had found k blocks of 512 floats too).
+ * A missing level (size 0) leaves its block at the fallback given. Returns 1 when L1 and L2 were known. */
+int gk_model_blocks(const gk_cache_info_t *ci, int mr, int nr, int elem, int complex_native, gk_blocks_t *out) {
+    if (!ci || !out || mr <= 0 || nr <= 0 || elem <= 0) return 0;
+    const int64_t S = elem, SA = complex_native ? 2 * (int64_t)elem : elem, kmul = complex_native ? 2 : 1;
+    const gk_cache_level_t l2 = core_share(&ci->l2);
+    const int64_t N1 = sets_of(&ci->l1), N2 = sets_of(&l2);
+    if (N1 == 0 || N2 == 0 || ci->l1.ways < 2 || l2.ways < 3) return 0;
+    /* L1: kc (in k steps of the kernel; complex: complex depth) */
+    int64_t cbr = (int64_t)((double)(ci->l1.ways - 1) / (1.0 + (double)(mr * SA) / (double)(nr * S)));
+    if (cbr < 1) cbr = 1;
+    int64_t kc = cbr * N1 * ci->l1.line / (nr * S);
+    kc = GK_MAX((int64_t)8, kc / 8 * 8);
+    kc = GK_MAX(kc, (int64_t)GK_MODEL_KC_MIN_BYTES / SA / 8 * 8);
+    kc = GK_MIN(kc, (int64_t)GK_TUNE_KC_MAX / kmul);
+    /* L2: mc */
+    const int64_t cbc = ceil_div(nr * kc * S, N2 * l2.line);
+    const int64_t cac = GK_MAX((int64_t)1, l2.ways - 1 - cbc);
+    int64_t mc = cac * N2 * l2.line / (kc * SA);
+    mc = GK_MAX((int64_t)mr, GK_MIN(mc, (int64_t)GK_TUNE_MC_MAX) / mr * mr);
+    /* L3: nc (real-domain columns for a native complex kernel: its B panel holds nr reals per k) */
+    int64_t nc = out->nc;
+    const gk_cache_level_t l3 = core_share(&ci->l3);
+    const int64_t N3 = sets_of(&l3);
+    if (N3 > 0 && l3.ways >= 3) {
+        const int64_t ca3 = ceil_div(mc * kc * SA, N3 * l3.line);
+        const int64_t cb3 = GK_MAX((l3.ways - 1) / 2, l3.ways - 1 - ca3);
+        int64_t bytes = GK_MIN(cb3 * N3 * l3.line, (int64_t)GK_MODEL_B_BLOCK_MAX);
+        nc = bytes / (kc * S);
+        nc = GK_MAX((int64_t)nr, GK_MIN(nc, (int64_t)GK_TUNE_NC_MAX) / nr * nr);
+    }
+    out->mc = mc;
+    out->kc = kc * kmul;
+    out->nc = nc;
+    return 1;
+}
+
+/* int8: the same L1 rule for the k block kb whose kb x nr B sub-panel (elem bytes a value) stays in L1
+ * while the mr x kb A panels stream (rounded down to 64, a multiple of every k group); the A block
+ * budget l2_bytes = C_Ac ways of L2 (C_Ac = W2 - 1 - C_Bc as above); the B block budget l3_bytes = the
+ * L3 ways of this core's share less one for A, at most GK_MODEL_B_BLOCK_MAX. The caps mc / nc, the k
+ * chunk and the few-row limits stay the configuration's. Returns 1 when L1 and L2 were known. */
+int gk_model_int8_blocks(const gk_cache_info_t *ci, int mr, int nr, int elem, gk_int8_blocks_t *io) {
+    if (!ci || !io || mr <= 0 || nr <= 0 || elem <= 0) return 0;
+    const gk_cache_level_t l2 = core_share(&ci->l2);
+    const int64_t N1 = sets_of(&ci->l1), N2 = sets_of(&l2);
+    if (N1 == 0 || N2 == 0 || ci->l1.ways < 2 || l2.ways < 3) return 0;
+    int64_t cbr = (int64_t)((double)(ci->l1.ways - 1) / (1.0 + (double)mr / (double)nr));
+    if (cbr < 1) cbr = 1;
+    int64_t kb = cbr * N1 * ci->l1.line / ((int64_t)nr * elem);
+    kb = GK_MIN((int64_t)GK_TUNE_KB_MAX, GK_MAX((int64_t)64, kb / 64 * 64));
+    const int64_t cbc = ceil_div((int64_t)nr * kb * elem, N2 * l2.line);
+    const int64_t cac = GK_MAX((int64_t)1, l2.ways - 1 - cbc);
+    io->kb = kb;
+    io->l2_bytes = GK_MIN((int64_t)GK_MODEL_B_BLOCK_MAX, cac * N2 * l2.line);
+    const gk_cache_level_t l3 = core_share(&ci->l3);
+    const int64_t N3 = sets_of(&l3);
+    if (N3 > 0 && l3.ways >= 3)
+        io->l3_bytes = GK_MIN((int64_t)GK_MODEL_B_BLOCK_MAX, (l3.ways - 2) * N3 * l3.line);
+    return 1;
+}
+
+/* A plain B read in place instead of packed while it fits in L1 with room for the rest: B of n x n
+ * doubles in three quarters of L1 (32 KiB: n = 55; Zen 2 measured the turn at 56^3, config/zen2.c). */
+double gk_model_direct_b_macs(const gk_cache_info_t *ci) {
+    if (!ci || ci->l1.size <= 0) return 0.0;
+    const double n = floor(sqrt((double)ci->l1.size * 0.75 / 8.0));
+    return n * n * n;
+}

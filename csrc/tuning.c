@@ -1,0 +1,346 @@
+/* The configuration in use, built from a registry entry: hand-written or table values, the analytical
+ * model's blocking (blocking_model.c) where no hand config applies, then validated tuning overrides. */
+#include <stdlib.h>
+#include <string.h>
+#include "tuning.h"
+
+/* ---- the parameters a tuning may set ------------------------------------------------------------ */
+
+enum { P_S_MC, P_S_KC, P_S_NC, P_D_MC, P_D_KC, P_D_NC, P_C_MC, P_C_KC, P_C_NC, P_Z_MC, P_Z_KC, P_Z_NC,
+       P_I8_KB, P_I8_L2, P_I8_L3,
+       P_TINY, P_TINY_DIRECT, P_TINY_COMPLEX, P_DIRECT, P_DIRECT_B, P_GEMV_M, P_GEMV_N, P_GEMV_PF, P_DOT_M,
+       P_THREAD_MACS, N_PARAMS };
+
+static const char *const param_names[N_PARAMS] = {
+    "sgemm.mc", "sgemm.kc", "sgemm.nc", "dgemm.mc", "dgemm.kc", "dgemm.nc",
+    "cgemm.mc", "cgemm.kc", "cgemm.nc", "zgemm.mc", "zgemm.kc", "zgemm.nc",
+    "int8.kb", "int8.l2_bytes", "int8.l3_bytes",
+    "small.tiny_max_macs", "small.tiny_direct_max_macs", "small.tiny_complex_max_macs", "small.direct_max_macs",
+    "small.direct_b_max_macs", "small.gemv_max_m", "small.gemv_max_n", "small.gemv_pf_bytes", "small.dot_max_m",
+    "threads.min_macs",
+};
+
+/* where a value of the configuration in use comes from */
+enum { SRC_TABLE = 0, SRC_HAND = 1, SRC_MODEL = 2, SRC_TUNED = 3 };
+
+#define DEFAULT_THREAD_MACS ((double)(1 << 19))
+
+static const char *const arch_slots[] = {"generic", "avx2", "avx_vnni", "avx512", "avx512_vnni"};
+#define N_SLOTS 5
+
+/* Accepted overrides per kernel path; `generation` counts changes (configurations built before are stale). */
+static double ov_value[N_SLOTS][N_PARAMS];
+static unsigned char ov_set[N_SLOTS][N_PARAMS];
+static unsigned generation = 1;
+static int model_mode = 1; /* 0: tables and hand configs only; 1: the model where no hand config; 2: everywhere */
+
+static int slot_of(const char *arch) {
+    if (!arch) return -1;
+    for (int i = 0; i < N_SLOTS; i++)
+        if (strcmp(arch_slots[i], arch) == 0) return i;
+    return -1;
+}
+static int param_of(const char *name) {
+    if (!name) return -1;
+    for (int i = 0; i < N_PARAMS; i++)
+        if (strcmp(param_names[i], name) == 0) return i;
+    return -1;
+}
+
+typedef struct {
+    gk_config_t cfg;           /* first: gk_config() returns &cfg */
+    const gk_config_t *base;
+    unsigned generation;
+    int model_mode;
+    double thread_macs;
+    unsigned char source[N_PARAMS];
+} effective_t;
+
+/* The kernel and blocks of type t (0 s, 1 d, 2 c, 3 z) of a configuration; complex_native set for a
+ * native complex kernel (else complex runs on the real one by 1m, with the real kernel's blocking). */
+static const gk_real_kernel_t *type_kernel(const gk_config_t *c, int t) {
+    switch (t) {
+    case 0: return c->sgemm;
+    case 1: return c->dgemm;
+    case 2: return c->cgemm ? c->cgemm : c->sgemm;
+    default: return c->zgemm ? c->zgemm : c->dgemm;
+    }
+}
+static gk_blocks_t *type_blocks(gk_config_t *c, int t) {
+    return t == 0 ? &c->sgemm_blocks : t == 1 ? &c->dgemm_blocks : t == 2 ? &c->cgemm_blocks : &c->zgemm_blocks;
+}
+
+/* Whether the packed blocks of mc x kc (A) and kc x nc (B, its last block up to a quarter longer) stay in
+ * the workspace limits (GK_TUNE_BLOCK_BYTES_MAX each). */
+static int blocks_fit(const gk_real_kernel_t *k, const gk_blocks_t *b) {
+    const double es = k->elem, kdiv = k->complex_native ? 2.0 : 1.0;
+    return (double)b->mc * (double)b->kc * es <= (double)GK_TUNE_BLOCK_BYTES_MAX &&
+           (double)b->nc * 1.25 * (double)b->kc * es / kdiv <= (double)GK_TUNE_BLOCK_BYTES_MAX;
+}
+
+static int is_integer(double v) { return v == v && v >= -9.0e15 && v <= 9.0e15 && v == (double)(int64_t)v; }
+
+/* Whether `value` is acceptable for parameter p of configuration c (its kernels' MR / NR). */
+static int valid_value(const gk_config_t *c, int p, double v) {
+    if (!(v == v) || v < 0 || v > 1.0e15) return 0; /* NaN, negative, absurd */
+    if (p <= P_Z_NC) {
+        const gk_real_kernel_t *k = type_kernel(c, p / 3);
+        if (!k || !is_integer(v)) return 0;
+        const int64_t x = (int64_t)v;
+        switch (p % 3) {
+        case 0: return x >= k->mr && x <= GK_TUNE_MC_MAX && x % k->mr == 0;
+        case 1: return x >= 8 && x <= GK_TUNE_KC_MAX && x % 8 == 0;
+        default: return x >= k->nr && x <= GK_TUNE_NC_MAX && x % k->nr == 0;
+        }
+    }
+    switch (p) {
+    case P_I8_KB: return is_integer(v) && v >= 64 && v <= GK_TUNE_KB_MAX && (int64_t)v % 64 == 0;
+    case P_I8_L2: return is_integer(v) && v >= 16384 && v <= (double)GK_TUNE_BLOCK_BYTES_MAX;
+    case P_I8_L3: return is_integer(v) && v >= 65536 && v <= (double)GK_TUNE_BLOCK_BYTES_MAX;
+    case P_TINY: case P_TINY_COMPLEX: return v <= 32.0 * 32.0 * 32.0;
+    case P_TINY_DIRECT: return v <= 64.0 * 64.0 * 64.0;
+    case P_DIRECT: case P_DIRECT_B: return v <= 512.0 * 512.0 * 512.0;
+    case P_GEMV_M: case P_GEMV_N: return is_integer(v) && v <= 8;
+    case P_GEMV_PF: return is_integer(v) && v <= 16384 && (int64_t)v % 64 == 0;
+    case P_DOT_M: return is_integer(v) && v <= 32;
+    case P_THREAD_MACS: return v >= 4096.0 && v <= 1073741824.0;
+    default: return 0;
+    }
+}
+
+/* Reads / writes parameter p of a configuration being built. */
+static double get_param(const effective_t *e, int p) {
+    const gk_config_t *c = &e->cfg;
+    if (p <= P_Z_NC) {
+        const gk_blocks_t *b = type_blocks((gk_config_t *)c, p / 3);
+        return (double)(p % 3 == 0 ? b->mc : p % 3 == 1 ? b->kc : b->nc);
+    }
+    switch (p) {
+    case P_I8_KB: return (double)c->int8_blocks.kb;
+    case P_I8_L2: return (double)c->int8_blocks.l2_bytes;
+    case P_I8_L3: return (double)c->int8_blocks.l3_bytes;
+    case P_TINY: return c->small.tiny_max_macs;
+    case P_TINY_DIRECT: return c->small.tiny_direct_max_macs;
+    case P_TINY_COMPLEX: return c->small.tiny_complex_max_macs;
+    case P_DIRECT: return c->small.direct_max_macs;
+    case P_DIRECT_B: return c->small.direct_b_max_macs;
+    case P_GEMV_M: return c->small.gemv_max_m;
+    case P_GEMV_N: return c->small.gemv_max_n;
+    case P_GEMV_PF: return c->small.gemv_pf_bytes;
+    case P_DOT_M: return c->small.dot_max_m;
+    default: return e->thread_macs;
+    }
+}
+static void set_param(effective_t *e, int p, double v) {
+    gk_config_t *c = &e->cfg;
+    if (p <= P_Z_NC) {
+        gk_blocks_t *b = type_blocks(c, p / 3);
+        if (p % 3 == 0) b->mc = (int64_t)v;
+        else if (p % 3 == 1) b->kc = (int64_t)v;
+        else b->nc = (int64_t)v;
+        return;
+    }
+    switch (p) {
+    case P_I8_KB: c->int8_blocks.kb = (int64_t)v; break;
+    case P_I8_L2: c->int8_blocks.l2_bytes = (int64_t)v; break;
+    case P_I8_L3: c->int8_blocks.l3_bytes = (int64_t)v; break;
+    case P_TINY: c->small.tiny_max_macs = v; break;
+    case P_TINY_DIRECT: c->small.tiny_direct_max_macs = v; break;
+    case P_TINY_COMPLEX: c->small.tiny_complex_max_macs = v; break;
+    case P_DIRECT: c->small.direct_max_macs = v; break;
+    case P_DIRECT_B: c->small.direct_b_max_macs = v; break;
+    case P_GEMV_M: c->small.gemv_max_m = (int)v; break;
+    case P_GEMV_N: c->small.gemv_max_n = (int)v; break;
+    case P_GEMV_PF: c->small.gemv_pf_bytes = (int)v; break;
+    case P_DOT_M: c->small.dot_max_m = (int)v; break;
+    default: e->thread_macs = v; break;
+    }
+}
+
+/* The model's values for configuration e (blocks of every type, int8's k block and budgets, the plain-B
+ * limit); the sources of what it set. */
+static void apply_model(effective_t *e, const gk_cache_info_t *ci) {
+    gk_config_t *c = &e->cfg;
+    for (int t = 0; t < 4; t++) {
+        const gk_real_kernel_t *k = type_kernel(c, t);
+        gk_blocks_t b = *type_blocks(c, t);
+        if (k && gk_model_blocks(ci, k->mr, k->nr, k->elem, k->complex_native, &b) && blocks_fit(k, &b)) {
+            *type_blocks(c, t) = b;
+            e->source[3 * t] = e->source[3 * t + 1] = SRC_MODEL;
+            if (ci->l3.size > 0) e->source[3 * t + 2] = SRC_MODEL;
+        }
+    }
+    if (c->int8) {
+        gk_int8_blocks_t q = c->int8_blocks;
+        if (gk_model_int8_blocks(ci, c->int8->mr, c->int8->nr, c->int8->elem_size, &q)) {
+            c->int8_blocks = q;
+            e->source[P_I8_KB] = e->source[P_I8_L2] = SRC_MODEL;
+            if (ci->l3.size > 0) e->source[P_I8_L3] = SRC_MODEL;
+        }
+    }
+    const double db = gk_model_direct_b_macs(ci);
+    if (db > 0) {
+        c->small.direct_b_max_macs = db;
+        e->source[P_DIRECT_B] = SRC_MODEL;
+    }
+}
+
+static effective_t *build(const gk_config_t *base) {
+    effective_t *e = (effective_t *)calloc(1, sizeof(effective_t));
+    if (!e) return NULL;
+    e->cfg = *base;
+    e->base = base;
+    e->generation = generation;
+    e->model_mode = model_mode;
+    e->thread_macs = DEFAULT_THREAD_MACS;
+    const int hand = base->cpu_match != NULL;
+    memset(e->source, hand ? SRC_HAND : SRC_TABLE, sizeof e->source);
+    e->source[P_THREAD_MACS] = SRC_TABLE;
+    if (model_mode == 2 || (model_mode == 1 && !hand)) apply_model(e, gk_cache_info());
+    const int s = slot_of(base->arch);
+    if (s >= 0) {
+        /* a type's MC, KC, NC together (the packed blocks they make must fit), then the others */
+        for (int t = 0; t < 4; t++) {
+            const gk_blocks_t before = *type_blocks(&e->cfg, t);
+            int any = 0;
+            for (int p = 3 * t; p < 3 * t + 3; p++) {
+                if (!ov_set[s][p] || !valid_value(&e->cfg, p, ov_value[s][p])) continue;
+                set_param(e, p, ov_value[s][p]);
+                any = 1;
+            }
+            if (!any) continue;
+            if (!blocks_fit(type_kernel(&e->cfg, t), type_blocks(&e->cfg, t))) {
+                *type_blocks(&e->cfg, t) = before; /* never past the workspace limits, whatever the mix */
+                continue;
+            }
+            for (int p = 3 * t; p < 3 * t + 3; p++)
+                if (ov_set[s][p]) e->source[p] = SRC_TUNED;
+        }
+        for (int p = P_Z_NC + 1; p < N_PARAMS; p++) {
+            if (!ov_set[s][p] || !valid_value(&e->cfg, p, ov_value[s][p])) continue;
+            set_param(e, p, ov_value[s][p]);
+            e->source[p] = SRC_TUNED;
+        }
+    }
+    return e;
+}
+
+/* One built configuration per registry entry, rebuilt when the overrides or the model's mode changed;
+ * the stale ones are kept (a call in flight may still read them). */
+#define N_CACHE 16
+static effective_t *cache[N_CACHE];
+
+const gk_config_t *gk_effective_config(const gk_config_t *base) {
+    int free_slot = -1;
+    for (int i = 0; i < N_CACHE; i++) {
+        effective_t *e = GK_TLOAD(cache[i]);
+        if (e == NULL) { if (free_slot < 0) free_slot = i; continue; }
+        if (e->base != base) continue;
+        if (e->generation == generation && e->model_mode == model_mode) return &e->cfg;
+        free_slot = i;
+        break;
+    }
+    effective_t *e = build(base);
+    if (!e) return base;
+    if (free_slot >= 0) GK_TSTORE(cache[free_slot], e);
+    return &e->cfg;
+}
+
+/* The configuration in use as built here (gk_config() always returns one of ours). */
+static const effective_t *current_effective(void) { return (const effective_t *)gk_config(); }
+
+double gk_thread_macs(void) { return current_effective()->thread_macs; }
+
+/* ---- public entry points (include/gemmkit.h) ------------------------------------------------------ */
+
+gemmkit_status_t gemmkit_tuning_set(const char *arch, const char *name, double value) {
+    const int s = slot_of(arch), p = param_of(name);
+    if (s < 0 || p < 0) return gemmkit_invalid_arguments;
+    const gk_config_t *base = gk_base_config(arch);
+    if (!base) return gemmkit_unimplemented; /* a path this CPU / build cannot run: nothing to check against */
+    if (!valid_value(base, p, value)) return gemmkit_invalid_arguments;
+    if (p <= P_Z_NC) { /* the block it makes with the other two (overridden or not) must fit */
+        const effective_t *e = (const effective_t *)gk_effective_config(base);
+        effective_t probe = *e;
+        set_param(&probe, p, value);
+        if (!blocks_fit(type_kernel(base, p / 3), type_blocks(&probe.cfg, p / 3))) return gemmkit_invalid_arguments;
+    }
+    ov_value[s][p] = value;
+    ov_set[s][p] = 1;
+    generation++;
+    gk_config_refresh();
+    return gemmkit_success;
+}
+
+void gemmkit_tuning_clear(void) {
+    memset(ov_set, 0, sizeof ov_set);
+    generation++;
+    gk_config_refresh();
+}
+
+int gemmkit_blocking_model(int mode) {
+    const int old = model_mode;
+    if (mode >= 0 && mode <= 2 && mode != model_mode) {
+        model_mode = mode;
+        gk_config_refresh();
+    }
+    return old;
+}
+
+int gemmkit_param_count(void) { return N_PARAMS; }
+const char *gemmkit_param_name(int i) { return i >= 0 && i < N_PARAMS ? param_names[i] : NULL; }
+
+gemmkit_status_t gemmkit_param_get(const char *name, double *value, int *source) {
+    const int p = param_of(name);
+    if (p < 0) return gemmkit_invalid_arguments;
+    const effective_t *e = current_effective();
+    if (value) *value = get_param(e, p);
+    if (source) *source = e->source[p];
+    return gemmkit_success;
+}
+
+gemmkit_status_t gemmkit_cache_hierarchy(gemmkit_cache_level_t levels[3], const char **source) {
+    if (!levels) return gemmkit_invalid_arguments;
+    const gk_cache_info_t *ci = gk_cache_info();
+    const gk_cache_level_t *l[3] = {&ci->l1, &ci->l2, &ci->l3};
+    for (int i = 0; i < 3; i++) {
+        levels[i].size = l[i]->size;
+        levels[i].ways = l[i]->ways;
+        levels[i].line = l[i]->line;
+        levels[i].sharing = l[i]->sharing;
+    }
+    if (source) *source = ci->source;
+    return gemmkit_success;
+}
+
+static void to_internal(const gemmkit_cache_level_t levels[3], gk_cache_info_t *ci) {
+    memset(ci, 0, sizeof *ci);
+    gk_cache_level_t *l[3] = {&ci->l1, &ci->l2, &ci->l3};
+    for (int i = 0; i < 3; i++) *l[i] = (gk_cache_level_t){levels[i].size, levels[i].ways, levels[i].line,
+                                                           levels[i].sharing};
+}
+
+gemmkit_status_t gemmkit_model_real_blocks(const gemmkit_cache_level_t levels[3], int mr, int nr, int elem,
+                                           int complex_native, int64_t fallback_nc, int64_t out[3]) {
+    if (!levels || !out || mr <= 0 || mr > 64 || nr <= 0 || nr > 64 || (elem != 4 && elem != 8))
+        return gemmkit_invalid_arguments;
+    gk_cache_info_t ci;
+    to_internal(levels, &ci);
+    gk_blocks_t b = {0, 0, fallback_nc};
+    if (!gk_model_blocks(&ci, mr, nr, elem, complex_native != 0, &b)) return gemmkit_unimplemented;
+    out[0] = b.mc; out[1] = b.kc; out[2] = b.nc;
+    return gemmkit_success;
+}
+
+gemmkit_status_t gemmkit_model_int8_blocks(const gemmkit_cache_level_t levels[3], int mr, int nr, int elem,
+                                           int64_t out[3]) {
+    if (!levels || !out || mr <= 0 || mr > 64 || nr <= 0 || nr > 64 || (elem != 1 && elem != 2))
+        return gemmkit_invalid_arguments;
+    gk_cache_info_t ci;
+    to_internal(levels, &ci);
+    gk_int8_blocks_t q;
+    memset(&q, 0, sizeof q);
+    if (!gk_model_int8_blocks(&ci, mr, nr, elem, &q)) return gemmkit_unimplemented;
+    out[0] = q.kb; out[1] = q.l2_bytes; out[2] = q.l3_bytes;
+    return gemmkit_success;
+}

@@ -1,0 +1,51 @@
+/* Internal interfaces of the cache hierarchy (cache_info.c), the analytical blocking model
+ * (blocking_model.c) and the validated tuning overrides that build the configuration in use (tuning.c). */
+#ifndef GEMMKIT_TUNING_H
+#define GEMMKIT_TUNING_H
+#include "gemmkit_internal.h"
+
+/* One cache level: bytes, ways, line bytes, cores sharing it (1: private); size 0: unknown. */
+typedef struct { int64_t size, ways, line, sharing; } gk_cache_level_t;
+typedef struct {
+    gk_cache_level_t l1, l2, l3;   /* l1: the data cache */
+    const char *source;            /* "cpuid", "sysfs", "sysctl", "none" */
+} gk_cache_info_t;
+
+/* This CPU's caches, read once (CPUID leaf 4 / 0x8000001D on x86, sysfs on Linux, sysctl on macOS). */
+const gk_cache_info_t *gk_cache_info(void);
+
+/* Limits every blocking obeys, whatever its source (model, hand config or tuning file): the packed blocks
+ * stay far below the 16 MiB a thread's workspace keeps (GK_WS_KEEP_BYTES). */
+#define GK_TUNE_MC_MAX 4096
+#define GK_TUNE_KC_MAX 4096
+#define GK_TUNE_NC_MAX 16384
+#define GK_TUNE_KB_MAX 4096
+#define GK_TUNE_BLOCK_BYTES_MAX ((int64_t)8 << 20)
+#define GK_MODEL_B_BLOCK_MAX ((int64_t)4 << 20)
+#define GK_MODEL_KC_MIN_BYTES 2048 /* a k block at least this many bytes of an A row (blocking_model.c) */
+
+int gk_model_blocks(const gk_cache_info_t *ci, int mr, int nr, int elem, int complex_native, gk_blocks_t *out);
+int gk_model_int8_blocks(const gk_cache_info_t *ci, int mr, int nr, int elem, gk_int8_blocks_t *io);
+double gk_model_direct_b_macs(const gk_cache_info_t *ci);
+
+/* The configuration in use built from a registry entry: its hand-written or table values, the model's
+ * blocking where it applies, then the accepted overrides of its kernel path. Never freed (a few hundred
+ * bytes per change of path or overrides). */
+const gk_config_t *gk_effective_config(const gk_config_t *base);
+/* The registry's best configuration of path `arch` for this CPU (dispatch.c), or NULL. */
+const gk_config_t *gk_base_config(const char *arch);
+/* Rebuilds the configuration in use after the overrides changed (dispatch.c). */
+void gk_config_refresh(void);
+/* Multiply-adds per thread worth splitting a product (gk_threads_for). */
+double gk_thread_macs(void);
+
+/* Acquire / release loads and stores of the shared pointers (MSVC: volatile accesses on x86-64). */
+#if defined(__GNUC__) || defined(__clang__)
+#define GK_TLOAD(p) __atomic_load_n(&(p), __ATOMIC_ACQUIRE)
+#define GK_TSTORE(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
+#else
+#define GK_TLOAD(p) (p)
+#define GK_TSTORE(p, v) ((p) = (v))
+#endif
+
+#endif

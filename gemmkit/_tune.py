@@ -1,0 +1,511 @@
+"""`gemmkit tune` and the tuning file: measures this machine's blockings and small-path thresholds, saves
+the winners as a small versioned JSON file, and applies a matching file at import (GEMMKIT_TUNING)."""
+import json
+import math
+import os
+import sys
+import time
+import warnings
+
+from . import _core
+from ._version import __version__
+
+FORMAT = "gemmkit-tuning"
+FORMAT_VERSION = 1
+FILE_NAME = "tuning.json"
+MAX_FILE_BYTES = 64 << 10  # a tuning file is about 1 KiB; anything much larger is not ours
+MARGIN = 0.02  # a measured value replaces the one in use only when at least 2 % faster
+ENV = "GEMMKIT_TUNING"          # "off", or the path of a tuning file (default: the user cache dir's)
+BLOCKING_ENV = "GEMMKIT_BLOCKING"  # "hand" (tables and hand configs), "model" (the model everywhere)
+
+# What the last load did, for show_config() and `gemmkit tune --show`.
+state = {"status": "not loaded", "path": None, "params": {}}
+
+
+class TuningWarning(UserWarning):
+    """A tuning file was found but not applied (another CPU or version, or not a valid file)."""
+
+
+# ---- where the file lives and what it is keyed by -------------------------------------------------
+
+def default_path():
+    """The tuning file in the user's cache dir (platformdirs), or None without platformdirs."""
+    try:
+        import platformdirs
+    except ImportError:
+        return None
+    return os.path.join(platformdirs.user_cache_dir("gemmkit", appauthor=False), FILE_NAME)
+
+
+def _stepping():
+    """The CPU's stepping where the OS tells it (Linux /proc/cpuinfo), else None."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("stepping"):
+                    return int(line.split(":", 1)[1])
+                if not line.strip():
+                    break
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def machine_key():
+    """What a tuning file must match: CPU vendor / family / model / stepping, the cache sizes and ways,
+    the default kernel path and gemmkit's version."""
+    cpu = _core.cpu_identity()
+    caches = _core.cache_hierarchy()
+    return {
+        "gemmkit": __version__,
+        "cpu": {"vendor": cpu["vendor"], "family": cpu["family"], "model": cpu["model"], "stepping": _stepping()},
+        "caches": {k: [caches[k]["size"], caches[k]["ways"], caches[k]["line"]] for k in ("L1d", "L2", "L3")},
+    }
+
+
+def _default_arch():
+    """The kernel path dispatch picks here (not a forced one)."""
+    archs = [a for a in _core.ARCHS if _core.arch_supported(a)]
+    previous = _core.get_arch()
+    _core.set_arch(None)
+    best = _core.get_arch()
+    _core.set_arch(previous)
+    return best if best in archs else previous
+
+
+# ---- reading and applying a file ---------------------------------------------------------------------
+
+def _check(doc):
+    """The reason `doc` (a parsed file) is not a tuning file for this machine and version, or None."""
+    if not isinstance(doc, dict):
+        return "not a JSON object"
+    if doc.get("format") != FORMAT:
+        return f"format is {doc.get('format')!r}, not {FORMAT!r}"
+    if doc.get("version") != FORMAT_VERSION or isinstance(doc.get("version"), bool):
+        return f"format version {doc.get('version')!r}, this gemmkit reads {FORMAT_VERSION}"
+    key = machine_key()
+    for field in ("gemmkit", "cpu", "caches"):
+        if doc.get(field) != key[field]:
+            return f"made for {field} {doc.get(field)!r}, this is {key[field]!r}"
+    if not isinstance(doc.get("arch"), str) or doc["arch"] not in _core.ARCHS:
+        return f"arch {doc.get('arch')!r} is not a kernel path"
+    params = doc.get("params")
+    if not isinstance(params, dict) or len(params) > 2 * len(_core.param_names()):
+        return "params is not an object of parameter values"
+    names = set(_core.param_names())
+    for name, value in params.items():
+        if name not in names:
+            return f"unknown parameter {name!r}"
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return f"{name}: {value!r} is not a number"
+    return None
+
+
+def set_all(arch, params):
+    """Sets `params` of path `arch` through the C entry, each value validated there. A block's MC, KC and
+    NC are checked together with the values in use, so a set that fits may need another pass in another
+    order; returns None when every value was taken, else the first reason (some may have been taken)."""
+    left, why = dict(params), None
+    for _ in range(3):
+        failed = {}
+        for name, value in left.items():
+            r = _core.tuning_set(arch, name, value)
+            if r is not None:
+                failed[name] = value
+                why = why if why and len(failed) > 1 else r
+        if not failed:
+            return None
+        if len(failed) == len(left):
+            break
+        left, why = failed, None
+    return why or "not accepted"
+
+
+def apply(doc):
+    """Applies a checked document's params; all or nothing: returns None when every value was taken, else
+    the reason (then none is)."""
+    _core.tuning_clear()
+    why = set_all(doc["arch"], doc["params"])
+    if why is not None:
+        _core.tuning_clear()
+    return why
+
+
+def read(path):
+    """(document, None) or (None, reason) for the file at `path`."""
+    try:
+        size = os.path.getsize(path)
+        if size > MAX_FILE_BYTES:
+            return None, f"{size} bytes, more than a tuning file ({MAX_FILE_BYTES})"
+        with open(path, "rb") as f:
+            doc = json.loads(f.read().decode("utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError) as e:
+        return None, f"unreadable ({type(e).__name__}: {e})"
+    why = _check(doc)
+    return (None, why) if why else (doc, None)
+
+
+def load(path=None, warn=True):
+    """Drops any applied tuning, then applies the file at `path` (default: GEMMKIT_TUNING's, else the
+    user cache dir's) when it matches this machine and version; a file that does not match or is not
+    valid is ignored with a TuningWarning. Returns the status string."""
+    _core.tuning_clear()
+    env = os.environ.get(ENV, "")
+    state["params"] = {}
+    if path is None and env.lower() in ("off", "0", "none", "no"):
+        state.update(status="off (GEMMKIT_TUNING=off)", path=None)
+        return state["status"]
+    path = path or env or default_path()
+    state["path"] = path
+    if not path or not os.path.exists(path):
+        state["status"] = "none (no tuning file; run `gemmkit tune`)"
+        if env and warn and path:
+            warnings.warn(f"GEMMKIT_TUNING={env!r}: no such file", TuningWarning, stacklevel=2)
+        return state["status"]
+    doc, why = read(path)
+    if doc is not None:
+        why = apply(doc)
+    if why is not None:
+        state["status"] = f"ignored: {why}"
+        if warn:
+            warnings.warn(f"gemmkit: tuning file {path} ignored: {why}", TuningWarning, stacklevel=2)
+        return state["status"]
+    state["params"] = dict(doc["params"])
+    state["status"] = f"applied ({doc['arch']})"
+    return state["status"]
+
+
+def apply_blocking_env():
+    """GEMMKIT_BLOCKING: 'hand' (path tables and hand configs only), 'model' (the model everywhere, hand
+    configs included), unset or 'auto' (the model where no hand config applies)."""
+    v = os.environ.get(BLOCKING_ENV, "").lower()
+    modes = {"": 1, "auto": 1, "hand": 0, "table": 0, "model": 2}
+    if v not in modes:
+        warnings.warn(f"{BLOCKING_ENV}={v!r} ignored: expected hand, model or auto", TuningWarning, stacklevel=2)
+        return
+    _core.blocking_model(modes[v])
+
+
+def load_at_import():
+    """At import: GEMMKIT_BLOCKING, then the tuning file (never raises: a bad file only warns)."""
+    try:
+        apply_blocking_env()
+        load()
+    except Exception as e:  # noqa: BLE001  (a tuning problem must never stop the import)
+        _core.tuning_clear()
+        state.update(status=f"ignored: {type(e).__name__}: {e}")
+        warnings.warn(f"gemmkit: tuning not applied: {e}", TuningWarning, stacklevel=2)
+
+
+# ---- measuring -----------------------------------------------------------------------------------------
+
+class _Bar:
+    """A progress bar on stderr (tqdm when installed)."""
+
+    def __init__(self, total, quiet):
+        self.quiet, self.n, self.total, self.bar = quiet, 0, total, None
+        if quiet:
+            return
+        try:
+            from tqdm import tqdm
+            self.bar = tqdm(total=total, desc="gemmkit tune", unit="step", file=sys.stderr, leave=True)
+        except ImportError:
+            pass
+
+    def step(self, what):
+        self.n += 1
+        if self.quiet:
+            return
+        if self.bar is not None:
+            self.bar.set_postfix_str(what)
+            self.bar.update(1)
+        else:
+            width = 30
+            done = int(width * self.n / max(1, self.total))
+            print(f"\rgemmkit tune [{'#' * done}{'.' * (width - done)}] {self.n}/{self.total} {what:<28}",
+                  end="", file=sys.stderr, flush=True)
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+        elif not self.quiet:
+            print(file=sys.stderr)
+
+
+def _best_time(fn, seconds, clock=time.thread_time, min_reps=2):
+    """The least time of one call among calls for about `seconds` (at least min_reps), after one warm-up.
+    One thread: this thread's CPU time (what other processes take from a shared machine does not count,
+    as the bench's --clock cpu); several: the wall clock."""
+    fn()
+    best, spent, n = math.inf, 0.0, 0
+    while n < min_reps or spent < seconds:
+        t0 = clock()
+        fn()
+        dt = clock() - t0
+        best, spent, n = min(best, dt), spent + dt, n + 1
+    return best
+
+
+class _Tuner:
+    """One measurement session: candidates are applied through the C entry (validated as any file's
+    values), compared in interleaved rounds (the machine may be busy), the median of each one's best
+    times decides."""
+
+    def __init__(self, quick, arch):
+        import numpy as np
+        self.np, self.quick, self.arch = np, quick, arch
+        self.rounds = 3 if quick else 5      # interleaved rounds; the median of each candidate's best
+        self.seconds = 0.06 if quick else 0.2  # of calls per candidate per round
+        self.rng = np.random.default_rng(0)
+        self.base = {k: v for k, (v, _) in _core.params().items()}
+        self.winners, self.notes = {}, []
+
+    def set(self, values):
+        _core.tuning_clear()
+        why = set_all(self.arch, {**self.winners, **values})
+        if why is not None:
+            _core.tuning_clear()
+        return why
+
+    def compare(self, candidates, fn, clock=time.thread_time):
+        """The candidate (a dict of parameter values) with the least median time, its times {index: s}.
+        candidates[0] is the value in use: another wins only by MARGIN (noise must not move a default)."""
+        times = {i: [] for i in range(len(candidates))}
+        for _ in range(self.rounds):
+            for i, cand in enumerate(candidates):
+                if self.set(cand) is not None:
+                    times[i].append(math.inf)
+                    continue
+                times[i].append(_best_time(fn, self.seconds, clock))
+        med = {i: sorted(t)[len(t) // 2] for i, t in times.items()}
+        best = min(med, key=med.get)
+        if med[best] > med[0] * (1.0 - MARGIN):
+            best = 0
+        _core.tuning_clear()
+        return candidates[best], med
+
+    def operands(self, dtype, m, n, k):
+        np = self.np
+        a = self.rng.standard_normal((m, k)).astype(dtype)
+        b = self.rng.standard_normal((k, n)).astype(dtype)
+        if np.dtype(dtype).kind == "c":
+            a = a + 1j * self.rng.standard_normal((m, k)).astype(dtype)
+            b = b + 1j * self.rng.standard_normal((k, n)).astype(dtype)
+        return a, b, np.empty((m, n), dtype)
+
+    def blocks(self, op, dtype, size):
+        """MC, KC, NC of `op` among the model's, the hand / table values and scalings of the model's KC
+        (MC rescaled to keep the A block's bytes)."""
+        import gemmkit
+        info = _core.kernel_info()[op]
+        mr, nr = info["MR"], info["NR"]
+        cur = (self.base[f"{op}.mc"], self.base[f"{op}.kc"], self.base[f"{op}.nc"])
+        prev = _core.blocking_model(0)
+        hand = (_core.params()[f"{op}.mc"][0], _core.params()[f"{op}.kc"][0], _core.params()[f"{op}.nc"][0])
+        _core.blocking_model(2)
+        model = (_core.params()[f"{op}.mc"][0], _core.params()[f"{op}.kc"][0], _core.params()[f"{op}.nc"][0])
+        _core.blocking_model(prev)
+        trip = [cur, hand, model]  # the value in use first (compare() keeps it unless beaten by MARGIN)
+        scalings = ((0.5, 2.0), (2.0, 0.5), (1.5, 1.0)) if not self.quick else ((2.0, 0.5),)
+        for base in (model, hand) if not self.quick else (model,):
+            for f in scalings:  # KC scaled, MC scaled the other way: the A block keeps its bytes
+                trip.append((int(base[0] * f[1]), max(8, int(base[1] * f[0])), base[2]))
+        cands, seen = [], set()
+        for mc, kc, nc in trip:
+            mc = max(mr, min(mc, 4096) // mr * mr)
+            nc = max(nr, min(nc, 16384) // nr * nr)
+            cand = (mc, min(kc, 4096) // 8 * 8, nc)
+            if cand not in seen:
+                seen.add(cand)
+                cands.append({f"{op}.mc": cand[0], f"{op}.kc": cand[1], f"{op}.nc": cand[2]})
+        a, b, c = self.operands(dtype, size, size, size)
+        win, med = self.compare(cands, lambda: gemmkit.matmul(a, b, out=c))
+        self.winners.update(win)
+        return win, med
+
+    def threshold(self, name, values, fn):
+        values = [self.base[name]] + [v for v in values if v != self.base[name]]  # the value in use first
+        win, med = self.compare([{name: v} for v in values], fn)
+        self.winners.update(win)
+        return win, med
+
+
+def _steps(quick):
+    """(label, function(tuner)) of one tuning session, in order."""
+    import numpy as np
+    size = 512 if quick else 1024
+
+    def blocks(op, dtype):
+        return lambda t: t.blocks(op, dtype, size if op in ("sgemm", "dgemm") else size // 2)
+
+    def tiny(t):
+        import gemmkit
+        n = 24 if quick else 32
+        a = t.rng.standard_normal((200, n, n)).astype(np.float32)
+        c = np.empty_like(a)
+        return t.threshold("small.tiny_max_macs", [float((n - 1) ** 3), float(n ** 3)],
+                           lambda: gemmkit.matmul(a, a, out=c))
+
+    def tiny_direct(t):
+        import gemmkit
+        n = 48
+        a = t.rng.standard_normal((100, n, n)).astype(np.float32)
+        c = np.empty_like(a)
+        return t.threshold("small.tiny_direct_max_macs", [float((n - 1) ** 3), float(n ** 3)],
+                           lambda: gemmkit.matmul(a, a, out=c))
+
+    def tiny_complex(t):
+        import gemmkit
+        n = 16
+        a = (t.rng.standard_normal((200, n, n)) + 1j).astype(np.complex128)
+        c = np.empty_like(a)
+        return t.threshold("small.tiny_complex_max_macs", [float((n - 1) ** 3), float(n ** 3)],
+                           lambda: gemmkit.matmul(a, a, out=c))
+
+    def gemv_pf(t):
+        import gemmkit
+        k = 2048 if quick else 4096
+        x, b, y = t.operands(np.float32, 1, k, k)
+        return t.threshold("small.gemv_pf_bytes", [0, 1024, 2048, 4096], lambda: gemmkit.matmul(x, b, out=y))
+
+    def gemv_m(t):
+        import gemmkit
+        k = 2048 if quick else 4096
+        x, b, y = t.operands(np.float32, 4, k, k)
+        return t.threshold("small.gemv_max_m", [2, 4], lambda: gemmkit.matmul(x, b, out=y))
+
+    def dot_m(t):
+        import gemmkit
+        k = 2048 if quick else 4096
+        x, b, y = t.operands(np.float32, 16, k, k)
+        bt = np.ascontiguousarray(b.T)
+        return t.threshold("small.dot_max_m", [8, 16], lambda: gemmkit.matmul(x, bt.T, out=y))
+
+    def direct_b(t):
+        import gemmkit
+        n = 64
+        a, b, c = t.operands(np.float64, n, n, n)
+        return t.threshold("small.direct_b_max_macs", [float((n - 1) ** 3), float(n ** 3)],
+                           lambda: [gemmkit.matmul(a, b, out=c) for _ in range(20)])
+
+    def threads(t):
+        import gemmkit
+        if t.nthreads < 2:
+            t.notes.append("threads.min_macs: one CPU here, not measured")
+            return None, {}
+        n = 128
+        a, b, c = t.operands(np.float32, n, n, n)
+        macs = float(n ** 3)
+        gemmkit.set_num_threads(2)
+        try:  # split at 128^3 (2 threads) or not (1): the one that runs it faster (wall clock)
+            win, med = t.compare([{"threads.min_macs": v} for v in (t.base["threads.min_macs"], macs / 2, macs)],
+                                 lambda: gemmkit.matmul(a, b, out=c), clock=time.perf_counter)
+            t.winners.update(win)
+            return win, med
+        finally:
+            gemmkit.set_num_threads(1)
+
+    steps = [("sgemm blocks", blocks("sgemm", np.float32)), ("dgemm blocks", blocks("dgemm", np.float64)),
+             ("cgemm blocks", blocks("cgemm", np.complex64)), ("zgemm blocks", blocks("zgemm", np.complex128)),
+             ("tiny threshold", tiny), ("GEMV prefetch", gemv_pf), ("GEMV rows", gemv_m), ("few rows x B^T", dot_m),
+             ("thread split", threads)]
+    if not quick:
+        steps[5:5] = [("tiny direct threshold", tiny_direct), ("tiny complex threshold", tiny_complex),
+                      ("plain B in place", direct_b)]
+    return steps
+
+
+def tune(quick=False, path=None, save=True, quiet=False):
+    """Measures this machine (about 2 minutes; quick: under 30 s) on its default kernel path and saves the
+    winners (path: default_path()). Returns the document."""
+    import gemmkit
+    arch = _default_arch()
+    previous_arch = _core.get_arch()
+    nthreads = gemmkit.get_num_threads()
+    gemmkit.set_num_threads(1)  # the blockings are a core's; the thread split is measured on 2
+    _core.set_arch(arch)
+    _core.tuning_clear()
+    steps = _steps(quick)
+    bar = _Bar(len(steps), quiet)
+    t0 = time.time()
+    tuner = _Tuner(quick, arch)
+    tuner.nthreads = nthreads
+    budget = 25.0 if quick else 110.0
+    try:
+        for label, fn in steps:
+            if time.time() - t0 > budget:
+                tuner.notes.append(f"{label}: skipped (time budget spent)")
+            else:
+                fn(tuner)
+            bar.step(label)
+    finally:
+        bar.close()
+        _core.tuning_clear()
+        _core.set_arch(previous_arch)
+        gemmkit.set_num_threads(nthreads)
+    # only what measured faster than the value in use is saved; the rest is confirmed (listed, not set)
+    params = {k: (int(v) if float(v).is_integer() else float(v)) for k, v in tuner.winners.items()
+              if v != tuner.base.get(k)}
+    confirmed = sorted(k for k, v in tuner.winners.items() if v == tuner.base.get(k))
+    doc = {"format": FORMAT, "version": FORMAT_VERSION, **machine_key(), "arch": arch,
+           "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+           "seconds": round(time.time() - t0, 1), "quick": bool(quick), "params": params,
+           "confirmed": confirmed, "notes": tuner.notes}
+    if save:
+        path = path or default_path()
+        if path is None:
+            raise RuntimeError("gemmkit tune: platformdirs is not installed; give --output PATH")
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        tmp = path + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(doc, f, indent=1, sort_keys=True)
+        os.replace(tmp, path)
+        load(path)
+    return doc
+
+
+# ---- the table --------------------------------------------------------------------------------------
+
+def table():
+    """Lines: every parameter of the configuration in use, its value and where it comes from."""
+    lines = [f"tuning file : {state.get('path') or default_path() or '(platformdirs missing)'}",
+             f"status      : {state['status']}",
+             f"kernel path : {_core.get_arch()} (uarch {_core.kernel_info()['uarch']})"]
+    caches = _core.cache_hierarchy()
+    lines.append("caches      : " + ", ".join(
+        f"{k} {caches[k]['size'] // 1024} KiB {caches[k]['ways']}-way" for k in ("L1d", "L2", "L3")
+        if caches[k]["size"]) + f" (from {caches['source']})")
+    lines.append(f"{'parameter':<30} {'value':>12}  source")
+    for name, (value, source) in _core.params().items():
+        lines.append(f"{name:<30} {value:>12}  {source}")
+    return lines
+
+
+def main(argv, prog="gemmkit"):
+    import argparse
+    p = argparse.ArgumentParser(prog=f"{prog} tune", description=(
+        "Measure this machine's blockings and small-problem thresholds (about 2 minutes; --quick under 30 s) "
+        "and save the winners to the tuning file gemmkit applies at import when CPU, caches and version match "
+        "(GEMMKIT_TUNING=off ignores it, GEMMKIT_TUNING=PATH reads another). Kernels and exactness never "
+        "change; float results may differ in the last bits with the blocking, as with any BLAS."))
+    p.add_argument("--quick", action="store_true", help="fewer candidates and rounds, under 30 s")
+    p.add_argument("--show", action="store_true", help="print the parameters in use and their sources; no measuring")
+    p.add_argument("--output", metavar="PATH", help="write the file here instead of the user cache dir")
+    p.add_argument("--dry-run", action="store_true", help="measure and print, save nothing")
+    p.add_argument("--clear", action="store_true", help="delete the tuning file")
+    args = p.parse_args(argv)
+    if args.show:
+        print("\n".join(table()))
+        return 0
+    if args.clear:
+        path = args.output or default_path()
+        if path and os.path.exists(path):
+            os.remove(path)
+            print(f"removed {path}")
+        return 0
+    doc = tune(quick=args.quick, path=args.output, save=not args.dry_run)
+    print(json.dumps(doc["params"], indent=1, sort_keys=True))
+    if not args.dry_run:
+        print(f"saved {args.output or default_path()} ({doc['seconds']} s)")
+        print("\n".join(table()))
+    return 0

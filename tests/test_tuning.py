@@ -1,0 +1,357 @@
+"""The analytical blocking model on recorded cache hierarchies, the tuning overrides' C entry, the tuning
+file (refused for another CPU / version, hostile files rejected) and exact results under a tuning."""
+import json
+import os
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import gemmkit
+from gemmkit import _core, _tune
+
+from conftest import AVAILABLE_ARCHS
+
+
+def _h(l1, l1w, l2, l2w, l3, l3w, l3_cores, line=64, l2_cores=1):
+    """A hierarchy as cache_hierarchy() gives it (sizes in bytes, L3 shared by l3_cores cores)."""
+    return {"L1d": {"size": l1, "ways": l1w, "line": line, "sharing": 1},
+            "L2": {"size": l2, "ways": l2w, "line": line, "sharing": l2_cores},
+            "L3": {"size": l3, "ways": l3w, "line": line, "sharing": l3_cores}}
+
+
+K, M = 1 << 10, 1 << 20
+# Recorded hierarchies (vendors' optimization guides / lscpu): L1d, L2, L3 (one CCX / CCD / socket) and the
+# cores sharing that L3.
+ZEN2 = _h(32 * K, 8, 512 * K, 8, 16 * M, 16, 4)         # EPYC 7002: 16 MiB per 4-core CCX
+ZEN3 = _h(32 * K, 8, 512 * K, 8, 32 * M, 16, 8)         # EPYC 7003: 32 MiB per 8-core CCD
+ZEN4 = _h(32 * K, 8, 1 * M, 8, 32 * M, 16, 8)           # EPYC 9004
+ZEN5 = _h(48 * K, 12, 1 * M, 16, 32 * M, 16, 8)         # EPYC 9005
+SKYLAKE_SP = _h(32 * K, 8, 1 * M, 16, 28 * 1408 * K, 11, 28)   # 1.375 MiB of 11-way L3 per core
+ICE_LAKE_SP = _h(48 * K, 12, 1280 * K, 20, 40 * 1536 * K, 12, 40)  # 1.5 MiB of 12-way L3 per core
+SAPPHIRE_RAPIDS = _h(48 * K, 12, 2 * M, 16, 56 * 1920 * K, 15, 56)  # 1.875 MiB of 15-way L3 per core
+NEOVERSE_N1 = _h(64 * K, 4, 1 * M, 8, 32 * M, 16, 64)   # Graviton2: 32 MiB system cache for 64 cores
+NEOVERSE_V1 = _h(64 * K, 4, 1 * M, 8, 32 * M, 16, 64)   # Graviton3: the same sizes
+APPLE_M1 = _h(128 * K, 8, 12 * M, 12, 0, 0, 1, line=128, l2_cores=4)  # Firestorm: 12 MiB L2 for 4 cores, no L3
+
+# Expected blockings, derived by hand from the formulas of csrc/blocking_model.c (Low et al. 2016, with its
+# two departures). Bytes per way: B1 = L1 / W1, B2 = L2 share / W2, B3 = L3 share / W3 (share: size / cores
+# sharing it).
+#   kc = floor((W1 - 1) / (1 + mr S_A / (nr S))) * B1 / (nr S), down to a multiple of 8, at least 2048 / S_A
+#   mc = (W2 - 1 - ceil(nr kc S / B2)) * B2 / (kc S_A), down to a multiple of mr
+#   nc = max(W3 - 1 - ceil(mc kc S_A / B3), floor((W3 - 1) / 2)) * B3 (at most 4 MiB) / (kc S), down to nr
+# (S_A = S for real kernels, 2 S for a native complex one whose kc and nc are then reported doubled / real).
+#
+# Zen 4, sgemm 12 x 32 (S 4): B1 = 4096, C_Br = floor(7 / (1 + 48/128)) = floor(5.09) = 5, 5*4096/128 = 160
+#   < 2048/4 = 512: kc = 512; B2 = 131072, ceil(32*512*4 / 131072) = 1, mc = 6*131072/2048 = 384; L3 share
+#   4 MiB, B3 = 262144, ceil(384*2048 / 262144) = 3, C_B3 = max(12, 7) = 12, nc = 3145728/2048 = 1536.
+# Zen 4, dgemm 12 x 16 (S 8): C_Br = floor(7 / 1.75) = 4, 4*4096/128 = 128 < 256: kc = 256; ceil(16*256*8 /
+#   131072) = 1, mc = 6*131072/2048 = 384; ceil(384*2048 / 262144) = 3, C_B3 = 12, nc = 3145728/2048 = 1536.
+# Zen 5, sgemm 12 x 32: B1 = 4096, C_Br = floor(11 / 1.375) = 8, 8*4096/128 = 256 < 512: kc = 512; B2 =
+#   65536, ceil(65536 / 65536) = 1, mc = 14*65536/2048 = 448 -> 444; B3 = 262144, ceil(444*2048 / 262144) =
+#   ceil(3.47) = 4, C_B3 = 11, nc = 2883584/2048 = 1408.
+# Skylake-SP, sgemm 12 x 32: kc = 512 (160 from L1); B2 = 65536, mc = 14*65536/2048 = 448 -> 444; B3 =
+#   1441792/11 = 131072, ceil(444*2048 / 131072) = ceil(6.94) = 7, C_B3 = max(11 - 1 - 7, 5) = 5,
+#   nc = 655360/2048 = 320.
+# Ice Lake SP, sgemm 12 x 32: kc = 512 (256 from L1); B2 = 1310720/20 = 65536, mc = 18*65536/2048 = 576;
+#   B3 = 1572864/12 = 131072, ceil(576*2048 / 131072) = 9, C_B3 = max(2, 5) = 5, nc = 655360/2048 = 320.
+# Sapphire Rapids, sgemm 12 x 32: kc = 512; B2 = 131072, ceil(65536 / 131072) = 1, mc = 14*131072/2048 = 896
+#   -> 888; B3 = 1966080/15 = 131072, ceil(888*2048 / 131072) = ceil(13.9) = 14, C_B3 = max(0, 7) = 7,
+#   nc = 917504/2048 = 448.
+# Zen 2 / Zen 3 (the same L1, L2 and a 4 MiB L3 share), sgemm 6 x 16 (S 4): C_Br = floor(7 / (1 + 24/64))
+#   = 5, 5*4096/64 = 320 < 512: kc = 512; B2 = 65536, ceil(16*512*4 / 65536) = 1, mc = 6*65536/2048 = 192;
+#   B3 = 262144, ceil(192*2048 / 262144) = 2, C_B3 = 13, nc = 3407872/2048 = 1664.
+# Zen 2, dgemm 6 x 8 (S 8): C_Br = floor(7 / 1.75) = 4, kc = 4*4096/64 = 256 (= 2048/8); mc = 6*65536/2048 =
+#   192; ceil(192*2048 / 262144) = 2, nc = 13*262144/2048 = 1664.
+# Zen 2, native zgemm 3 x 4 (S 8, S_A 16): C_Br = floor(7 / (1 + 48/32)) = 2, 2*4096/32 = 256 complex (>=
+#   2048/16 = 128) -> kc 512; mc = 6*65536/(256*16) = 96; ceil(96*4096 / 262144) = 2, nc = 13*262144/2048 =
+#   1664.
+# Zen 2, native cgemm 3 x 8 (S 4, S_A 8): C_Br = floor(7 / (1 + 24/32)) = 4, 4*4096/32 = 512 complex (>= 256)
+#   -> kc 1024; mc = 6*65536/(512*8) = 96; ceil(96*4096 / 262144) = 2, nc = 13*262144/2048 = 1664.
+# Neoverse N1 / V1, generic sgemm 4 x 16 (S 4): B1 = 16384, C_Br = floor(3 / 1.25) = 2, kc = 2*16384/64 =
+#   512; B2 = 131072, mc = 6*131072/2048 = 384; L3 share 512 KiB, B3 = 32768, ceil(384*2048 / 32768) = 24,
+#   C_B3 = max(-9, 7) = 7, nc = 229376/2048 = 112.
+# Neoverse N1, generic dgemm 4 x 8 (S 8): C_Br = floor(3 / 1.5) = 2, kc = 2*16384/64 = 512; mc =
+#   6*131072/4096 = 192; ceil(192*4096 / 32768) = 24, C_B3 = 7, nc = 229376/4096 = 56.
+# Apple M1, generic sgemm 4 x 16 (line 128): B1 = 16384, C_Br = floor(7 / 1.25) = 5, kc = 5*16384/64 =
+#   1280; L2 share 3 MiB, B2 = 262144, ceil(16*1280*4 / 262144) = 1, mc = 10*262144/5120 = 512; no L3:
+#   nc = the fallback given (2048).
+MODEL_CASES = [
+    ("zen4 sgemm", ZEN4, 12, 32, 4, False, (384, 512, 1536)),
+    ("zen4 dgemm", ZEN4, 12, 16, 8, False, (384, 256, 1536)),
+    ("zen5 sgemm", ZEN5, 12, 32, 4, False, (444, 512, 1408)),
+    ("skylake-sp sgemm", SKYLAKE_SP, 12, 32, 4, False, (444, 512, 320)),
+    ("ice lake sgemm", ICE_LAKE_SP, 12, 32, 4, False, (576, 512, 320)),
+    ("sapphire rapids sgemm", SAPPHIRE_RAPIDS, 12, 32, 4, False, (888, 512, 448)),
+    ("zen2 sgemm", ZEN2, 6, 16, 4, False, (192, 512, 1664)),
+    ("zen3 sgemm", ZEN3, 6, 16, 4, False, (192, 512, 1664)),
+    ("zen2 dgemm", ZEN2, 6, 8, 8, False, (192, 256, 1664)),
+    ("zen2 zgemm native", ZEN2, 3, 4, 8, True, (96, 512, 1664)),
+    ("zen2 cgemm native", ZEN2, 3, 8, 4, True, (96, 1024, 1664)),
+    ("neoverse n1 sgemm", NEOVERSE_N1, 4, 16, 4, False, (384, 512, 112)),
+    ("neoverse v1 sgemm", NEOVERSE_V1, 4, 16, 4, False, (384, 512, 112)),
+    ("neoverse n1 dgemm", NEOVERSE_N1, 4, 8, 8, False, (192, 512, 56)),
+    ("apple m1 sgemm", APPLE_M1, 4, 16, 4, False, (512, 1280, 2048)),
+]
+
+
+@pytest.mark.parametrize("name,caches,mr,nr,elem,cplx,expected", MODEL_CASES, ids=[c[0] for c in MODEL_CASES])
+def test_model_blocks_recorded_hierarchies(name, caches, mr, nr, elem, cplx, expected):
+    got = _core.model_blocks(caches, mr, nr, elem, cplx, 2048)
+    assert got == expected, (name, got)
+    mc, kc, nc = got
+    assert mc % mr == 0 and nc % nr == 0 and kc % 8 == 0
+
+
+def test_model_int8_zen4():
+    # int8 12 x 32 (bytes): C_Br = floor(7 / (1 + 12/32)) = 5, kb = 5*4096/32 = 640 (a multiple of 64);
+    # A budget = (8 - 1 - ceil(32*640 / 131072)) ways = 6 * 131072 = 786432; B budget = (16 - 2) ways of
+    # the 4 MiB share = 14 * 262144 = 3670016.
+    assert _core.model_int8_blocks(ZEN4, 12, 32, 1) == (640, 786432, 3670016)
+
+
+def test_model_needs_l1_and_l2():
+    assert _core.model_blocks(_h(0, 0, 1 * M, 8, 0, 0, 1), 12, 32, 4) is None
+    assert _core.model_blocks(_h(32 * K, 8, 0, 0, 0, 0, 1), 12, 32, 4) is None
+    with pytest.raises(ValueError):
+        _core.model_blocks(ZEN4, 0, 32, 4)
+    with pytest.raises(ValueError):
+        _core.model_blocks(ZEN4, 12, 32, 3)
+
+
+def test_cache_hierarchy_read_here():
+    c = _core.cache_hierarchy()
+    assert c["source"] in ("cpuid", "sysfs", "sysctl", "none")
+    if c["source"] != "none":
+        assert c["L1d"]["size"] >= 4096 and c["L1d"]["ways"] >= 1 and c["L1d"]["line"] in (32, 64, 128, 256)
+        assert c["L2"]["size"] >= c["L1d"]["size"]
+    cfg = gemmkit.show_config(print_out=False)
+    assert cfg["caches"] == c and set(cfg["params"]) == set(_core.param_names())
+
+
+def test_model_applies_where_no_hand_config():
+    """The generic tables of a path give way to the model on a CPU whose caches are known; hand configs
+    stay (GEMMKIT_BLOCKING=hand / model switch)."""
+    caches = _core.cache_hierarchy()
+    prev = _core.blocking_model()
+    try:
+        for arch in AVAILABLE_ARCHS:
+            with gemmkit.use_arch(arch):
+                info, params = _core.kernel_info(), _core.params()
+                hand = info["uarch"] != "any"
+                src = params["sgemm.kc"][1]
+                if caches["source"] == "none":
+                    assert src in ("path table", "hand config")
+                    continue
+                assert src == ("hand config" if hand else "model"), (arch, src)
+                if not hand:
+                    s = info["sgemm"]
+                    assert (s["MC"], s["KC"]) == _core.model_blocks(caches, s["MR"], s["NR"], 4)[:2]
+                _core.blocking_model(0)
+                assert _core.params()["sgemm.kc"][1] in ("path table", "hand config")
+                _core.blocking_model(2)
+                assert _core.params()["sgemm.kc"][1] == "model"
+                _core.blocking_model(prev)
+    finally:
+        _core.blocking_model(prev)
+
+
+# ---- the C entry of the overrides ------------------------------------------------------------------
+
+@pytest.fixture
+def clean_tuning():
+    _core.tuning_clear()
+    yield
+    _core.tuning_clear()
+    _tune.load(warn=False)
+
+
+@pytest.mark.parametrize("name,value", [
+    ("sgemm.mc", 0), ("sgemm.mc", -12), ("sgemm.mc", 13), ("sgemm.mc", 1 << 40), ("sgemm.kc", 7), ("sgemm.kc", 1e300),
+    ("sgemm.kc", float("nan")), ("sgemm.kc", float("inf")), ("sgemm.nc", 1), ("sgemm.nc", 10 ** 9), ("sgemm.kc", 12.5),
+    ("int8.kb", 3), ("int8.l2_bytes", 1 << 40), ("int8.l3_bytes", -1), ("small.gemv_max_m", 1000),
+    ("small.gemv_pf_bytes", 100), ("small.tiny_max_macs", 1e12), ("small.dot_max_m", 2.5), ("threads.min_macs", 0),
+    ("nonsense", 1), ("sgemm.kc", "512"), ("sgemm.kc", None), ("sgemm.kc", True), ("sgemm.kc", 10 ** 400),
+])
+def test_override_rejected(clean_tuning, name, value):
+    before = _core.params()
+    arch = gemmkit.get_arch()
+    assert _core.tuning_set(arch, name, value) is not None
+    assert _core.params() == before
+
+
+def test_override_block_too_big_for_the_workspace(clean_tuning):
+    # each value alone is in range; together the packed A block would be 4096 x 4096 x 4 B = 64 MiB
+    arch = gemmkit.get_arch()
+    mr, nr = _core.kernel_info()["sgemm"]["MR"], _core.kernel_info()["sgemm"]["NR"]
+    assert _core.tuning_set(arch, "sgemm.nc", nr) is None
+    assert _core.tuning_set(arch, "sgemm.mc", mr) is None
+    assert _core.tuning_set(arch, "sgemm.kc", 4096) is None
+    assert _core.tuning_set(arch, "sgemm.mc", 4096 // mr * mr) is not None
+    assert _core.params()["sgemm.mc"] == (mr, "tuned")
+
+
+def test_override_accepted_and_sourced(clean_tuning):
+    arch = gemmkit.get_arch()
+    k = _core.kernel_info()["sgemm"]
+    mc = 4 * k["MR"]
+    assert _core.tuning_set(arch, "sgemm.mc", mc) is None
+    assert _core.tuning_set(arch, "small.gemv_pf_bytes", 1024) is None
+    p = _core.params()
+    assert p["sgemm.mc"] == (mc, "tuned") and p["small.gemv_pf_bytes"] == (1024, "tuned")
+    assert _core.kernel_info()["sgemm"]["MC"] == mc
+    assert _core.kernel_info()["sgemm"]["kernel"] == k["kernel"]  # never another kernel
+    _core.tuning_clear()
+    assert _core.params()["sgemm.mc"][1] != "tuned"
+
+
+# ---- the tuning file -----------------------------------------------------------------------------
+
+def _doc(**changes):
+    doc = {"format": _tune.FORMAT, "version": _tune.FORMAT_VERSION, **_tune.machine_key(),
+           "arch": gemmkit.get_arch(), "params": {"sgemm.kc": 256, "small.gemv_pf_bytes": 0}}
+    doc.update(changes)
+    return doc
+
+
+def _write(tmp_path, doc, name="tuning.json"):
+    p = tmp_path / name
+    p.write_text(doc if isinstance(doc, str) else json.dumps(doc))
+    return str(p)
+
+
+def test_file_applied(clean_tuning, tmp_path):
+    status = _tune.load(_write(tmp_path, _doc()))
+    assert status.startswith("applied"), status
+    assert _core.params()["sgemm.kc"] == (256, "tuned")
+    assert gemmkit.show_config(print_out=False)["tuning"]["status"] == status
+
+
+def _other_cpu():
+    key = _tune.machine_key()
+    cpu = dict(key["cpu"], model=key["cpu"]["model"] + 1)
+    return cpu
+
+
+@pytest.mark.parametrize("changes", [
+    {"gemmkit": "0.0.0-other"}, {"cpu": "other"}, {"caches": {"L1d": [1, 2, 3]}}, {"version": 2}, {"version": True},
+    {"format": "something-else"}, {"arch": "sse9"}, {"params": []}, {"params": {"sgemm.kc": "256"}},
+    {"params": {"sgemm.kc": True}}, {"params": {"no.such": 1}}, {"params": {"sgemm.kc": 10 ** 12}},
+    {"params": {"sgemm.kc": 256, "sgemm.mc": 7}}, {"params": {"int8.l3_bytes": 1 << 45}},
+])
+def test_file_refused(clean_tuning, tmp_path, changes):
+    if changes.get("cpu") == "other":
+        changes = {"cpu": _other_cpu()}
+    before = _core.params()
+    with pytest.warns(_tune.TuningWarning):
+        status = _tune.load(_write(tmp_path, _doc(**changes)))
+    assert status.startswith("ignored"), status
+    assert _core.params() == before  # all or nothing: not even sgemm.kc = 256
+
+
+@pytest.mark.parametrize("text", ["", "{", "null", "[1, 2]", "\x00\xff", '{"format": "gemmkit-tuning"}',
+                                  "[" * 100000, '{"a": ' + "1" * 70000 + "}"])
+def test_corrupt_file_rejected(clean_tuning, tmp_path, text):
+    before = _core.params()
+    with pytest.warns(_tune.TuningWarning):
+        status = _tune.load(_write(tmp_path, text))
+    assert status.startswith("ignored")
+    assert _core.params() == before
+
+
+def test_env_off_and_path(tmp_path):
+    """At import: GEMMKIT_TUNING=off ignores the file, a path is read, a bad one only warns."""
+    good = _write(tmp_path, _doc(), "good.json")
+    bad = _write(tmp_path, _doc(gemmkit="0.0.0-other"), "bad.json")
+    code = ("import warnings, gemmkit; from gemmkit import _core, _tune; "
+            "print(_tune.state['status']); print(_core.params()['sgemm.kc'][1])")
+    for env, status, src in ((good, "applied", "tuned"), ("off", "off", None), (bad, "ignored", None)):
+        r = subprocess.run([sys.executable, "-W", "always", "-c", code], capture_output=True, text=True,
+                           env={**os.environ, "GEMMKIT_TUNING": env}, cwd=str(tmp_path))
+        assert r.returncode == 0, r.stderr
+        lines = r.stdout.split("\n")
+        assert lines[0].startswith(status), r.stdout
+        if src:
+            assert lines[1] == src
+        else:
+            assert lines[1] != "tuned"
+        assert ("TuningWarning" in r.stderr) == (status == "ignored"), r.stderr
+
+
+# ---- results under a tuning --------------------------------------------------------------------
+
+def _odd_tuning(arch):
+    """Small, unusual blocks (many edges, many k blocks), a GEMV prefetch, thresholds moved."""
+    with gemmkit.use_arch(arch):
+        info = _core.kernel_info()
+    params = {}
+    for op in ("sgemm", "dgemm", "cgemm", "zgemm"):
+        params[f"{op}.mc"] = 2 * info[op]["MR"]
+        params[f"{op}.kc"] = 24
+        params[f"{op}.nc"] = 3 * info[op]["NR"]
+    params.update({"int8.kb": 64, "int8.l2_bytes": 16384, "int8.l3_bytes": 65536, "small.gemv_pf_bytes": 512,
+                   "small.gemv_max_m": 4, "small.dot_max_m": 4, "small.tiny_max_macs": 8.0 ** 3,
+                   "small.direct_b_max_macs": 16.0 ** 3, "threads.min_macs": 4096})
+    return params
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128])
+def test_results_under_tuning(clean_tuning, arch, nthreads, dtype):
+    for name, v in _odd_tuning(arch).items():
+        assert _core.tuning_set(arch, name, v) is None, (name, v)
+    rng = np.random.default_rng(7)
+    tol = 1e-4 if dtype in (np.float32, np.complex64) else 1e-12
+    with gemmkit.use_arch(arch):
+        assert _core.params()["sgemm.kc"] == (24, "tuned")
+        gemmkit.set_num_threads(nthreads)
+        try:
+            for m, n, k in [(1, 300, 257), (3, 77, 130), (37, 53, 61), (100, 131, 97), (130, 70, 200), (8, 8, 8)]:
+                a = rng.standard_normal((m, k)).astype(dtype)
+                b = rng.standard_normal((k, n)).astype(dtype)
+                if np.dtype(dtype).kind == "c":
+                    a = a + 1j * rng.standard_normal((m, k)).astype(dtype)
+                    b = b + 1j * rng.standard_normal((k, n)).astype(dtype)
+                ref = a.astype(np.complex128) @ b.astype(np.complex128)
+                scale = np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64)
+                for got in (gemmkit.matmul(a, b), gemmkit.matmul(b.T, a.T).T,
+                            gemmkit.gemm(a, np.ascontiguousarray(b.T), trans_b=True)):
+                    assert np.all(np.abs(got - ref) <= tol * (scale + 1)), (m, n, k)
+        finally:
+            gemmkit.set_num_threads(0)
+
+
+def test_int8_exact_under_tuning(clean_tuning, arch, nthreads):
+    for name, v in _odd_tuning(arch).items():
+        assert _core.tuning_set(arch, name, v) is None
+    rng = np.random.default_rng(3)
+    with gemmkit.use_arch(arch):
+        gemmkit.set_num_threads(nthreads)
+        try:
+            for m, n, k in [(1, 100, 300), (5, 70, 129), (40, 90, 700), (130, 33, 65)]:
+                a = rng.integers(0, 256, (m, k), dtype=np.uint8)
+                b = rng.integers(-128, 128, (k, n), dtype=np.int8)
+                c = np.zeros((m, n), np.int32)
+                gemmkit.gemm_u8s8s32("N", "N", "F", m, n, k, 1.0, a, k, 0, b, n, 0, 0.0, c, n, np.zeros(1, np.int32))
+                ref = a.astype(np.int64) @ b.astype(np.int64)
+                assert np.array_equal(c, ref)
+        finally:
+            gemmkit.set_num_threads(0)
+
+
+def test_tune_quick_writes_a_file_it_then_applies(tmp_path):
+    """`gemmkit tune --quick --output` (a subprocess: it measures) writes a file the next import applies."""
+    out = tmp_path / "t.json"
+    env = {**os.environ, "GEMMKIT_TUNING": "off"}
+    r = subprocess.run([sys.executable, "-m", "gemmkit", "tune", "--quick", "--output", str(out)],
+                       capture_output=True, text=True, env=env, cwd=str(tmp_path), timeout=300)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(out.read_text())
+    assert doc["format"] == _tune.FORMAT and doc["gemmkit"] == gemmkit.__version__
+    assert isinstance(doc["params"], dict) and len(doc["params"]) + len(doc["confirmed"]) >= 8
+    assert doc["seconds"] < 60
+    r = subprocess.run([sys.executable, "-m", "gemmkit", "tune", "--show"], capture_output=True, text=True,
+                       env={**os.environ, "GEMMKIT_TUNING": str(out)}, cwd=str(tmp_path))
+    assert r.returncode == 0 and "applied" in r.stdout, r.stdout + r.stderr
+    assert ("tuned" in r.stdout) == bool(doc["params"]), r.stdout
