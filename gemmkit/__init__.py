@@ -41,7 +41,7 @@ from ._matmul import gemm, matmul
 from ._core import bf16gemm, hgemm  # float16 / bfloat16 core functions (float arithmetic, rounded once)
 from ._core import gemm_bf16bf16f32  # bfloat16 operands, float32 C
 
-__all__ = ["matmul", "gemm", "sgemm", "dgemm", "cgemm", "zgemm", "gemm_u8s8s32", "gemm_s8s8s32", "set_num_threads", "get_num_threads",
+__all__ = ["matmul", "gemm", "sgemm", "dgemm", "cgemm", "zgemm", "gemm_u8s8s32", "gemm_s8s8s32", "set_num_threads", "get_num_threads", "threads_limit",
            "show_config", "use_arch", "set_arch", "get_arch", "available_archs", "__version__"]
 
 __all__ += ["hgemm", "bf16gemm", "gemm_bf16bf16f32"]
@@ -53,6 +53,18 @@ def set_num_threads(n):
     """Threads for later calls; n <= 0 restores the default (GEMMKIT_NUM_THREADS or the CPUs this
     process may run on)."""
     _core.set_num_threads(n)
+
+
+@contextlib.contextmanager
+def threads_limit(n):
+    """Within the block, gemmkit calls made from this thread use at most `n` threads (n <= 0: no cap);
+    other threads and the process-wide count (set_num_threads, threadpoolctl) are not changed, and the
+    previous cap is restored on exit. gemmkit.dask's tasks run under it."""
+    previous = _core.set_thread_limit(n)
+    try:
+        yield
+    finally:
+        _core.set_thread_limit(previous)
 
 
 def available_archs():

@@ -215,18 +215,20 @@ cdef class _Operand:
             raise TypeError(f"{name} must have dtype {dtype}, got {_dtype_of(self.view.format, self.view.itemsize)}")
         cdef Py_ssize_t isz = self.view.itemsize
         cdef int64_t need
+        cdef str ld_name = "ld" + name.lower() if name in ("A", "B", "C") else "ld"  # the argument's name
         if rows == 0 or cols == 0:
             need = 0
         else:
             if rows > 1 and ld > (INT64_MAX - cols) // (rows - 1):
-                raise ValueError(f"{name}: extent (rows-1)*ld+cols overflows")
+                raise ValueError(f"{ld_name}={ld} is too large: {name}'s extent ({rows}-1)*{ld_name}+{cols} "
+                                 f"overflows 64-bit integers")
             need = (rows - 1) * ld + cols
         if self.view.ndim == 1:
             if self.view.strides[0] != isz and self.view.shape[0] > 1:
                 raise ValueError(f"{name} must be contiguous: a 1-D {name} is read as a flat buffer")
             if self.view.shape[0] < need:
                 raise ValueError(f"{name} is too small: {self.view.shape[0]} elements, but "
-                                 f"{rows} x {cols} with ld={ld} needs {need}")
+                                 f"{rows} x {cols} with {ld_name}={ld} needs {need}")
         elif self.view.ndim == 2:
             if self.view.shape[0] * self.view.shape[1] == 0:
                 if need > 0:
@@ -239,8 +241,8 @@ cdef class _Operand:
                                                or self.view.strides[0] // isz != ld):
                     raise ValueError(
                         f"{name} rows are {self.view.strides[0] // isz} elements apart but "
-                        f"ld={ld}: a 2-D {name} must have rows exactly ld elements apart "
-                        f"(pass a 1-D flat buffer, or a C-ordered array X or X[:, :k] with ld=X.shape[1])")
+                        f"{ld_name}={ld}: a 2-D {name} must have rows exactly {ld_name} elements apart "
+                        f"(pass a 1-D flat buffer, or a C-ordered array X or X[:, :k] with {ld_name}=X.shape[1])")
                 if self.view.shape[0] < rows or self.view.shape[1] < cols:
                     raise ValueError(f"{name} is too small: shape ({self.view.shape[0]}, "
                                      f"{self.view.shape[1]}), but {rows} x {cols} is needed")
@@ -1012,7 +1014,8 @@ cpdef object onnx_gemm_fast(A, B, C, alpha, beta, transA, transB, int opset=13):
     range; transA and transB Python ints. Returns Y, or None (nothing done) for anything else: the caller's
     general path then checks and converts. C is copied into Y (data movement), the core scales and adds."""
     if (type(A) is not np.ndarray or type(B) is not np.ndarray or type(alpha) is not float
-            or type(beta) is not float or type(transA) is not int or type(transB) is not int):
+            or type(beta) is not float or type(transA) is not int or type(transB) is not int
+            or not (transA == 0 or transA == 1) or not (transB == 0 or transB == 1)):  # others: refused there
         return None
     cdef cnp.ndarray a = A, b = B, c, y
     cdef int typenum = cnp.PyArray_TYPE(a)
@@ -1218,8 +1221,10 @@ cdef int64_t _extent(int64_t batch, int64_t stride, int64_t rows, int64_t cols, 
     if batch == 0 or rows == 0 or cols == 0:
         return 0
     cdef object need = (batch - 1) * stride + (rows - 1) * ld + cols  # Python int: no overflow
+    cdef str ld_name = "ld" + name.lower() if name in ("A", "B", "C") else "ld"  # the argument's name
     if need > INT64_MAX:
-        raise ValueError(f"{name}: extent overflows")
+        raise ValueError(f"{name}'s extent (batch-1)*stride + (rows-1)*{ld_name} + cols = ({batch}-1)*{stride} + "
+                         f"({rows}-1)*{ld} + {cols} overflows 64-bit integers ({ld_name}={ld})")
     return need
 
 
@@ -1397,6 +1402,22 @@ def set_num_threads(n):
     gemmkit_set_num_threads(<int>v)
 
 
+def get_thread_limit():
+    """The calling thread's cap on threads per call (0: none; see set_thread_limit)."""
+    return gemmkit_get_thread_limit()
+
+
+def set_thread_limit(n):
+    """Caps the threads of the calls made from the calling thread (n <= 0: no cap); other threads and
+    the process-wide count (set_num_threads) are unchanged. Returns the previous cap."""
+    cdef int64_t v = _int_arg(n, "n")
+    if v > 2**31 - 1 or v < -2**31:
+        raise ValueError(f"n={v} is out of range for a thread count")
+    cdef int previous = gemmkit_get_thread_limit()
+    gemmkit_set_thread_limit(<int>v)
+    return previous
+
+
 def cpu_features():
     cdef uint32_t f = gemmkit_cpu_features()
     return {name: bool(f & bit) for name, bit in CPU_FEATURE_BITS.items()}
@@ -1533,6 +1554,7 @@ cdef class _StridedView:
 
 
 _QADD_FORMULAS = {"directml": GEMMKIT_QADD_DIRECTML, "onnxruntime": GEMMKIT_QADD_ONNXRUNTIME}
+QADD_MAX_DIMS = GEMMKIT_QADD_MAX_DIMS  # dimensions quantized_add takes
 
 
 def quantized_add_strided(str formula, tuple shape, a, a_scale, a_zero_point, b, b_scale, b_zero_point, out,

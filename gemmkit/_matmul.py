@@ -3,7 +3,7 @@ the NumPy-facing front ends. They check shapes and dtypes, resolve strides with 
 the core's <prefix>gemm; all arithmetic on matrix data happens in the core."""
 import numpy as np
 
-from . import _core
+from . import _args, _core
 from ._resolve import resolve_operand, resolve_output
 
 # operand dtype name -> the core function (gemmkit._core.<name>) that multiplies matrices of it.
@@ -43,12 +43,19 @@ def _as_array(x, name, who):
         raise TypeError(f"{who}: {name} must be an array or a nested sequence of numbers ({e})") from None
 
 
+# np.matmul's inexact loops in its order of preference: for operands with no common dtype (ml_dtypes'
+# bfloat16 with float16 or 16/32/64-bit integers) NumPy runs the first loop both cast to safely.
+_LOOP_DTYPES = tuple(np.dtype(c) for c in "efdFD")
+
+
 def _result_dtype(a, b, who):
-    """The dtype NumPy's matmul gives for a and b, in native byte order."""
+    """The dtype NumPy's matmul computes a and b in, in native byte order."""
     try:
         dtype = np.result_type(a.dtype, b.dtype)
     except TypeError as e:  # includes numpy.exceptions.DTypePromotionError
-        raise TypeError(f"{who}: a ({a.dtype}) and b ({b.dtype}) have no common dtype ({e})") from None
+        dtype = next((t for t in _LOOP_DTYPES if np.can_cast(a.dtype, t) and np.can_cast(b.dtype, t)), None)
+        if dtype is None:
+            raise TypeError(f"{who}: a ({a.dtype}) and b ({b.dtype}) have no common dtype ({e})") from None
     return dtype.newbyteorder("=")
 
 
@@ -65,17 +72,7 @@ def _check_out(out, name, shape, dtype, who, dtype_error=TypeError):
         raise ValueError(f"{who}: {name} is read-only")
 
 
-def _scalar(value, name, dtype, who):
-    """alpha/beta as the core takes it: a Python float for real dtypes, complex for complex ones."""
-    try:
-        z = complex(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"{who}: {name} must be a number, got {type(value).__name__}") from None
-    if dtype.kind == "c":
-        return z
-    if z.imag != 0:
-        raise TypeError(f"{who}: {name}={value!r} is complex but the arrays are {dtype}")
-    return z.real
+_scalar = _args.scalar  # alpha/beta: real numbers (complex for complex arrays), never bools or strings
 
 
 def _product_into(a, trans_a, b, trans_b, c, alpha, beta):
@@ -102,7 +99,10 @@ def matmul(a, b, out=None):
     b to a column) and that axis is removed from the result; more than 2-D operands are stacks of
     matrices in their last two axes, broadcast against each other. The result dtype is NumPy's: the
     operands' common dtype (float32, float64, complex64, complex128 or float16; other dtypes raise
-    TypeError), except that bfloat16 operands (ml_dtypes) give float32, exactly as if widened first. `out`, when given, must have exactly the result's shape (ValueError) and dtype
+    TypeError), except that bfloat16 operands (ml_dtypes) give float32, exactly as if widened first, and
+    bfloat16 mixed with another type gives what np.matmul gives (float16 or an integer: float32). Masked
+    arrays raise TypeError (masks are not honoured: use numpy.ma.dot); np.matrix operands give an
+    np.matrix, as np.matmul does; other ndarray subclasses are read as plain arrays. `out`, when given, must have exactly the result's shape (ValueError) and dtype
     (TypeError); it is left untouched when the arguments are rejected. Any strides: a matrix with a unit
     stride along either axis is read (and out written) in place; others are copied.
     """
@@ -110,8 +110,11 @@ def matmul(a, b, out=None):
     if result is not None:
         return result
     who = "gemmkit.matmul"
-    a = _as_array(a, "a", who)
-    b = _as_array(b, "b", who)
+    as_matrix = out is None and (_args.is_matrix(a) or _args.is_matrix(b))  # np.matmul keeps np.matrix
+    a = _as_array(_args.operand(a, "a", who), "a", who)
+    b = _as_array(_args.operand(b, "b", who), "b", who)
+    if out is not None:
+        _args.refuse_masked(out, "out", who)
     for name, x in (("a", a), ("b", b)):
         if x.ndim == 0:
             raise ValueError(f"{who}: {name} is a scalar (0-d); matmul needs at least 1-D operands "
@@ -150,6 +153,8 @@ def matmul(a, b, out=None):
     _product_into(a_mat, False, b_mat, False, c, one, zero)
     if out is None and result.ndim == 0:
         return result[()]  # 1-D @ 1-D: a NumPy scalar, as np.matmul gives
+    if as_matrix:
+        return np.asmatrix(result)
     return result
 
 
@@ -159,17 +164,23 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False):
     M, N, K come from the arrays' shapes. When `c` is given it is updated in place (it must be a
     writable array of shape (M, N) and the dtype of the product, np.result_type(a, b)); when it is None
     a new array is returned and beta is not used. Dtypes and strides as for gemmkit.matmul.
+    trans_a, trans_b: bools or 0/1 (strings such as BLAS's 'N'/'T' raise TypeError); alpha, beta: real
+    numbers (complex for complex arrays), never bools or strings. Masked arrays raise TypeError (masks are
+    not honoured: use numpy.ma.dot); np.matrix operands give an np.matrix.
     """
     who = "gemmkit.gemm"
-    a = _as_array(a, "a", who)
-    b = _as_array(b, "b", who)
+    as_matrix = c is None and (_args.is_matrix(a) or _args.is_matrix(b))
+    a = _as_array(_args.operand(a, "a", who), "a", who)
+    b = _as_array(_args.operand(b, "b", who), "b", who)
+    if c is not None:
+        _args.refuse_masked(c, "c", who)
+    trans_a, trans_b = _args.flag(trans_a, "trans_a", who), _args.flag(trans_b, "trans_b", who)
     for name, x in (("a", a), ("b", b)):
         if x.ndim != 2:
             raise ValueError(f"{who}: {name} must be 2-D, got shape {x.shape}")
     op_dtype = _result_dtype(a, b, who)
     core_gemm_for(op_dtype, who)  # TypeError for a dtype without kernels
     dtype = RESULT_DTYPE.get(op_dtype.name, op_dtype)  # C's: float32 for bfloat16 operands
-    trans_a, trans_b = bool(trans_a), bool(trans_b)
     M, K = a.shape[::-1] if trans_a else a.shape
     Kb, N = b.shape[::-1] if trans_b else b.shape
     if K != Kb:
@@ -186,4 +197,4 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False):
     a = a if a.dtype == op_dtype else a.astype(op_dtype)
     b = b if b.dtype == op_dtype else b.astype(op_dtype)
     _product_into(a, trans_a, b, trans_b, c, alpha, beta)
-    return c
+    return np.asmatrix(c) if as_matrix else c

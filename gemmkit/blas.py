@@ -17,6 +17,7 @@ is not written in place (SciPy writes it).
 """
 import contextlib
 import functools
+import threading
 
 import numpy as np
 
@@ -218,21 +219,18 @@ def __dir__():
     return sorted(set(globals()) | (set(dir(_scipy_blas)) if _scipy_blas is not None else set()))
 
 
-@contextlib.contextmanager
-def scipy_patched():
-    """Within the block, scipy.linalg.blas.{s,d,c,z}gemm and what scipy.linalg.blas.get_blas_funcs (and
-    scipy.linalg.get_blas_funcs) return for gemm are gemmkit's; everything is restored on exit, exceptions
-    included. Modules that imported a SciPy gemm by name before the block keep what they imported."""
-    if _scipy_blas is None:
-        raise ImportError("gemmkit.blas.scipy_patched needs SciPy")
+_patch_lock = threading.Lock()
+_patch_state = {"depth": 0, "saved": None}  # blocks inside scipy_patched (any thread); SciPy's originals
+
+
+def _patch_scipy():
+    """Swaps gemmkit's gemm into scipy.linalg.blas (and scipy.linalg.get_blas_funcs); returns what to restore."""
     import scipy.linalg as scipy_linalg
-    saved = []
     targets = [(_scipy_blas, name, fn) for name, fn in _GEMMS.items()]
     targets += [(_scipy_blas, "get_blas_funcs", get_blas_funcs)]
     if getattr(scipy_linalg, "get_blas_funcs", None) is _scipy_blas.get_blas_funcs:
         targets.append((scipy_linalg, "get_blas_funcs", get_blas_funcs))
-    for module, name, _ in targets:
-        saved.append((module, name, getattr(module, name)))
+    saved = [(module, name, getattr(module, name)) for module, name, _ in targets]
     real_get = _scipy_blas.get_blas_funcs
 
     def patched_get(names, arrays=(), dtype=None, ilp64=False):
@@ -241,7 +239,37 @@ def scipy_patched():
     try:
         for module, name, fn in targets:
             setattr(module, name, patched_get if name == "get_blas_funcs" else fn)
+    except BaseException:
+        _restore(saved)
+        raise
+    return saved
+
+
+def _restore(saved):
+    for module, name, original in saved:
+        setattr(module, name, original)
+
+
+@contextlib.contextmanager
+def scipy_patched():
+    """Within the block, scipy.linalg.blas.{s,d,c,z}gemm and what scipy.linalg.blas.get_blas_funcs (and
+    scipy.linalg.get_blas_funcs) return for gemm are gemmkit's; everything is restored on exit, exceptions
+    included. Modules that imported a SciPy gemm by name before the block keep what they imported.
+
+    The patch is process-wide (SciPy's module attributes) and reference-counted under a lock: blocks may
+    nest and may be entered and left from several threads in any order; SciPy's originals come back when
+    the last open block, in whatever thread, is left (until then every thread sees gemmkit's gemm)."""
+    if _scipy_blas is None:
+        raise ImportError("gemmkit.blas.scipy_patched needs SciPy")
+    with _patch_lock:
+        if _patch_state["depth"] == 0:
+            _patch_state["saved"] = _patch_scipy()
+        _patch_state["depth"] += 1
+    try:
         yield
     finally:
-        for module, name, original in saved:
-            setattr(module, name, original)
+        with _patch_lock:
+            _patch_state["depth"] -= 1
+            if _patch_state["depth"] == 0:
+                saved, _patch_state["saved"] = _patch_state["saved"], None
+                _restore(saved)

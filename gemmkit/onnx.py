@@ -6,7 +6,7 @@ the C core (gemmkit._core), this module only moves data (C's broadcast into Y) a
 """
 import numpy as np
 
-from . import _core
+from . import _args, _core
 from ._resolve import resolve_operand
 
 # The versions of the Gemm operator; an opset import selects the latest one not above it.
@@ -63,17 +63,15 @@ def _attribute_float(value, name, who):
     return float(np.float32(value))
 
 
-def _attribute_int(value, name, who):
-    if type(value) is int:
+def _attribute_flag(value, name, who):
+    """transA / transB / broadcast: ONNX int attributes used as flags, 0 or 1 (bools too); see gemmkit._args."""
+    if type(value) is int and (value == 0 or value == 1):
         return value
-    if isinstance(value, (bool, np.bool_)):
-        return int(value)
-    if not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{who}: {name} must be an int, got {type(value).__name__}")
-    return int(value)
+    return int(_args.flag(value, name, who))
 
 
 def _as_array(x, name, who):
+    _args.refuse_masked(x, name, who)
     if isinstance(x, np.ndarray):
         return x
     if isinstance(x, np.generic):
@@ -109,7 +107,9 @@ def gemm(A, B, C=None, alpha=1.0, beta=1.0, transA=0, transB=0, broadcast=0, ops
     C required (before 11) or optional; C's shape: exactly (M, N) in 1 and 6 unless broadcast=1, else
     unidirectionally broadcastable to (M, N); the types (float16/float32/float64, from 9 the 32/64-bit
     integers, from 13 bfloat16). `broadcast` is an attribute of versions 1 and 6 only. alpha and beta
-    are ONNX float attributes: rounded to float32 first. Y has A's type. Bad shapes raise ValueError, bad
+    are ONNX float attributes: rounded to float32 first (real numbers; bools and strings raise TypeError);
+    transA, transB and broadcast are flags: 0, 1 or bools (other ints ValueError, strings TypeError).
+    Masked arrays raise TypeError. Y has A's type. Bad shapes raise ValueError, bad
     types TypeError, naming them. Integer types follow onnx.reference bit for bit (see the README).
     """
     if type(opset) is int and opset >= 11 and broadcast == 0:  # C optional, broadcast unidirectionally
@@ -126,8 +126,8 @@ def gemm(A, B, C=None, alpha=1.0, beta=1.0, transA=0, transB=0, broadcast=0, ops
         C = _as_array(C, "C", who)
     alpha = _attribute_float(alpha, "alpha", who)
     beta = _attribute_float(beta, "beta", who)
-    transA, transB = _attribute_int(transA, "transA", who), _attribute_int(transB, "transB", who)
-    broadcast = _attribute_int(broadcast, "broadcast", who)
+    transA, transB = _attribute_flag(transA, "transA", who), _attribute_flag(transB, "transB", who)
+    broadcast = _attribute_flag(broadcast, "broadcast", who)
     if broadcast and version >= 7:
         raise ValueError(f"{who}: broadcast is an attribute of Gemm-1 and Gemm-6 only (opset {opset} has "
                          f"Gemm-{version}, where C always broadcasts)")
