@@ -516,7 +516,9 @@ cdef class _Stack:
                 return 0  # empty: nothing is read or written
         if self.cols > 1 and self.view.strides[nd - 1] != isz:
             raise ValueError(f"{name} must have unit stride along its last axis")
-        if self.rows > 1:
+        if self.rows > 1 and self.view.strides[nd - 2] == 0 and not writable:
+            self.ld = 0  # every row the same row (a broadcast operand): the core reads it with ld 0
+        elif self.rows > 1:
             if (self.view.strides[nd - 2] <= 0 or self.view.strides[nd - 2] % isz != 0
                     or self.view.strides[nd - 2] // isz < self.cols):
                 raise ValueError(f"{name}: rows must be at least a row apart, in whole elements "
@@ -1210,7 +1212,7 @@ cdef class _Span(_Operand):
             span = itemsize
             for d in range(self.view.ndim):
                 span += (self.view.shape[d] - 1) * self.view.strides[d]
-        if need * itemsize > span:
+        if <object>need * <object>itemsize > <object>span:  # Python ints: no overflow
             raise ValueError(f"{name} is too small: its span holds {span // itemsize} elements, "
                              f"{need} are addressed")
         return 0
@@ -1220,7 +1222,8 @@ cdef int64_t _extent(int64_t batch, int64_t stride, int64_t rows, int64_t cols, 
     """Elements from the first one up to the last addressed: (batch-1)*stride + (rows-1)*ld + cols."""
     if batch == 0 or rows == 0 or cols == 0:
         return 0
-    cdef object need = (batch - 1) * stride + (rows - 1) * ld + cols  # Python int: no overflow
+    # Python ints: no overflow (int64_t operands alone would be multiplied in C and could wrap around)
+    cdef object need = (<object>batch - 1) * <object>stride + (<object>rows - 1) * <object>ld + <object>cols
     cdef str ld_name = "ld" + name.lower() if name in ("A", "B", "C") else "ld"  # the argument's name
     if need > INT64_MAX:
         raise ValueError(f"{name}'s extent (batch-1)*stride + (rows-1)*{ld_name} + cols = ({batch}-1)*{stride} + "

@@ -75,10 +75,46 @@ def _check_out(out, name, shape, dtype, who, dtype_error=TypeError):
 _scalar = _args.scalar  # alpha/beta: real numbers (complex for complex arrays), never bools or strings
 
 
+def _zero_stride(x, axis):
+    return x.shape[axis] > 1 and x.strides[axis] == 0
+
+
+def _resolve_broadcast(x):
+    """(view, flipped) as resolve_operand gives, except that a matrix with a stride-0 axis (a broadcast
+    operand) is never copied whole: that axis becomes the rows, passed with leading dimension 0 (every
+    row the same row), and the other axis is read in place when it has unit stride, else from a copy of
+    one row (a vector)."""
+    if not (_zero_stride(x, -2) or _zero_stride(x, -1)):
+        return resolve_operand(x)[:2]
+    flipped = not _zero_stride(x, -2)
+    view = np.swapaxes(x, -1, -2) if flipped else x
+    if view.shape[-1] > 1 and not (view.strides[-1] == view.itemsize and view.dtype.isnative
+                                   and view.flags.aligned):
+        row = np.ascontiguousarray(view[..., :1, :], dtype=view.dtype.newbyteorder("="))
+        view = np.broadcast_to(row, view.shape)
+    return view, flipped
+
+
 def _product_into(a, trans_a, b, trans_b, c, alpha, beta):
-    """c := alpha op(a) op(b) + beta c over the batch, with every operand's strides resolved once."""
-    a_view, a_flip, _ = resolve_operand(a)
-    b_view, b_flip, _ = resolve_operand(b)
+    """c := alpha op(a) op(b) + beta c over the batch, with every operand's strides resolved once.
+
+    Broadcast operands are not copied: where op(a)'s rows (op(b)'s columns) are one row repeated by a
+    stride-0 axis and beta = 0, the product's rows (columns) are equal, so one is computed in place
+    and copied to the others (data movement); a stride-0 contracted axis is read with ld 0."""
+    if beta == 0 and c.size:
+        m_axis, n_axis = (-1 if trans_a else -2), (-2 if trans_b else -1)
+        if _zero_stride(a, m_axis) and c.shape[-2] > 1:
+            one = a[..., :1, :] if m_axis == -2 else a[..., :1]
+            _product_into(one, trans_a, b, trans_b, c[..., :1, :], alpha, beta)
+            c[..., 1:, :] = c[..., :1, :]
+            return
+        if _zero_stride(b, n_axis) and c.shape[-1] > 1:
+            one = b[..., :1] if n_axis == -1 else b[..., :1, :]
+            _product_into(a, trans_a, one, trans_b, c[..., :1], alpha, beta)
+            c[..., 1:] = c[..., :1]
+            return
+    a_view, a_flip = _resolve_broadcast(a)
+    b_view, b_flip = _resolve_broadcast(b)
     trans_a, trans_b = trans_a != a_flip, trans_b != b_flip
     out = resolve_output(c, reads_c=beta != 0)
     if out.transposed:  # C^T = op(B)^T op(A)^T, written into the row-contiguous view c^T
