@@ -1040,8 +1040,10 @@ cpdef object onnx_gemm_fast(A, B, C, alpha, beta, transA, transB, int opset=13):
     if not _product_in_place(a, b, ta_, tb_, &m, &n, &k, &pa, &lda, &fa, &pb, &ldb, &fb):
         return None
     cdef bint row = False  # C is one row broadcast over Y's rows
-    if C is None or be == 0:
+    if C is None:
         be = 0
+    elif be == 0:
+        return None  # C unused, but its shape is still checked (the general path)
     else:
         if type(C) is not np.ndarray:
             return None

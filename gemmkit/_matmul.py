@@ -56,6 +56,9 @@ def _result_dtype(a, b, who):
         dtype = next((t for t in _LOOP_DTYPES if np.can_cast(a.dtype, t) and np.can_cast(b.dtype, t)), None)
         if dtype is None:
             raise TypeError(f"{who}: a ({a.dtype}) and b ({b.dtype}) have no common dtype ({e})") from None
+    if dtype.kind not in "biufc" and dtype.name not in CORE_FUNCTION:  # strings, objects, dates: no product
+        raise TypeError(f"{who}: a ({a.dtype}) and b ({b.dtype}) are not numbers (their common dtype is "
+                        f"{dtype})")
     return dtype.newbyteorder("=")
 
 
@@ -151,11 +154,11 @@ def matmul(a, b, out=None):
     b = _as_array(_args.operand(b, "b", who), "b", who)
     if out is not None:
         _args.refuse_masked(out, "out", who)
+    op_dtype = _result_dtype(a, b, who)  # the operands' common dtype (TypeError first, as NumPy's order)
     for name, x in (("a", a), ("b", b)):
         if x.ndim == 0:
             raise ValueError(f"{who}: {name} is a scalar (0-d); matmul needs at least 1-D operands "
                              f"(multiply by a scalar with *)")
-    op_dtype = _result_dtype(a, b, who)  # the operands' common dtype, which the kernels take
     core_gemm_for(op_dtype, who)  # TypeError for a dtype without kernels
     dtype = RESULT_DTYPE.get(op_dtype.name, op_dtype)  # the result's, as np.matmul gives it
     a_mat = a[np.newaxis, :] if a.ndim == 1 else a
