@@ -159,7 +159,6 @@ def matmul(a, b, out=None):
         if x.ndim == 0:
             raise ValueError(f"{who}: {name} is a scalar (0-d); matmul needs at least 1-D operands "
                              f"(multiply by a scalar with *)")
-    core_gemm_for(op_dtype, who)  # TypeError for a dtype without kernels
     dtype = RESULT_DTYPE.get(op_dtype.name, op_dtype)  # the result's, as np.matmul gives it
     a_mat = a[np.newaxis, :] if a.ndim == 1 else a
     b_mat = b[:, np.newaxis] if b.ndim == 1 else b
@@ -173,6 +172,7 @@ def matmul(a, b, out=None):
     except ValueError:
         raise ValueError(f"{who}: the stack dimensions of a {a.shape[:-2]} and b {b.shape[:-2]} do not "
                          f"broadcast") from None
+    core_gemm_for(op_dtype, who)  # TypeError for a dtype without kernels (after the shapes, as NumPy's order)
     shape = batch_shape + ((M,) if a.ndim > 1 else ()) + ((N,) if b.ndim > 1 else ())
     if out is None:
         result = np.empty(shape, dtype)

@@ -472,11 +472,11 @@ def test_dask_errors_name_the_problem(rng):
 
 @pytest.mark.parametrize("which", ["lda", "ldb", "ldc"])
 def test_ld_overflow_names_the_argument(which):
-    A, B, C = np.zeros(4, np.float32), np.zeros(4, np.float32), np.zeros(4, np.float32)
-    lds = dict(lda=1, ldb=2, ldc=2)
+    A, B, C = np.zeros(9, np.float32), np.zeros(9, np.float32), np.zeros(9, np.float32)
+    lds = dict(lda=3, ldb=3, ldc=3)
     lds[which] = 2**62
     with pytest.raises(ValueError, match=which) as info:
-        gemmkit.sgemm("N", "N", 2, 2, 1, 1.0, A, lds["lda"], B, lds["ldb"], 0.0, C, lds["ldc"])
+        gemmkit.sgemm("N", "N", 3, 3, 3, 1.0, A, lds["lda"], B, lds["ldb"], 0.0, C, lds["ldc"])
     assert "ld=" not in str(info.value)
     x = np.zeros((3, 3), np.int8)
     lds = dict(lda=3, ldb=3, ldc=3)
