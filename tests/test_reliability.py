@@ -359,14 +359,29 @@ def test_broadcast_operands_match_numpy(kind_a, kind_b, dtype, arch, nthreads, r
     for m, k, n in ((1, 37, 1), (9, 40, 13), (33, 70, 5)):
         a = BROADCASTS[kind_a](_ints(rng, (m, k), dt, -2, 3))
         b = BROADCASTS[kind_b](_ints(rng, (k, n), dt, -2, 3))
-        want = np.matmul(a.astype(np.float64), b.astype(np.float64))
+        wide = np.complex128 if dt.kind == "c" else np.float64
+        want = np.matmul(a.astype(wide), b.astype(wide))
         got = gemmkit.matmul(a, b)
-        np.testing.assert_array_equal(got.astype(np.float64), want)
+        np.testing.assert_array_equal(got.astype(wide), want)
         got = gemmkit.gemm(b, a, trans_a=True, trans_b=True)
-        np.testing.assert_array_equal(got.astype(np.float64), want.T)
+        np.testing.assert_array_equal(got.astype(wide), want.T)
         c = _ints(rng, (m, n), got.dtype)
         got = gemmkit.gemm(a, b, c.copy(), alpha=2.0, beta=-1.0)
-        np.testing.assert_array_equal(got.astype(np.float64), 2 * want - c.astype(np.float64))
+        np.testing.assert_array_equal(got.astype(wide), 2 * want - c.astype(wide))
+
+
+@pytest.mark.parametrize("kind_a,kind_b", [("column", "row"), ("row", "column"), ("scalar", "plain"),
+                                           ("plain", "strided-row"), ("strided-column", "scalar")])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64"])
+def test_broadcast_operands_on_the_packed_paths(kind_a, kind_b, dtype, arch, nthreads, rng):
+    """Sizes that go through the blocked driver (packing, threads), with ld 0 read by its packers."""
+    m, k, n = 257, 300, 203
+    a = BROADCASTS[kind_a](_ints(rng, (m, k), dtype, -2, 3))
+    b = BROADCASTS[kind_b](_ints(rng, (k, n), dtype, -2, 3))
+    want = np.matmul(np.ascontiguousarray(a), np.ascontiguousarray(b))
+    np.testing.assert_array_equal(gemmkit.matmul(a, b), want)
+    c = _ints(rng, (m, n), dtype)
+    np.testing.assert_array_equal(gemmkit.gemm(a, b, c.copy(), beta=2.0), want + 2 * c)
 
 
 def test_broadcast_stack_operands(rng):
