@@ -570,7 +570,8 @@ def gemm_batch(transa, transb, alpha, A, B, beta, C):
     last two), A's and B's batch axes broadcast to them as NumPy does (missing or size 1: shared).
     One float or complex dtype, or 16-bit operands: float16 A and B with a float16 C, bfloat16 A and B
     (ml_dtypes) with a float32 C (alpha and beta real); each matrix with unit stride along its rows and
-    rows at least a row apart; batch strides are anything. M, N from C, K from op(A). Batch axes that walk
+    rows at least a row apart (A and B may also have rows 0 apart: one row repeated, a broadcast operand,
+    read with leading dimension 0); batch strides are anything. M, N from C, K from op(A). Batch axes that walk
     with one stride merge into one core call (threads spread small products whole); others loop here.
     Refuses an output whose matrices overlap. For the front ends (gemmkit.matmul, gemmkit.gemm)."""
     operands = getattr(getattr(A, "dtype", None), "name", None)
