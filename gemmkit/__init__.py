@@ -41,10 +41,11 @@ from ._matmul import gemm, matmul
 from ._core import bf16gemm, hgemm  # float16 / bfloat16 core functions (float arithmetic, rounded once)
 from ._core import gemm_bf16bf16f32  # bfloat16 operands, float32 C
 
-__all__ = ["matmul", "gemm", "sgemm", "dgemm", "cgemm", "zgemm", "gemm_u8s8s32", "gemm_s8s8s32", "set_num_threads", "get_num_threads", "threads_limit",
+__all__ = ["matmul", "gemm", "sgemm", "dgemm", "cgemm", "zgemm", "gemm_u8s8s32", "gemm_s8s8s32", "set_num_threads", "get_num_threads",
            "show_config", "use_arch", "set_arch", "get_arch", "available_archs", "__version__"]
 
 __all__ += ["hgemm", "bf16gemm", "gemm_bf16bf16f32"]
+__all__ += ["threads_limit"]  # a per-thread cap on gemmkit's threads (issue 30)
 
 ARCHS = _core.ARCHS
 

@@ -141,8 +141,9 @@ def matmul(a, b, out=None):
     TypeError), except that bfloat16 operands (ml_dtypes) give float32, exactly as if widened first, and
     bfloat16 mixed with another type gives what np.matmul gives (float16 or an integer: float32). Masked
     arrays raise TypeError (masks are not honoured: use numpy.ma.dot); np.matrix operands give an
-    np.matrix, as np.matmul does; other ndarray subclasses are read as plain arrays. `out`, when given, must have exactly the result's shape (ValueError) and dtype
-    (TypeError); it is left untouched when the arguments are rejected. Any strides: a matrix with a unit
+    np.matrix, as np.matmul does; other ndarray subclasses are read as plain arrays. `out`, when given,
+    must have exactly the result's shape (ValueError) and dtype (TypeError); it is left untouched when
+    the arguments are rejected. Any strides: a matrix with a unit
     stride along either axis is read (and out written) in place; others are copied.
     """
     result = _core.matmul_fast(a, b, out)  # 1-D/2-D ndarrays of one s/d/c/z dtype, read in place

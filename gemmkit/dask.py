@@ -43,9 +43,10 @@ DEFAULT_TASK_MACS = 4.0e9
 
 def _task_threads():
     """gemmkit threads for one task, applied as a cap on the task's own thread (gemmkit.threads_limit), so
-    the process-wide count (set_num_threads) is never changed by a task. Dask's parallelism is its tasks: in a distributed worker (whose
-    nanny sets OMP_NUM_THREADS=1 for the same reason), under the threaded scheduler (a pool of one
-    thread per CPU) and the processes scheduler (one process per CPU), each task computes on one thread,
+    the process-wide count (set_num_threads) is never changed by a task. Dask's parallelism is its
+    tasks: in a distributed worker (whose nanny sets OMP_NUM_THREADS=1 for the same reason), under the
+    threaded scheduler (a pool of one thread per CPU) and the processes scheduler (one process per CPU),
+    each task computes on one thread,
     unless GEMMKIT_NUM_THREADS is set in the worker's environment; only the synchronous scheduler, one
     task at a time, gives a task all the CPUs of the process."""
     env = os.environ.get("GEMMKIT_NUM_THREADS", "")

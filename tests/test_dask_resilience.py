@@ -36,8 +36,8 @@ def test_killed_worker_mid_product_gives_the_exact_result(op):
     a = da.from_array(A, chunks=64).map_blocks(slow, dtype=A.dtype)
     b = da.from_array(B, chunks=64).map_blocks(slow, dtype=B.dtype)
     want = product(da.from_array(A, chunks=64), da.from_array(B, chunks=64)).compute(scheduler="sync")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-            distributed.Client(cluster) as client:
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
         pids = client.run(os.getpid)
         future = client.compute(product(a, b))
         deadline = time.monotonic() + 60

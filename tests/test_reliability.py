@@ -112,9 +112,11 @@ def test_masked_arrays_are_refused_everywhere(rng):
     a, b = _ints(rng, (3, 3)), _ints(rng, (3, 3))
     ma = np.ma.array(a, mask=np.eye(3, dtype=bool))
     out = np.full((3, 3), 7, np.float32)
-    for call in (lambda: gemmkit.matmul(ma, b), lambda: gemmkit.matmul(b, ma), lambda: gemmkit.matmul(ma, b, out=out),
+    for call in (lambda: gemmkit.matmul(ma, b), lambda: gemmkit.matmul(b, ma),
+                 lambda: gemmkit.matmul(ma, b, out=out),
                  lambda: gemmkit.gemm(ma, b), lambda: gemmkit.gemm(b, ma, out, beta=1.0),
-                 lambda: gemmkit.matmul(a, b, out=np.ma.array(out)), lambda: gko.gemm(ma, b), lambda: gko.gemm(a, b, ma)):
+                 lambda: gemmkit.matmul(a, b, out=np.ma.array(out)), lambda: gko.gemm(ma, b),
+                 lambda: gko.gemm(a, b, ma)):
         with pytest.raises(TypeError, match="MaskedArray"):
             call()
     assert (out == 7).all()
