@@ -1,7 +1,10 @@
 """Issue 30's reproducers, one test each: strict flags and scalars in every front end, masked arrays and
 np.matrix, process-wide state left alone (threads, scipy_patched, arch flips), PackedWeight across processes,
 broadcast operands without copies, mixed 16-bit promotion, and errors that name the argument at fault."""
+import os
 import pickle
+import subprocess
+import sys
 import threading
 import tracemalloc
 
@@ -166,6 +169,26 @@ def test_threads_limit_is_per_thread_and_restored():
     a = np.ones((300, 300), np.float32)
     with gemmkit.threads_limit(1):  # the cap changes where work runs, not the result
         np.testing.assert_array_equal(gemmkit.matmul(a, a), np.full((300, 300), 300, np.float32))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts threads in /proc (Linux)")
+def test_threads_limit_keeps_the_pool_idle():
+    """The cap reaches the core: under threads_limit(1) a large product starts no pool worker (a fresh
+    process, whose pool starts on first use), without it the same product does."""
+    code = ("import os, numpy as np, gemmkit\n"
+            "gemmkit.set_num_threads(2)\n"
+            "a = np.ones((600, 600), np.float32)\n"
+            "n0 = len(os.listdir('/proc/self/task'))\n"
+            "with gemmkit.threads_limit(1):\n"
+            "    gemmkit.matmul(a, a)\n"
+            "n1 = len(os.listdir('/proc/self/task'))\n"
+            "gemmkit.matmul(a, a)\n"
+            "print(n0, n1, len(os.listdir('/proc/self/task')))\n")
+    env = {k: v for k, v in os.environ.items() if k != "GEMMKIT_NUM_THREADS"}
+    n0, n1, n2 = map(int, subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                                         env=env, cwd=os.path.dirname(os.path.abspath(__file__))).stdout.split())
+    assert n1 == n0, "threads_limit(1) started pool workers"
+    assert n2 > n0, "the product without the cap started no worker: the test proves nothing"
 
 
 @pytest.mark.parametrize("scheduler", ["threads", "sync"])
