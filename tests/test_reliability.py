@@ -409,6 +409,22 @@ def test_broadcast_operands_on_the_packed_paths(kind_a, kind_b, dtype, arch, nth
     np.testing.assert_array_equal(gemmkit.gemm(a, b, c.copy(), beta=2.0), want + 2 * c)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("b_layout", ["C", "F", "broadcast"])
+def test_broadcast_rows_on_the_gemv_path(dtype, b_layout, arch, nthreads, rng):
+    """Few rows of op(a), each one value repeated along a long K (ld 0): the GEMV path sums K in blocks
+    of one gathered block of values (a copy of K values would be 2^33 of them for a broadcast row)."""
+    k = 3 * 2**16 + 7
+    a = np.broadcast_to(_ints(rng, (2, 1), dtype, -2, 3), (2, k))
+    b = _ints(rng, (k, 3), dtype, -2, 3)
+    b = {"C": b, "F": np.asfortranarray(b), "broadcast": np.broadcast_to(b[:1], b.shape)}[b_layout]
+    want = np.matmul(a.astype(np.float64), b.astype(np.float64))
+    np.testing.assert_array_equal(gemmkit.matmul(a, b), want)
+    np.testing.assert_array_equal(gemmkit.matmul(b.T, a.T), want.T)
+    c = _ints(rng, (2, 3), dtype)
+    np.testing.assert_array_equal(gemmkit.gemm(a, b, c.copy(), alpha=2.0, beta=-1.0), 2 * want - c)
+
+
 def test_broadcast_stack_operands(rng):
     a = np.broadcast_to(_ints(rng, (1, 1, 5)), (4, 6, 5))
     b = np.broadcast_to(_ints(rng, (3, 5, 1)), (3, 5, 7))
