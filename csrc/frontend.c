@@ -18,8 +18,10 @@ static gemmkit_status_t check_gemm_args(int allow_conj, char transa, char transb
     if (!(is_trans(transb) || is_notrans(transb) || (allow_conj && is_conj(transb)))) return gemmkit_invalid_arguments;
     const int ta = !is_notrans(transa), tb = !is_notrans(transb);
     if (M < 0 || N < 0 || K < 0) return gemmkit_invalid_arguments;
-    if (lda < GK_MAX((int64_t)1, ta ? M : K)) return gemmkit_invalid_arguments;
-    if (ldb < GK_MAX((int64_t)1, tb ? K : N)) return gemmkit_invalid_arguments;
+    /* lda = 0 or ldb = 0: every stored row is the same row (a broadcast operand, read, never written) */
+    if (lda != 0 && lda < GK_MAX((int64_t)1, ta ? M : K)) return gemmkit_invalid_arguments;
+    if (ldb != 0 && ldb < GK_MAX((int64_t)1, tb ? K : N)) return gemmkit_invalid_arguments;
+    if (lda < 0 || ldb < 0) return gemmkit_invalid_arguments;
     if (ldc < GK_MAX((int64_t)1, N)) return gemmkit_invalid_arguments;
     if (M > 0 && N > 0) {
         if (C == NULL) return gemmkit_invalid_arguments;

@@ -11,6 +11,9 @@
  *    products, a transposed A row after row; C^T is written through its strides.
  * The vectors x (rows of op(A), or columns of op(B)) are read in place when contiguous in k, else copied
  * (m * k values, small next to S). */
+/* K block of a broadcast x (x_cs == 0): the values gathered once and reused for every block. */
+#define GK_GEMV_BROADCAST_KB ((int64_t)1 << 16)
+
 typedef struct {
     gk_gemv_fn gemv;            /* NULL: the kernel's dot path (kern->dot) */
     gk_dot_fn dot;
@@ -102,6 +105,27 @@ int gk_real_gemv(const gk_real_problem_t *p, gemmkit_status_t *st) {
         x_cs = p->transb ? 1 : p->ldb;
     }
     *st = gemmkit_success;
+    const int threads = p->threads ? p->threads : gk_threads_for(M, N, K);
+    if (x_cs == 0 && K > GK_GEMV_BROADCAST_KB) {
+        /* x repeats one value along k (a broadcast operand, ld 0): K in blocks of KB, one gathered block
+         * of x for all of them (not K values: 2^33 for a broadcast row), each block summed into y */
+        const int64_t kb = GK_GEMV_BROADCAST_KB;
+        job.x = gather_vectors(es, job.m, kb, xsrc, x_rs, 0);
+        job.ldx = kb;
+        if (!job.x) { *st = gemmkit_out_of_memory; return 1; }
+        const char *S0 = job.S;
+        for (int64_t k0 = 0; k0 < K; k0 += kb) {
+            job.k = GK_MIN(kb, K - k0);
+            job.S = S0 + (size_t)(job.dots ? k0 : k0 * job.lds) * (size_t)es;
+            if (k0 > 0) {
+                if (es == 4) job.beta.f = 1.0f;
+                else job.beta.d = 1.0;
+            }
+            gk_parallel_run(gemv_task, &job, threads);
+        }
+        gk_thread_workspace_trim();
+        return 1;
+    }
     if (x_cs == 1 || K == 1) {
         job.x = (const char *)xsrc;
         job.ldx = x_rs;
@@ -110,7 +134,7 @@ int gk_real_gemv(const gk_real_problem_t *p, gemmkit_status_t *st) {
         job.ldx = K;
         if (!job.x) { *st = gemmkit_out_of_memory; return 1; }
     }
-    gk_parallel_run(gemv_task, &job, p->threads ? p->threads : gk_threads_for(M, N, K));
+    gk_parallel_run(gemv_task, &job, threads);
     gk_thread_workspace_trim();
     return 1;
 }

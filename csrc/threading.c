@@ -84,7 +84,22 @@ void gemmkit_set_num_threads(int n) {
     GK_COUNT_STORE(&num_threads, n <= 0 ? default_threads() : GK_MIN(n, GK_MAX_THREADS));
 }
 
-int gk_num_threads(void) { return gemmkit_get_num_threads(); }
+/* A per-thread cap on the threads of the calls this thread makes (0: none), so that a caller such as a
+ * Dask task can run its products on one thread without changing the process-wide count. */
+#if defined(_MSC_VER)
+static __declspec(thread) int thread_limit = 0;
+#else
+static __thread int thread_limit = 0;
+#endif
+
+void gemmkit_set_thread_limit(int n) { thread_limit = n <= 0 ? 0 : GK_MIN(n, GK_MAX_THREADS); }
+
+int gemmkit_get_thread_limit(void) { return thread_limit; }
+
+int gk_num_threads(void) {
+    const int n = gemmkit_get_num_threads(), cap = thread_limit;
+    return cap > 0 && cap < n ? cap : n;
+}
 
 /* ---- atomics ------------------------------------------------------------------------------- */
 

@@ -45,6 +45,7 @@ __all__ = ["matmul", "gemm", "sgemm", "dgemm", "cgemm", "zgemm", "gemm_u8s8s32",
            "show_config", "use_arch", "set_arch", "get_arch", "available_archs", "__version__"]
 
 __all__ += ["hgemm", "bf16gemm", "gemm_bf16bf16f32"]
+__all__ += ["threads_limit"]  # a per-thread cap on gemmkit's threads (issue 30)
 
 ARCHS = _core.ARCHS
 
@@ -72,6 +73,18 @@ def set_num_threads(n):
     >>> gemmkit.set_num_threads(before)
     """
     _core.set_num_threads(n)
+
+
+@contextlib.contextmanager
+def threads_limit(n):
+    """Within the block, gemmkit calls made from this thread use at most `n` threads (n <= 0: no cap);
+    other threads and the process-wide count (set_num_threads, threadpoolctl) are not changed, and the
+    previous cap is restored on exit. gemmkit.dask's tasks run under it."""
+    previous = _core.set_thread_limit(n)
+    try:
+        yield
+    finally:
+        _core.set_thread_limit(previous)
 
 
 def available_archs():

@@ -107,6 +107,8 @@ cdef extern from "include/gemmkit.h" nogil:
             int64_t ldc)
     int gemmkit_get_num_threads()
     void gemmkit_set_num_threads(int n)
+    void gemmkit_set_thread_limit(int n)
+    int gemmkit_get_thread_limit()
     gemmkit_status_t gemmkit_set_arch(const char *name)
     const char *gemmkit_get_arch()
     uint32_t gemmkit_cpu_features()

@@ -215,18 +215,20 @@ cdef class _Operand:
             raise TypeError(f"{name} must have dtype {dtype}, got {_dtype_of(self.view.format, self.view.itemsize)}")
         cdef Py_ssize_t isz = self.view.itemsize
         cdef int64_t need
+        cdef str ld_name = "ld" + name.lower() if name in ("A", "B", "C") else "ld"  # the argument's name
         if rows == 0 or cols == 0:
             need = 0
         else:
             if rows > 1 and ld > (INT64_MAX - cols) // (rows - 1):
-                raise ValueError(f"{name}: extent (rows-1)*ld+cols overflows")
+                raise ValueError(f"{ld_name}={ld} is too large: {name}'s extent ({rows}-1)*{ld_name}+{cols} "
+                                 f"overflows 64-bit integers")
             need = (rows - 1) * ld + cols
         if self.view.ndim == 1:
             if self.view.strides[0] != isz and self.view.shape[0] > 1:
                 raise ValueError(f"{name} must be contiguous: a 1-D {name} is read as a flat buffer")
             if self.view.shape[0] < need:
                 raise ValueError(f"{name} is too small: {self.view.shape[0]} elements, but "
-                                 f"{rows} x {cols} with ld={ld} needs {need}")
+                                 f"{rows} x {cols} with {ld_name}={ld} needs {need}")
         elif self.view.ndim == 2:
             if self.view.shape[0] * self.view.shape[1] == 0:
                 if need > 0:
@@ -239,8 +241,8 @@ cdef class _Operand:
                                                or self.view.strides[0] // isz != ld):
                     raise ValueError(
                         f"{name} rows are {self.view.strides[0] // isz} elements apart but "
-                        f"ld={ld}: a 2-D {name} must have rows exactly ld elements apart "
-                        f"(pass a 1-D flat buffer, or a C-ordered array X or X[:, :k] with ld=X.shape[1])")
+                        f"{ld_name}={ld}: a 2-D {name} must have rows exactly {ld_name} elements apart "
+                        f"(pass a 1-D flat buffer, or a C-ordered array X or X[:, :k] with {ld_name}=X.shape[1])")
                 if self.view.shape[0] < rows or self.view.shape[1] < cols:
                     raise ValueError(f"{name} is too small: shape ({self.view.shape[0]}, "
                                      f"{self.view.shape[1]}), but {rows} x {cols} is needed")
@@ -796,7 +798,9 @@ cdef class _Stack:
                 return 0  # empty: nothing is read or written
         if self.cols > 1 and self.view.strides[nd - 1] != isz:
             raise ValueError(f"{name} must have unit stride along its last axis")
-        if self.rows > 1:
+        if self.rows > 1 and self.view.strides[nd - 2] == 0 and not writable:
+            self.ld = 0  # every row the same row (a broadcast operand): the core reads it with ld 0
+        elif self.rows > 1:
             if (self.view.strides[nd - 2] <= 0 or self.view.strides[nd - 2] % isz != 0
                     or self.view.strides[nd - 2] // isz < self.cols):
                 raise ValueError(f"{name}: rows must be at least a row apart, in whole elements "
@@ -848,7 +852,8 @@ def gemm_batch(transa, transb, alpha, A, B, beta, C):
     last two), A's and B's batch axes broadcast to them as NumPy does (missing or size 1: shared).
     One float or complex dtype, or 16-bit operands: float16 A and B with a float16 C, bfloat16 A and B
     (ml_dtypes) with a float32 C (alpha and beta real); each matrix with unit stride along its rows and
-    rows at least a row apart; batch strides are anything. M, N from C, K from op(A). Batch axes that walk
+    rows at least a row apart (A and B may also have rows 0 apart: one row repeated, a broadcast operand,
+    read with leading dimension 0); batch strides are anything. M, N from C, K from op(A). Batch axes that walk
     with one stride merge into one core call (threads spread small products whole); others loop here.
     Refuses an output whose matrices overlap. For the front ends (gemmkit.matmul, gemmkit.gemm)."""
     operands = getattr(getattr(A, "dtype", None), "name", None)
@@ -1294,7 +1299,8 @@ cpdef object onnx_gemm_fast(A, B, C, alpha, beta, transA, transB, int opset=13):
     range; transA and transB Python ints. Returns Y, or None (nothing done) for anything else: the caller's
     general path then checks and converts. C is copied into Y (data movement), the core scales and adds."""
     if (type(A) is not np.ndarray or type(B) is not np.ndarray or type(alpha) is not float
-            or type(beta) is not float or type(transA) is not int or type(transB) is not int):
+            or type(beta) is not float or type(transA) is not int or type(transB) is not int
+            or not (transA == 0 or transA == 1) or not (transB == 0 or transB == 1)):  # others: refused there
         return None
     cdef cnp.ndarray a = A, b = B, c, y
     cdef int typenum = cnp.PyArray_TYPE(a)
@@ -1317,8 +1323,10 @@ cpdef object onnx_gemm_fast(A, B, C, alpha, beta, transA, transB, int opset=13):
     if not _product_in_place(a, b, ta_, tb_, &m, &n, &k, &pa, &lda, &fa, &pb, &ldb, &fb):
         return None
     cdef bint row = False  # C is one row broadcast over Y's rows
-    if C is None or be == 0:
+    if C is None:
         be = 0
+    elif be == 0:
+        return None  # C unused, but its shape is still checked (the general path)
     else:
         if type(C) is not np.ndarray:
             return None
@@ -1585,7 +1593,7 @@ cdef class _Span(_Operand):
             span = itemsize
             for d in range(self.view.ndim):
                 span += (self.view.shape[d] - 1) * self.view.strides[d]
-        if need * itemsize > span:
+        if <object>need * <object>itemsize > <object>span:  # Python ints: no overflow
             raise ValueError(f"{name} is too small: its span holds {span // itemsize} elements, "
                              f"{need} are addressed")
         return 0
@@ -1595,9 +1603,12 @@ cdef int64_t _extent(int64_t batch, int64_t stride, int64_t rows, int64_t cols, 
     """Elements from the first one up to the last addressed: (batch-1)*stride + (rows-1)*ld + cols."""
     if batch == 0 or rows == 0 or cols == 0:
         return 0
-    cdef object need = (batch - 1) * stride + (rows - 1) * ld + cols  # Python int: no overflow
+    # Python ints: no overflow (int64_t operands alone would be multiplied in C and could wrap around)
+    cdef object need = (<object>batch - 1) * <object>stride + (<object>rows - 1) * <object>ld + <object>cols
+    cdef str ld_name = "ld" + name.lower() if name in ("A", "B", "C") else "ld"  # the argument's name
     if need > INT64_MAX:
-        raise ValueError(f"{name}: extent overflows")
+        raise ValueError(f"{name}'s extent (batch-1)*stride + (rows-1)*{ld_name} + cols = ({batch}-1)*{stride} + "
+                         f"({rows}-1)*{ld} + {cols} overflows 64-bit integers ({ld_name}={ld})")
     return need
 
 
@@ -1789,6 +1800,22 @@ def set_num_threads(n):
     gemmkit_set_num_threads(<int>v)
 
 
+def get_thread_limit():
+    """The calling thread's cap on threads per call (0: none; see set_thread_limit)."""
+    return gemmkit_get_thread_limit()
+
+
+def set_thread_limit(n):
+    """Caps the threads of the calls made from the calling thread (n <= 0: no cap); other threads and
+    the process-wide count (set_num_threads) are unchanged. Returns the previous cap."""
+    cdef int64_t v = _int_arg(n, "n")
+    if v > 2**31 - 1 or v < -2**31:
+        raise ValueError(f"n={v} is out of range for a thread count")
+    cdef int previous = gemmkit_get_thread_limit()
+    gemmkit_set_thread_limit(<int>v)
+    return previous
+
+
 def cpu_features():
     cdef uint32_t f = gemmkit_cpu_features()
     return {name: bool(f & bit) for name, bit in CPU_FEATURE_BITS.items()}
@@ -1935,6 +1962,7 @@ cdef class _StridedView:
 
 
 _QADD_FORMULAS = {"directml": GEMMKIT_QADD_DIRECTML, "onnxruntime": GEMMKIT_QADD_ONNXRUNTIME}
+QADD_MAX_DIMS = GEMMKIT_QADD_MAX_DIMS  # dimensions quantized_add takes
 
 
 def quantized_add_strided(str formula, tuple shape, a, a_scale, a_zero_point, b, b_scale, b_zero_point, out,

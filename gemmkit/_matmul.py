@@ -3,7 +3,7 @@ the NumPy-facing front ends. They check shapes and dtypes, resolve strides with 
 the core's <prefix>gemm; all arithmetic on matrix data happens in the core."""
 import numpy as np
 
-from . import _core
+from . import _args, _core
 from ._resolve import resolve_operand, resolve_output
 
 # operand dtype name -> the core function (gemmkit._core.<name>) that multiplies matrices of it.
@@ -43,12 +43,22 @@ def _as_array(x, name, who):
         raise TypeError(f"{who}: {name} must be an array or a nested sequence of numbers ({e})") from None
 
 
+# np.matmul's inexact loops in its order of preference: for operands with no common dtype (ml_dtypes'
+# bfloat16 with float16 or 16/32/64-bit integers) NumPy runs the first loop both cast to safely.
+_LOOP_DTYPES = tuple(np.dtype(c) for c in "efdFD")
+
+
 def _result_dtype(a, b, who):
-    """The dtype NumPy's matmul gives for a and b, in native byte order."""
+    """The dtype NumPy's matmul computes a and b in, in native byte order."""
     try:
         dtype = np.result_type(a.dtype, b.dtype)
     except TypeError as e:  # includes numpy.exceptions.DTypePromotionError
-        raise TypeError(f"{who}: a ({a.dtype}) and b ({b.dtype}) have no common dtype ({e})") from None
+        dtype = next((t for t in _LOOP_DTYPES if np.can_cast(a.dtype, t) and np.can_cast(b.dtype, t)), None)
+        if dtype is None:
+            raise TypeError(f"{who}: a ({a.dtype}) and b ({b.dtype}) have no common dtype ({e})") from None
+    if dtype.kind not in "biufc" and dtype.name not in CORE_FUNCTION:  # strings, objects, dates: no product
+        raise TypeError(f"{who}: a ({a.dtype}) and b ({b.dtype}) are not numbers (their common dtype is "
+                        f"{dtype})")
     return dtype.newbyteorder("=")
 
 
@@ -65,23 +75,49 @@ def _check_out(out, name, shape, dtype, who, dtype_error=TypeError):
         raise ValueError(f"{who}: {name} is read-only")
 
 
-def _scalar(value, name, dtype, who):
-    """alpha/beta as the core takes it: a Python float for real dtypes, complex for complex ones."""
-    try:
-        z = complex(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"{who}: {name} must be a number, got {type(value).__name__}") from None
-    if dtype.kind == "c":
-        return z
-    if z.imag != 0:
-        raise TypeError(f"{who}: {name}={value!r} is complex but the arrays are {dtype}")
-    return z.real
+_scalar = _args.scalar  # alpha/beta: real numbers (complex for complex arrays), never bools or strings
+
+
+def _zero_stride(x, axis):
+    return x.shape[axis] > 1 and x.strides[axis] == 0
+
+
+def _resolve_broadcast(x):
+    """(view, flipped) as resolve_operand gives, except that a matrix with a stride-0 axis (a broadcast
+    operand) is never copied whole: that axis becomes the rows, passed with leading dimension 0 (every
+    row the same row), and the other axis is read in place when it has unit stride, else from a copy of
+    one row (a vector)."""
+    if not (_zero_stride(x, -2) or _zero_stride(x, -1)):
+        return resolve_operand(x)[:2]
+    flipped = not _zero_stride(x, -2)
+    view = np.swapaxes(x, -1, -2) if flipped else x
+    if view.shape[-1] > 1 and not (view.strides[-1] == view.itemsize and view.dtype.isnative
+                                   and view.flags.aligned):
+        row = np.ascontiguousarray(view[..., :1, :], dtype=view.dtype.newbyteorder("="))
+        view = np.broadcast_to(row, view.shape)
+    return view, flipped
 
 
 def _product_into(a, trans_a, b, trans_b, c, alpha, beta):
-    """c := alpha op(a) op(b) + beta c over the batch, with every operand's strides resolved once."""
-    a_view, a_flip, _ = resolve_operand(a)
-    b_view, b_flip, _ = resolve_operand(b)
+    """c := alpha op(a) op(b) + beta c over the batch, with every operand's strides resolved once.
+
+    Broadcast operands are not copied: where op(a)'s rows (op(b)'s columns) are one row repeated by a
+    stride-0 axis and beta = 0, the product's rows (columns) are equal, so one is computed in place
+    and copied to the others (data movement); a stride-0 contracted axis is read with ld 0."""
+    if beta == 0 and c.size:
+        m_axis, n_axis = (-1 if trans_a else -2), (-2 if trans_b else -1)
+        if _zero_stride(a, m_axis) and c.shape[-2] > 1:
+            one = a[..., :1, :] if m_axis == -2 else a[..., :1]
+            _product_into(one, trans_a, b, trans_b, c[..., :1, :], alpha, beta)
+            c[..., 1:, :] = c[..., :1, :]
+            return
+        if _zero_stride(b, n_axis) and c.shape[-1] > 1:
+            one = b[..., :1] if n_axis == -1 else b[..., :1, :]
+            _product_into(a, trans_a, one, trans_b, c[..., :1], alpha, beta)
+            c[..., 1:] = c[..., :1]
+            return
+    a_view, a_flip = _resolve_broadcast(a)
+    b_view, b_flip = _resolve_broadcast(b)
     trans_a, trans_b = trans_a != a_flip, trans_b != b_flip
     out = resolve_output(c, reads_c=beta != 0)
     if out.transposed:  # C^T = op(B)^T op(A)^T, written into the row-contiguous view c^T
@@ -117,12 +153,15 @@ def matmul(a, b, out=None):
     -------
     ndarray
         The product, of NumPy's result dtype (``np.result_type(a, b)``), except that bfloat16 operands give
-        float32 (as NumPy's matmul). ``out`` when given; a NumPy scalar for two 1-D operands.
+        float32, and bfloat16 mixed with another type what ``np.matmul`` gives (float16 or an integer:
+        float32). ``out`` when given; a NumPy scalar for two 1-D operands; an ``np.matrix`` for
+        ``np.matrix`` operands, as ``np.matmul`` gives. Other ndarray subclasses are read as plain arrays.
 
     Raises
     ------
     TypeError
-        A dtype without kernels (integers, ...), or an ``out`` of the wrong dtype.
+        A dtype without kernels (integers, ...), an ``out`` of the wrong dtype, or a masked array (masks
+        are not honoured: use ``numpy.ma.dot``).
     ValueError
         Contracted dimensions that differ, stacks that do not broadcast, a 0-d operand, or an ``out`` of the
         wrong shape. ``out`` is left untouched when the arguments are rejected.
@@ -148,14 +187,16 @@ def matmul(a, b, out=None):
     if result is not None:
         return result
     who = "gemmkit.matmul"
-    a = _as_array(a, "a", who)
-    b = _as_array(b, "b", who)
+    as_matrix = out is None and (_args.is_matrix(a) or _args.is_matrix(b))  # np.matmul keeps np.matrix
+    a = _as_array(_args.operand(a, "a", who), "a", who)
+    b = _as_array(_args.operand(b, "b", who), "b", who)
+    if out is not None:
+        _args.refuse_masked(out, "out", who)
+    op_dtype = _result_dtype(a, b, who)  # the operands' common dtype (TypeError first, as NumPy's order)
     for name, x in (("a", a), ("b", b)):
         if x.ndim == 0:
             raise ValueError(f"{who}: {name} is a scalar (0-d); matmul needs at least 1-D operands "
                              f"(multiply by a scalar with *)")
-    op_dtype = _result_dtype(a, b, who)  # the operands' common dtype, which the kernels take
-    core_gemm_for(op_dtype, who)  # TypeError for a dtype without kernels
     dtype = RESULT_DTYPE.get(op_dtype.name, op_dtype)  # the result's, as np.matmul gives it
     a_mat = a[np.newaxis, :] if a.ndim == 1 else a
     b_mat = b[:, np.newaxis] if b.ndim == 1 else b
@@ -169,6 +210,7 @@ def matmul(a, b, out=None):
     except ValueError:
         raise ValueError(f"{who}: the stack dimensions of a {a.shape[:-2]} and b {b.shape[:-2]} do not "
                          f"broadcast") from None
+    core_gemm_for(op_dtype, who)  # TypeError for a dtype without kernels (after the shapes, as NumPy's order)
     shape = batch_shape + ((M,) if a.ndim > 1 else ()) + ((N,) if b.ndim > 1 else ())
     if out is None:
         result = np.empty(shape, dtype)
@@ -188,6 +230,8 @@ def matmul(a, b, out=None):
     _product_into(a_mat, False, b_mat, False, c, one, zero)
     if out is None and result.ndim == 0:
         return result[()]  # 1-D @ 1-D: a NumPy scalar, as np.matmul gives
+    if as_matrix:
+        return np.asmatrix(result)
     return result
 
 
@@ -204,10 +248,12 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False):
         Updated in place and returned: a writable array of shape (M, N) and the product's dtype
         (``np.result_type(a, b)``; float32 for bfloat16 operands), any strides. When None a new array is
         returned and ``beta`` is not used.
-    alpha, beta : scalar, keyword-only
-        Scale factors, representable in the product's dtype.
-    trans_a, trans_b : bool, keyword-only
-        Use ``a.T`` / ``b.T``.
+    alpha, beta : real number, keyword-only
+        Scale factors (complex allowed for complex arrays), representable in the product's dtype; bools
+        and strings raise TypeError.
+    trans_a, trans_b : bool or 0/1, keyword-only
+        Use ``a.T`` / ``b.T``. Strings such as BLAS's ``'N'`` / ``'T'`` raise TypeError (those belong to
+        :func:`gemmkit.sgemm` and its siblings).
 
     Returns
     -------
@@ -217,7 +263,8 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False):
     Raises
     ------
     TypeError
-        A dtype without kernels, or a ``c`` of the wrong dtype.
+        A dtype without kernels, a ``c`` of the wrong dtype, a masked array (use ``numpy.ma.dot``), a
+        string flag or a non-numeric scalar. ``np.matrix`` operands give an ``np.matrix``.
     ValueError
         Operands that are not 2-D, contracted dimensions that differ, or a ``c`` of the wrong shape; ``c`` is
         left untouched.
@@ -234,15 +281,18 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False):
            [ 6., 10.]])
     """
     who = "gemmkit.gemm"
-    a = _as_array(a, "a", who)
-    b = _as_array(b, "b", who)
+    as_matrix = c is None and (_args.is_matrix(a) or _args.is_matrix(b))
+    a = _as_array(_args.operand(a, "a", who), "a", who)
+    b = _as_array(_args.operand(b, "b", who), "b", who)
+    if c is not None:
+        _args.refuse_masked(c, "c", who)
+    trans_a, trans_b = _args.flag(trans_a, "trans_a", who), _args.flag(trans_b, "trans_b", who)
     for name, x in (("a", a), ("b", b)):
         if x.ndim != 2:
             raise ValueError(f"{who}: {name} must be 2-D, got shape {x.shape}")
     op_dtype = _result_dtype(a, b, who)
     core_gemm_for(op_dtype, who)  # TypeError for a dtype without kernels
     dtype = RESULT_DTYPE.get(op_dtype.name, op_dtype)  # C's: float32 for bfloat16 operands
-    trans_a, trans_b = bool(trans_a), bool(trans_b)
     M, K = a.shape[::-1] if trans_a else a.shape
     Kb, N = b.shape[::-1] if trans_b else b.shape
     if K != Kb:
@@ -259,4 +309,4 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False):
     a = a if a.dtype == op_dtype else a.astype(op_dtype)
     b = b if b.dtype == op_dtype else b.astype(op_dtype)
     _product_into(a, trans_a, b, trans_b, c, alpha, beta)
-    return c
+    return np.asmatrix(c) if as_matrix else c

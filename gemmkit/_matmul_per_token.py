@@ -8,7 +8,7 @@ happens in the C core (gemmkit_gemm_s8s8_per_token), whose epilogue applies scal
 """
 import numpy as np
 
-from . import _core
+from . import _args, _core
 from ._matmul import _check_out
 from ._resolve import batch_stride, resolve_operand, resolve_output
 
@@ -40,6 +40,17 @@ class PackedWeight:
         size = "unpacked" if self.data is None else f"{self.data.nbytes} bytes"
         return f"PackedWeight(k={self.k}, n={self.n}, arch={self.arch!r}, {size})"
 
+    def __reduce__(self):
+        """Pickles as its int8 weight and transpose_b only: the panels hold what is valid in this process
+        for this kernel path alone, so they are made again (pack_weight) where the pickle is loaded, for
+        the process and CPU it lands on."""
+        return (_repack, (np.asarray(self.weight), self.transpose_b))
+
+
+def _repack(weight, transpose_b):
+    """A PackedWeight made again from its pickled weight (PackedWeight.__reduce__)."""
+    return pack_weight(weight, transpose_b)
+
 
 def pack_weight(weight, transpose_b=False):
     """Pack an int8 weight once for the kernel path in use (what ONNX Runtime does for constant weights).
@@ -59,7 +70,7 @@ def pack_weight(weight, transpose_b=False):
     Raises
     ------
     TypeError
-        A weight that is not int8.
+        A weight that is not int8, a masked array, or one that is already a PackedWeight.
     ValueError
         A weight that is not 2-D.
 
@@ -72,11 +83,13 @@ def pack_weight(weight, transpose_b=False):
     >>> quant.matmul_per_token(np.int8([[1, 1]]), wp, [1, 1, 1], [0.5])
     array([[2.5, 3.5, 4.5]], dtype=float16)
     """
-    weight = _int8_stack(weight, "weight")
+    _args.refuse_masked(weight, "weight", "pack_weight")
+    if isinstance(weight, PackedWeight):
+        raise TypeError("pack_weight: weight is already a PackedWeight")
+    weight = _int8_stack(weight, "weight", "pack_weight")
     if weight.ndim != 2:
         raise ValueError(f"pack_weight: weight must be 2-D (one weight shared by the batch), got shape {weight.shape}")
-    if not isinstance(transpose_b, (bool, np.bool_)):
-        raise TypeError(f"pack_weight: transpose_b must be a bool, got {type(transpose_b).__name__}")
+    transpose_b = _args.flag(transpose_b, "transpose_b", "pack_weight")
     k, n = (weight.shape[1], weight.shape[0]) if transpose_b else weight.shape
     view, flipped, ld = resolve_operand(weight)
     data = _core.s8s8_pack_weight("T" if bool(transpose_b) != flipped else "N", n, k, view, ld)
@@ -115,13 +128,14 @@ def _numpy_dtype(name):
     return np.dtype(_bfloat16_type()) if name == "bfloat16" else np.dtype(name)
 
 
-def _int8_stack(value, name):
+def _int8_stack(value, name, who=_WHO):
     """x / weight as an int8 ndarray of 2 or 3 dimensions."""
+    _args.operand(value, name, who)
     arr = value if isinstance(value, np.ndarray) else np.asarray(value)
     if arr.dtype != np.int8:
-        raise TypeError(f"{_WHO}: {name} must be an int8 array, got dtype {arr.dtype}")
+        raise TypeError(f"{who}: {name} must be an int8 array, got dtype {arr.dtype}")
     if arr.ndim not in (2, 3):
-        raise ValueError(f"{_WHO}: {name} must be 2-D or 3-D (batch first), got shape {arr.shape}")
+        raise ValueError(f"{who}: {name} must be 2-D or 3-D (batch first), got shape {arr.shape}")
     return arr
 
 
@@ -230,15 +244,13 @@ def matmul_per_token(x, weight, deq_scale, per_token_scale, *, out_dtype=None, t
     x = _int8_stack(x, "x")
     packed = None
     if isinstance(weight, PackedWeight):
-        if transpose_b:
+        if _args.flag(transpose_b, "transpose_b", _WHO):
             raise ValueError(f"{_WHO}: transpose_b must be False with a packed weight (pack_weight took it)")
         packed = weight if weight.data is not None and weight.arch == _core.get_arch() else None
         weight, transpose_b = weight.weight, weight.transpose_b
     weight = _int8_stack(weight, "weight")
-    if not isinstance(transpose_a, (bool, np.bool_)):
-        raise TypeError(f"{_WHO}: transpose_a must be a bool, got {type(transpose_a).__name__}")
-    if not isinstance(transpose_b, (bool, np.bool_)):
-        raise TypeError(f"{_WHO}: transpose_b must be a bool, got {type(transpose_b).__name__}")
+    transpose_a = _args.flag(transpose_a, "transpose_a", _WHO)
+    transpose_b = _args.flag(transpose_b, "transpose_b", _WHO)
     m, k = (x.shape[-1], x.shape[-2]) if transpose_a else x.shape[-2:]
     kw, n = (weight.shape[-1], weight.shape[-2]) if transpose_b else weight.shape[-2:]
     if kw != k:
@@ -268,8 +280,6 @@ def matmul_per_token(x, weight, deq_scale, per_token_scale, *, out_dtype=None, t
             "T" if transpose_b != resolve_operand(weight)[1] else "N", m, k):
         packed = None  # few rows: this path reads the weight in place, faster than its packed panels
     x_view, x_flip, lda, stride_a = _operand_for_core(x, out)
-    if packed is None:
-        w_view, w_flip, ldb, stride_b = _operand_for_core(weight, out)
     scales = []
     for arr in (deq_scale, per_token_scale, bias):
         if arr is not None and np.may_share_memory(arr, out):
@@ -291,10 +301,17 @@ def matmul_per_token(x, weight, deq_scale, per_token_scale, *, out_dtype=None, t
         stride_c = batch_stride(c_view)
     c_buffer = c_view.view(np.uint16) if name == "bfloat16" else c_view
     if packed is not None:
-        _core.gemm_s8s8_per_token_packed("T" if transpose_a != x_flip else "N", name, batch, m, n, k, x_view, lda,
-                                         stride_a, packed.data, deq_scale, per_token_scale, stride_token_scale,
-                                         bias, c_buffer, target.ld, stride_c)
-    else:
+        try:
+            _core.gemm_s8s8_per_token_packed("T" if transpose_a != x_flip else "N", name, batch, m, n, k, x_view,
+                                             lda, stride_a, packed.data, deq_scale, per_token_scale,
+                                             stride_token_scale, bias, c_buffer, target.ld, stride_c)
+        except ValueError:
+            # The core refuses panels of another kernel path before it writes anything: another thread
+            # changed the path (set_arch / use_arch) after the check above. Read the weight instead (an
+            # argument error of any other kind is raised again by that call).
+            packed = None
+    if packed is None:
+        w_view, w_flip, ldb, stride_b = _operand_for_core(weight, out)
         _core.gemm_s8s8_per_token("T" if transpose_a != x_flip else "N", "T" if transpose_b != w_flip else "N",
                                   "C" if target.transposed else "R", name, batch, m, n, k,
                                   x_view, lda, stride_a, w_view, ldb, stride_b, deq_scale, per_token_scale,

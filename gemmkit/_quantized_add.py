@@ -6,7 +6,7 @@ import struct
 
 import numpy as np
 
-from . import _core
+from . import _args, _core
 
 _QTYPES = (np.dtype(np.uint8), np.dtype(np.int8))
 _RANGE = {np.dtype(np.uint8): (0, 255), np.dtype(np.int8): (-128, 127)}
@@ -15,10 +15,15 @@ FORMULAS = ("directml", "onnxruntime")
 
 
 def _quantized_array(x, name):
+    _args.refuse_masked(x, name, "quantized_add")
+    if isinstance(x, np.generic) and x.dtype in _QTYPES:
+        x = np.asarray(x)  # a NumPy scalar: as the 0-d array it is
     if not isinstance(x, np.ndarray):
         raise TypeError(f"{name} must be a NumPy array of uint8 or int8, got {type(x).__name__}")
     if x.dtype not in _QTYPES:
         raise TypeError(f"{name} must have dtype uint8 or int8, got {x.dtype}")
+    if x.ndim > _core.QADD_MAX_DIMS:
+        raise ValueError(f"{name} has {x.ndim} dimensions; quantized_add takes at most {_core.QADD_MAX_DIMS}")
     return x
 
 
@@ -63,7 +68,9 @@ def _zero_point(value, name, dtype, tensor_shape, tensor_name):
     """The zero point(s) as an array of `dtype` (None stays None: 0), checked to lie in its range."""
     if value is None:
         return None
-    if type(value) is int or (isinstance(value, np.integer) and value.dtype == dtype):
+    # one value: a Python int, or a NumPy integer of the tensor's dtype or of a wider type (np.int64(3) is
+    # a plain value); an int8 / uint8 scalar of the other 8-bit type contradicts the tensor's (TypeError)
+    if type(value) is int or (isinstance(value, np.integer) and (value.dtype == dtype or value.dtype not in _QTYPES)):
         lo, hi = _RANGE[dtype]
         if not lo <= value <= hi:
             raise ValueError(f"{name} must lie in {lo}..{hi} ({dtype}), got {value!r}")
@@ -89,7 +96,8 @@ def _zero_point(value, name, dtype, tensor_shape, tensor_name):
 
 
 def _output_dtype(out_zero_point, out_dtype, a):
-    if isinstance(out_zero_point, (np.ndarray, np.generic)):
+    if isinstance(out_zero_point, np.ndarray) or (isinstance(out_zero_point, np.generic)
+                                                  and out_zero_point.dtype in _QTYPES):
         dtype = out_zero_point.dtype
         if dtype not in _QTYPES:
             raise TypeError(f"out_zero_point must have dtype uint8 or int8, got {dtype}")
@@ -126,19 +134,22 @@ def quantized_add(a, a_scale, a_zero_point, b, b_scale, b_zero_point, out_scale,
 
     Parameters
     ----------
-    a, b : ndarray of uint8 or int8
-        Broadcast against each other (up to 32 axes), any strides.
+    a, b : ndarray or NumPy scalar of uint8 or int8
+        Broadcast against each other (at most 32 axes), any strides; two scalars give a scalar, as NumPy's
+        ufuncs do.
     a_scale, b_scale, out_scale : float or array_like
         Converted to float32, finite and non-zero; arrays broadcastable to their tensor (``out_scale``: to
         the result, e.g. a scale per channel). ``formula="onnxruntime"`` takes single values only.
     a_zero_point, b_zero_point : int, ndarray or None
-        None (0), an integer in the tensor's type range, or an array of the tensor's dtype.
+        None (0), an integer (Python or NumPy) in the tensor's type range, or an array of the tensor's
+        dtype.
     out_zero_point : int, NumPy integer, ndarray or None, optional
     out : ndarray, optional, keyword-only
         The result's shape and dtype, any strides; it may be ``a`` or ``b``.
     out_dtype : dtype, optional, keyword-only
-        uint8 or int8. The output dtype is ``out_zero_point``'s when it is a NumPy integer or array, else
-        ``out_dtype``, else a's.
+        uint8 or int8. The output dtype is ``out_zero_point``'s when it is a uint8 / int8 NumPy integer or
+        array, else ``out_dtype``, else a's (a NumPy integer of another dtype, such as ``np.int64(3)``, is a
+        plain value).
     formula : {"directml", "onnxruntime"}, keyword-only
 
     Returns
@@ -170,6 +181,7 @@ def quantized_add(a, a_scale, a_zero_point, b, b_scale, b_zero_point, out_scale,
                                             out_scale, out_zero_point)
         if result is not None:
             return result
+    scalars = out is None and all(isinstance(x, np.generic) for x in (a, b))
     if formula not in FORMULAS:
         raise ValueError(f"formula must be one of {', '.join(map(repr, FORMULAS))}, got {formula!r}")
     a = _quantized_array(a, "a")
@@ -215,4 +227,4 @@ def quantized_add(a, a_scale, a_zero_point, b, b_scale, b_zero_point, out_scale,
     views = [x if not isinstance(x, np.ndarray) or x.shape == shape else np.broadcast_to(x, shape)
              for x in (a, sa, za, b, sb, zb, so, zo)]
     _core.quantized_add_strided(formula, shape, *views[:6], out, *views[6:])
-    return out
+    return out[()] if scalars else out

@@ -17,6 +17,7 @@ is not written in place (SciPy writes it).
 """
 import contextlib
 import functools
+import threading
 
 import numpy as np
 
@@ -304,6 +305,37 @@ def __dir__():
     return sorted(set(globals()) | (set(dir(_scipy_blas)) if _scipy_blas is not None else set()))
 
 
+_patch_lock = threading.Lock()
+_patch_state = {"depth": 0, "saved": None}  # blocks inside scipy_patched (any thread); SciPy's originals
+
+
+def _patch_scipy():
+    """Swaps gemmkit's gemm into scipy.linalg.blas (and scipy.linalg.get_blas_funcs); returns what to restore."""
+    import scipy.linalg as scipy_linalg
+    targets = [(_scipy_blas, name, fn) for name, fn in _GEMMS.items()]
+    targets += [(_scipy_blas, "get_blas_funcs", get_blas_funcs)]
+    if getattr(scipy_linalg, "get_blas_funcs", None) is _scipy_blas.get_blas_funcs:
+        targets.append((scipy_linalg, "get_blas_funcs", get_blas_funcs))
+    saved = [(module, name, getattr(module, name)) for module, name, _ in targets]
+    real_get = _scipy_blas.get_blas_funcs
+
+    def patched_get(names, arrays=(), dtype=None, ilp64=False):
+        return _with_gemmkit_gemm(names, real_get(names, arrays, dtype, ilp64))
+
+    try:
+        for module, name, fn in targets:
+            setattr(module, name, patched_get if name == "get_blas_funcs" else fn)
+    except BaseException:
+        _restore(saved)
+        raise
+    return saved
+
+
+def _restore(saved):
+    for module, name, original in saved:
+        setattr(module, name, original)
+
+
 @contextlib.contextmanager
 def scipy_patched():
     """A context manager that makes ``scipy.linalg.blas``'s gemm gemmkit's within a ``with`` block.
@@ -311,6 +343,10 @@ def scipy_patched():
     Within the block ``scipy.linalg.blas.{s,d,c,z}gemm`` are gemmkit's and what ``get_blas_funcs`` (also
     ``scipy.linalg.get_blas_funcs``) returns for gemm is gemmkit's; everything is restored on exit, exceptions
     included. Modules that imported a SciPy gemm by name before the block keep what they imported.
+
+    The patch is process-wide (SciPy's module attributes) and reference-counted under a lock: blocks may
+    nest and may be entered and left from several threads in any order; SciPy's originals come back when
+    the last open block, in whatever thread, is left (until then every thread sees gemmkit's gemm).
 
     Examples
     --------
@@ -324,23 +360,15 @@ def scipy_patched():
     """
     if _scipy_blas is None:
         raise ImportError("gemmkit.blas.scipy_patched needs SciPy")
-    import scipy.linalg as scipy_linalg
-    saved = []
-    targets = [(_scipy_blas, name, fn) for name, fn in _GEMMS.items()]
-    targets += [(_scipy_blas, "get_blas_funcs", get_blas_funcs)]
-    if getattr(scipy_linalg, "get_blas_funcs", None) is _scipy_blas.get_blas_funcs:
-        targets.append((scipy_linalg, "get_blas_funcs", get_blas_funcs))
-    for module, name, _ in targets:
-        saved.append((module, name, getattr(module, name)))
-    real_get = _scipy_blas.get_blas_funcs
-
-    def patched_get(names, arrays=(), dtype=None, ilp64=False):
-        return _with_gemmkit_gemm(names, real_get(names, arrays, dtype, ilp64))
-
+    with _patch_lock:
+        if _patch_state["depth"] == 0:
+            _patch_state["saved"] = _patch_scipy()
+        _patch_state["depth"] += 1
     try:
-        for module, name, fn in targets:
-            setattr(module, name, patched_get if name == "get_blas_funcs" else fn)
         yield
     finally:
-        for module, name, original in saved:
-            setattr(module, name, original)
+        with _patch_lock:
+            _patch_state["depth"] -= 1
+            if _patch_state["depth"] == 0:
+                saved, _patch_state["saved"] = _patch_state["saved"], None
+                _restore(saved)

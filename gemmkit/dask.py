@@ -11,7 +11,8 @@ of C[i, j] that the chain's previous task made (runs long enough to amortise a t
 `task_macs`): a task holds one C block and its A and B blocks, and the order of the sums is fixed (k
 ascending), so results are deterministic whatever the scheduler does. Dask's tasks are the parallelism:
 each task computes on one gemmkit thread (GEMMKIT_NUM_THREADS in a worker's environment overrides it),
-so workers x threads per worker is the number of busy cores, never more.
+so workers x threads per worker is the number of busy cores, never more. The cap holds for the task's
+own thread only (gemmkit.threads_limit): gemmkit's thread count for the rest of the process is unchanged.
 """
 import os
 
@@ -26,7 +27,8 @@ except ImportError as e:  # pragma: no cover - exercised only without dask
     raise ImportError("gemmkit.dask needs Dask: pip install 'dask[array]' (and 'distributed' for a cluster)") from e
 
 import gemmkit
-from . import _core
+from . import _args, _core
+from ._matmul_per_token import PackedWeight
 from ._matmul import BATCH_DTYPES
 
 __all__ = ["matmul", "matmul_per_token", "DEFAULT_BLOCK_BYTES"]
@@ -40,9 +42,11 @@ DEFAULT_TASK_MACS = 4.0e9
 
 
 def _task_threads():
-    """gemmkit threads for one task. Dask's parallelism is its tasks: in a distributed worker (whose
-    nanny sets OMP_NUM_THREADS=1 for the same reason), under the threaded scheduler (a pool of one
-    thread per CPU) and the processes scheduler (one process per CPU), each task computes on one thread,
+    """gemmkit threads for one task, applied as a cap on the task's own thread (gemmkit.threads_limit), so
+    the process-wide count (set_num_threads) is never changed by a task. Dask's parallelism is its
+    tasks: in a distributed worker (whose nanny sets OMP_NUM_THREADS=1 for the same reason), under the
+    threaded scheduler (a pool of one thread per CPU) and the processes scheduler (one process per CPU),
+    each task computes on one thread,
     unless GEMMKIT_NUM_THREADS is set in the worker's environment; only the synchronous scheduler, one
     task at a time, gives a task all the CPUs of the process."""
     env = os.environ.get("GEMMKIT_NUM_THREADS", "")
@@ -66,22 +70,37 @@ def _task_threads():
 def _accumulate(c, a_blocks, b_blocks, dtype):
     """C block += A blocks[k] @ B blocks[k] for k in order, in place (c None: the chain's first task,
     into a new buffer)."""
-    threads = _task_threads()
-    if gemmkit.get_num_threads() != threads:
-        gemmkit.set_num_threads(threads)
-    for a_block, b_block in zip(a_blocks, b_blocks):
-        a_block = np.asarray(a_block, dtype=dtype)
-        b_block = np.asarray(b_block, dtype=dtype)
-        if c is None:
-            c = np.empty((a_block.shape[0], b_block.shape[1]), dtype)
-            gemmkit.gemm(a_block, b_block, c, beta=0.0)
-        else:
-            gemmkit.gemm(a_block, b_block, c, beta=1.0)
+    with gemmkit.threads_limit(_task_threads()):  # this task's thread only: the process keeps its count
+        for a_block, b_block in zip(a_blocks, b_blocks):
+            a_block = np.asarray(a_block, dtype=dtype)
+            b_block = np.asarray(b_block, dtype=dtype)
+            if c is None:
+                c = np.empty((a_block.shape[0], b_block.shape[1]), dtype)
+                gemmkit.gemm(a_block, b_block, c, beta=0.0)
+            else:
+                gemmkit.gemm(a_block, b_block, c, beta=1.0)
     return c
 
 
 def _zeros(shape, dtype):
     return np.zeros(shape, dtype)
+
+
+def _check_block_bytes(block_bytes, who):
+    if isinstance(block_bytes, (bool, np.bool_)) or not isinstance(block_bytes, (int, np.integer)):
+        raise TypeError(f"{who}: block_bytes must be an integer number of bytes, got "
+                        f"{type(block_bytes).__name__} {block_bytes!r}")
+    if block_bytes <= 0:
+        raise ValueError(f"{who}: block_bytes must be > 0 (the bytes one task may hold), got {block_bytes}")
+
+
+def _check_known_chunks(who, **arrays):
+    """ValueError naming the array and axis whose chunk sizes Dask does not know (NaN)."""
+    for name, x in arrays.items():
+        for axis, n in enumerate(x.shape):
+            if isinstance(n, float) and np.isnan(n):
+                raise ValueError(f"{who}: {name} has unknown chunk sizes along axis {axis} (shape {x.shape}); "
+                                 f"call {name}.compute_chunk_sizes() first")
 
 
 def _k_chunks(a, b, dtype, block_bytes):
@@ -113,7 +132,8 @@ def matmul(a, b, *, block_bytes=DEFAULT_BLOCK_BYTES, task_macs=DEFAULT_TASK_MACS
         complex128.
     block_bytes : int, keyword-only
         When a's column chunks and b's row chunks differ, both are rechunked once along K to blocks sized so
-        that a task's A, B and C blocks fit this many bytes (default ``DEFAULT_BLOCK_BYTES``, 256 MiB).
+        that a task's A, B and C blocks fit this many bytes (default ``DEFAULT_BLOCK_BYTES``, 256 MiB); a
+        positive integer.
     task_macs : float, keyword-only
         Consecutive K blocks of an output block go into one task until it has this many multiply-adds
         (default 4e9; 1 gives a task per block).
@@ -126,7 +146,8 @@ def matmul(a, b, *, block_bytes=DEFAULT_BLOCK_BYTES, task_macs=DEFAULT_TASK_MACS
     Raises
     ------
     ValueError
-        Operands that are not 2-D or contracted dimensions that differ (when the graph is built).
+        Operands that are not 2-D, contracted dimensions that differ, unknown (NaN) chunk sizes along K, or
+        a ``block_bytes`` that is not a positive integer (when the graph is built).
     TypeError
         A dtype without kernels.
 
@@ -138,14 +159,18 @@ def matmul(a, b, *, block_bytes=DEFAULT_BLOCK_BYTES, task_macs=DEFAULT_TASK_MACS
     >>> c.compute(scheduler="threads")[0]
     array([6., 6., 6., 6.])
     """
+
+    who = "gemmkit.dask.matmul"
+    _args.operand(a, "a", who)
+    _args.operand(b, "b", who)
+    _check_block_bytes(block_bytes, who)
     a, b = da.asarray(a), da.asarray(b)
     if a.ndim != 2 or b.ndim != 2:
         raise ValueError(f"gemmkit.dask.matmul: a and b must be 2-D, got shapes {a.shape} and {b.shape}")
+    _check_known_chunks(who, a=a, b=b)
     if a.shape[1] != b.shape[0]:
         raise ValueError(f"gemmkit.dask.matmul: a has {a.shape[1]} columns (shape {a.shape}) but b has "
                          f"{b.shape[0]} rows (shape {b.shape})")
-    if any(np.isnan(x) for x in a.shape + b.shape):
-        raise ValueError("gemmkit.dask.matmul: unknown chunk sizes (compute_chunk_sizes() first)")
     dtype = np.result_type(a.dtype, b.dtype)
     if dtype.name not in BATCH_DTYPES:
         raise TypeError(f"gemmkit.dask.matmul: result dtype {dtype} has no kernels (float32, float64, "
@@ -187,9 +212,6 @@ _INT32_SAFE_K = (2**31 - 1) // (128 * 128)  # int8 x int8 sums of up to this man
 
 def _accumulate_int8(acc, x_block, w_block):
     """acc += x_block @ w_block, exact int32 (acc None: the first K block, into a new buffer)."""
-    threads = _task_threads()
-    if gemmkit.get_num_threads() != threads:
-        gemmkit.set_num_threads(threads)
     x_block = np.ascontiguousarray(x_block, dtype=np.int8)
     w_block = np.ascontiguousarray(w_block, dtype=np.int8)
     m, k = x_block.shape
@@ -197,8 +219,9 @@ def _accumulate_int8(acc, x_block, w_block):
     first = acc is None
     if first:
         acc = np.empty((m, n), np.int32)
-    gemmkit.gemm_s8s8s32("N", "N", "F", m, n, k, 1.0, x_block, max(1, k), 0, w_block, max(1, n), 0,
-                         0.0 if first else 1.0, acc, max(1, n), np.zeros(1, np.int32))
+    with gemmkit.threads_limit(_task_threads()):  # this task's thread only: the process keeps its count
+        gemmkit.gemm_s8s8s32("N", "N", "F", m, n, k, 1.0, x_block, max(1, k), 0, w_block, max(1, n), 0,
+                             0.0 if first else 1.0, acc, max(1, n), np.zeros(1, np.int32))
     return acc
 
 
@@ -236,7 +259,7 @@ def matmul_per_token(x, weight, deq_scale, per_token_scale, *, out_dtype="float1
     x : dask.array.Array or array_like
         int8 (m, k).
     weight : dask.array.Array or array_like
-        int8 (k, n).
+        int8 (k, n); not a ``PackedWeight`` (this function splits the weight into blocks itself).
     deq_scale : array_like
         float32 (n,), one per output column (NumPy or Dask).
     per_token_scale : array_like
@@ -268,9 +291,19 @@ def matmul_per_token(x, weight, deq_scale, per_token_scale, *, out_dtype="float1
     array([[  9.,  24.,  45.],
            [ 38., 104., 198.]], dtype=float16)
     """
+
+    who = "gemmkit.dask.matmul_per_token"
+    _args.operand(x, "x", who)
+    _args.refuse_masked(weight, "weight", who)
+    if isinstance(weight, PackedWeight):
+        raise TypeError(f"{who}: weight is a PackedWeight; gemmkit.dask.matmul_per_token takes the int8 weight "
+                        f"itself (weight.weight), which it splits into blocks (a PackedWeight is for "
+                        f"gemmkit.quant.matmul_per_token)")
+    _check_block_bytes(block_bytes, who)
     x, weight = da.asarray(x), da.asarray(weight)
     if x.ndim != 2 or weight.ndim != 2:
         raise ValueError(f"gemmkit.dask.matmul_per_token: x and weight must be 2-D, got {x.shape} and {weight.shape}")
+    _check_known_chunks(who, x=x, weight=weight)
     if x.dtype != np.int8 or weight.dtype != np.int8:
         raise TypeError(f"gemmkit.dask.matmul_per_token: x and weight must be int8, got {x.dtype} and {weight.dtype}")
     (m, k), (kw, n) = x.shape, weight.shape

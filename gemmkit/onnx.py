@@ -6,7 +6,7 @@ the C core (gemmkit._core), this module only moves data (C's broadcast into Y) a
 """
 import numpy as np
 
-from . import _core
+from . import _args, _core
 from ._resolve import resolve_operand
 from ._onnx_quant import dynamic_quantize_matmul, matmul_integer_to_float  # noqa: F401 (com.microsoft ops)
 
@@ -81,17 +81,15 @@ def _attribute_float(value, name, who):
     return float(np.float32(value))
 
 
-def _attribute_int(value, name, who):
-    if type(value) is int:
+def _attribute_flag(value, name, who):
+    """transA / transB / broadcast: ONNX int attributes used as flags, 0 or 1 (bools too); see gemmkit._args."""
+    if type(value) is int and (value == 0 or value == 1):
         return value
-    if isinstance(value, (bool, np.bool_)):
-        return int(value)
-    if not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{who}: {name} must be an int, got {type(value).__name__}")
-    return int(value)
+    return int(_args.flag(value, name, who))
 
 
 def _as_array(x, name, who):
+    _args.refuse_masked(x, name, who)
     if isinstance(x, np.ndarray):
         return x
     if isinstance(x, np.generic):
@@ -137,11 +135,12 @@ def gemm(A, B, C=None, alpha=1.0, beta=1.0, transA=0, transB=0, broadcast=0, ops
         Required before version 11. Versions 1 and 6: exactly (M, N) unless ``broadcast=1``; from 7:
         unidirectionally broadcastable to (M, N) (a scalar, (N,), (M, 1), ...).
     alpha, beta : float
-        ONNX float attributes: rounded to float32 first. beta = 0 (or no C) leaves C unread.
+        ONNX float attributes: rounded to float32 first (real numbers; bools and strings raise TypeError).
+        beta = 0 (or no C) leaves C unread.
     transA, transB : int
-        0 or 1.
+        0, 1 or a bool (other integers raise ValueError, strings TypeError).
     broadcast : int
-        0 or 1; an attribute of versions 1 and 6 only (passing 1 elsewhere raises).
+        0, 1 or a bool; an attribute of versions 1 and 6 only (passing 1 elsewhere raises).
     opset : int, default 13
         The model's opset import.
 
@@ -155,7 +154,7 @@ def gemm(A, B, C=None, alpha=1.0, beta=1.0, transA=0, transB=0, broadcast=0, ops
     ValueError
         Shapes that do not fit, a missing C, or ``broadcast`` where the version has no such attribute.
     TypeError
-        A type the version does not take, or inputs of different types.
+        A type the version does not take, inputs of different types, or a masked array.
 
     Examples
     --------
@@ -182,8 +181,8 @@ def gemm(A, B, C=None, alpha=1.0, beta=1.0, transA=0, transB=0, broadcast=0, ops
         C = _as_array(C, "C", who)
     alpha = _attribute_float(alpha, "alpha", who)
     beta = _attribute_float(beta, "beta", who)
-    transA, transB = _attribute_int(transA, "transA", who), _attribute_int(transB, "transB", who)
-    broadcast = _attribute_int(broadcast, "broadcast", who)
+    transA, transB = _attribute_flag(transA, "transA", who), _attribute_flag(transB, "transB", who)
+    broadcast = _attribute_flag(broadcast, "broadcast", who)
     if broadcast and version >= 7:
         raise ValueError(f"{who}: broadcast is an attribute of Gemm-1 and Gemm-6 only (opset {opset} has "
                          f"Gemm-{version}, where C always broadcasts)")

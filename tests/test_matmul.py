@@ -630,6 +630,6 @@ def test_gemm_rejects_bad_arguments():
     _reject(ValueError, r"b must be 2-D", gemmkit.gemm, a, np.ones((1, 4, 5), f32))
     _reject(TypeError, r"alpha=1j is complex but the arrays are float32", gemmkit.gemm, a, b, c, alpha=1j,
             untouched=[c])
-    _reject(TypeError, r"beta must be a number", gemmkit.gemm, a, b, c, beta="x", untouched=[c])
+    _reject(TypeError, r"beta must be a real number", gemmkit.gemm, a, b, c, beta="x", untouched=[c])
     _reject(TypeError, r"no kernels for dtype int32", gemmkit.gemm, np.ones((3, 4), np.int32),
             np.ones((4, 5), np.int32))

@@ -521,7 +521,7 @@ def test_bad_scale_rejected_and_nothing_written(bad, which):
     (dict(out_zero_point=300), ValueError, "out_zero_point"),
     (dict(a_zero_point=np.int8(3)), TypeError, "a_zero_point"),
     (dict(a_zero_point=1.5), TypeError, "a_zero_point"),
-    (dict(out_zero_point=np.int32(3)), TypeError, "out_zero_point"),
+    (dict(out_zero_point=np.int32(300)), ValueError, "out_zero_point"),  # a wider NumPy int: a plain value
     (dict(a_scale="x"), TypeError, "a_scale"),
     (dict(a_scale=np.ones(3, np.float32)), ValueError, "a_scale"),
     (dict(out_dtype=np.int16), TypeError, "out_dtype"),

@@ -158,6 +158,10 @@ GEMMKIT_API gemmkit_status_t gemmkit_gemm_s8s8_per_token_packed(char transa, int
 /* Threads: default = CPUs this process may run on (or GEMMKIT_NUM_THREADS). */
 GEMMKIT_API int gemmkit_get_num_threads(void);
 GEMMKIT_API void gemmkit_set_num_threads(int n);
+/* A cap on the threads of the calls made from the calling thread only (n <= 0: no cap); the
+ * process-wide count above is left alone. gemmkit_get_thread_limit: the calling thread's cap, 0 if none. */
+GEMMKIT_API void gemmkit_set_thread_limit(int n);
+GEMMKIT_API int gemmkit_get_thread_limit(void);
 
 /* Kernel paths: "generic", "avx2", "avx_vnni", "avx512", "avx512_vnni". NULL or "" selects the best
  * path this CPU supports. Returns gemmkit_unimplemented if the CPU (or this build) lacks the path. */
