@@ -77,9 +77,24 @@ def set_num_threads(n):
 
 @contextlib.contextmanager
 def threads_limit(n):
-    """Within the block, gemmkit calls made from this thread use at most `n` threads (n <= 0: no cap);
-    other threads and the process-wide count (set_num_threads, threadpoolctl) are not changed, and the
-    previous cap is restored on exit. gemmkit.dask's tasks run under it."""
+    """A context manager capping the threads of gemmkit calls made from this thread.
+
+    Other threads and the process-wide count (:func:`set_num_threads`, threadpoolctl) are not changed, and
+    the previous cap is restored on exit; ``gemmkit.dask``'s tasks run under it.
+
+    Parameters
+    ----------
+    n : int
+        The most threads one call from this thread may use; ``n <= 0``: no cap.
+
+    Examples
+    --------
+    >>> import numpy as np, gemmkit
+    >>> with gemmkit.threads_limit(1):      # this thread's calls run on one thread
+    ...     c = gemmkit.matmul(np.ones((300, 300)), np.ones((300, 300)))
+    >>> float(c[0, 0])
+    300.0
+    """
     previous = _core.set_thread_limit(n)
     try:
         yield

@@ -164,29 +164,91 @@ def _quantize(x, axis, smooth, mode, out, scale_out, who, smooth_checked=False):
 
 
 def quantize_per_token(x, *, axis=-1, smooth=None, out=None, scale_out=None):
-    """Symmetric per-token int8 quantization of float activations in one C pass per token:
-    returns (q, scale), q int8 of x's shape, scale float32 of x's shape without `axis`.
+    """Symmetric per-token int8 quantization of float activations, in one C pass per token.
+
+    With IEEE float32 arithmetic and one rounding per operation::
 
         x' = float32(x) (/ smooth);  scale = max|x'| / 127;  q = round_half_even(clamp(x' / scale, -127, 127))
 
-    (IEEE float32, one rounding per operation: the NumPy reference
-    ``s = np.abs(x).max(axis, keepdims=True) / np.float32(127); np.clip(np.round(x / s), -127, 127)`` gives the
-    same bytes, on every kernel path.) x: float32, float16 or bfloat16 (ml_dtypes), any shape; a token is
-    the 1-D slice along `axis`. smooth: None, or float32 (K,) > 0 (SmoothQuant; x is divided by it).
-    A token of zeros gets scale 0 and q = 0; a token with NaN or Inf gets scale NaN and q = 0 (no error).
-    out / scale_out: arrays to write (int8 of x's shape, float32 of the scale's shape). Bad arguments raise
-    TypeError / ValueError naming the argument and leave out and scale_out untouched."""
+    The NumPy reference ``s = np.abs(x).max(axis, keepdims=True) / np.float32(127);
+    np.clip(np.round(x / s), -127, 127)`` gives the same bytes, on every kernel path.
+
+    Parameters
+    ----------
+    x : ndarray
+        float32, float16 or bfloat16 (``ml_dtypes``), any shape; a token is the 1-D slice along ``axis``.
+    axis : int, keyword-only
+        The axis of a token's values (default the last).
+    smooth : array_like or None, keyword-only
+        float32 (K,) > 0, the SmoothQuant vector: x is divided by it before quantizing.
+    out, scale_out : ndarray, optional, keyword-only
+        Arrays to write: int8 of x's shape, float32 of the scale's shape.
+
+    Returns
+    -------
+    q : ndarray of int8
+        x's shape.
+    scale : ndarray of float32
+        x's shape without ``axis``. A token of zeros gets scale 0 and q = 0; a token with NaN or Inf gets
+        scale NaN and q = 0 (no error).
+
+    Raises
+    ------
+    TypeError, ValueError
+        Naming the argument; ``out`` and ``scale_out`` are left untouched.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gemmkit import quant
+    >>> q, s = quant.quantize_per_token(np.float32([[0.5, -1.0, 0.25], [0, 0, 0]]))
+    >>> q
+    array([[  64, -127,   32],
+           [   0,    0,    0]], dtype=int8)
+    >>> s
+    array([0.00787402, 0.        ], dtype=float32)
+    """
     return _quantize(x, axis, smooth, "divide", out, scale_out, "quantize_per_token")
 
 
 def quantize_weight(weight, *, smooth=None, transpose=False):
-    """Per-output-channel symmetric int8 quantization of a float weight: returns (weight_q, weight_scale),
-    weight_q int8 (out_features, in_features), weight_scale float32 (out_features,), with the quantizer's
-    formula per output channel (the row of weight_q): w' = float32(w) * smooth (the SmoothQuant vector
-    folded in), scale = max|w'| / 127, q = round_half_even(clamp(w' / scale, -127, 127)).
+    """Per-output-channel symmetric int8 quantization of a float weight.
 
-    weight: (out_features, in_features), or (in_features, out_features) with transpose; float32, float16,
-    bfloat16, or float64 (rounded to float32 first)."""
+    Each output channel (a row of ``weight_q``) with the quantizer's formula: w' = float32(w) * smooth (the
+    SmoothQuant vector folded in), scale = max|w'| / 127, q = round_half_even(clamp(w' / scale, -127, 127)).
+
+    Parameters
+    ----------
+    weight : ndarray
+        (out_features, in_features), or (in_features, out_features) with ``transpose``; float32, float16,
+        bfloat16, or float64 (rounded to float32 first).
+    smooth : array_like or None, keyword-only
+        float32 (in_features,) > 0, multiplied into the weight's columns.
+    transpose : bool, keyword-only
+
+    Returns
+    -------
+    weight_q : ndarray of int8
+        (out_features, in_features).
+    weight_scale : ndarray of float32
+        (out_features,).
+
+    Raises
+    ------
+    TypeError, ValueError
+        A weight that is not a 2-D float array, a bad ``smooth`` or ``transpose``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gemmkit import quant
+    >>> wq, ws = quant.quantize_weight(np.float32([[1.0, -2.0], [0.5, 0.25]]))
+    >>> wq
+    array([[  64, -127],
+           [ 127,   64]], dtype=int8)
+    >>> ws
+    array([0.01574803, 0.00393701], dtype=float32)
+    """
     who = "quantize_weight"
     if isinstance(weight, np.ndarray) and weight.dtype == np.float64:
         weight = weight.astype(np.float32)
@@ -217,7 +279,31 @@ class Int8Linear:
     (quantize_weight). It holds the int8 weight and its packed form (pack_weight) for the kernel path in
     use; a pickle stores the int8 weight and scales, and the packed form is made again on load, for the
     CPU it lands on. act_scale "per_tensor" (one scale for the whole input, for comparison: see
-    quantization_error) quantizes the input as one token."""
+    quantization_error) quantizes the input as one token.
+
+    Parameters
+    ----------
+    weight_q : ndarray of int8
+        (out_features, in_features), as :func:`quantize_weight` returns it.
+    weight_scale : array_like
+        float32 (out_features,).
+    bias : array_like or None
+        float32 (out_features,).
+    smooth : array_like or None, keyword-only
+        float32 (in_features,) > 0: the SmoothQuant vector the activations are divided by.
+    out_dtype : {"float32", "float16", "bfloat16"}, keyword-only
+    act_scale : {"per_token", "per_tensor"}, keyword-only
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gemmkit import quant
+    >>> lin = quant.Int8Linear.from_float(np.float32([[1, 2, 3], [4, 5, 6]]), np.float32([0.5, -0.5]))
+    >>> lin
+    Int8Linear(in_features=3, out_features=2, bias=True, smooth=False, out_dtype='float32', act_scale='per_token')
+    >>> lin(np.float32([[1, 0, -1]]))                  # the float layer gives [-1.5, -2.5]
+    array([[-1.507874, -2.484252]], dtype=float32)
+    """
 
     def __init__(self, weight_q, weight_scale, bias=None, *, smooth=None, out_dtype="float32",
                  act_scale="per_token"):
@@ -349,10 +435,35 @@ class Int8Linear:
 
 
 def quantization_error(layer, x, weight, bias=None, *, transpose=False):
-    """How far layer(x) is from the float layer x @ weight^T + bias (float64 reference; weight as given to
-    Int8Linear.from_float): returns {"max_rel_error": max|y - ref| / max|ref|, "mean_rel_error":
-    mean|y - ref| / mean|ref|} over all outputs (errors relative to the output's scale, not per element,
-    which blows up where ref is near 0)."""
+    """How far an :class:`Int8Linear` layer's output is from the float layer x @ weight^T + bias.
+
+    The errors are relative to the output's scale, not per element (which blows up where the reference is
+    near 0); the reference is computed in float64.
+
+    Parameters
+    ----------
+    layer : Int8Linear
+    x : ndarray
+        Activations, as the layer takes them.
+    weight, bias : array_like
+        The float weight and bias as given to :meth:`Int8Linear.from_float`.
+    transpose : bool, keyword-only
+        ``weight`` is (in_features, out_features).
+
+    Returns
+    -------
+    dict
+        ``{"max_rel_error": max|y - ref| / max|ref|, "mean_rel_error": mean|y - ref| / mean|ref|}``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gemmkit import quant
+    >>> w, b = np.float32([[1, 2, 3], [4, 5, 6]]), np.float32([0.5, -0.5])
+    >>> err = quant.quantization_error(quant.Int8Linear.from_float(w, b), np.float32([[1, 0, -1]]), w, b)
+    >>> err["max_rel_error"] < 0.01
+    True
+    """
     y = layer(x, out_dtype="float32").astype(np.float64)
     w = np.asarray(weight, dtype=np.float64)
     if transpose:
