@@ -108,7 +108,22 @@ static uint32_t detect_features(void) {
 #else
 static uint32_t detect_features(void) { return GEMMKIT_CPU_NEON; } /* AArch64 has Advanced SIMD */
 #endif
+/* (implementer << 12) | part number from MIDR_EL1 (Linux: sysfs; macOS: Apple); 0 when unknown. */
+#if defined(__APPLE__)
+static uint32_t detect_cpu_id(void) { return GK_CPU_ARM_APPLE << 12; }
+#elif defined(__linux__)
+#include <stdio.h>
+static uint32_t detect_cpu_id(void) {
+    FILE *f = fopen("/sys/devices/system/cpu/cpu0/regs/identification/midr_el1", "r");
+    unsigned long long midr = 0;
+    if (f == NULL) return 0;
+    if (fscanf(f, "%llx", &midr) != 1) midr = 0;
+    fclose(f);
+    return (uint32_t)(((midr >> 24) & 0xff) << 12 | ((midr >> 4) & 0xfff));
+}
+#else
 static uint32_t detect_cpu_id(void) { return 0; }
+#endif
 #else
 static uint32_t detect_features(void) { return 0; }
 static uint32_t detect_cpu_id(void) { return 0; }
@@ -127,6 +142,8 @@ static const gk_config_t *const registry[] = {
     &gk_config_avx2,
 #endif
 #if GEMMKIT_ARM
+    &gk_config_dotprod_apple,
+    &gk_config_i8mm,
     &gk_config_dotprod,
     &gk_config_neon,
 #endif
@@ -142,7 +159,7 @@ static const char *const arch_names[] = {
     "avx_vnni",
 #endif
     "avx2",
-    "dotprod", "neon",
+    "i8mm", "dotprod", "neon",
     "generic",
 };
 #define N_ARCHS (sizeof(arch_names) / sizeof(arch_names[0]))

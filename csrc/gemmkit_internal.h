@@ -277,7 +277,7 @@ extern const gk_i8_kernel_t gk_i8_kernel_avx_vnni;
 #endif
 #endif
 #if GEMMKIT_ARM
-extern const gk_i8_kernel_t gk_i8_kernel_dotprod;
+extern const gk_i8_kernel_t gk_i8_kernel_dotprod, gk_i8_kernel_i8mm;
 #endif
 
 /* ---- quantized elementwise add (csrc/qadd.c, csrc/kernels/qadd_*.c) -------------------------- */
@@ -408,12 +408,14 @@ extern const gk_config_t gk_config_avx_vnni;
 #endif
 #endif
 #if GEMMKIT_ARM
-extern const gk_config_t gk_config_neon, gk_config_dotprod;
+extern const gk_config_t gk_config_neon, gk_config_dotprod, gk_config_i8mm, gk_config_dotprod_apple;
 #endif
 
 /* CPU identity for configs' cpu_match: (vendor << 24) | (family << 12) | model (display values). */
 #define GK_CPU_AMD 1u
 #define GK_CPU_INTEL 2u
+/* aarch64: vendor 0, family = the MIDR implementer (0x41 Arm, 0x61 Apple, ...), model = the part number */
+#define GK_CPU_ARM_APPLE 0x61u
 #define GK_CPU_VENDOR(id) ((id) >> 24)
 #define GK_CPU_FAMILY(id) (((id) >> 12) & 0xfffu)
 #define GK_CPU_MODEL(id) ((id) & 0xfffu)

@@ -158,7 +158,7 @@ GEMMKIT_API gemmkit_status_t gemmkit_gemm_s8s8_per_token_packed(char transa, int
 GEMMKIT_API int gemmkit_get_num_threads(void);
 GEMMKIT_API void gemmkit_set_num_threads(int n);
 
-/* Kernel paths: "generic", "avx2", "avx_vnni", "avx512", "avx512_vnni" (x86-64), "neon", "dotprod" (aarch64). NULL or "" selects the best
+/* Kernel paths: "generic", "avx2", "avx_vnni", "avx512", "avx512_vnni" (x86-64), "neon", "dotprod", "i8mm" (aarch64). NULL or "" selects the best
  * path this CPU supports. Returns gemmkit_unimplemented if the CPU (or this build) lacks the path. */
 GEMMKIT_API gemmkit_status_t gemmkit_set_arch(const char *name);
 GEMMKIT_API const char *gemmkit_get_arch(void);

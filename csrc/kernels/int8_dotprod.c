@@ -9,18 +9,15 @@
 #define KG 4
 
 /* sum_k a[i][k] * b[k][j] with a unsigned = sum_k (a[i][k] - 128) * b[k][j] + 128 * sum_k b[k][j]: the first
- * sum by SDOT on a ^ 0x80 (= a - 128 as int8), the column sums by SDOT against ones. Every partial sum is
- * bounded by 128 * 128 * k (k <= k_exact = 16384: 2^28), so nothing wraps. */
+ * sum by SDOT on a ^ 0x80 (= a - 128 as int8), the second as -(SDOT of b against the same 0x80 bytes, -128 as
+ * int8), so one constant register serves both and the 24 + 3 accumulators, A, B and it fit the 32 registers.
+ * Every partial sum is bounded by 128 * 128 * k (k <= k_exact = 16384: 2^28), so nothing wraps. */
 #define Q_ROWS(X) X(0, a0, 0) X(1, a0, 1) X(2, a0, 2) X(3, a0, 3) X(4, a1, 0) X(5, a1, 1) X(6, a1, 2) X(7, a1, 3)
 #define Q_DECL(i, av, l) int32x4_t c##i##0 = vdupq_n_s32(0), c##i##1 = c##i##0, c##i##2 = c##i##0;
-#define Q_DOT(i, av, l)                                                                              \
-    c##i##0 = vdotq_laneq_s32(c##i##0, b0, av, l);                                                   \
-    c##i##1 = vdotq_laneq_s32(c##i##1, b1, av, l);                                                   \
-    c##i##2 = vdotq_laneq_s32(c##i##2, b2, av, l);
 #define Q_SAVE(i, av, l)                                                                             \
     {                                                                                                \
         int32_t *si = s + (i) * NR;                                                                  \
-        int32x4_t t0 = vaddq_s32(c##i##0, k0), t1 = vaddq_s32(c##i##1, k1), t2 = vaddq_s32(c##i##2, k2); \
+        int32x4_t t0 = vsubq_s32(c##i##0, k0), t1 = vsubq_s32(c##i##1, k1), t2 = vsubq_s32(c##i##2, k2); \
         if (accumulate) {                                                                            \
             t0 = vaddq_s32(t0, vld1q_s32(si));                                                       \
             t1 = vaddq_s32(t1, vld1q_s32(si + 4));                                                   \
@@ -31,26 +28,33 @@
         vst1q_s32(si + 8, t2);                                                                       \
     }
 
+#define Q_DOT(i, av, l)                                                                              \
+    c##i##0 = vdotq_laneq_s32(c##i##0, b0, av, l);                                                   \
+    c##i##1 = vdotq_laneq_s32(c##i##1, b1, av, l);                                                   \
+    c##i##2 = vdotq_laneq_s32(c##i##2, b2, av, l);
+
 static void tile_sums_dotprod(int64_t kgroups, const uint8_t *GK_RESTRICT a, const int8_t *GK_RESTRICT b,
                               int32_t *GK_RESTRICT s, int accumulate) {
-    const uint8x16_t flip = vdupq_n_u8(0x80);
-    const int8x16_t ones = vdupq_n_s8(1);
-    int32x4_t k0 = vdupq_n_s32(0), k1 = k0, k2 = k0; /* column sums of B */
+    const int8x16_t m128 = vdupq_n_s8(-128); /* 0x80 bytes: the flip of A and -128 for the column sums */
+    const int8_t *b_start = b;
     Q_ROWS(Q_DECL)
+    /* the k loop: 24 SDOT, 2 EOR, 5 loads per group (the column sums apart, below: no spills) */
     for (int64_t g = 0; g < kgroups; g++) {
-        const int8x16_t a0 = vreinterpretq_s8_u8(veorq_u8(vld1q_u8(a), flip));
-        const int8x16_t a1 = vreinterpretq_s8_u8(veorq_u8(vld1q_u8(a + 16), flip));
+        const int8x16_t a0 = veorq_s8(vld1q_s8((const int8_t *)a), m128);
+        const int8x16_t a1 = veorq_s8(vld1q_s8((const int8_t *)a + 16), m128);
         const int8x16_t b0 = vld1q_s8(b), b1 = vld1q_s8(b + 16), b2 = vld1q_s8(b + 32);
         Q_ROWS(Q_DOT)
-        k0 = vdotq_s32(k0, b0, ones);
-        k1 = vdotq_s32(k1, b1, ones);
-        k2 = vdotq_s32(k2, b2, ones);
         a += MR * KG;
         b += NR * KG;
     }
-    k0 = vshlq_n_s32(k0, 7);
-    k1 = vshlq_n_s32(k1, 7);
-    k2 = vshlq_n_s32(k2, 7);
+    /* -128 * column sums of the B panel (just read: in L1) */
+    int32x4_t k0 = vdupq_n_s32(0), k1 = k0, k2 = k0;
+    for (int64_t g = 0; g < kgroups; g++) {
+        k0 = vdotq_s32(k0, vld1q_s8(b_start), m128);
+        k1 = vdotq_s32(k1, vld1q_s8(b_start + 16), m128);
+        k2 = vdotq_s32(k2, vld1q_s8(b_start + 32), m128);
+        b_start += NR * KG;
+    }
     Q_ROWS(Q_SAVE)
 }
 
