@@ -67,3 +67,35 @@ def test_int8_every_edge_and_group_parity(path, s8, rng):
                 ref = (A.astype(np.int64) - ao) @ (B.astype(np.int64) - bo)
                 ref += co[0] if offsetc == "F" else (co[:, None] if offsetc == "C" else co[None, :])
                 assert np.array_equal(C, ref), (path, M, N, K, offsetc)
+
+
+@pytest.mark.parametrize("op", ["sgemm", "dgemm"])
+def test_float_tiles_and_k_blocks(op):
+    """The 8 x 12 / 8 x 6 NEON tiles: M, N around the tile and its multiples, K across the 256-deep k block,
+    every transpose, alpha / beta (beta 0 over NaN: C is not read), against float64."""
+    if "neon" not in ARM_PATHS:
+        pytest.skip("no neon path")
+    dt = np.float32 if op == "sgemm" else np.float64
+    gemm = getattr(gemmkit, op)
+    nr = 12 if op == "sgemm" else 6
+    rng = np.random.default_rng(11)
+    eps = np.finfo(dt).eps
+    with gemmkit.use_arch("neon"):
+        for M in (1, 7, 8, 9, 17):
+            for N in (1, nr - 1, nr, nr + 1, 2 * nr + 1):
+                for K in (1, 5, 300):
+                    for ta, tb in (("N", "N"), ("T", "N"), ("N", "T"), ("T", "T")):
+                        alpha, beta = (1.5, 0.0) if K != 5 else (-0.5, 2.0)
+                        A = rng.uniform(-1, 1, (M, K) if ta == "N" else (K, M)).astype(dt)
+                        B = rng.uniform(-1, 1, (K, N) if tb == "N" else (N, K)).astype(dt)
+                        C0 = rng.uniform(-1, 1, (M, N + 2)).astype(dt)
+                        if beta == 0.0:
+                            C0[:, :N] = np.nan
+                        C = C0.copy()
+                        gemm(ta, tb, M, N, K, alpha, A, A.shape[1], B, B.shape[1], beta, C, N + 2)
+                        Aop = (A if ta == "N" else A.T).astype(np.float64)
+                        Bop = (B if tb == "N" else B.T).astype(np.float64)
+                        ref = alpha * (Aop @ Bop) + (beta * C0[:, :N].astype(np.float64) if beta else 0.0)
+                        tol = (4 + K) * eps * (abs(alpha) * np.abs(Aop) @ np.abs(Bop) + 2) + eps
+                        assert np.all(np.abs(C[:, :N] - ref) <= tol), (op, M, N, K, ta, tb)
+                        assert np.array_equal(C[:, N:], C0[:, N:]), "wrote past N"
