@@ -35,6 +35,7 @@ CORE_SOURCES = [
     "csrc/config/avx512_vnni.c",
     "csrc/config/zen2.c",
     "csrc/config/zen4.c",
+    "csrc/config/arm64.c",
     # cache hierarchy, analytical blocking model, tuning overrides (issue 26)
     "csrc/cache_info.c",
     "csrc/blocking_model.c",
@@ -76,6 +77,26 @@ X86_KERNELS = {
 }
 # Built only where the compiler knows AVX-VNNI (gcc >= 11, clang >= 12, MSVC 2019 16.10+).
 AVX_VNNI_KERNEL = ("csrc/kernels/int8_avx_vnni.c", (["-mavx2", "-mfma", "-mf16c", "-mavxvnni"], ["/arch:AVX2"]))
+
+
+# AArch64 kernel file -> gcc/clang flags (Advanced SIMD is baseline there); compiled only for aarch64 / arm64
+# targets with a gcc-style compiler (the Windows-on-ARM build stays portable). Dispatch decides at run time.
+ARM_KERNELS = {
+    "csrc/kernels/sgemm_neon.c": [],
+    "csrc/kernels/dgemm_neon.c": [],
+    "csrc/kernels/int8_dotprod.c": ["-march=armv8.2-a+dotprod"],
+    "csrc/kernels/int8_i8mm.c": ["-march=armv8.2-a+i8mm"],
+}
+
+
+def target_is_aarch64():
+    if os.name == "nt":
+        return False
+    plat = sysconfig.get_platform().lower()
+    archflags = os.environ.get("ARCHFLAGS", "")
+    if plat.startswith("macosx") and archflags:
+        return "arm64" in archflags and "x86_64" not in archflags
+    return plat.endswith("aarch64") or plat.endswith("arm64")
 
 
 def target_is_x86_64():
@@ -120,6 +141,14 @@ class BuildExtWithKernels(build_ext):
                 objects += self.compiler.compile(
                     [src], output_dir=self.build_temp, macros=ext.define_macros,
                     include_dirs=ext.include_dirs, extra_postargs=flags, debug=self.debug)
+            ext.extra_objects = list(ext.extra_objects or []) + objects
+        elif target_is_aarch64() and not self._is_msvc():
+            ext.define_macros.append(("GEMMKIT_ARM_KERNELS", "1"))
+            objects = []
+            for src, flags in ARM_KERNELS.items():
+                objects += self.compiler.compile(
+                    [src], output_dir=self.build_temp, macros=ext.define_macros, include_dirs=ext.include_dirs,
+                    extra_postargs=list(ext.extra_compile_args or []) + flags, debug=self.debug)
             ext.extra_objects = list(ext.extra_objects or []) + objects
         super().build_extension(ext)
 

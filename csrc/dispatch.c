@@ -1,4 +1,5 @@
-/* Runtime CPU dispatch: CPUID + XGETBV decide which kernels this CPU (and its OS) can run, once;
+/* Runtime CPU dispatch: CPUID + XGETBV (x86-64) or the OS's feature bits (aarch64: getauxval on Linux,
+ * sysctlbyname on macOS) decide which kernels this CPU (and its OS) can run, once;
  * GEMMKIT_ARCH or gemmkit_set_arch() force a path, refusing one the CPU or the build cannot run. */
 #include <stddef.h>
 #include <stdio.h>
@@ -71,6 +72,61 @@ static uint32_t detect_cpu_id(void) {
     if (family == 0xf || family == 0x6 || family >= 0x10) model |= ((r[0] >> 16) & 0xf) << 4;
     return (vendor << 24) | (family << 12) | model;
 }
+#elif GEMMKIT_ARM
+/* AArch64: the features the OS reports for this CPU at run time, never the build host's. */
+#if defined(__linux__)
+#include <sys/auxv.h>
+#ifndef AT_HWCAP2
+#define AT_HWCAP2 26
+#endif
+#define GK_HWCAP_ASIMD (1ul << 1)
+#define GK_HWCAP_ASIMDDP (1ul << 20)
+#define GK_HWCAP2_I8MM (1ul << 13)
+#define GK_HWCAP2_BF16 (1ul << 14)
+static uint32_t detect_features(void) {
+    const unsigned long hw = getauxval(AT_HWCAP), hw2 = getauxval(AT_HWCAP2);
+    uint32_t f = 0;
+    if (hw & GK_HWCAP_ASIMD) {
+        f |= GEMMKIT_CPU_NEON;
+        if (hw & GK_HWCAP_ASIMDDP) f |= GEMMKIT_CPU_DOTPROD;
+        if (hw2 & GK_HWCAP2_I8MM) f |= GEMMKIT_CPU_I8MM;
+        if (hw2 & GK_HWCAP2_BF16) f |= GEMMKIT_CPU_BF16;
+    }
+    return f;
+}
+#elif defined(__APPLE__)
+#include <sys/sysctl.h>
+static int sysctl_flag(const char *name) {
+    int v = 0;
+    size_t len = sizeof v;
+    return sysctlbyname(name, &v, &len, NULL, 0) == 0 && v != 0;
+}
+static uint32_t detect_features(void) {
+    uint32_t f = GEMMKIT_CPU_NEON; /* every Apple arm64 core */
+    if (sysctl_flag("hw.optional.arm.FEAT_DotProd")) f |= GEMMKIT_CPU_DOTPROD;
+    if (sysctl_flag("hw.optional.arm.FEAT_I8MM")) f |= GEMMKIT_CPU_I8MM;
+    if (sysctl_flag("hw.optional.arm.FEAT_BF16")) f |= GEMMKIT_CPU_BF16;
+    return f;
+}
+#else
+static uint32_t detect_features(void) { return GEMMKIT_CPU_NEON; } /* AArch64 has Advanced SIMD */
+#endif
+/* (implementer << 12) | part number from MIDR_EL1 (Linux: sysfs; macOS: Apple); 0 when unknown. */
+#if defined(__APPLE__)
+static uint32_t detect_cpu_id(void) { return GK_CPU_ARM_APPLE << 12; }
+#elif defined(__linux__)
+#include <stdio.h>
+static uint32_t detect_cpu_id(void) {
+    FILE *f = fopen("/sys/devices/system/cpu/cpu0/regs/identification/midr_el1", "r");
+    unsigned long long midr = 0;
+    if (f == NULL) return 0;
+    if (fscanf(f, "%llx", &midr) != 1) midr = 0;
+    fclose(f);
+    return (uint32_t)(((midr >> 24) & 0xff) << 12 | ((midr >> 4) & 0xfff));
+}
+#else
+static uint32_t detect_cpu_id(void) { return 0; }
+#endif
 #else
 static uint32_t detect_features(void) { return 0; }
 static uint32_t detect_cpu_id(void) { return 0; }
@@ -88,19 +144,25 @@ static const gk_config_t *const registry[] = {
     &gk_config_zen2,
     &gk_config_avx2,
 #endif
+#if GEMMKIT_ARM
+    &gk_config_dotprod_apple,
+    &gk_config_i8mm,
+    &gk_config_dotprod,
+    &gk_config_neon,
+#endif
     &gk_config_generic,
 };
 #define N_CONFIGS (sizeof(registry) / sizeof(registry[0]))
 
-/* Kernel paths (GEMMKIT_ARCH names), best first, each listed once. */
+/* Kernel paths (GEMMKIT_ARCH names), best first, each listed once: every build knows the x86-64 and the
+ * aarch64 names (a path of the other ISA is known but not supported: RuntimeError, not an unknown name). */
 static const char *const arch_names[] = {
-#if GEMMKIT_X86
     "avx512_vnni", "avx512",
-#if defined(GEMMKIT_HAVE_AVX_VNNI)
+#if !GEMMKIT_X86 || defined(GEMMKIT_HAVE_AVX_VNNI)
     "avx_vnni",
 #endif
     "avx2",
-#endif
+    "i8mm", "dotprod", "neon",
     "generic",
 };
 #define N_ARCHS (sizeof(arch_names) / sizeof(arch_names[0]))
@@ -206,9 +268,10 @@ int gemmkit_arch_supported(const char *name) {
 }
 
 const char *gemmkit_cpu_feature_name(int i, uint32_t *bit) {
-    static const char *const names[] = {"avx2", "avx512", "avx512_vnni", "avx_vnni"};
-    static const uint32_t bits[] = {GEMMKIT_CPU_AVX2, GEMMKIT_CPU_AVX512, GEMMKIT_CPU_AVX512_VNNI, GEMMKIT_CPU_AVX_VNNI};
-    if (i < 0 || i >= 4) return NULL;
+    static const char *const names[] = {"avx2", "avx512", "avx512_vnni", "avx_vnni", "neon", "dotprod", "i8mm", "bf16"};
+    static const uint32_t bits[] = {GEMMKIT_CPU_AVX2, GEMMKIT_CPU_AVX512, GEMMKIT_CPU_AVX512_VNNI, GEMMKIT_CPU_AVX_VNNI,
+                                    GEMMKIT_CPU_NEON, GEMMKIT_CPU_DOTPROD, GEMMKIT_CPU_I8MM, GEMMKIT_CPU_BF16};
+    if (i < 0 || i >= (int)(sizeof names / sizeof names[0])) return NULL;
     if (bit) *bit = bits[i];
     return names[i];
 }

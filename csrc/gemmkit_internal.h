@@ -16,6 +16,12 @@
 #else
 #define GEMMKIT_X86 0
 #endif
+/* AArch64 kernels (NEON, dot product) exist only where setup.py compiled them (GEMMKIT_ARM_KERNELS). */
+#if defined(GEMMKIT_ARM_KERNELS) && (defined(__aarch64__) || defined(_M_ARM64))
+#define GEMMKIT_ARM 1
+#else
+#define GEMMKIT_ARM 0
+#endif
 
 #if defined(_MSC_VER)
 #define GK_RESTRICT __restrict
@@ -129,6 +135,9 @@ extern const gk_real_kernel_t gk_sgemm_kernel_generic, gk_dgemm_kernel_generic;
 extern const gk_real_kernel_t gk_sgemm_kernel_avx2, gk_dgemm_kernel_avx2;
 extern const gk_real_kernel_t gk_cgemm_kernel_avx2, gk_zgemm_kernel_avx2; /* native complex */
 extern const gk_real_kernel_t gk_sgemm_kernel_avx512, gk_dgemm_kernel_avx512;
+#endif
+#if GEMMKIT_ARM
+extern const gk_real_kernel_t gk_sgemm_kernel_neon, gk_dgemm_kernel_neon;
 #endif
 
 /* ---- int8 ---------------------------------------------------------------------------------- */
@@ -266,6 +275,9 @@ extern const gk_i8_kernel_t gk_i8_kernel_avx512_vnni;
 #if defined(GEMMKIT_HAVE_AVX_VNNI)
 extern const gk_i8_kernel_t gk_i8_kernel_avx_vnni;
 #endif
+#endif
+#if GEMMKIT_ARM
+extern const gk_i8_kernel_t gk_i8_kernel_dotprod, gk_i8_kernel_i8mm;
 #endif
 
 /* ---- quantized elementwise add (csrc/qadd.c, csrc/kernels/qadd_*.c) -------------------------- */
@@ -413,10 +425,15 @@ extern const gk_config_t gk_config_zen2, gk_config_zen4;   /* tuned: selected by
 extern const gk_config_t gk_config_avx_vnni;
 #endif
 #endif
+#if GEMMKIT_ARM
+extern const gk_config_t gk_config_neon, gk_config_dotprod, gk_config_i8mm, gk_config_dotprod_apple;
+#endif
 
 /* CPU identity for configs' cpu_match: (vendor << 24) | (family << 12) | model (display values). */
 #define GK_CPU_AMD 1u
 #define GK_CPU_INTEL 2u
+/* aarch64: vendor 0, family = the MIDR implementer (0x41 Arm, 0x61 Apple, ...), model = the part number */
+#define GK_CPU_ARM_APPLE 0x61u
 #define GK_CPU_VENDOR(id) ((id) >> 24)
 #define GK_CPU_FAMILY(id) (((id) >> 12) & 0xfffu)
 #define GK_CPU_MODEL(id) ((id) & 0xfffu)

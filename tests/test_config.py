@@ -10,10 +10,11 @@ import pytest
 
 import gemmkit
 
-ALL_ARCHS = ("generic", "avx2", "avx_vnni", "avx512", "avx512_vnni")
+ALL_ARCHS = ("generic", "neon", "dotprod", "i8mm", "avx2", "avx_vnni", "avx512", "avx512_vnni")
 # which cpu_features flag each path needs
 NEEDS = {"generic": [], "avx2": ["avx2"], "avx_vnni": ["avx2", "avx_vnni"], "avx512": ["avx512"],
-         "avx512_vnni": ["avx512", "avx512_vnni"]}
+         "avx512_vnni": ["avx512", "avx512_vnni"], "neon": ["neon"], "dotprod": ["neon", "dotprod"],
+         "i8mm": ["neon", "i8mm"]}
 
 
 def run_python(code, env_updates=None, env_remove=(), tmp_path=None):

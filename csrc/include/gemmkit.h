@@ -163,11 +163,11 @@ GEMMKIT_API void gemmkit_set_num_threads(int n);
 GEMMKIT_API void gemmkit_set_thread_limit(int n);
 GEMMKIT_API int gemmkit_get_thread_limit(void);
 
-/* Kernel paths: "generic", "avx2", "avx_vnni", "avx512", "avx512_vnni". NULL or "" selects the best
+/* Kernel paths: "generic", "avx2", "avx_vnni", "avx512", "avx512_vnni" (x86-64), "neon", "dotprod", "i8mm" (aarch64). NULL or "" selects the best
  * path this CPU supports. Returns gemmkit_unimplemented if the CPU (or this build) lacks the path. */
 GEMMKIT_API gemmkit_status_t gemmkit_set_arch(const char *name);
 GEMMKIT_API const char *gemmkit_get_arch(void);
-/* Bit set of GEMMKIT_CPU_* features detected by CPUID + XGETBV. */
+/* Bit set of GEMMKIT_CPU_* features detected by CPUID + XGETBV (x86-64) or the OS (aarch64). */
 GEMMKIT_API uint32_t gemmkit_cpu_features(void);
 /* Kernel paths this build knows, i = 0 .. count-1, best first (NULL past the end); whether this CPU can
  * run one (1) or not (0; -1 for a name this build does not know). None of them changes the path in use. */
@@ -298,6 +298,11 @@ GEMMKIT_API gemmkit_status_t gemmkit_param_get(const char *name, double *value, 
 #define GEMMKIT_CPU_AVX512      (1u << 1)  /* AVX-512 F/BW/DQ/VL + OS-saved zmm state */
 #define GEMMKIT_CPU_AVX512_VNNI (1u << 2)
 #define GEMMKIT_CPU_AVX_VNNI    (1u << 3)
+/* AArch64 (getauxval AT_HWCAP / AT_HWCAP2 on Linux, sysctlbyname hw.optional.arm.FEAT_* on macOS) */
+#define GEMMKIT_CPU_NEON        (1u << 4)  /* Advanced SIMD (every ARMv8-A) */
+#define GEMMKIT_CPU_DOTPROD     (1u << 5)  /* FEAT_DotProd: SDOT / UDOT */
+#define GEMMKIT_CPU_I8MM        (1u << 6)  /* FEAT_I8MM: SMMLA / UMMLA / USMMLA, USDOT */
+#define GEMMKIT_CPU_BF16        (1u << 7)  /* FEAT_BF16 */
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,64 @@
+/* Configuration of the AArch64 NEON path (every ARMv8-A core): the 8 x 12 sgemm / 8 x 6 dgemm Advanced SIMD
+ * kernels (complex by 1m on them) and their blocking; int8 and the quantized add stay portable here. */
+#include "common.h"
+#if GEMMKIT_ARM
+
+/* sgemm: A block 128 x 256 floats (128 KiB) in L2, B micro-panel 12 x 256 (12 KiB) in a 32-64 KiB L1;
+ * dgemm: the same bytes per k step of B (6 doubles = 48 bytes vs 12 floats), A block 128 x 256 doubles. */
+#define GK_SGEMM_NEON_BLOCKS {.mc = 128, .kc = 256, .nc = 3072}
+#define GK_DGEMM_NEON_BLOCKS {.mc = 128, .kc = 256, .nc = 1536}
+
+const gk_config_t gk_config_neon = {
+    .arch = "neon", .uarch = "any", .needs = GEMMKIT_CPU_NEON, .cpu_match = NULL,
+    .sgemm = &gk_sgemm_kernel_neon, .dgemm = &gk_dgemm_kernel_neon, .int8 = &gk_i8_kernel_generic,
+    .sgemm_blocks = GK_SGEMM_NEON_BLOCKS, .dgemm_blocks = GK_DGEMM_NEON_BLOCKS,
+    .cgemm_blocks = GK_SGEMM_NEON_BLOCKS, .zgemm_blocks = GK_DGEMM_NEON_BLOCKS,
+    .int8_blocks = {.mc = 128, .nc = 2048, .kb = 1024, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20,
+                    .dot_max_m = 16, .kmajor_max_m = 16},
+    .small = GK_SMALL_DEFAULTS,
+    .qadd = &gk_qadd_kernel_generic,
+};
+
+/* FEAT_DotProd (Neoverse N1 and later, Apple M1 and later): the NEON float kernels and the 8 x 12 SDOT int8
+ * kernel (A block 128 rows, B blocks of 2040 columns, a 1024-deep k block of B panels: 12 KiB in L1). */
+const gk_config_t gk_config_dotprod = {
+    .arch = "dotprod", .uarch = "any", .needs = GEMMKIT_CPU_NEON | GEMMKIT_CPU_DOTPROD, .cpu_match = NULL,
+    .sgemm = &gk_sgemm_kernel_neon, .dgemm = &gk_dgemm_kernel_neon, .int8 = &gk_i8_kernel_dotprod,
+    .sgemm_blocks = GK_SGEMM_NEON_BLOCKS, .dgemm_blocks = GK_DGEMM_NEON_BLOCKS,
+    .cgemm_blocks = GK_SGEMM_NEON_BLOCKS, .zgemm_blocks = GK_DGEMM_NEON_BLOCKS,
+    .int8_blocks = {.mc = 128, .nc = 2040, .kb = 1024, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20,
+                    .dot_max_m = 16, .kmajor_max_m = 16},
+    .small = GK_SMALL_DEFAULTS,
+    .qadd = &gk_qadd_kernel_generic,
+};
+#endif
+
+#if GEMMKIT_ARM
+/* FEAT_I8MM (Neoverse V1 / N2 / V2, Apple M2 and later): USMMLA 8 x 8 int8 (unsigned A by signed B in one
+ * instruction). Chosen over dotprod by CPU family, not by the flag alone: on Apple cores SDOT and the MMLA
+ * instructions issue at the same rate, so there the dotprod path stays (the `apple` config below). */
+const gk_config_t gk_config_i8mm = {
+    .arch = "i8mm", .uarch = "any", .needs = GEMMKIT_CPU_NEON | GEMMKIT_CPU_I8MM, .cpu_match = NULL,
+    .sgemm = &gk_sgemm_kernel_neon, .dgemm = &gk_dgemm_kernel_neon, .int8 = &gk_i8_kernel_i8mm,
+    .sgemm_blocks = GK_SGEMM_NEON_BLOCKS, .dgemm_blocks = GK_DGEMM_NEON_BLOCKS,
+    .cgemm_blocks = GK_SGEMM_NEON_BLOCKS, .zgemm_blocks = GK_DGEMM_NEON_BLOCKS,
+    .int8_blocks = {.mc = 128, .nc = 2048, .kb = 1024, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20,
+                    .dot_max_m = 16, .kmajor_max_m = 16},
+    .small = GK_SMALL_DEFAULTS,
+    .qadd = &gk_qadd_kernel_generic,
+};
+
+/* Apple cores (MIDR implementer 0x61; every Apple arm64 Mac): the dotprod path even where FEAT_I8MM is
+ * present (registered before i8mm). */
+static int is_apple(uint32_t id) { return GK_CPU_FAMILY(id) == GK_CPU_ARM_APPLE; }
+const gk_config_t gk_config_dotprod_apple = {
+    .arch = "dotprod", .uarch = "apple", .needs = GEMMKIT_CPU_NEON | GEMMKIT_CPU_DOTPROD, .cpu_match = is_apple,
+    .sgemm = &gk_sgemm_kernel_neon, .dgemm = &gk_dgemm_kernel_neon, .int8 = &gk_i8_kernel_dotprod,
+    .sgemm_blocks = GK_SGEMM_NEON_BLOCKS, .dgemm_blocks = GK_DGEMM_NEON_BLOCKS,
+    .cgemm_blocks = GK_SGEMM_NEON_BLOCKS, .zgemm_blocks = GK_DGEMM_NEON_BLOCKS,
+    .int8_blocks = {.mc = 128, .nc = 2040, .kb = 1024, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20,
+                    .dot_max_m = 16, .kmajor_max_m = 16},
+    .small = GK_SMALL_DEFAULTS,
+    .qadd = &gk_qadd_kernel_generic,
+};
+#endif
