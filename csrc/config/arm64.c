@@ -8,29 +8,28 @@
 #define GK_SGEMM_NEON_BLOCKS {.mc = 128, .kc = 256, .nc = 3072}
 #define GK_DGEMM_NEON_BLOCKS {.mc = 128, .kc = 256, .nc = 1536}
 
-const gk_config_t gk_config_neon = {
-    .arch = "neon", .uarch = "any", .needs = GEMMKIT_CPU_NEON, .cpu_match = NULL,
-    .sgemm = &gk_sgemm_kernel_neon, .dgemm = &gk_dgemm_kernel_neon, .int8 = &gk_i8_kernel_generic,
-    .sgemm_blocks = GK_SGEMM_NEON_BLOCKS, .dgemm_blocks = GK_DGEMM_NEON_BLOCKS,
-    .cgemm_blocks = GK_SGEMM_NEON_BLOCKS, .zgemm_blocks = GK_DGEMM_NEON_BLOCKS,
-    .int8_blocks = {.mc = 128, .nc = 2048, .kb = 1024, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20,
-                    .dot_max_m = 16, .kmajor_max_m = 16},
-    .small = GK_SMALL_DEFAULTS,
-    .qadd = &gk_qadd_kernel_generic,
-};
+/* The NEON path's base (every AArch64 config is it plus the fields it changes, later designated
+ * initializers overriding earlier ones: tests/test_config_bases.py checks that each differs only where it
+ * says). int8 blocks: A block 128 rows, B blocks of 2048 columns, a 1024-deep k block of B panels. */
+#define GK_CONFIG_NEON_BASE                                                                          \
+    .arch = "neon", .uarch = "any", .needs = GEMMKIT_CPU_NEON, .cpu_match = NULL,                    \
+    .sgemm = &gk_sgemm_kernel_neon, .dgemm = &gk_dgemm_kernel_neon, .int8 = &gk_i8_kernel_generic,   \
+    .sgemm_blocks = GK_SGEMM_NEON_BLOCKS, .dgemm_blocks = GK_DGEMM_NEON_BLOCKS,                      \
+    .cgemm_blocks = GK_SGEMM_NEON_BLOCKS, .zgemm_blocks = GK_DGEMM_NEON_BLOCKS,                      \
+    .int8_blocks = {.mc = 128, .nc = 2048, .kb = 1024, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20,    \
+                    .dot_max_m = 16, .kmajor_max_m = 16},                                            \
+    .small = GK_SMALL_DEFAULTS, .qadd = &gk_qadd_kernel_generic
+
+const gk_config_t gk_config_neon = {GK_CONFIG_NEON_BASE};
 
 /* FEAT_DotProd (Neoverse N1 and later, Apple M1 and later): the NEON float kernels and the 8 x 12 SDOT int8
- * kernel (A block 128 rows, B blocks of 2040 columns, a 1024-deep k block of B panels: 12 KiB in L1). */
-const gk_config_t gk_config_dotprod = {
-    .arch = "dotprod", .uarch = "any", .needs = GEMMKIT_CPU_NEON | GEMMKIT_CPU_DOTPROD, .cpu_match = NULL,
-    .sgemm = &gk_sgemm_kernel_neon, .dgemm = &gk_dgemm_kernel_neon, .int8 = &gk_i8_kernel_dotprod,
-    .sgemm_blocks = GK_SGEMM_NEON_BLOCKS, .dgemm_blocks = GK_DGEMM_NEON_BLOCKS,
-    .cgemm_blocks = GK_SGEMM_NEON_BLOCKS, .zgemm_blocks = GK_DGEMM_NEON_BLOCKS,
-    .int8_blocks = {.mc = 128, .nc = 2040, .kb = 1024, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20,
-                    .dot_max_m = 16, .kmajor_max_m = 16},
-    .small = GK_SMALL_DEFAULTS,
-    .qadd = &gk_qadd_kernel_generic,
-};
+ * kernel (B blocks of 2040 columns: whole 12-column panels; 12 KiB of B panels per k block in L1). */
+#define GK_CONFIG_DOTPROD                                                                            \
+    GK_CONFIG_NEON_BASE, .arch = "dotprod", .needs = GEMMKIT_CPU_NEON | GEMMKIT_CPU_DOTPROD,           \
+    .int8 = &gk_i8_kernel_dotprod,                                                                   \
+    .int8_blocks = {.mc = 128, .nc = 2040, .kb = 1024, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20,    \
+                    .dot_max_m = 16, .kmajor_max_m = 16}
+const gk_config_t gk_config_dotprod = {GK_CONFIG_DOTPROD};
 #endif
 
 #if GEMMKIT_ARM
@@ -38,27 +37,13 @@ const gk_config_t gk_config_dotprod = {
  * instruction). Chosen over dotprod by CPU family, not by the flag alone: on Apple cores SDOT and the MMLA
  * instructions issue at the same rate, so there the dotprod path stays (the `apple` config below). */
 const gk_config_t gk_config_i8mm = {
-    .arch = "i8mm", .uarch = "any", .needs = GEMMKIT_CPU_NEON | GEMMKIT_CPU_I8MM, .cpu_match = NULL,
-    .sgemm = &gk_sgemm_kernel_neon, .dgemm = &gk_dgemm_kernel_neon, .int8 = &gk_i8_kernel_i8mm,
-    .sgemm_blocks = GK_SGEMM_NEON_BLOCKS, .dgemm_blocks = GK_DGEMM_NEON_BLOCKS,
-    .cgemm_blocks = GK_SGEMM_NEON_BLOCKS, .zgemm_blocks = GK_DGEMM_NEON_BLOCKS,
-    .int8_blocks = {.mc = 128, .nc = 2048, .kb = 1024, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20,
-                    .dot_max_m = 16, .kmajor_max_m = 16},
-    .small = GK_SMALL_DEFAULTS,
-    .qadd = &gk_qadd_kernel_generic,
+    GK_CONFIG_NEON_BASE, .arch = "i8mm", .needs = GEMMKIT_CPU_NEON | GEMMKIT_CPU_I8MM, .int8 = &gk_i8_kernel_i8mm,
 };
 
 /* Apple cores (MIDR implementer 0x61; every Apple arm64 Mac): the dotprod path even where FEAT_I8MM is
  * present (registered before i8mm). */
 static int is_apple(uint32_t id) { return GK_CPU_FAMILY(id) == GK_CPU_ARM_APPLE; }
 const gk_config_t gk_config_dotprod_apple = {
-    .arch = "dotprod", .uarch = "apple", .needs = GEMMKIT_CPU_NEON | GEMMKIT_CPU_DOTPROD, .cpu_match = is_apple,
-    .sgemm = &gk_sgemm_kernel_neon, .dgemm = &gk_dgemm_kernel_neon, .int8 = &gk_i8_kernel_dotprod,
-    .sgemm_blocks = GK_SGEMM_NEON_BLOCKS, .dgemm_blocks = GK_DGEMM_NEON_BLOCKS,
-    .cgemm_blocks = GK_SGEMM_NEON_BLOCKS, .zgemm_blocks = GK_DGEMM_NEON_BLOCKS,
-    .int8_blocks = {.mc = 128, .nc = 2040, .kb = 1024, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20,
-                    .dot_max_m = 16, .kmajor_max_m = 16},
-    .small = GK_SMALL_DEFAULTS,
-    .qadd = &gk_qadd_kernel_generic,
+    GK_CONFIG_DOTPROD, .uarch = "apple", .cpu_match = is_apple,
 };
 #endif
