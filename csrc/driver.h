@@ -175,6 +175,10 @@ typedef struct {
     int64_t batch, stride_a, stride_b, stride_c, stride_row_scale, stride_col_scale;
     /* A prepacked op(B) (gk_int8_packed_weight_view; K within one exact chunk) in place of B, or NULL */
     const uint8_t *packed_b; const int32_t *packed_colsum;
+    /* The configuration the whole call runs on, read once by the frontend (NULL: the one in use): a packed
+     * weight checked against its int8 kernel is then run by that kernel, whatever another thread's
+     * gemmkit_set_arch does meanwhile. */
+    const gk_config_t *cfg;
 } gk_int8_problem_t;
 
 gemmkit_status_t gk_int8_gemm(const gk_int8_problem_t *p);
@@ -214,9 +218,9 @@ int64_t gk_int8_packed_weight_size(int64_t N, int64_t K);
 int gk_int8_b_in_place_beats_packed(int transb, int64_t M, int64_t K);
 gemmkit_status_t gk_int8_pack_weight(int transb, int64_t N, int64_t K, const int8_t *B, int64_t ldb, void *dst,
                                      int64_t bytes);
-/* The panels and column sums of a packed weight made for the kernel in use with these N, K; 0 when
+/* The panels and column sums of a packed weight made for int8 kernel `kern` with these N, K; 0 when
  * `packed` is not one (another kernel path, other sizes, too short). */
-int gk_int8_packed_weight_view(const void *packed, int64_t bytes, int64_t N, int64_t K, const uint8_t **panels,
-                               const int32_t **colsum);
+int gk_int8_packed_weight_view(const gk_i8_kernel_t *kern, const void *packed, int64_t bytes, int64_t N,
+                               int64_t K, const uint8_t **panels, const int32_t **colsum);
 
 #endif

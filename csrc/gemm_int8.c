@@ -220,7 +220,7 @@ static gemmkit_status_t i8_loops(i8_job_t *job, int threads) {
 
 /* The job for matrix b of the problem (pointers moved by the batch strides). */
 static void int8_job_init(i8_job_t *job, const gk_int8_problem_t *p, int64_t b) {
-    const gk_config_t *cfg = gk_config();
+    const gk_config_t *cfg = p->cfg ? p->cfg : gk_config();
     memset(job, 0, sizeof(*job));
     job->kern = cfg->int8;
     job->blocks = &cfg->int8_blocks;
@@ -313,9 +313,8 @@ gemmkit_status_t gk_int8_pack_weight(int transb, int64_t N, int64_t K, const int
     return gemmkit_success;
 }
 
-int gk_int8_packed_weight_view(const void *packed, int64_t bytes, int64_t N, int64_t K, const uint8_t **panels,
-                               const int32_t **colsum) {
-    const gk_i8_kernel_t *kern = gk_config()->int8;
+int gk_int8_packed_weight_view(const gk_i8_kernel_t *kern, const void *packed, int64_t bytes, int64_t N,
+                               int64_t K, const uint8_t **panels, const int32_t **colsum) {
     int64_t kp, off;
     const int64_t need = packed_layout(kern, N, K, &kp, &off);
     packed_header_t h;
