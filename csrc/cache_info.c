@@ -69,13 +69,19 @@ static int detect_x86(gk_cache_info_t *ci) {
 #endif
 
 #if defined(__linux__)
-static int64_t read_sysfs_value(const char *path, int bytes) {
+/* The start of a small text file into buf (size bytes, NUL-terminated); 0 when it cannot be opened. */
+static int read_text(const char *path, char *buf, size_t size) {
     FILE *f = fopen(path, "r");
     if (!f) return 0;
-    char buf[64] = {0};
-    const size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    const size_t n = fread(buf, 1, size - 1, f);
     fclose(f);
     buf[n] = '\0';
+    return 1;
+}
+
+static int64_t read_sysfs_value(const char *path, int bytes) {
+    char buf[64];
+    if (!read_text(path, buf, sizeof buf)) return 0;
     char *end = NULL;
     long long v = strtoll(buf, &end, 10);
     if (v <= 0) return 0;
@@ -86,12 +92,8 @@ static int64_t read_sysfs_value(const char *path, int bytes) {
 
 /* CPUs in a list like "0-3,8-11": the count; 1 when it cannot be read. */
 static int64_t read_cpu_count(const char *path) {
-    FILE *f = fopen(path, "r");
-    if (!f) return 1;
-    char buf[512] = {0};
-    const size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-    fclose(f);
-    buf[n] = '\0';
+    char buf[512];
+    if (!read_text(path, buf, sizeof buf)) return 1;
     int64_t count = 0;
     char *p = buf;
     while (*p && *p != '\n') {
@@ -109,13 +111,9 @@ static int64_t read_cpu_count(const char *path) {
 static int detect_sysfs(gk_cache_info_t *ci) {
     int64_t l1_cpus = 0, cpus[4] = {0};
     for (int i = 0; i < 8; i++) {
-        char path[128], type[32] = {0};
+        char path[128], type[32];
         snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
-        FILE *f = fopen(path, "r");
-        if (!f) break;
-        const size_t n = fread(type, 1, sizeof(type) - 1, f);
-        fclose(f);
-        type[n] = '\0';
+        if (!read_text(path, type, sizeof type)) break;
         if (strncmp(type, "Data", 4) != 0 && strncmp(type, "Unified", 7) != 0) continue;
         snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
         const int64_t level = read_sysfs_value(path, 0);
