@@ -325,7 +325,7 @@ gemmkit_status_t gemmkit_kernel_info(const char *op, gemmkit_kernel_info_t *info
     else if (strcmp(op, "cgemm") == 0) { k = c->cgemm ? c->cgemm : c->sgemm; b = &c->cgemm_blocks; }
     else if (strcmp(op, "zgemm") == 0) { k = c->zgemm ? c->zgemm : c->dgemm; b = &c->zgemm_blocks; }
     else if (strcmp(op, "int8") == 0) {
-        const gk_i8_kernel_t *q = c->int8;
+        const gk_int8_kernel_t *q = c->int8;
         info->kernel = q->name;
         info->mr = q->mr; info->nr = q->nr; info->k_group = q->kgroup; info->elem = q->elem_size;
         info->mc = c->int8_blocks.mc; info->kc = q->k_exact; info->nc = c->int8_blocks.nc;

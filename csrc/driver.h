@@ -157,7 +157,7 @@ int gk_real_gemv(const gk_real_problem_t *p, gemmkit_status_t *st);
 /* An int8 product after the frontend's checks: C := alpha * (op(A') - a_ofs) (op(B) - bo) + beta * C + co,
  * A' = A (u8) or A ^ 0x80 (s8 flipped to u8, flip_a = 1, a_ofs = ao + 128); M, N, K > 0, alpha != 0.
  * With dst != GK_DST_INT32 (fields after co; zero-initialised they mean int32 output, one matrix) C holds
- * floats of that type: C := scaled(acc) as gk_i8_epilogue_t's float formula, acc the exact sum (then
+ * floats of that type: C := scaled(acc) as gk_int8_epilogue_t's float formula, acc the exact sum (then
  * alpha = 1, beta = 0, co = 0). batch > 1: matrices b = 0 .. batch-1 at A + b * stride_a, B + b * stride_b,
  * C + b * stride_c and scales + b * stride_*_scale (elements; 0 = shared), in one call. */
 typedef struct {
@@ -220,7 +220,7 @@ gemmkit_status_t gk_int8_pack_weight(int transb, int64_t N, int64_t K, const int
                                      int64_t bytes);
 /* The panels and column sums of a packed weight made for int8 kernel `kern` with these N, K; 0 when
  * `packed` is not one (another kernel path, other sizes, too short). */
-int gk_int8_packed_weight_view(const gk_i8_kernel_t *kern, const void *packed, int64_t bytes, int64_t N,
+int gk_int8_packed_weight_view(const gk_int8_kernel_t *kern, const void *packed, int64_t bytes, int64_t N,
                                int64_t K, const uint8_t **panels, const int32_t **colsum);
 
 #endif

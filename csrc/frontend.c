@@ -313,7 +313,7 @@ static int per_token_out_type(int out_type) {
 static void per_token_empty_sums(const gk_int8_problem_t *p) {
     static const int64_t zeros[64] = {0};
     static const double zero_terms[64] = {0};
-    gk_i8_epilogue_t ep;
+    gk_int8_epilogue_t ep;
     memset(&ep, 0, sizeof(ep));
     ep.row_comp = zero_terms;
     ep.col_comp = zero_terms;
@@ -328,7 +328,7 @@ static void per_token_empty_sums(const gk_int8_problem_t *p) {
                 ep.row_bias = p->row_bias ? p->row_bias + i : NULL;
                 ep.col_bias = p->col_bias ? p->col_bias + j : NULL;
                 char *c = (char *)p->C + (size_t)(b * p->stride_c + i * p->ldc + j) * (size_t)size;
-                gk_i8_epilogue_scalar(1, GK_MIN((int64_t)64, p->N - j), zeros, 64, c, p->ldc, &ep);
+                gk_int8_epilogue_scalar(1, GK_MIN((int64_t)64, p->N - j), zeros, 64, c, p->ldc, &ep);
             }
 }
 
@@ -456,11 +456,11 @@ gemmkit_status_t gemmkit_per_token_scale_int32(int out_type, int64_t M, int64_t 
     const size_t es = (size_t)gk_dst_size(dst);
     for (int64_t i = 0; i < M; i++) {
         for (int64_t j = 0; j < N; j++) row[j] = acc[i * ld_acc + j];
-        gk_i8_epilogue_t ep;
+        gk_int8_epilogue_t ep;
         memset(&ep, 0, sizeof(ep));
         ep.row_comp = zeros; ep.col_comp = zeros; ep.alpha = 1.0; ep.mode = GK_EP_DOUBLE; ep.dst = dst;
         ep.row_scale = token_scale + i; ep.col_scale = deq_scale; ep.col_bias = bias;
-        gk_i8_epilogue_scalar(1, N, row, N, (char *)C + (size_t)(i * ldc) * es, ldc, &ep);
+        gk_int8_epilogue_scalar(1, N, row, N, (char *)C + (size_t)(i * ldc) * es, ldc, &ep);
     }
     free(row);
     free(zeros);

@@ -6,7 +6,7 @@
 
 /* Blocking of the NC x K panels of B and MC x K panels of A for a given packed depth kp. */
 static void i8_blocks(const i8_job_t *job, int64_t kp, int nchunks_gt1, int64_t *MC, int64_t *NC) {
-    const gk_i8_kernel_t *kern = job->kern;
+    const gk_int8_kernel_t *kern = job->kern;
     const gk_int8_blocks_t *b = job->blocks;
     const int mr = kern->mr, nr = kern->nr, es = kern->elem_size;
     /* Cache blocks scaled to the panel depth: A block ~ L2 budget, B block ~ share of L3. */
@@ -15,7 +15,7 @@ static void i8_blocks(const i8_job_t *job, int64_t kp, int nchunks_gt1, int64_t 
     if (nchunks_gt1) *NC = GK_MIN(*NC, (int64_t)GK_MAX(nr, 256 / nr * nr)); /* bound the int64 sums */
 }
 
-/* Which epilogue the tiles of this block may use (see gk_i8_epilogue_t). */
+/* Which epilogue the tiles of this block may use (see gk_int8_epilogue_t). */
 static int epilogue_mode(const i8_job_t *job, const i8_terms_t *rows, const i8_terms_t *cols) {
     if (job->alpha != 1.0 || (job->beta != 0.0 && job->beta != 1.0)) return GK_EP_DOUBLE;
     const int64_t s_max = job->K * 255 * 128; /* |sum_k a' b| with a' in [0, 255], b in [-128, 127] */
@@ -26,7 +26,7 @@ static int epilogue_mode(const i8_job_t *job, const i8_terms_t *rows, const i8_t
 /* B block [kc x nc] into NR panels with column sums: the kernel's own packer when it has one. */
 static void pack_b_block(const i8_job_t *job, const int8_t *Bp, int64_t kc, int64_t nc, uint8_t *dst,
                          int32_t *colsum) {
-    const gk_i8_kernel_t *kern = job->kern;
+    const gk_int8_kernel_t *kern = job->kern;
     if (!job->transb && kern->pack_b_kmajor) kern->pack_b_kmajor(Bp, job->ldb, kc, nc, dst, colsum);
     else if (job->transb && kern->pack_b_kcontig) kern->pack_b_kcontig(Bp, job->ldb, kc, nc, dst, colsum);
     else pack_b_i8(job->transb, Bp, job->ldb, kc, nc, kern->nr, kern->kgroup, kern->elem_size, dst, colsum);
@@ -118,13 +118,13 @@ static const void *i8_b_ready(void *ctx, gk_loop_thread_t *t, int64_t k0, int64_
     const uint8_t *panels = job->packed_b ? job->packed_b + (size_t)(jc * i8_packed_depth(job, kc) * job->kern->elem_size)
                                           : (const uint8_t *)blk + i8_colsum_bytes(job);
     for (int64_t j = 0; j < nc; j++) st->cs64[j] = (k0 == 0 ? 0 : st->cs64[j]) + colsum[j];
-    if (k0 + kc >= job->K) gk_i8_col_terms(job, jc, nc, st->cs64, &st->cols);
+    if (k0 + kc >= job->K) gk_int8_col_terms(job, jc, nc, st->cs64, &st->cols);
     return panels;
 }
 
 static void i8_pack_a(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t k0, int64_t mc, int64_t kc, void *dst) {
     const i8_job_t *job = (const i8_job_t *)ctx;
-    const gk_i8_kernel_t *kern = job->kern;
+    const gk_int8_kernel_t *kern = job->kern;
     i8_thread_t *st = (i8_thread_t *)t->state;
     const uint8_t *Ap = job->transa ? job->A + k0 * job->lda + ic : job->A + ic * job->lda + k0;
     pack_a_i8(job->transa, Ap, job->lda, mc, kc, kern->mr, kern->kgroup, kern->elem_size, job->flip_a,
@@ -138,11 +138,11 @@ static void i8_pack_a(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t k0, in
  * (full tiles, and edge row panels where it has a row-count variant) or in the scalar epilogue. */
 static void i8_macro_one_chunk(const i8_job_t *job, i8_thread_t *st, int64_t ic, int64_t jc, int64_t mc, int64_t nc,
                                int64_t kc, const uint8_t *abuf, const uint8_t *bbuf) {
-    const gk_i8_kernel_t *kern = job->kern;
+    const gk_int8_kernel_t *kern = job->kern;
     const int mr = kern->mr, nr = kern->nr, kg = kern->kgroup, es = kern->elem_size;
     const int64_t kp = i8_packed_depth(job, kc);
     GK_ALIGN64 int64_t tile64[32 * 64];
-    gk_i8_row_terms(job, ic, mc, st->rs64, &st->rows);
+    gk_int8_row_terms(job, ic, mc, st->rs64, &st->rows);
     const int mode = epilogue_mode(job, &st->rows, &st->cols);
     const int64_t kgroups = kp / kg, kb_groups = GK_MAX((int64_t)1, job->blocks->kb / kg);
     for (int64_t jr = 0; jr < nc; jr += nr) {
@@ -155,15 +155,15 @@ static void i8_macro_one_chunk(const i8_job_t *job, i8_thread_t *st, int64_t ic,
                 const int64_t mb = GK_MIN((int64_t)mr, mc - ir);
                 const uint8_t *ap = abuf + (size_t)(ir * kp + g0 * mr * kg) * es;
                 int32_t *s_tile = st->acc_tiles + ir * nr;
-                void *c = gk_i8_c_at(job, ic + ir, jc + jr);
-                const gk_i8_ukernel_fn fn = mb == mr ? kern->ukernel : kern->ukernel_rows ? kern->ukernel_rows[mb] : kern->ukernel;
+                void *c = gk_int8_c_at(job, ic + ir, jc + jr);
+                const gk_int8_ukernel_fn fn = mb == mr ? kern->ukernel : kern->ukernel_rows ? kern->ukernel_rows[mb] : kern->ukernel;
                 const int full = nb == nr && (mb == mr || kern->ukernel_rows != NULL) &&
                                  (job->dst == GK_DST_INT32 || mode == GK_EP_INT32);
-                const gk_i8_epilogue_t ep = gk_i8_tile_epilogue(job, &st->rows, ir, &st->cols, jr, ic + ir, jc + jr, mode);
+                const gk_int8_epilogue_t ep = gk_int8_tile_epilogue(job, &st->rows, ir, &st->cols, jr, ic + ir, jc + jr, mode);
                 fn(gn, ap, bp + (size_t)(g0 * nr * kg) * es, s_tile, g0 > 0, c, job->ldc, last && full ? &ep : NULL);
                 if (last && !full) {
                     for (int64_t x = 0; x < (int64_t)mr * nr; x++) tile64[x] = s_tile[x];
-                    gk_i8_epilogue_scalar(mb, nb, tile64, nr, c, job->ldc, &ep);
+                    gk_int8_epilogue_scalar(mb, nb, tile64, nr, c, job->ldc, &ep);
                 }
             }
         }
@@ -173,7 +173,7 @@ static void i8_macro_one_chunk(const i8_job_t *job, i8_thread_t *st, int64_t ic,
 static void i8_macro(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t jc, int64_t k0, int64_t mc, int64_t nc,
                      int64_t kc, const void *a, const void *b, int first, int last) {
     const i8_job_t *job = (const i8_job_t *)ctx;
-    const gk_i8_kernel_t *kern = job->kern;
+    const gk_int8_kernel_t *kern = job->kern;
     i8_thread_t *st = (i8_thread_t *)t->state;
     (void)k0;
     if (first && last) {
@@ -196,14 +196,14 @@ static void i8_macro(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t jc, int
         }
     }
     if (!last) return;
-    gk_i8_row_terms(job, ic, mc, st->rs64 + (ic - t->m0), &st->rows);
-    const gk_i8_epilogue_t ep = gk_i8_tile_epilogue(job, &st->rows, 0, &st->cols, 0, ic, jc, GK_EP_DOUBLE);
-    gk_i8_epilogue_scalar(mc, nc, acc, ld, gk_i8_c_at(job, ic, jc), job->ldc, &ep);
+    gk_int8_row_terms(job, ic, mc, st->rs64 + (ic - t->m0), &st->rows);
+    const gk_int8_epilogue_t ep = gk_int8_tile_epilogue(job, &st->rows, 0, &st->cols, 0, ic, jc, GK_EP_DOUBLE);
+    gk_int8_epilogue_scalar(mc, nc, acc, ld, gk_int8_c_at(job, ic, jc), job->ldc, &ep);
 }
 
 /* One matrix through the skeleton on `threads` threads. */
 static gemmkit_status_t i8_loops(i8_job_t *job, int threads) {
-    const gk_i8_kernel_t *kern = job->kern;
+    const gk_int8_kernel_t *kern = job->kern;
     const int64_t kchunk = kern->k_exact;
     if (job->K > kchunk) job->packed_b = NULL; /* (never: weights are prepacked within one chunk) */
     int64_t MC, NC;
@@ -248,7 +248,7 @@ static void int8_job_init(i8_job_t *job, const gk_int8_problem_t *p, int64_t b) 
 static gemmkit_status_t int8_run_one(const gk_int8_problem_t *p, int64_t b, int threads) {
     i8_job_t job;
     int8_job_init(&job, p, b);
-    if (gk_i8_dot_applies(&job)) return gk_i8_dot(&job, threads ? threads : gk_num_threads());
+    if (gk_int8_dot_applies(&job)) return gk_int8_dot(&job, threads ? threads : gk_num_threads());
     return i8_loops(&job, threads ? threads : gk_threads_for(job.M, job.N, job.K / 4 + 1));
 }
 
@@ -275,12 +275,12 @@ gemmkit_status_t gk_int8_gemm(const gk_int8_problem_t *p) {
 #define GK_INT8_PACKED_MAGIC 0x31304b5038534b47ull /* "GKS8PK01" */
 typedef struct {
     uint64_t magic;
-    const gk_i8_kernel_t *kern; /* the kernel it was packed for: compared, never followed */
+    const gk_int8_kernel_t *kern; /* the kernel it was packed for: compared, never followed */
     int64_t N, K, kp, bytes;
     int32_t nr, kgroup, elem_size, reserved;
 } packed_header_t;
 
-static int64_t packed_layout(const gk_i8_kernel_t *kern, int64_t N, int64_t K, int64_t *kp, int64_t *panel_off) {
+static int64_t packed_layout(const gk_int8_kernel_t *kern, int64_t N, int64_t K, int64_t *kp, int64_t *panel_off) {
     if (N <= 0 || K <= 0 || K > kern->k_exact) return 0;
     const int64_t panels = (N + kern->nr - 1) / kern->nr;
     *kp = (K + kern->kgroup - 1) / kern->kgroup * kern->kgroup;
@@ -313,7 +313,7 @@ gemmkit_status_t gk_int8_pack_weight(int transb, int64_t N, int64_t K, const int
     return gemmkit_success;
 }
 
-int gk_int8_packed_weight_view(const gk_i8_kernel_t *kern, const void *packed, int64_t bytes, int64_t N,
+int gk_int8_packed_weight_view(const gk_int8_kernel_t *kern, const void *packed, int64_t bytes, int64_t N,
                                int64_t K, const uint8_t **panels, const int32_t **colsum) {
     int64_t kp, off;
     const int64_t need = packed_layout(kern, N, K, &kp, &off);

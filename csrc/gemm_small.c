@@ -186,9 +186,9 @@ int gk_real_tiny(const gk_real_problem_t *p) {
 /* Few rows of C: dot products of the rows of A' with the columns of op(B), B read in place (kernel->dot
  * for a transposed B, kernel->dot_kmajor for a plain one), N split among threads; the epilogue per
  * element as on the edge tiles. */
-#define GK_I8_DOT_MAX_M 32
-#define GK_I8_DOT_COLS 4096 /* columns per kernel call (a plain B's rows are read 4 KiB at a time) */
-#define GK_I8_DOT_EP_COLS 64 /* columns per epilogue call */
+#define GK_INT8_DOT_MAX_M 32
+#define GK_INT8_DOT_COLS 4096 /* columns per kernel call (a plain B's rows are read 4 KiB at a time) */
+#define GK_INT8_DOT_EP_COLS 64 /* columns per epilogue call */
 
 typedef struct {
     i8_job_t *job;                  /* (its `failed` set when a thread has no workspace) */
@@ -203,41 +203,41 @@ static void i8_dot_task(void *ctx, int tid, int nthreads) {
     const uint8_t xr = job->flip_a ? 0x80 : 0;
     int64_t j0, j1;
     gk_split_range(job->N, 16, nthreads, tid, &j0, &j1);
-    /* the sums of a call, M x GK_I8_DOT_COLS, and its column sums (slot 0 may hold the caller's op(A)) */
-    int32_t *S = (int32_t *)gk_thread_workspace(1, sizeof(int32_t) * (size_t)((M + 1) * GK_I8_DOT_COLS));
+    /* the sums of a call, M x GK_INT8_DOT_COLS, and its column sums (slot 0 may hold the caller's op(A)) */
+    int32_t *S = (int32_t *)gk_thread_workspace(1, sizeof(int32_t) * (size_t)((M + 1) * GK_INT8_DOT_COLS));
     if (S == NULL) {
         job->failed = 1;
         return;
     }
-    int32_t *colsum = S + M * GK_I8_DOT_COLS;
-    int64_t S64[GK_I8_DOT_MAX_M * GK_I8_DOT_EP_COLS], cs64[GK_I8_DOT_EP_COLS];
-    double comp[GK_I8_DOT_EP_COLS], add[GK_I8_DOT_EP_COLS];
-    int64_t sum64[GK_I8_DOT_EP_COLS];
-    int32_t sum32[GK_I8_DOT_EP_COLS];
+    int32_t *colsum = S + M * GK_INT8_DOT_COLS;
+    int64_t S64[GK_INT8_DOT_MAX_M * GK_INT8_DOT_EP_COLS], cs64[GK_INT8_DOT_EP_COLS];
+    double comp[GK_INT8_DOT_EP_COLS], add[GK_INT8_DOT_EP_COLS];
+    int64_t sum64[GK_INT8_DOT_EP_COLS];
+    int32_t sum32[GK_INT8_DOT_EP_COLS];
     i8_terms_t cols = {comp, add, sum64, sum32, 0};
-    for (int64_t jb = j0; jb < j1; jb += GK_I8_DOT_COLS) {
-        const int64_t n = GK_MIN((int64_t)GK_I8_DOT_COLS, j1 - jb);
+    for (int64_t jb = j0; jb < j1; jb += GK_INT8_DOT_COLS) {
+        const int64_t n = GK_MIN((int64_t)GK_INT8_DOT_COLS, j1 - jb);
         /* dot_kmajor: column sums only where the (reduced) offset of A needs them */
         const int sums = job->transb || job->a_ofs != 0;
         if (job->transb) job->kern->dot(M, n, K, d->A, d->lda, xr, job->B + jb * job->ldb, job->ldb, S, colsum);
         else job->kern->dot_kmajor(M, n, K, d->A, d->lda, xr, job->B + jb, job->ldb, S, sums ? colsum : NULL);
-        for (int64_t je = 0; je < n; je += GK_I8_DOT_EP_COLS) {
-            const int64_t ne = GK_MIN((int64_t)GK_I8_DOT_EP_COLS, n - je);
+        for (int64_t je = 0; je < n; je += GK_INT8_DOT_EP_COLS) {
+            const int64_t ne = GK_MIN((int64_t)GK_INT8_DOT_EP_COLS, n - je);
             for (int64_t j = 0; j < ne; j++) cs64[j] = sums ? colsum[je + j] : 0;
             for (int64_t i = 0; i < M; i++)
                 for (int64_t j = 0; j < ne; j++) S64[i * ne + j] = S[i * n + je + j];
-            gk_i8_col_terms(job, jb + je, ne, cs64, &cols);
-            const gk_i8_epilogue_t ep = gk_i8_tile_epilogue(job, d->rows, 0, &cols, 0, 0, jb + je, GK_EP_DOUBLE);
-            gk_i8_epilogue_scalar(M, ne, S64, ne, gk_i8_c_at(job, 0, jb + je), job->ldc, &ep);
+            gk_int8_col_terms(job, jb + je, ne, cs64, &cols);
+            const gk_int8_epilogue_t ep = gk_int8_tile_epilogue(job, d->rows, 0, &cols, 0, 0, jb + je, GK_EP_DOUBLE);
+            gk_int8_epilogue_scalar(M, ne, S64, ne, gk_int8_c_at(job, 0, jb + je), job->ldc, &ep);
         }
     }
 }
 
 /* Whether the dot path takes this product (few rows, one exact K chunk, a kernel for B's layout). */
-int gk_i8_dot_applies(const i8_job_t *job) {
-    const gk_i8_kernel_t *kern = job->kern;
+int gk_int8_dot_applies(const i8_job_t *job) {
+    const gk_int8_kernel_t *kern = job->kern;
     const int64_t max_m = job->transb ? job->blocks->dot_max_m : job->blocks->kmajor_max_m;
-    return !job->packed_b && job->M <= GK_MIN(max_m, (int64_t)GK_I8_DOT_MAX_M) && job->K <= kern->k_exact &&
+    return !job->packed_b && job->M <= GK_MIN(max_m, (int64_t)GK_INT8_DOT_MAX_M) && job->K <= kern->k_exact &&
            (job->transb ? kern->dot != NULL : kern->dot_kmajor != NULL);
 }
 
@@ -252,19 +252,19 @@ int gk_int8_b_in_place_beats_packed(int transb, int64_t M, int64_t K) {
     job.K = K;
     /* A transposed B in place beats panels widened to int16 (twice the weight's bytes) at every M the dot
      * path takes (measured on AVX2); byte panels (VNNI) were not measured against it: they stay. */
-    return gk_i8_dot_applies(&job) &&
+    return gk_int8_dot_applies(&job) &&
            (transb ? job.kern->elem_size > 1 : M <= cfg->small.int8_kmajor_over_packed_max_m);
 }
 
 /* The dot path on up to max_threads threads (1: on the calling thread). dot_kmajor reads an int8 A as
  * signed, A' - 128: for it the job's offset of A is a_ofs - 128 and the row sums are of the int8 values. */
-gemmkit_status_t gk_i8_dot(const i8_job_t *job_in, int max_threads) {
+gemmkit_status_t gk_int8_dot(const i8_job_t *job_in, int max_threads) {
     i8_job_t kjob = *job_in, *job = &kjob;
     const int signed_a = !job->transb && job->flip_a;
     if (signed_a) job->a_ofs -= 128;
     const int64_t M = job->M, K = job->K;
     const size_t a_bytes = job->transa ? gk_align64((size_t)(M * K)) : 0;
-    uint8_t *ws = (uint8_t *)gk_thread_workspace(0, a_bytes + 4 * sizeof(int64_t) * GK_I8_DOT_MAX_M);
+    uint8_t *ws = (uint8_t *)gk_thread_workspace(0, a_bytes + 4 * sizeof(int64_t) * GK_INT8_DOT_MAX_M);
     if (!ws) return gemmkit_out_of_memory;
     i8_dot_job_t d = {job, job->A, job->lda, NULL};
     if (job->transa) { /* A is K x M: copy op(A) row-major (M x K, small) */
@@ -274,9 +274,9 @@ gemmkit_status_t gk_i8_dot(const i8_job_t *job_in, int max_threads) {
         d.lda = K;
     }
     int64_t *rowsum = (int64_t *)(ws + a_bytes);
-    int32_t rows32[GK_I8_DOT_MAX_M];
-    i8_terms_t rows = {(double *)(rowsum + GK_I8_DOT_MAX_M), (double *)(rowsum + 2 * GK_I8_DOT_MAX_M),
-                       rowsum + 3 * GK_I8_DOT_MAX_M, rows32, 0};
+    int32_t rows32[GK_INT8_DOT_MAX_M];
+    i8_terms_t rows = {(double *)(rowsum + GK_INT8_DOT_MAX_M), (double *)(rowsum + 2 * GK_INT8_DOT_MAX_M),
+                       rowsum + 3 * GK_INT8_DOT_MAX_M, rows32, 0};
     const uint8_t xr = job->flip_a ? 0x80 : 0;
     for (int64_t i = 0; i < M; i++) {
         int64_t s = 0;
@@ -284,7 +284,7 @@ gemmkit_status_t gk_i8_dot(const i8_job_t *job_in, int max_threads) {
         else for (int64_t k = 0; k < K; k++) s += (uint8_t)(d.A[i * d.lda + k] ^ xr);
         rowsum[i] = s;
     }
-    gk_i8_row_terms(job, 0, M, rowsum, &rows);
+    gk_int8_row_terms(job, 0, M, rowsum, &rows);
     d.rows = &rows;
     const int nthreads = GK_MIN(max_threads, gk_threads_for(M, job->N, K / 4 + 1));
     job->failed = 0;

@@ -174,7 +174,7 @@ typedef struct {
     const float *row_scale, *col_scale; /* MR / NR entries (float destinations) */
     int row_scale_first;
     const float *row_bias, *col_bias;   /* MR / NR entries; at most one, or neither */
-} gk_i8_epilogue_t;
+} gk_int8_epilogue_t;
 
 /* Bytes per destination element. */
 static inline int gk_dst_size(int dst) { return dst == GK_DST_FLOAT16 || dst == GK_DST_BFLOAT16 ? 2 : 4; }
@@ -214,7 +214,7 @@ static inline uint16_t gk_float_to_float16_bits(float f) {
 }
 
 /* The float epilogue of one element from its exact sum: y as the formula above, before conversion. */
-static inline float gk_int8_scaled_value(float acc, const gk_i8_epilogue_t *ep, int64_t i, int64_t j) {
+static inline float gk_int8_scaled_value(float acc, const gk_int8_epilogue_t *ep, int64_t i, int64_t j) {
     const float first = ep->row_scale_first ? ep->row_scale[i] : ep->col_scale[j];
     const float second = ep->row_scale_first ? ep->col_scale[j] : ep->row_scale[i];
     float y = acc * first;
@@ -231,12 +231,12 @@ static inline float gk_int8_scaled_value(float acc, const gk_i8_epilogue_t *ep, 
  * apart) from the sums (s is left undefined). */
 /* The epilogue in portable C for an m x n tile whose exact raw sums are S (row stride lds): the
  * GK_EP_DOUBLE formula above, elementwise. Edge tiles, the dot path and the portable kernel use it. */
-void gk_i8_epilogue_scalar(int64_t m, int64_t n, const int64_t *S, int64_t lds, void *C, int64_t ldc,
-                           const gk_i8_epilogue_t *ep);
+void gk_int8_epilogue_scalar(int64_t m, int64_t n, const int64_t *S, int64_t lds, void *C, int64_t ldc,
+                           const gk_int8_epilogue_t *ep);
 
-typedef void (*gk_i8_ukernel_fn)(int64_t kgroups, const void *GK_RESTRICT a, const void *GK_RESTRICT b,
+typedef void (*gk_int8_ukernel_fn)(int64_t kgroups, const void *GK_RESTRICT a, const void *GK_RESTRICT b,
                                  int32_t *GK_RESTRICT s, int accumulate, void *GK_RESTRICT c, int64_t ldc,
-                                 const gk_i8_epilogue_t *ep);
+                                 const gk_int8_epilogue_t *ep);
 
 typedef struct {
     const char *name;
@@ -244,7 +244,7 @@ typedef struct {
     int kgroup;                /* k values interleaved per packed group: 4 (bytes) or 2 (int16 pairs) */
     int elem_size;             /* bytes per packed element: 1 (u8/s8) or 2 (widened int16) */
     int64_t k_exact;           /* max k whose raw int32 tile sums are exact: one chunk (multiple of kgroup) */
-    gk_i8_ukernel_fn ukernel;
+    gk_int8_ukernel_fn ukernel;
     /* Optional ISA-specific packing of a plain (k-major) B block, `width` columns into NR panels,
      * with column sums; NULL: the portable pack_b_i8. */
     void (*pack_b_kmajor)(const int8_t *B, int64_t ldb, int64_t kc, int64_t width, uint8_t *GK_RESTRICT dst,
@@ -254,7 +254,7 @@ typedef struct {
     void (*dot)(int64_t m, int64_t n, int64_t k, const uint8_t *A, int64_t lda, uint8_t xr, const int8_t *B,
                 int64_t ldb, int32_t *GK_RESTRICT S, int32_t *GK_RESTRICT colsum);
     /* Optional: ukernel_rows[m] handles only the first m (1 <= m < MR) rows of a full-width tile. */
-    const gk_i8_ukernel_fn *ukernel_rows;
+    const gk_int8_ukernel_fn *ukernel_rows;
     /* Optional ISA-specific packing of a transposed B block (row x of the source is column x of
      * op(B), contiguous in k), as pack_b_kmajor; NULL: the portable pack_b_i8. */
     void (*pack_b_kcontig)(const int8_t *B, int64_t ldb, int64_t kc, int64_t width, uint8_t *GK_RESTRICT dst,
@@ -265,19 +265,19 @@ typedef struct {
      * against a plain B go through the packed path. */
     void (*dot_kmajor)(int64_t m, int64_t n, int64_t k, const uint8_t *A, int64_t lda, uint8_t xr, const int8_t *B,
                        int64_t ldb, int32_t *GK_RESTRICT S, int32_t *GK_RESTRICT colsum);
-} gk_i8_kernel_t;
+} gk_int8_kernel_t;
 
-extern const gk_i8_kernel_t gk_i8_kernel_generic;
+extern const gk_int8_kernel_t gk_int8_kernel_generic;
 #if GEMMKIT_X86
-extern const gk_i8_kernel_t gk_i8_kernel_avx2;
-extern const gk_i8_kernel_t gk_i8_kernel_avx512;
-extern const gk_i8_kernel_t gk_i8_kernel_avx512_vnni;
+extern const gk_int8_kernel_t gk_int8_kernel_avx2;
+extern const gk_int8_kernel_t gk_int8_kernel_avx512;
+extern const gk_int8_kernel_t gk_int8_kernel_avx512_vnni;
 #if defined(GEMMKIT_HAVE_AVX_VNNI)
-extern const gk_i8_kernel_t gk_i8_kernel_avx_vnni;
+extern const gk_int8_kernel_t gk_int8_kernel_avx_vnni;
 #endif
 #endif
 #if GEMMKIT_ARM
-extern const gk_i8_kernel_t gk_i8_kernel_dotprod, gk_i8_kernel_i8mm;
+extern const gk_int8_kernel_t gk_int8_kernel_dotprod, gk_int8_kernel_i8mm;
 #endif
 
 /* ---- quantized elementwise add (csrc/qadd.c, csrc/kernels/qadd_*.c) -------------------------- */
@@ -409,7 +409,7 @@ typedef struct gk_config {
     int (*cpu_match)(uint32_t vendor_family_model); /* NULL: any CPU with the features */
     const gk_real_kernel_t *sgemm, *dgemm;
     const gk_real_kernel_t *cgemm, *zgemm; /* native complex kernels; NULL: 1m on sgemm / dgemm */
-    const gk_i8_kernel_t *int8;
+    const gk_int8_kernel_t *int8;
     gk_blocks_t sgemm_blocks, dgemm_blocks, cgemm_blocks, zgemm_blocks;
     gk_int8_blocks_t int8_blocks;
     gk_small_t small;

@@ -5,7 +5,7 @@
 #include "driver.h"
 
 typedef struct {
-    const gk_i8_kernel_t *kern;
+    const gk_int8_kernel_t *kern;
     const gk_int8_blocks_t *blocks;
     int transa, transb, flip_a;
     int64_t M, N, K;
@@ -14,7 +14,7 @@ typedef struct {
     const int8_t *B; int64_t ldb; int bo;
     void *C; int64_t ldc; int c_size;  /* C's elements: int32 or the float destination type */
     char offsetc; const int32_t *co;
-    int dst;                            /* the float epilogue (gk_i8_epilogue_t), as gk_int8_problem_t */
+    int dst;                            /* the float epilogue (gk_int8_epilogue_t), as gk_int8_problem_t */
     const float *row_scale, *col_scale;
     int row_scale_first;
     const float *row_bias, *col_bias;
@@ -33,7 +33,7 @@ typedef struct {
     int64_t max_abs;
 } i8_terms_t;
 
-static inline void gk_i8_col_terms(const i8_job_t *job, int64_t j0, int64_t n, const int64_t *colsum, i8_terms_t *t) {
+static inline void gk_int8_col_terms(const i8_job_t *job, int64_t j0, int64_t n, const int64_t *colsum, i8_terms_t *t) {
     t->max_abs = 0;
     for (int64_t j = 0; j < n; j++) {
         int64_t comp = -(int64_t)job->a_ofs * colsum[j];
@@ -45,7 +45,7 @@ static inline void gk_i8_col_terms(const i8_job_t *job, int64_t j0, int64_t n, c
         t->max_abs = GK_MAX(t->max_abs, comp + add < 0 ? -(comp + add) : comp + add);
     }
 }
-static inline void gk_i8_row_terms(const i8_job_t *job, int64_t i0, int64_t m, const int64_t *rowsum, i8_terms_t *t) {
+static inline void gk_int8_row_terms(const i8_job_t *job, int64_t i0, int64_t m, const int64_t *rowsum, i8_terms_t *t) {
     const int64_t kab = job->K * (int64_t)job->a_ofs * (int64_t)job->bo;
     t->max_abs = 0;
     for (int64_t i = 0; i < m; i++) {
@@ -62,16 +62,16 @@ static inline void gk_i8_row_terms(const i8_job_t *job, int64_t i0, int64_t m, c
 static inline size_t gk_align64(size_t x) { return (x + 63) & ~(size_t)63; }
 
 /* Address of C[i][j] (elements of the destination type). */
-static inline void *gk_i8_c_at(const i8_job_t *job, int64_t i, int64_t j) {
+static inline void *gk_int8_c_at(const i8_job_t *job, int64_t i, int64_t j) {
     return (char *)job->C + (size_t)(i * job->ldc + j) * (size_t)job->c_size;
 }
 
 /* The epilogue block of the tile whose first row is row i0 and first column is column j0 of C: the
  * per-row terms from rows[ri], the per-column terms from cols[cj], the scales and bias from i0, j0. */
-static inline gk_i8_epilogue_t gk_i8_tile_epilogue(const i8_job_t *job, const i8_terms_t *rows, int64_t ri, const i8_terms_t *cols,
+static inline gk_int8_epilogue_t gk_int8_tile_epilogue(const i8_job_t *job, const i8_terms_t *rows, int64_t ri, const i8_terms_t *cols,
                                       int64_t cj, int64_t i0, int64_t j0, int mode) {
     const int has_ra = job->offsetc == 'C', has_ca = job->offsetc == 'F' || job->offsetc == 'R';
-    gk_i8_epilogue_t ep; /* every field set below (a memset here cost 1 % at 128 x 4096 x 4096) */
+    gk_int8_epilogue_t ep; /* every field set below (a memset here cost 1 % at 128 x 4096 x 4096) */
     ep.row_comp = rows->comp + ri;
     ep.col_comp = cols->comp + cj;
     ep.row_add = has_ra ? rows->add + ri : NULL;
@@ -98,7 +98,7 @@ static inline gk_i8_epilogue_t gk_i8_tile_epilogue(const i8_job_t *job, const i8
 
 /* The few-row dot path (csrc/gemm_small.c): whether it takes this product (few rows, one exact K chunk, a
  * kernel for B's layout), and the product on up to max_threads threads (1: on the calling thread). */
-int gk_i8_dot_applies(const i8_job_t *job);
-gemmkit_status_t gk_i8_dot(const i8_job_t *job, int max_threads);
+int gk_int8_dot_applies(const i8_job_t *job);
+gemmkit_status_t gk_int8_dot(const i8_job_t *job, int max_threads);
 
 #endif

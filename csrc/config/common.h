@@ -48,7 +48,7 @@
  * sgemm blocks and the small-problem thresholds). Used inside `#if GEMMKIT_X86`. */
 #define GK_AVX2_KERNELS_AND_BLOCKS GK_AVX2_KERNELS_AND_BLOCKS_S(GK_SGEMM_AVX2_BLOCKS)
 #define GK_AVX2_KERNELS_AND_BLOCKS_S(SGEMM_BLOCKS)                                                   \
-    .sgemm = &gk_sgemm_kernel_avx2, .dgemm = &gk_dgemm_kernel_avx2, .int8 = &gk_i8_kernel_avx2,      \
+    .sgemm = &gk_sgemm_kernel_avx2, .dgemm = &gk_dgemm_kernel_avx2, .int8 = &gk_int8_kernel_avx2,      \
     .cgemm = &gk_cgemm_kernel_avx2, .zgemm = &gk_zgemm_kernel_avx2,                                  \
     .sgemm_blocks = SGEMM_BLOCKS, .dgemm_blocks = GK_DGEMM_AVX2_BLOCKS,                              \
     .cgemm_blocks = GK_CGEMM_AVX2_BLOCKS, .zgemm_blocks = GK_ZGEMM_AVX2_BLOCKS,                      \
@@ -84,6 +84,6 @@
  * kernel and the AVX-512 quantized add (configs avx512, avx512_vnni, zen4; each spells its int8 blocks). */
 #define GK_CONFIG_AVX512_BASE                                                                        \
     .arch = "avx512", .uarch = "any", .needs = GEMMKIT_CPU_AVX512, .cpu_match = NULL,                \
-    GK_AVX512_FLOAT_KERNELS_AND_BLOCKS, .int8 = &gk_i8_kernel_avx512, .small = GK_SMALL_DEFAULTS
+    GK_AVX512_FLOAT_KERNELS_AND_BLOCKS, .int8 = &gk_int8_kernel_avx512, .small = GK_SMALL_DEFAULTS
 
 #endif

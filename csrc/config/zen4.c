@@ -32,7 +32,7 @@ static int is_zen4(uint32_t id) {
 
 const gk_config_t gk_config_zen4 = {
     GK_CONFIG_AVX512_BASE, .arch = "avx512_vnni", .uarch = "zen4",
-    .needs = GEMMKIT_CPU_AVX512 | GEMMKIT_CPU_AVX512_VNNI, .cpu_match = is_zen4, .int8 = &gk_i8_kernel_avx512_vnni,
+    .needs = GEMMKIT_CPU_AVX512 | GEMMKIT_CPU_AVX512_VNNI, .cpu_match = is_zen4, .int8 = &gk_int8_kernel_avx512_vnni,
     .int8_blocks = {.mc = 240, .nc = 4096, .kb = 256, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20,
                     .dot_max_m = 16, .kmajor_max_m = 16},
     /* Tiny products whole in the unpacked kernel up to 32^3 multiply-adds (the 10^3 of the untuned table sent

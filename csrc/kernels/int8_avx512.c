@@ -10,7 +10,7 @@
 #define I8_KERNEL_NAME ukernel_i8_avx512bw_12x32
 #include "int8_zmm_template.h"
 
-const gk_i8_kernel_t gk_i8_kernel_avx512 = {
+const gk_int8_kernel_t gk_int8_kernel_avx512 = {
     "ukernel_i8_avx512bw_12x32", MR, NR, KG, ES, /*k_exact*/ 16384,
     I8_KERNEL_NAME, NULL, NULL, ukernel_i8_avx512bw_12x32_rows,
 };

@@ -10,7 +10,7 @@
 #define I8_KERNEL_NAME ukernel_i8_avx_vnni_6x16
 #include "int8_ymm_template.h"
 
-const gk_i8_kernel_t gk_i8_kernel_avx_vnni = {
+const gk_int8_kernel_t gk_int8_kernel_avx_vnni = {
     "ukernel_i8_avx_vnni_6x16", MR, NR, KG, ES, /*k_exact*/ 16384,
     I8_KERNEL_NAME, NULL, NULL, ukernel_i8_avx_vnni_6x16_rows,
 };

@@ -60,15 +60,15 @@ static void tile_sums_dotprod(int64_t kgroups, const uint8_t *GK_RESTRICT a, con
 
 static void ukernel_i8_dotprod_8x12(int64_t kgroups, const void *GK_RESTRICT a, const void *GK_RESTRICT b,
                                     int32_t *GK_RESTRICT s, int accumulate, void *GK_RESTRICT c, int64_t ldc,
-                                    const gk_i8_epilogue_t *ep) {
+                                    const gk_int8_epilogue_t *ep) {
     tile_sums_dotprod(kgroups, (const uint8_t *)a, (const int8_t *)b, s, accumulate);
     if (ep == NULL) return;
     int64_t s64[MR * NR];
     for (int t = 0; t < MR * NR; t++) s64[t] = s[t];
-    gk_i8_epilogue_scalar(MR, NR, s64, NR, c, ldc, ep);
+    gk_int8_epilogue_scalar(MR, NR, s64, NR, c, ldc, ep);
 }
 
-const gk_i8_kernel_t gk_i8_kernel_dotprod = {
+const gk_int8_kernel_t gk_int8_kernel_dotprod = {
     "ukernel_i8_dotprod_8x12", MR, NR, KG, 1, /*k_exact*/ 16384,
     ukernel_i8_dotprod_8x12, NULL, NULL,
 };

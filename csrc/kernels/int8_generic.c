@@ -8,8 +8,8 @@
 
 /* The epilogue's GK_EP_DOUBLE formula (gemmkit_internal.h), elementwise, for every destination type:
  * the reference every SIMD epilogue agrees with bit for bit. */
-void gk_i8_epilogue_scalar(int64_t m, int64_t n, const int64_t *S, int64_t lds, void *C, int64_t ldc,
-                           const gk_i8_epilogue_t *ep) {
+void gk_int8_epilogue_scalar(int64_t m, int64_t n, const int64_t *S, int64_t lds, void *C, int64_t ldc,
+                           const gk_int8_epilogue_t *ep) {
     for (int64_t i = 0; i < m; i++)
         for (int64_t j = 0; j < n; j++) {
             const double acc = (double)S[i * lds + j] + ep->row_comp[i] + ep->col_comp[j];
@@ -53,15 +53,15 @@ static void tile_sums(int64_t kgroups, const void *GK_RESTRICT av, const void *G
 
 static void ukernel_i8_generic_4x16(int64_t kgroups, const void *GK_RESTRICT a, const void *GK_RESTRICT b,
                                     int32_t *GK_RESTRICT s, int accumulate, void *GK_RESTRICT c, int64_t ldc,
-                                    const gk_i8_epilogue_t *ep) {
+                                    const gk_int8_epilogue_t *ep) {
     tile_sums(kgroups, a, b, s, accumulate);
     if (ep == NULL) return;
     int64_t s64[MR * NR];
     for (int t = 0; t < MR * NR; t++) s64[t] = s[t];
-    gk_i8_epilogue_scalar(MR, NR, s64, NR, c, ldc, ep);
+    gk_int8_epilogue_scalar(MR, NR, s64, NR, c, ldc, ep);
 }
 
-const gk_i8_kernel_t gk_i8_kernel_generic = {
+const gk_int8_kernel_t gk_int8_kernel_generic = {
     "ukernel_i8_generic_4x16", MR, NR, KG, 1, /*k_exact*/ 16384,
     ukernel_i8_generic_4x16, NULL, NULL,
 };

@@ -71,15 +71,15 @@ static void tile_sums_i8mm(int64_t kgroups, const uint8_t *GK_RESTRICT a, const 
 
 static void ukernel_i8_i8mm_8x8(int64_t kgroups, const void *GK_RESTRICT a, const void *GK_RESTRICT b,
                                 int32_t *GK_RESTRICT s, int accumulate, void *GK_RESTRICT c, int64_t ldc,
-                                const gk_i8_epilogue_t *ep) {
+                                const gk_int8_epilogue_t *ep) {
     tile_sums_i8mm(kgroups, (const uint8_t *)a, (const uint8_t *)b, s, accumulate);
     if (ep == NULL) return;
     int64_t s64[MR * NR];
     for (int t = 0; t < MR * NR; t++) s64[t] = s[t];
-    gk_i8_epilogue_scalar(MR, NR, s64, NR, c, ldc, ep);
+    gk_int8_epilogue_scalar(MR, NR, s64, NR, c, ldc, ep);
 }
 
-const gk_i8_kernel_t gk_i8_kernel_i8mm = {
+const gk_int8_kernel_t gk_int8_kernel_i8mm = {
     "ukernel_i8_i8mm_8x8", MR, NR, KG, 1, /*k_exact*/ 16384,
     ukernel_i8_i8mm_8x8, NULL, NULL,
 };

@@ -43,7 +43,7 @@
 #ifndef I8_PF_C_GROUPS
 #define I8_PF_C_GROUPS 64
 #endif
-static inline void i8_tile_sums(int64_t kgroups, const uint8_t *GK_RESTRICT a, const uint8_t *GK_RESTRICT b,
+static inline void int8_tile_sums(int64_t kgroups, const uint8_t *GK_RESTRICT a, const uint8_t *GK_RESTRICT b,
                                 int32_t *GK_RESTRICT s, int accumulate, const void *c, int64_t ldc_bytes) {
     I8_ROWS(I8_DECL)
     const int64_t tail = c != NULL ? GK_MIN(kgroups, (int64_t)I8_PF_C_GROUPS) : 0;
@@ -58,7 +58,7 @@ static inline void i8_tile_sums(int64_t kgroups, const uint8_t *GK_RESTRICT a, c
 #undef I8_LOOP
 
 /* Sums of the first m (< MR) rows: an accumulator array, fully unrolled for each constant m. */
-static GK_FORCEINLINE void i8_tile_sums_rows(const int m, int64_t kgroups, const uint8_t *GK_RESTRICT a,
+static GK_FORCEINLINE void int8_tile_sums_rows(const int m, int64_t kgroups, const uint8_t *GK_RESTRICT a,
                                              const uint8_t *GK_RESTRICT b, int32_t *GK_RESTRICT s, int accumulate) {
     I8_VEC acc[MR][2];
 #pragma GCC unroll 16

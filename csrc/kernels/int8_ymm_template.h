@@ -7,7 +7,7 @@
 #define NR (8 * NV)
 
 /* S (8 int32 sums of row i) -> C[0:8] through the exact double-precision epilogue. */
-static inline void i8_ymm_store8(int32_t *c, __m256i s, __m256d rc, const double *cc, const double *ca,
+static inline void int8_ymm_store8(int32_t *c, __m256i s, __m256d rc, const double *cc, const double *ca,
                                  __m256d ra, int has_ra, __m256d va, __m256d vb, int use_beta) {
     const __m256d lo_lim = _mm256_set1_pd(-2147483648.0), hi_lim = _mm256_set1_pd(2147483647.0);
     __m128i cv[2];
@@ -49,10 +49,10 @@ static inline __m128i ymm_to_bfloat16(__m256 f) {
     return _mm_packus_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
 }
 
-/* The float epilogue (gk_i8_epilogue_t, GK_EP_INT32 sums) of the first m rows: y = float32(acc) * first
+/* The float epilogue (gk_int8_epilogue_t, GK_EP_INT32 sums) of the first m rows: y = float32(acc) * first
  * * second (+ bias), stored as ep->dst (F16C for float16). */
 static void int8_ymm_finish_float(int m, const int32_t *GK_RESTRICT s, void *GK_RESTRICT c, int64_t ldc,
-                                const gk_i8_epilogue_t *ep) {
+                                const gk_int8_epilogue_t *ep) {
     const int dst = ep->dst;
     for (int i = 0; i < m; i++) {
         const __m256i r = _mm256_set1_epi32(ep->row_i32[i]);
@@ -75,9 +75,9 @@ static void int8_ymm_finish_float(int m, const int32_t *GK_RESTRICT s, void *GK_
     }
 }
 
-/* The epilogue for the first m rows of a tile whose raw sums are in s (see gk_i8_epilogue_t). */
+/* The epilogue for the first m rows of a tile whose raw sums are in s (see gk_int8_epilogue_t). */
 static void I8_PASTE(I8_KERNEL_NAME, _finish)(const int m, const int32_t *GK_RESTRICT s, void *GK_RESTRICT cv,
-                                               int64_t ldc, const gk_i8_epilogue_t *ep) {
+                                               int64_t ldc, const gk_int8_epilogue_t *ep) {
     if (ep->dst != GK_DST_INT32) {
         int8_ymm_finish_float(m, s, cv, ldc, ep);
         return;
@@ -100,15 +100,15 @@ static void I8_PASTE(I8_KERNEL_NAME, _finish)(const int m, const int32_t *GK_RES
         __m256d rc = _mm256_set1_pd(ep->row_comp[i]);
         __m256d ra = _mm256_set1_pd(has_ra ? ep->row_add[i] : 0.0);
         for (int v = 0; v < NV; v++)
-            i8_ymm_store8(c + i * ldc + 8 * v, _mm256_loadu_si256((const __m256i *)(s + i * NR + 8 * v)), rc, ep->col_comp + 8 * v,
+            int8_ymm_store8(c + i * ldc + 8 * v, _mm256_loadu_si256((const __m256i *)(s + i * NR + 8 * v)), rc, ep->col_comp + 8 * v,
                           ep->col_add ? ep->col_add + 8 * v : NULL, ra, has_ra, va, vb, use_beta);
     }
 }
 
 static void I8_KERNEL_NAME(int64_t kgroups, const void *GK_RESTRICT av, const void *GK_RESTRICT bv,
                            int32_t *GK_RESTRICT s, int accumulate, void *GK_RESTRICT cv, int64_t ldc,
-                           const gk_i8_epilogue_t *ep) {
-    i8_tile_sums(kgroups, (const uint8_t *)av, (const uint8_t *)bv, s, accumulate, ep != NULL ? cv : NULL,
+                           const gk_int8_epilogue_t *ep) {
+    int8_tile_sums(kgroups, (const uint8_t *)av, (const uint8_t *)bv, s, accumulate, ep != NULL ? cv : NULL,
                  ep != NULL ? ldc * gk_dst_size(ep->dst) : 0);
     if (ep != NULL) I8_PASTE(I8_KERNEL_NAME, _finish)(MR, s, cv, ldc, ep);
 }

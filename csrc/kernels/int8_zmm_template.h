@@ -7,7 +7,7 @@
 #define NR (16 * NV)
 
 /* S (16 int32 sums of row i) -> C[0:16] through the exact double-precision epilogue. */
-static inline void i8_zmm_store16(int32_t *c, __m512i s, __m512d rc, const double *cc, const double *ca,
+static inline void int8_zmm_store16(int32_t *c, __m512i s, __m512d rc, const double *cc, const double *ca,
                                   __m512d ra, int has_ra, __m512d va, __m512d vb, int use_beta) {
     const __m512d lo_lim = _mm512_set1_pd(-2147483648.0), hi_lim = _mm512_set1_pd(2147483647.0);
     __m512d d[2];
@@ -51,10 +51,10 @@ static inline __m256i zmm_to_bfloat16(__m512 f) {
     return _mm512_cvtepi32_epi16(_mm512_srli_epi32(r, 16));
 }
 
-/* The float epilogue (gk_i8_epilogue_t, GK_EP_INT32 sums) of the first m rows: y = float32(acc) * first
+/* The float epilogue (gk_int8_epilogue_t, GK_EP_INT32 sums) of the first m rows: y = float32(acc) * first
  * * second (+ bias), stored as ep->dst. */
 static void int8_zmm_finish_float(int m, const int32_t *GK_RESTRICT s, void *GK_RESTRICT c, int64_t ldc,
-                                const gk_i8_epilogue_t *ep) {
+                                const gk_int8_epilogue_t *ep) {
     const int dst = ep->dst;
     for (int i = 0; i < m; i++) {
         const __m512i r = _mm512_set1_epi32(ep->row_i32[i]);
@@ -78,9 +78,9 @@ static void int8_zmm_finish_float(int m, const int32_t *GK_RESTRICT s, void *GK_
     }
 }
 
-/* The epilogue for the first m rows of a tile whose raw sums are in s (see gk_i8_epilogue_t). */
+/* The epilogue for the first m rows of a tile whose raw sums are in s (see gk_int8_epilogue_t). */
 static void I8_PASTE(I8_KERNEL_NAME, _finish)(const int m, const int32_t *GK_RESTRICT s, void *GK_RESTRICT cv,
-                                               int64_t ldc, const gk_i8_epilogue_t *ep) {
+                                               int64_t ldc, const gk_int8_epilogue_t *ep) {
     if (ep->dst != GK_DST_INT32) {
         int8_zmm_finish_float(m, s, cv, ldc, ep);
         return;
@@ -125,15 +125,15 @@ static void I8_PASTE(I8_KERNEL_NAME, _finish)(const int m, const int32_t *GK_RES
         __m512d rc = _mm512_set1_pd(ep->row_comp[i]);
         __m512d ra = _mm512_set1_pd(has_ra ? ep->row_add[i] : 0.0);
         for (int v = 0; v < NV; v++)
-            i8_zmm_store16(c + i * ldc + 16 * v, _mm512_loadu_si512((const void *)(s + i * NR + 16 * v)), rc, ep->col_comp + 16 * v,
+            int8_zmm_store16(c + i * ldc + 16 * v, _mm512_loadu_si512((const void *)(s + i * NR + 16 * v)), rc, ep->col_comp + 16 * v,
                            ep->col_add ? ep->col_add + 16 * v : NULL, ra, has_ra, va, vb, use_beta);
     }
 }
 
 static void I8_KERNEL_NAME(int64_t kgroups, const void *GK_RESTRICT av, const void *GK_RESTRICT bv,
                            int32_t *GK_RESTRICT s, int accumulate, void *GK_RESTRICT c, int64_t ldc,
-                           const gk_i8_epilogue_t *ep) {
-    i8_tile_sums(kgroups, (const uint8_t *)av, (const uint8_t *)bv, s, accumulate, ep != NULL ? c : NULL,
+                           const gk_int8_epilogue_t *ep) {
+    int8_tile_sums(kgroups, (const uint8_t *)av, (const uint8_t *)bv, s, accumulate, ep != NULL ? c : NULL,
                  ep != NULL ? ldc * gk_dst_size(ep->dst) : 0);
     if (ep != NULL) I8_PASTE(I8_KERNEL_NAME, _finish)(MR, s, c, ldc, ep);
 }
