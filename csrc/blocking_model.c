@@ -1,5 +1,6 @@
 /* The analytical blocking model (Low, Igual, Smith, Quintana-Orti, "Analytical Modeling Is Enough for
  * High-Performance BLIS", ACM TOMS 2016): MC, KC, NC from the cache hierarchy; pure, no CPU queried. */
+#include <math.h>
 #include "tuning.h"
 
 /* Sets of a cache level (size / (ways * line)); 0 when the level is unknown or inconsistent. */

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "atomics.h"
 #include "tuning.h"
 
 #if GEMMKIT_X86
@@ -168,7 +169,7 @@ static int detect_sysctl(gk_cache_info_t *ci) {
 #endif
 
 static gk_cache_info_t detected;
-static int detected_done = 0;
+static GK_SHARED int detected_done = 0;
 
 static void detect(gk_cache_info_t *ci) {
     memset(ci, 0, sizeof(*ci));
@@ -193,7 +194,7 @@ static void detect(gk_cache_info_t *ci) {
 /* Racing first calls compute the same values; GEMMKIT_CACHES=none (for tests) reports no hierarchy,
  * so the configurations keep their tables. */
 const gk_cache_info_t *gk_cache_info(void) {
-    if (!GK_TLOAD(detected_done)) {
+    if (!GK_LOAD_ACQUIRE(&detected_done)) {
         gk_cache_info_t ci;
         const char *env = getenv("GEMMKIT_CACHES");
         if (env && strcmp(env, "none") == 0) {
@@ -203,7 +204,7 @@ const gk_cache_info_t *gk_cache_info(void) {
             detect(&ci);
         }
         detected = ci;
-        GK_TSTORE(detected_done, 1);
+        GK_STORE_RELEASE(&detected_done, 1);
     }
     return &detected;
 }

@@ -5,7 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "gemmkit_internal.h"
+#include "atomics.h"
+#include "config.h"
 #include "tuning.h"
 
 #if GEMMKIT_X86
@@ -169,36 +170,24 @@ static const char *const arch_names[] = {
 
 /* Lazily computed, shared by all threads: racing first calls compute the same values; the loads and
  * stores are atomic so that a reader sees either nothing or a whole value. */
-#if defined(__GNUC__) || defined(__clang__)
-#define GK_LOAD(p) __atomic_load_n(&(p), __ATOMIC_ACQUIRE)
-#define GK_STORE(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
-#else /* MSVC: volatile accesses have acquire/release semantics on x86-64 (/volatile:ms) */
-#define GK_LOAD(p) (p)
-#define GK_STORE(p, v) ((p) = (v))
-#endif
-#if defined(_MSC_VER) && !defined(__clang__)
-#define GK_VOLATILE volatile
-#else
-#define GK_VOLATILE
-#endif
 
-static GK_VOLATILE uint32_t features_cache = 0, cpu_id_cache = 0; /* bit 31 of features_cache: computed */
-static const gk_config_t *GK_VOLATILE current = NULL;
-static const gk_config_t *GK_VOLATILE current_base = NULL; /* the registry entry `current` is built from */
+static GK_SHARED uint32_t features_cache = 0, cpu_id_cache = 0; /* bit 31 of features_cache: computed */
+static const gk_config_t *GK_SHARED current = NULL;
+static const gk_config_t *GK_SHARED current_base = NULL; /* the registry entry `current` is built from */
 
 uint32_t gemmkit_cpu_features(void) {
-    uint32_t f = GK_LOAD(features_cache);
+    uint32_t f = GK_LOAD_ACQUIRE(&features_cache);
     if (!(f & 0x80000000u)) {
-        GK_STORE(cpu_id_cache, detect_cpu_id());
+        GK_STORE_RELEASE(&cpu_id_cache, detect_cpu_id());
         f = detect_features() | 0x80000000u;
-        GK_STORE(features_cache, f);
+        GK_STORE_RELEASE(&features_cache, f);
     }
     return f & 0x7fffffffu;
 }
 
 uint32_t gk_cpu_id(void) {
     (void)gemmkit_cpu_features();
-    return GK_LOAD(cpu_id_cache);
+    return GK_LOAD_ACQUIRE(&cpu_id_cache);
 }
 
 /* The first configuration of the registry (best first) of path `arch` (NULL: any path) that a CPU with
@@ -287,26 +276,26 @@ gemmkit_status_t gemmkit_set_arch(const char *name) {
         c = find_config(name);
     }
     if (c == NULL) c = &gk_config_generic;
-    GK_STORE(current_base, c);
-    GK_STORE(current, gk_effective_config(c)); /* model and tuning applied (tuning.c) */
+    GK_STORE_RELEASE(&current_base, c);
+    GK_STORE_RELEASE(&current, gk_effective_config(c)); /* model and tuning applied (tuning.c) */
     return gemmkit_success;
 }
 
 /* For tuning.c: the registry entry of path `arch`, and the configuration in use rebuilt from its entry. */
 const gk_config_t *gk_base_config(const char *arch) { return find_config(arch); }
 void gk_config_refresh(void) {
-    const gk_config_t *b = GK_LOAD(current_base);
-    if (b != NULL) GK_STORE(current, gk_effective_config(b));
+    const gk_config_t *b = GK_LOAD_ACQUIRE(&current_base);
+    if (b != NULL) GK_STORE_RELEASE(&current, gk_effective_config(b));
 }
 
 const gk_config_t *gk_config(void) {
-    const gk_config_t *c = GK_LOAD(current);
+    const gk_config_t *c = GK_LOAD_ACQUIRE(&current);
     if (c == NULL) {
         /* First use: honour GEMMKIT_ARCH when it names a runnable path, else the best one. The
          * Python layer validates GEMMKIT_ARCH at import and raises on a bad value. */
         const char *env = getenv("GEMMKIT_ARCH");
         if (gemmkit_set_arch(env) != gemmkit_success) gemmkit_set_arch(NULL);
-        c = GK_LOAD(current);
+        c = GK_LOAD_ACQUIRE(&current);
     }
     return c;
 }
@@ -361,7 +350,7 @@ gemmkit_status_t gemmkit_config_describe(int i, char *buf, size_t size) {
             c->cpu_match ? "set" : "-");
     GK_DESC_KERNEL("sgemm", c->sgemm); GK_DESC_KERNEL("dgemm", c->dgemm);
     GK_DESC_KERNEL("cgemm", c->cgemm); GK_DESC_KERNEL("zgemm", c->zgemm);
-    GK_DESC_KERNEL("int8", c->int8); GK_DESC_KERNEL("qadd", c->qadd); GK_DESC_KERNEL("quant", c->quant);
+    GK_DESC_KERNEL("int8", c->int8); GK_DESC_KERNEL("quant", c->quant);
     GK_DESC_BLOCKS("sgemm_blocks", c->sgemm_blocks); GK_DESC_BLOCKS("dgemm_blocks", c->dgemm_blocks);
     GK_DESC_BLOCKS("cgemm_blocks", c->cgemm_blocks); GK_DESC_BLOCKS("zgemm_blocks", c->zgemm_blocks);
     GK_DESC("int8_blocks=%lld,%lld,%lld,%lld,%lld,%lld,%lld\n", (long long)q->mc, (long long)q->nc,

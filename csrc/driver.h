@@ -2,7 +2,8 @@
  * per family: real (a float/double kernel's domain; complex with N and K doubled), int8, wrap-around integers. */
 #ifndef GEMMKIT_DRIVER_H
 #define GEMMKIT_DRIVER_H
-#include "gemmkit_internal.h"
+#include "config.h"
+#include "threads.h"
 
 /* ---- the driver skeleton (csrc/gemm_driver.c), one for every element family ---------------------
  * The Goto/BLIS loops jc (NC columns of C) -> pc (k blocks) -> ic (MC rows), the thread split of C

@@ -2,6 +2,7 @@
  * N = 0, K = 0, alpha = 0, beta scaling), written once for every type, then the middle-end. */
 #include <stdlib.h>
 #include <string.h>
+#include "convert.h"
 #include "driver.h"
 
 /* trans: 'N' op(X) = X, 'T' X^T; complex types also 'C' X^H and 'R' conj(X) (conjugate, no transpose,

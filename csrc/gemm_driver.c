@@ -30,8 +30,8 @@ static int loops_block(loops_job_t *job, gk_loop_thread_t *t) {
     t->mc_max = GK_MIN(MC, (t->m1 - t->m0 + mr - 1) / mr * mr);
     t->nc_max = GK_MIN(gk_loops_nc_max(NC, nr), (t->n1 - t->n0 + nr - 1) / nr * nr);
     const int64_t kc_max = GK_MIN(KC, K);
-    void *abuf = gk_thread_workspace(0, L->a_bytes(L->ctx, t->mc_max, kc_max));
-    void *bbuf = share ? job->shared_b : gk_thread_workspace(1, L->b_bytes(L->ctx, t->nc_max, kc_max));
+    void *abuf = gk_thread_workspace(GK_WS_A, L->a_bytes(L->ctx, t->mc_max, kc_max));
+    void *bbuf = share ? job->shared_b : gk_thread_workspace(GK_WS_B, L->b_bytes(L->ctx, t->nc_max, kc_max));
     const int ok = abuf != NULL && bbuf != NULL && L->thread_begin(L->ctx, t);
     if (!ok && !share) return -1;
     for (int64_t jc = t->n0, nc; jc < t->n1; jc += nc) {
@@ -87,7 +87,7 @@ gemmkit_status_t gk_loops_run(const gk_loops_t *L) {
     if (L->share_b && job.tm > 1 && job.tn == 1) {
         /* Row slices: one packed B block for all threads (less packing, one copy in L3). */
         const int64_t nc = GK_MIN(gk_loops_nc_max(loops_block_size(L->nc, L->nr), L->nr), (L->N + L->nr - 1) / L->nr * L->nr);
-        job.shared_b = gk_thread_workspace(1, L->b_bytes(L->ctx, nc, GK_MIN(L->kc, L->K)));
+        job.shared_b = gk_thread_workspace(GK_WS_B, L->b_bytes(L->ctx, nc, GK_MIN(L->kc, L->K)));
         if (!job.shared_b) return gemmkit_out_of_memory;
         gk_barrier_init(&job.barrier, job.tm);
     }

@@ -79,7 +79,7 @@ static int i8_thread_begin(void *ctx, gk_loop_thread_t *t) {
     const size_t bytes = gk_align64(sizeof(i8_thread_t)) + (size_t)(mc + nc) * per_col + sizeof(int32_t) * (size_t)mc +
                          sizeof(int64_t) * (size_t)(chunks ? rows : mc) + sizeof(int32_t) * (size_t)(mc * job->kern->nr) +
                          (chunks ? sizeof(int64_t) * (size_t)(rows * nc) : 0) + 16 * 64;
-    uint8_t *ws = (uint8_t *)gk_thread_workspace(2, bytes);
+    uint8_t *ws = (uint8_t *)gk_thread_workspace(GK_WS_STATE, bytes);
     if (!ws) return 0;
     i8_thread_t *st = (i8_thread_t *)carve(&ws, sizeof(i8_thread_t));
     st->rowsum = (int32_t *)carve(&ws, sizeof(int32_t) * (size_t)mc);

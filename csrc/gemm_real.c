@@ -47,7 +47,7 @@ static int real_thread_begin(void *ctx, gk_loop_thread_t *t) {
     const real_job_t *job = (const real_job_t *)ctx;
     t->state = NULL;
     if (!job->convert_c) return 1;
-    t->state = gk_thread_workspace(2, sizeof(float) * (size_t)((t->m1 - t->m0) * t->nc_max + 1));
+    t->state = gk_thread_workspace(GK_WS_STATE, sizeof(float) * (size_t)((t->m1 - t->m0) * t->nc_max + 1));
     return t->state != NULL;
 }
 
@@ -215,6 +215,6 @@ gemmkit_status_t gk_real_gemm_batch(const gk_real_problem_t *p, int64_t batch, i
     /* A product worth several threads gets them all, one product after the other; smaller ones go
      * whole to the threads, as many threads as the batch's total work is worth. */
     const double total = (double)p->M * (double)p->N * (double)p->K * (double)batch;
-    const int spread = (int)GK_MIN((double)gk_num_threads(), total / (double)(1 << 18));
+    const int spread = (int)GK_MIN((double)gk_num_threads(), total / GK_BATCH_MACS_PER_THREAD);
     return gk_batch_run(batch, gk_threads_for(p->M, p->N, p->K), spread, real_batch_item, &b);
 }

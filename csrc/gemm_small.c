@@ -46,7 +46,7 @@ static void gemv_task(void *ctx, int tid, int nthreads) {
 /* x[i][l] = X[i * rs + l * cs] (m x k) into a contiguous buffer of the calling thread; NULL when out of
  * memory. */
 static const char *gather_vectors(int es, int64_t m, int64_t k, const void *X, int64_t rs, int64_t cs) {
-    char *x = (char *)gk_thread_workspace(0, (size_t)es * (size_t)(m * k));
+    char *x = (char *)gk_thread_workspace(GK_WS_A, (size_t)es * (size_t)(m * k));
     if (!x) return NULL;
     for (int64_t i = 0; i < m; i++) {
         if (es == 4) {
@@ -203,8 +203,8 @@ static void i8_dot_task(void *ctx, int tid, int nthreads) {
     const uint8_t xr = job->flip_a ? 0x80 : 0;
     int64_t j0, j1;
     gk_split_range(job->N, 16, nthreads, tid, &j0, &j1);
-    /* the sums of a call, M x GK_INT8_DOT_COLS, and its column sums (slot 0 may hold the caller's op(A)) */
-    int32_t *S = (int32_t *)gk_thread_workspace(1, sizeof(int32_t) * (size_t)((M + 1) * GK_INT8_DOT_COLS));
+    /* the sums of a call, M x GK_INT8_DOT_COLS, and its column sums (GK_WS_A may hold the caller's op(A)) */
+    int32_t *S = (int32_t *)gk_thread_workspace(GK_WS_B, sizeof(int32_t) * (size_t)((M + 1) * GK_INT8_DOT_COLS));
     if (S == NULL) {
         job->failed = 1;
         return;
@@ -264,7 +264,7 @@ gemmkit_status_t gk_int8_dot(const i8_job_t *job_in, int max_threads) {
     if (signed_a) job->a_ofs -= 128;
     const int64_t M = job->M, K = job->K;
     const size_t a_bytes = job->transa ? gk_align64((size_t)(M * K)) : 0;
-    uint8_t *ws = (uint8_t *)gk_thread_workspace(0, a_bytes + 4 * sizeof(int64_t) * GK_INT8_DOT_MAX_M);
+    uint8_t *ws = (uint8_t *)gk_thread_workspace(GK_WS_A, a_bytes + 4 * sizeof(int64_t) * GK_INT8_DOT_MAX_M);
     if (!ws) return gemmkit_out_of_memory;
     i8_dot_job_t d = {job, job->A, job->lda, NULL};
     if (job->transa) { /* A is K x M: copy op(A) row-major (M x K, small) */

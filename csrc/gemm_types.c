@@ -2,7 +2,7 @@
  * or by the 1m method), and float16 / bfloat16 widened to float, turn the caller's operands into panels. */
 #include "driver.h"
 #include "pack.h"
-#include "half.h"
+#include "convert.h"
 
 /* Complex, on a native complex kernel or by 1m on a real one (panel formats in pack.h): real-domain k0, kc, j0, nc are twice the complex ones (the blocking keeps them even); a
  * complex element is two reals, so complex offsets double once more. */

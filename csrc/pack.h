@@ -2,7 +2,7 @@
  * micro-panel layout a microkernel streams (fp32 panels, int8 panels with row/column sums). */
 #ifndef GEMMKIT_PACK_H
 #define GEMMKIT_PACK_H
-#include "gemmkit_internal.h"
+#include "kernel.h"
 
 /* k-major blocks (A transposed, B plain) of up to this many source bytes, already in cache, are packed
  * panel by panel; bigger ones row by row (pack_real_template.h, pack_complex_template.h). */

@@ -104,7 +104,7 @@ static void pack_rows2_sse2(const double *src, int64_t ld, int64_t kc, int pw, d
 #undef ROWS_SIMD_N
 
 /* float16 and bfloat16 (their uint16_t bits) widened to float while packing, for the float kernels. */
-#include "half.h"
+#include "convert.h"
 #define T float
 #define SFX f16
 #define TS uint16_t

@@ -2,6 +2,10 @@
  * flipped, axes ordered and merged into contiguous runs), threads, and per-run kernel dispatch. */
 #include <float.h>
 #include <string.h>
+#include "atomics.h"
+#include "config.h"
+#include "qadd.h"
+#include "threads.h"
 #include "kernels/qadd_scalar.h"
 
 /* From this many outputs (with the inputs, well over a last-level cache) the SIMD kernels store
@@ -10,6 +14,21 @@
 
 /* Below this many outputs one thread does it all; above, about one thread per this many. */
 #define QADD_ELEMS_PER_THREAD ((int64_t)1 << 18)
+
+/* The run kernel of each kernel path: AVX-512 (BW) on the 512-bit paths, AVX2 on the 256-bit ones. */
+static const struct { const char *arch; const gk_qadd_kernel_t *kern; } qadd_kernels[] = {
+#if GEMMKIT_X86
+    {"avx512_vnni", &gk_qadd_kernel_avx512}, {"avx512", &gk_qadd_kernel_avx512},
+    {"avx_vnni", &gk_qadd_kernel_avx2}, {"avx2", &gk_qadd_kernel_avx2},
+#endif
+    {"generic", &gk_qadd_kernel_generic},
+};
+
+const gk_qadd_kernel_t *gk_qadd_kernel_for(const char *arch) {
+    for (size_t i = 0; arch != NULL && i < sizeof(qadd_kernels) / sizeof(qadd_kernels[0]); i++)
+        if (strcmp(arch, qadd_kernels[i].arch) == 0) return qadd_kernels[i].kern;
+    return &gk_qadd_kernel_generic;
+}
 
 static const uint8_t zero_byte = 0; /* the value of an absent zero point, of either type */
 
@@ -335,12 +354,6 @@ static void qadd_range(const qadd_layout_t *L, int64_t begin, int64_t end) {
 /* With several threads the outputs go in chunks claimed in turn from a shared counter, so that a thread
  * the OS runs late (a busy machine) leaves its share to the others instead of holding the call up. */
 #define QADD_CHUNK ((int64_t)1 << 16)
-#if defined(_MSC_VER)
-#include <intrin.h>
-#define QADD_CLAIM(p) _InterlockedExchangeAdd64((volatile __int64 *)(p), 1)
-#else
-#define QADD_CLAIM(p) __atomic_fetch_add((p), 1, __ATOMIC_RELAXED)
-#endif
 
 static void qadd_task(void *ctx, int tid, int nthreads) {
     qadd_layout_t *L = (qadd_layout_t *)ctx;
@@ -350,7 +363,7 @@ static void qadd_task(void *ctx, int tid, int nthreads) {
         return;
     }
     for (;;) {
-        const int64_t begin = (int64_t)QADD_CLAIM(&L->next_chunk) * QADD_CHUNK;
+        const int64_t begin = (int64_t)GK_CLAIM_RELAXED(&L->next_chunk) * QADD_CHUNK;
         if (begin >= L->total) return;
         qadd_range(L, begin, GK_MIN(begin + QADD_CHUNK, L->total));
     }
@@ -426,7 +439,7 @@ gemmkit_status_t gemmkit_quantized_add(gemmkit_qadd_formula_t formula, int ndim,
                                       : (float)p->out_zp - fmaf(p->ra, (float)p->a_zp, pb);
     }
     L->total = total;
-    L->kern = gk_config()->qadd ? gk_config()->qadd : &gk_qadd_kernel_generic;
+    L->kern = gk_qadd_kernel_for(gk_config()->arch);
     normalize_axes(L, ndim, shape);
     p->out_scale_inv = 1.0f / p->out_scale;
     p->dml_ra = p->a_scale / p->out_scale;

@@ -1,6 +1,8 @@
 /* gemmkit_quantize_per_token: argument checks, the split of the tokens among threads, and the per-token
  * kernel of the path in use (csrc/kernels/quantize_*.c; the formula is in include/gemmkit.h). */
-#include "gemmkit_internal.h"
+#include "config.h"
+#include "quantize.h"
+#include "threads.h"
 
 /* Below this many values one thread does it all; above, about one thread per this many. */
 #define QZ_ELEMS_PER_THREAD ((int64_t)1 << 17)

@@ -5,7 +5,9 @@
 #endif
 #include <stdlib.h>
 #include <string.h>
-#include "gemmkit_internal.h"
+#include "include/gemmkit.h"
+#include "atomics.h"
+#include "threads.h"
 
 #if defined(_WIN32)
 #include <windows.h>
@@ -62,26 +64,19 @@ static int default_threads(void) {
 }
 
 /* Read and written from any thread: relaxed atomics (a reader sees the old or the new count). */
-static int num_threads = 0;
-#if defined(_MSC_VER)
-#define GK_COUNT_LOAD(p) (*(volatile int *)(p))
-#define GK_COUNT_STORE(p, v) (*(volatile int *)(p) = (v))
-#else
-#define GK_COUNT_LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
-#define GK_COUNT_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
-#endif
+static GK_SHARED int num_threads = 0;
 
 int gemmkit_get_num_threads(void) {
-    int n = GK_COUNT_LOAD(&num_threads);
+    int n = GK_LOAD_RELAXED(&num_threads);
     if (n <= 0) {
         n = default_threads();
-        GK_COUNT_STORE(&num_threads, n);
+        GK_STORE_RELAXED(&num_threads, n);
     }
     return n;
 }
 
 void gemmkit_set_num_threads(int n) {
-    GK_COUNT_STORE(&num_threads, n <= 0 ? default_threads() : GK_MIN(n, GK_MAX_THREADS));
+    GK_STORE_RELAXED(&num_threads, n <= 0 ? default_threads() : GK_MIN(n, GK_MAX_THREADS));
 }
 
 /* A per-thread cap on the threads of the calls this thread makes (0: none), so that a caller such as a
@@ -101,18 +96,6 @@ int gk_num_threads(void) {
     return cap > 0 && cap < n ? cap : n;
 }
 
-/* ---- atomics ------------------------------------------------------------------------------- */
-
-#if defined(_MSC_VER)
-#include <intrin.h>
-#define GK_ATOMIC_INC(p) _InterlockedIncrement((volatile long *)(p))
-#define GK_ATOMIC_LOAD(p) (_ReadWriteBarrier(), *(volatile long *)(p))
-#define GK_ATOMIC_STORE(p, v) (_ReadWriteBarrier(), *(volatile long *)(p) = (v), _ReadWriteBarrier())
-#else
-#define GK_ATOMIC_INC(p) __atomic_add_fetch((p), 1, __ATOMIC_ACQ_REL)
-#define GK_ATOMIC_LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
-#define GK_ATOMIC_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
-#endif
 /* Spin loops poll without `pause`: under a hypervisor, pause-loop exiting turns a tight pause loop
  * into a VM exit that can deschedule the virtual CPU for milliseconds (seen here: 256^3 on two
  * threads 10x slower than on one). The polled loads alone keep the loop cheap. */
@@ -130,11 +113,11 @@ typedef struct {
     gk_cond_t wake, done;
     gk_mutex_t busy;          /* held by the one caller using the pool; others run serially */
     int started;              /* workers alive */
-    unsigned long generation; /* bumped per job */
+    GK_SHARED unsigned long generation; /* bumped per job */
     gk_task_fn fn;
     void *ctx;
     int nthreads;
-    int remaining;
+    GK_SHARED int remaining;
 } gk_pool_t;
 
 static gk_pool_t pool;
@@ -182,7 +165,7 @@ static void *worker_main(void *p)
     for (;;) {
         if (pool.generation == seen) { /* spin a while for the next job before sleeping */
             gk_mutex_unlock(&pool.lock);
-            for (int i = 0; i < GK_SPIN_STEPS && (unsigned long)GK_ATOMIC_LOAD(&pool.generation) == seen; i++)
+            for (int i = 0; i < GK_SPIN_STEPS && (unsigned long)GK_LOAD_ACQUIRE(&pool.generation) == seen; i++)
                 GK_PAUSE();
             gk_mutex_lock(&pool.lock);
         }
@@ -195,7 +178,7 @@ static void *worker_main(void *p)
         gk_mutex_unlock(&pool.lock);
         fn(ctx, tid, n);
         gk_mutex_lock(&pool.lock);
-        GK_ATOMIC_STORE(&pool.remaining, pool.remaining - 1); /* (read unlocked by the spinning caller) */
+        GK_STORE_RELEASE(&pool.remaining, pool.remaining - 1); /* (read unlocked by the spinning caller) */
         if (pool.remaining == 0) gk_cond_broadcast(&pool.done);
     }
 #if defined(_WIN32)
@@ -263,11 +246,11 @@ void gk_parallel_run(gk_task_fn fn, void *ctx, int nthreads) {
     pool.ctx = ctx;
     pool.nthreads = nthreads;
     pool.remaining = nthreads - 1;
-    GK_ATOMIC_STORE(&pool.generation, pool.generation + 1); /* (read unlocked by spinning workers) */
+    GK_STORE_RELEASE(&pool.generation, pool.generation + 1); /* (read unlocked by spinning workers) */
     gk_cond_broadcast(&pool.wake);
     gk_mutex_unlock(&pool.lock);
     fn(ctx, 0, nthreads);
-    for (int i = 0; i < GK_SPIN_STEPS && GK_ATOMIC_LOAD(&pool.remaining) > 0; i++) GK_PAUSE();
+    for (int i = 0; i < GK_SPIN_STEPS && GK_LOAD_ACQUIRE(&pool.remaining) > 0; i++) GK_PAUSE();
     gk_mutex_lock(&pool.lock);
     while (pool.remaining > 0) gk_cond_wait(&pool.done, &pool.lock);
     gk_mutex_unlock(&pool.lock);
@@ -286,13 +269,13 @@ void gk_barrier_init(gk_barrier_t *b, int n) {
 /* Sense-counting spin barrier: the threads of one call are all running (they are the pool's), so a
  * short spin beats sleeping; after a while it yields the core. */
 void gk_barrier_wait(gk_barrier_t *b) {
-    long phase = GK_ATOMIC_LOAD(&b->phase);
-    if (GK_ATOMIC_INC(&b->count) == b->n) {
-        GK_ATOMIC_STORE(&b->count, 0);
-        GK_ATOMIC_STORE(&b->phase, phase + 1);
+    long phase = GK_LOAD_ACQUIRE(&b->phase);
+    if (GK_INC_ACQ_REL(&b->count) == b->n) {
+        GK_STORE_RELEASE(&b->count, 0);
+        GK_STORE_RELEASE(&b->phase, phase + 1);
         return;
     }
-    for (long spins = 0; GK_ATOMIC_LOAD(&b->phase) == phase; spins++) {
+    for (long spins = 0; GK_LOAD_ACQUIRE(&b->phase) == phase; spins++) {
         GK_PAUSE();
 #if defined(_WIN32)
         if (spins > 100000) SwitchToThread();
@@ -304,7 +287,6 @@ void gk_barrier_wait(gk_barrier_t *b) {
 
 /* ---- per-thread workspaces ------------------------------------------------------------------ */
 
-#define GK_WS_SLOTS 3
 typedef struct { void *ptr[GK_WS_SLOTS]; size_t size[GK_WS_SLOTS]; } gk_ws_t;
 
 static void ws_free(void *p) {

@@ -2,6 +2,8 @@
  * model's blocking (blocking_model.c) where no hand config applies, then validated tuning overrides. */
 #include <stdlib.h>
 #include <string.h>
+#include "atomics.h"
+#include "threads.h"
 #include "tuning.h"
 
 /* ---- the parameters a tuning may set ------------------------------------------------------------ */
@@ -22,8 +24,6 @@ static const char *const param_names[N_PARAMS] = {
 
 /* where a value of the configuration in use comes from */
 enum { SRC_TABLE = 0, SRC_HAND = 1, SRC_MODEL = 2, SRC_TUNED = 3 };
-
-#define DEFAULT_THREAD_MACS ((double)(1 << 19))
 
 static const char *const arch_slots[] = {"generic", "avx2", "avx_vnni", "avx512", "avx512_vnni"};
 #define N_SLOTS 5
@@ -192,7 +192,7 @@ static effective_t *build(const gk_config_t *base) {
     e->base = base;
     e->generation = generation;
     e->model_mode = model_mode;
-    e->thread_macs = DEFAULT_THREAD_MACS;
+    e->thread_macs = GK_THREAD_MACS_DEFAULT;
     const int hand = base->cpu_match != NULL;
     memset(e->source, hand ? SRC_HAND : SRC_TABLE, sizeof e->source);
     e->source[P_THREAD_MACS] = SRC_TABLE;
@@ -228,12 +228,12 @@ static effective_t *build(const gk_config_t *base) {
 /* One built configuration per registry entry, rebuilt when the overrides or the model's mode changed;
  * the stale ones are kept (a call in flight may still read them). */
 #define N_CACHE 16
-static effective_t *cache[N_CACHE];
+static effective_t *GK_SHARED cache[N_CACHE];
 
 const gk_config_t *gk_effective_config(const gk_config_t *base) {
     int free_slot = -1;
     for (int i = 0; i < N_CACHE; i++) {
-        effective_t *e = GK_TLOAD(cache[i]);
+        effective_t *e = GK_LOAD_ACQUIRE(&cache[i]);
         if (e == NULL) { if (free_slot < 0) free_slot = i; continue; }
         if (e->base != base) continue;
         if (e->generation == generation && e->model_mode == model_mode) return &e->cfg;
@@ -242,7 +242,7 @@ const gk_config_t *gk_effective_config(const gk_config_t *base) {
     }
     effective_t *e = build(base);
     if (!e) return base;
-    if (free_slot >= 0) GK_TSTORE(cache[free_slot], e);
+    if (free_slot >= 0) GK_STORE_RELEASE(&cache[free_slot], e);
     return &e->cfg;
 }
 

@@ -2,7 +2,7 @@
  * (blocking_model.c) and the validated tuning overrides that build the configuration in use (tuning.c). */
 #ifndef GEMMKIT_TUNING_H
 #define GEMMKIT_TUNING_H
-#include "gemmkit_internal.h"
+#include "config.h"
 
 /* One cache level: bytes, ways, line bytes, cores sharing it (1: private); size 0: unknown. */
 typedef struct { int64_t size, ways, line, sharing; } gk_cache_level_t;
@@ -38,14 +38,5 @@ const gk_config_t *gk_base_config(const char *arch);
 void gk_config_refresh(void);
 /* Multiply-adds per thread worth splitting a product (gk_threads_for). */
 double gk_thread_macs(void);
-
-/* Acquire / release loads and stores of the shared pointers (MSVC: volatile accesses on x86-64). */
-#if defined(__GNUC__) || defined(__clang__)
-#define GK_TLOAD(p) __atomic_load_n(&(p), __ATOMIC_ACQUIRE)
-#define GK_TSTORE(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
-#else
-#define GK_TLOAD(p) (p)
-#define GK_TSTORE(p, v) ((p) = (v))
-#endif
 
 #endif

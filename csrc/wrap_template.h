@@ -178,8 +178,8 @@ static inline void ukernel_u64(int64_t K, const uint64_t *GK_RESTRICT ap, const 
         const int64_t K = p->K, Kp = (K + 1) / 2, Kp1 = GK_MAX(Kp, (int64_t)1);                       \
         int64_t nc = GK_WRAP_B_BYTES / 4 / (2 * Kp1) / NR * NR;                                       \
         nc = GK_MAX((int64_t)NR, GK_MIN(nc, (n1 - n0 + NR - 1) / NR * NR));                           \
-        uint32_t *bp = (uint32_t *)gk_thread_workspace(1, 4 * (size_t)(2 * Kp1 * nc + nc / NR));      \
-        uint32_t *ap = (uint32_t *)gk_thread_workspace(0, 4 * (size_t)(2 * Kp1 * MR));                \
+        uint32_t *bp = (uint32_t *)gk_thread_workspace(GK_WS_B, 4 * (size_t)(2 * Kp1 * nc + nc / NR)); \
+        uint32_t *ap = (uint32_t *)gk_thread_workspace(GK_WS_A, 4 * (size_t)(2 * Kp1 * MR));           \
         if (!bp || !ap) return -1;                                                                    \
         uint32_t *b_hi = bp + 2 * Kp1 * nc; /* per panel: whether it has nonzero high limbs */        \
         GK_ALIGN64 uint32_t acc[MR * NR];                                                             \
@@ -220,8 +220,8 @@ static inline void ukernel_u64(int64_t K, const uint64_t *GK_RESTRICT ap, const 
         const int64_t K = p->K, K1 = GK_MAX(K, (int64_t)1);                                            \
         int64_t nc = GK_WRAP_B_BYTES / 8 / K1 / NR * NR;                                              \
         nc = GK_MAX((int64_t)NR, GK_MIN(nc, (n1 - n0 + NR - 1) / NR * NR));                           \
-        uint64_t *bp = (uint64_t *)gk_thread_workspace(1, 8 * (size_t)(K1 * nc));                     \
-        uint64_t *ap = (uint64_t *)gk_thread_workspace(0, 8 * (size_t)(K1 * MR));                     \
+        uint64_t *bp = (uint64_t *)gk_thread_workspace(GK_WS_B, 8 * (size_t)(K1 * nc));               \
+        uint64_t *ap = (uint64_t *)gk_thread_workspace(GK_WS_A, 8 * (size_t)(K1 * MR));               \
         if (!bp || !ap) return -1;                                                                    \
         GK_ALIGN64 uint64_t acc[MR * NR];                                                             \
         for (int64_t jc = n0; jc < n1; jc += nc) {                                                    \

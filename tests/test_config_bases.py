@@ -4,7 +4,7 @@ import pytest
 
 from gemmkit import _core
 
-KERNELS = ("sgemm", "dgemm", "cgemm", "zgemm", "int8", "qadd", "quant")
+KERNELS = ("sgemm", "dgemm", "cgemm", "zgemm", "int8", "quant")
 SMALL = "small."  # an entry "small." allows every small-problem threshold to differ
 
 # (arch, uarch) -> (its base config, the fields in which it differs from that base: exactly these). The

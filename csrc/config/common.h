@@ -2,7 +2,7 @@
  * thresholds and the 512-bit float blocking; a config that differs spells its own values. */
 #ifndef GEMMKIT_CONFIG_COMMON_H
 #define GEMMKIT_CONFIG_COMMON_H
-#include "../gemmkit_internal.h"
+#include "../config.h"
 
 /* Every configuration is its path's base (GK_CONFIG_*_BASE below: a complete initializer) followed by
  * designated initializers of the fields it changes; a later designator replaces the earlier one (C11
@@ -52,7 +52,7 @@
     .cgemm = &gk_cgemm_kernel_avx2, .zgemm = &gk_zgemm_kernel_avx2,                                  \
     .sgemm_blocks = SGEMM_BLOCKS, .dgemm_blocks = GK_DGEMM_AVX2_BLOCKS,                              \
     .cgemm_blocks = GK_CGEMM_AVX2_BLOCKS, .zgemm_blocks = GK_ZGEMM_AVX2_BLOCKS,                      \
-    .int8_blocks = GK_INT8_AVX2_BLOCKS, .qadd = &gk_qadd_kernel_avx2, .quant = &gk_quant_kernel_avx2
+    .int8_blocks = GK_INT8_AVX2_BLOCKS, .quant = &gk_quant_kernel_avx2
 /* AVX2 int8 (bytes widened to int16): k block 256 in L1; B blocks up to 8 MiB of int16 panels (1024
  * columns at K = 4096: a plain B's rows are packed 1 KiB at a time; 4 MiB measured 0.3-0.6 ms slower per
  * call at M = 32..128, N = K = 4096 on Zen 2). Few rows in place (Zen 2, N = K = 4096, thread CPU time):
@@ -67,21 +67,21 @@
 #define GK_SGEMM_AVX512_BLOCKS {.mc = 120, .kc = 512, .nc = 1024}
 /* dgemm 12 x 16: the same bytes per block as sgemm (a k step of B is 128 bytes in both). */
 #define GK_DGEMM_AVX512_BLOCKS {.mc = 120, .kc = 256, .nc = 1024}
-/* The AVX-512 float kernels and blocking and the AVX-512 quantized add, shared by the avx512, avx512_vnni
+/* The AVX-512 float kernels and blocking and the AVX-512 per-token quantization, shared by the avx512, avx512_vnni
  * and zen4 configurations (their int8 kernels and blocks differ). Used inside `#if GEMMKIT_X86`. */
 #define GK_AVX512_FLOAT_KERNELS_AND_BLOCKS                                                           \
     .sgemm = &gk_sgemm_kernel_avx512, .dgemm = &gk_dgemm_kernel_avx512,                              \
     .sgemm_blocks = GK_SGEMM_AVX512_BLOCKS, .dgemm_blocks = GK_DGEMM_AVX512_BLOCKS,                  \
     .cgemm_blocks = GK_SGEMM_AVX512_BLOCKS, .zgemm_blocks = GK_DGEMM_AVX512_BLOCKS,                  \
-    .qadd = &gk_qadd_kernel_avx512, .quant = &gk_quant_kernel_avx512
+    .quant = &gk_quant_kernel_avx512
 
 /* The path bases (used inside `#if GEMMKIT_X86`). AVX2: the 256-bit kernels, real and native complex,
- * the int16-widening int8 kernel and the AVX2 quantized add (configs avx2, zen2, avx_vnni). */
+ * the int16-widening int8 kernel and the AVX2 per-token quantization (configs avx2, zen2, avx_vnni). */
 #define GK_CONFIG_AVX2_BASE                                                                          \
     .arch = "avx2", .uarch = "any", .needs = GEMMKIT_CPU_AVX2, .cpu_match = NULL,                    \
     GK_AVX2_KERNELS_AND_BLOCKS, .small = GK_SMALL_DEFAULTS
 /* AVX-512 (F/BW/DQ/VL): the 512-bit float kernels (complex types by 1m on them), the int16-widening int8
- * kernel and the AVX-512 quantized add (configs avx512, avx512_vnni, zen4; each spells its int8 blocks). */
+ * kernel and the AVX-512 per-token quantization (configs avx512, avx512_vnni, zen4; each spells its int8 blocks). */
 #define GK_CONFIG_AVX512_BASE                                                                        \
     .arch = "avx512", .uarch = "any", .needs = GEMMKIT_CPU_AVX512, .cpu_match = NULL,                \
     GK_AVX512_FLOAT_KERNELS_AND_BLOCKS, .int8 = &gk_int8_kernel_avx512, .small = GK_SMALL_DEFAULTS

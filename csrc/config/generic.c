@@ -12,6 +12,5 @@ const gk_config_t gk_config_generic = {
     .int8_blocks = {.mc = 128, .nc = 2048, .kb = 1024, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20,
                     .dot_max_m = 16, .kmajor_max_m = 16},
     .small = GK_SMALL_DEFAULTS,
-    .qadd = &gk_qadd_kernel_generic,
     .quant = &gk_quant_kernel_generic,
 };

@@ -1,6 +1,6 @@
 /* AVX2 + FMA dgemm microkernel (6 x 8: 12 ymm accumulators) with 1..5-row variants for edge row panels,
  * and on its k loop the native zgemm kernel (3 x 4 complex); compiled alone with -mavx2 -mfma. */
-#include "../gemmkit_internal.h"
+#include "../kernel.h"
 #if GEMMKIT_X86
 #include <immintrin.h>
 

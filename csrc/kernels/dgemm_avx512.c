@@ -1,6 +1,6 @@
 /* AVX-512F dgemm: 12 x 16 microkernel (24 zmm accumulators) with 1..11-row variants for edge row
  * panels; compiled with AVX-512 flags, run only where dispatch found AVX-512. */
-#include "../gemmkit_internal.h"
+#include "../kernel.h"
 #if GEMMKIT_X86
 #include <immintrin.h>
 

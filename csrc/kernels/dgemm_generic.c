@@ -1,6 +1,6 @@
 /* Portable C dgemm microkernel (4 x 8): the path for non-x86 builds and for x86 CPUs without AVX2;
  * written so compilers auto-vectorise the 8-wide row updates. */
-#include "../gemmkit_internal.h"
+#include "../kernel.h"
 
 #define T double
 #define MR 4

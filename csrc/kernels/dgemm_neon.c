@@ -1,6 +1,6 @@
 /* AArch64 NEON dgemm microkernel (8 x 6: 24 accumulators, FMLA by element) with the portable tiny and GEMV
  * kernels of this path; Advanced SIMD is baseline on AArch64, so this file needs no ISA flag. */
-#include "../gemmkit_internal.h"
+#include "../kernel.h"
 #if GEMMKIT_ARM
 #include <arm_neon.h>
 

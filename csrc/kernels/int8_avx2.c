@@ -1,6 +1,6 @@
 /* AVX2 int8 path without VNNI: the 6 x 16 microkernel (bytes widened to int16 pairs, vpmaddwd, which
  * cannot saturate, so sums stay exact), its B packers and the few-row paths that read B in place. */
-#include "../gemmkit_internal.h"
+#include "../kernel.h"
 #if GEMMKIT_X86
 #define MR 6
 #define NV 2

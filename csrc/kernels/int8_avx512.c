@@ -1,6 +1,6 @@
 /* AVX-512BW int8 microkernel without VNNI (12 x 32): bytes are widened to int16 while packing and
  * multiplied with vpmaddwd, which cannot saturate (unlike vpmaddubsw), so sums stay exact. */
-#include "../gemmkit_internal.h"
+#include "../kernel.h"
 #if GEMMKIT_X86
 #define MR 12
 #define NV 2

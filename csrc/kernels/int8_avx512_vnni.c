@@ -1,6 +1,6 @@
 /* AVX-512 VNNI int8: 12 x 32 microkernel (vpdpbusd over 4-byte k groups), B packer, dot path for few
  * rows x B^T, blocking table; vpdpbusd does not saturate and the kc bound keeps int32 sums exact. */
-#include "../gemmkit_internal.h"
+#include "../kernel.h"
 #include "dot_walk.h"
 #if GEMMKIT_X86
 #define MR 12

@@ -1,6 +1,6 @@
 /* AVX-VNNI int8 microkernel (6 x 16, 256-bit vpdpbusd, Alder Lake and later) and its blocking table;
  * built only where the compiler knows -mavxvnni, selected only where CPUID reports AVX-VNNI. */
-#include "../gemmkit_internal.h"
+#include "../kernel.h"
 #if GEMMKIT_X86
 #define MR 6
 #define NV 2

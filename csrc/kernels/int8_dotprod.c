@@ -1,6 +1,6 @@
 /* AArch64 FEAT_DotProd int8 microkernel (8 x 12, k in groups of 4 bytes, SDOT by element), exact: the
  * unsigned A bytes are mapped onto the signed instruction as a - 128 and 128 * column sums of B added back. */
-#include "../gemmkit_internal.h"
+#include "../kernel.h"
 #if GEMMKIT_ARM
 #include <arm_neon.h>
 

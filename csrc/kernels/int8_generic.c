@@ -1,6 +1,7 @@
 /* Portable C int8 microkernel (4 x 16, k in groups of 4 bytes): exact int32 sums of u8 x s8 products,
  * and the portable epilogue (compensation, alpha, beta, co) that edge tiles and the dot path share. */
-#include "../gemmkit_internal.h"
+#include "../kernel.h"
+#include "../convert.h"
 
 #define MR 4
 #define NR 16

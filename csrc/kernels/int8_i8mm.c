@@ -1,6 +1,6 @@
 /* AArch64 FEAT_I8MM int8 microkernel (8 x 8, USMMLA on 2 x 8 by 8 x 2 tiles): unsigned A by signed B in one
  * instruction, exact, on the portable 4-byte k groups (two groups zipped into the 8-deep operand). */
-#include "../gemmkit_internal.h"
+#include "../kernel.h"
 #if GEMMKIT_ARM
 #include <arm_neon.h>
 

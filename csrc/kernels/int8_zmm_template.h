@@ -2,7 +2,8 @@
  * defines MR, NV, KG, ES, I8_STEP(acc, a_bcast, b) and the kernel names, then includes this. */
 #include <immintrin.h>
 #include <string.h>
-#include "../gemmkit_internal.h"
+#include "../kernel.h"
+#include "../convert.h"
 
 #define NR (16 * NV)
 

@@ -1,6 +1,6 @@
 /* AVX2 + FMA kernel of gemmkit_quantized_add: qadd_simd_template.h over ymm vectors, 32 bytes of each
  * operand per step as four 8-lane float vectors. */
-#include "../gemmkit_internal.h"
+#include "../qadd.h"
 #if GEMMKIT_X86
 #include <immintrin.h>
 

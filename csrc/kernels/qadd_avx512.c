@@ -1,6 +1,6 @@
 /* AVX-512 (F/BW) kernel of gemmkit_quantized_add: qadd_simd_template.h over zmm vectors, 64 bytes of
  * each operand per step as four 16-lane float vectors. */
-#include "../gemmkit_internal.h"
+#include "../qadd.h"
 #if GEMMKIT_X86
 #include <immintrin.h>
 

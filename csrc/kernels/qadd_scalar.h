@@ -3,7 +3,8 @@
 #ifndef GEMMKIT_QADD_SCALAR_H
 #define GEMMKIT_QADD_SCALAR_H
 #include <math.h>
-#include "../gemmkit_internal.h"
+#include "../convert.h"
+#include "../qadd.h"
 
 /* Each float32 step must be rounded on its own: no contraction of a * b + c into an fma (GCC's
  * -std=c11 already implies -ffp-contract=off; Clang needs the pragma). */

@@ -2,8 +2,8 @@
  * each input type, the |x| bits whose integer max is the float max, the scale, one quantized value. */
 #ifndef GEMMKIT_QUANTIZE_SCALAR_H
 #define GEMMKIT_QUANTIZE_SCALAR_H
-#include "../gemmkit_internal.h"
-#include "../half.h"
+#include "../convert.h"
+#include "../quantize.h"
 
 /* x' of one element: widened exactly, then smoothed (one IEEE division or multiplication). */
 static inline float gk_qz_smooth(float v, const float *smooth, int mode, int64_t k) {

@@ -5,6 +5,7 @@
  * and with it GK_TINY_SUMS6_NT, those stores non-temporal (rows 32-byte aligned), and optionally
  * GK_TINY_SUMS5 / GK_TINY_SUMS5_NT, the same over 5 rows; optionally
  * GK_TINY_COPY_BT(B, ldb, K, N, NP, dst), B^T (N rows of K, ldb apart) into K rows of NP, zero past N. */
+#include <math.h>
 #define GK_TINY_CAT_(a, b) a##b
 #define GK_TINY_CAT(a, b) GK_TINY_CAT_(a, b)
 #define GK_TINY_ROWS 4

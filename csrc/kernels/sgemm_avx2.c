@@ -1,6 +1,6 @@
 /* AVX2 + FMA sgemm microkernel (6 x 16: 12 ymm accumulators) with 1..5-row variants for edge row panels,
  * and on its k loop the native cgemm kernel (3 x 8 complex); compiled alone with -mavx2 -mfma. */
-#include "../gemmkit_internal.h"
+#include "../kernel.h"
 #if GEMMKIT_X86
 #include <immintrin.h>
 

@@ -1,6 +1,6 @@
 /* AVX-512F sgemm: 12 x 32 microkernel (24 zmm accumulators) with 1..11-row variants and a dot path for
  * few rows x B^T; compiled with AVX-512 flags, run only where dispatch found AVX-512. */
-#include "../gemmkit_internal.h"
+#include "../kernel.h"
 #include "dot_walk.h"
 #if GEMMKIT_X86
 #include <immintrin.h>

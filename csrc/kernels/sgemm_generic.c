@@ -1,6 +1,6 @@
 /* Portable C sgemm microkernel (4 x 16): the path for non-x86 builds and for x86 CPUs without AVX2;
  * written so compilers auto-vectorise the 16-wide row updates. */
-#include "../gemmkit_internal.h"
+#include "../kernel.h"
 
 #define T float
 #define MR 4

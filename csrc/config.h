@@ -1,0 +1,88 @@
+/* The per-CPU configuration: the kernels a kernel path uses and the blocking and thresholds tuned for a
+ * microarchitecture (gk_config_t; entries in csrc/config/), the registry's configs, CPU identity, the one in use. */
+#ifndef GEMMKIT_CONFIG_H
+#define GEMMKIT_CONFIG_H
+
+#include "platform.h"
+#include "kernel.h"
+#include "quantize.h"
+#include "include/gemmkit.h"
+
+/* Cache blocking of the Goto loops, in the kernel's element units: an MC x KC block of A in L2, a
+ * KC x NC block of B in L3 (as BLIS's cntx blocksizes). */
+typedef struct { int64_t mc, kc, nc; } gk_blocks_t;
+
+/* int8 blocking: MC/NC caps, the k block KB inside an exact chunk (a KB x NR sub-panel of B stays in
+ * L1), the L2/L3 byte budgets the A and B blocks are scaled to for a given packed depth, and the rows up
+ * to which the few-row paths read B in place instead (tuned with the kernel's dot functions). */
+typedef struct {
+    int64_t mc, nc, kb;
+    int64_t l2_bytes, l3_bytes;
+    int64_t dot_max_m;    /* few rows x B^T: B read in place (kernel->dot) up to this M (<= 32) */
+    int64_t kmajor_max_m; /* few rows x plain B: in place (kernel->dot_kmajor) up to this M (<= 32) */
+} gk_int8_blocks_t;
+
+/* Small-problem thresholds of the middle-end (csrc/gemm_small.c and the driver). */
+typedef struct {
+    double direct_max_macs;    /* up to this many multiply-adds the real driver skips packing */
+    double direct_b_max_macs;  /* ... and with op(A) = A (packed), streams a plain B in place up to this */
+    int direct_max_row_panels; /* up to this many MR-row panels a plain B is streamed in place */
+    int64_t skinny_kc;         /* k block when B is streamed in place */
+    int dot_max_m;             /* few rows x B^T: the dot kernel up to this M */
+    int gemv_max_m;            /* few rows: the GEMV kernels up to this M (B^T: where the dot kernel is not used) */
+    int gemv_max_n;            /* few columns: the GEMV kernels on C^T = op(B)^T op(A)^T up to this N */
+    int gemv_pf_bytes;         /* GEMV software prefetch distance per stream, bytes (0: none) */
+    int int8_kmajor_over_packed_max_m; /* int8, few rows x a prepacked plain B: the plain B read in place
+                                        * instead (kernel->dot_kmajor) up to this M */
+    double tiny_max_macs;      /* real products with M, N, K <= GK_TINY_MAX and no more multiply-adds
+                                * than this run whole in the kernel's `tiny` (batches of small matrices) */
+    double tiny_direct_max_macs; /* ... and those read in place (GK_TINY_DIRECT_MAX) up to this many */
+    double tiny_stream_min_bytes; /* batches of tiny products with more operand bytes than this (beyond the
+                                   * caches) are streamed (gk_tiny_stream_t); 0: never */
+    double tiny_complex_max_macs; /* complex products, counted in complex multiply-adds, in `tiny_complex`
+                                   * (its own limit: the 1m packed path overtakes it sooner) */
+} gk_small_t;
+
+/* One configuration: the kernels an ISA path uses and the constants tuned for a microarchitecture.
+ * Dispatch walks the registry (best first) and takes the first whose features the CPU has and whose
+ * CPU match (vendor/family/model) holds; GEMMKIT_ARCH names the path (`arch`). */
+typedef struct gk_config {
+    const char *arch;          /* kernel path: "generic", "avx2", "avx_vnni", "avx512", "avx512_vnni" */
+    const char *uarch;         /* what the constants are tuned for, e.g. "zen5", "any" */
+    uint32_t needs;            /* GEMMKIT_CPU_* bits */
+    int (*cpu_match)(uint32_t vendor_family_model); /* NULL: any CPU with the features */
+    const gk_real_kernel_t *sgemm, *dgemm;
+    const gk_real_kernel_t *cgemm, *zgemm; /* native complex kernels; NULL: 1m on sgemm / dgemm */
+    const gk_int8_kernel_t *int8;
+    gk_blocks_t sgemm_blocks, dgemm_blocks, cgemm_blocks, zgemm_blocks;
+    gk_int8_blocks_t int8_blocks;
+    gk_small_t small;
+    const gk_quant_kernel_t *quant; /* per-token quantization (csrc/quantize.c); NULL: the generic one */
+} gk_config_t;
+
+extern const gk_config_t gk_config_generic;
+#if GEMMKIT_X86
+extern const gk_config_t gk_config_avx2, gk_config_avx512, gk_config_avx512_vnni;
+extern const gk_config_t gk_config_zen2, gk_config_zen4;   /* tuned: selected by cpu_match */
+#if defined(GEMMKIT_HAVE_AVX_VNNI)
+extern const gk_config_t gk_config_avx_vnni;
+#endif
+#endif
+#if GEMMKIT_ARM
+extern const gk_config_t gk_config_neon, gk_config_dotprod, gk_config_i8mm, gk_config_dotprod_apple;
+#endif
+
+/* CPU identity for configs' cpu_match: (vendor << 24) | (family << 12) | model (display values). */
+#define GK_CPU_AMD 1u
+#define GK_CPU_INTEL 2u
+/* aarch64: vendor 0, family = the MIDR implementer (0x41 Arm, 0x61 Apple, ...), model = the part number */
+#define GK_CPU_ARM_APPLE 0x61u
+#define GK_CPU_VENDOR(id) ((id) >> 24)
+#define GK_CPU_FAMILY(id) (((id) >> 12) & 0xfffu)
+#define GK_CPU_MODEL(id) ((id) & 0xfffu)
+uint32_t gk_cpu_id(void);
+
+/* The configuration in use (GEMMKIT_ARCH / gemmkit_set_arch, else the best for this CPU). */
+const gk_config_t *gk_config(void);
+
+#endif /* GEMMKIT_CONFIG_H */

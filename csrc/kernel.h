@@ -1,0 +1,144 @@
+/* The microkernel interface: what a real (float / double, native complex) kernel and an int8 kernel of one
+ * ISA provide to the drivers (tile, edge-row, dot, GEMV, tiny and packing entries), and every ISA's kernel tables. */
+#ifndef GEMMKIT_KERNEL_H
+#define GEMMKIT_KERNEL_H
+
+#include "platform.h"
+#include "int8_epilogue.h"
+
+/* ---- real-domain microkernels (float and double; complex runs on them by the 1m method, or on a native
+ * complex kernel with the same interface, complex_native below) ---- */
+
+/* Full MR x NR tile: C = alpha * A_panel * B_panel + beta * C (beta == 0: C is not read), in the
+ * kernel's element type (float or double; alpha and beta point to one value of that type).
+ * a: MR-row micro-panel, MR contiguous values per k, consecutive k `rsa` values apart (MR when packed,
+ *    lda when read in place from a transposed A); b: NR-column micro-panel, NR contiguous values per k,
+ *    consecutive k `rsb` values apart (NR when packed, ldb when read in place from a plain B). */
+typedef void (*gk_ukernel_fn)(int64_t kc, const void *GK_RESTRICT a, int64_t rsa, const void *GK_RESTRICT b,
+                              int64_t rsb, void *GK_RESTRICT c, int64_t ldc, const void *alpha, const void *beta);
+
+/* Dot-product path for few rows against a transposed B (both operands contiguous in k):
+ * C[0:m, 0:n] = alpha * A B^T + beta * C, A m x k (lda), B n x k (ldb). */
+typedef void (*gk_dot_fn)(int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, int64_t lda,
+                          const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc);
+
+/* GEMV kernels (csrc/kernels/real_gemv_template.h): a matrix S streamed once in place against m short
+ * vectors x (rows of k contiguous values, ldx apart), y[i][j] at y + i * rsy + j * csy (beta == 0: y not
+ * read); pf > 0: every stream's cache line is requested pf elements ahead.
+ *   rows: y[i][j] = alpha * sum_l x[i][l] S[l][j] + beta * y[i][j]   (S: k rows of n values, lds apart)
+ *   dots: y[i][j] = alpha * sum_l x[i][l] S[j][l] + beta * y[i][j]   (S: n rows of k values, lds apart) */
+typedef void (*gk_gemv_fn)(int64_t m, int64_t n, int64_t k, const void *alpha, const void *x, int64_t ldx,
+                           const void *S, int64_t lds, const void *beta, void *y, int64_t rsy, int64_t csy,
+                           int64_t pf);
+
+/* The whole of a tiny complex product (complex M, N, K <= GK_TINY_MAX), elements (re, im) pairs of the
+ * kernel's real type: op(X) = X, X^T, conj(X) or X^H by transx / conjx; alpha 2 reals, beta real (a
+ * complex beta has been applied to C before, as the 1m driver does). */
+typedef void (*gk_tiny_complex_fn)(int64_t M, int64_t N, int64_t K, const void *alpha2, const void *A, int64_t lda,
+                                   int transa, int conja, const void *B, int64_t ldb, int transb, int conjb,
+                                   const void *beta, void *C, int64_t ldc);
+/* The whole of a tiny real product (M, N, K <= GK_TINY_MAX; op(X) = X^T when transx), unpacked; up to
+ * GK_TINY_DIRECT_MAX a side where op(A) = A (its rows read in place) and N fills more than half of a
+ * 64-byte chunk (16 floats, 8 doubles); op(B) is read in place where its rows are whole chunks, else
+ * copied (B^T transposed by the ISA's copy where it has one). */
+#define GK_TINY_MAX 32
+#define GK_TINY_DIRECT_MAX 64
+/* A batch of tiny products read from memory (config small.tiny_stream_min_bytes), given to each product:
+ * the next product's operands (NULL: none, or shared) to fetch while this one computes, and whether C
+ * may be stored past the caches (non-temporal; the kernel fences its own such stores). */
+typedef struct {
+    const void *next_a, *next_b;
+    int64_t a_bytes, b_bytes;
+    int nt_store;
+} gk_tiny_stream_t;
+typedef void (*gk_tiny_fn)(int64_t M, int64_t N, int64_t K, const void *alpha, const void *A, int64_t lda,
+                           int transa, const void *B, int64_t ldb, int transb, const void *beta, void *C,
+                           int64_t ldc, const gk_tiny_stream_t *stream);
+
+/* One real microkernel of one ISA: what it computes and how (its cache blocking is in the config). */
+typedef struct {
+    const char *name;          /* e.g. "ukernel_sgemm_avx512_12x32" */
+    int elem;                  /* bytes per element: 4 (float) or 8 (double) */
+    int mr, nr;                /* micro-tile */
+    gk_ukernel_fn ukernel;
+    /* Optional: ukernel_rows[m] computes only the first m (1 <= m < MR) rows of a full-width tile,
+     * straight into C (edge row panels, skinny M); NULL: edges go through a scratch tile. */
+    const gk_ukernel_fn *ukernel_rows;
+    gk_dot_fn dot;             /* optional (NULL: packed path only) */
+    gk_tiny_fn tiny;           /* optional: tiny products (config small.tiny_max_macs), no packing */
+    gk_tiny_complex_fn tiny_complex; /* optional: the same for complex elements of this real type */
+    gk_gemv_fn gemv_rows, gemv_dots; /* GEMV (few rows or few columns of C); both set, or both NULL */
+    /* 1: a native complex kernel (cgemm / zgemm): MR complex rows, NR reals (NR / 2 complex columns), kc
+     * in the real domain (twice the complex depth); its B panels hold NR x kc / 2 reals (pack.h), not
+     * the NR x kc of 1m. 0: a real kernel (complex types run on it by 1m). */
+    int complex_native;
+    /* Optional, native complex kernels: this ISA's packing of an A block whose op(A) = A (rows of (re, im)
+     * pairs along k, not conjugated, alpha not folded in) into its panels, as pack_a_cx (pack.h) does;
+     * mc and kc in complex elements. NULL: the portable packer. */
+    void (*pack_a_plain)(const void *A, int64_t lda, int64_t mc, int64_t kc, void *GK_RESTRICT dst);
+} gk_real_kernel_t;
+
+extern const gk_real_kernel_t gk_sgemm_kernel_generic, gk_dgemm_kernel_generic;
+#if GEMMKIT_X86
+extern const gk_real_kernel_t gk_sgemm_kernel_avx2, gk_dgemm_kernel_avx2;
+extern const gk_real_kernel_t gk_cgemm_kernel_avx2, gk_zgemm_kernel_avx2; /* native complex */
+extern const gk_real_kernel_t gk_sgemm_kernel_avx512, gk_dgemm_kernel_avx512;
+#endif
+#if GEMMKIT_ARM
+extern const gk_real_kernel_t gk_sgemm_kernel_neon, gk_dgemm_kernel_neon;
+#endif
+
+/* ---- int8 ----------------------------------------------------------------------------------- */
+
+/* One MR x NR tile over `kgroups` k-groups of packed panels (group size = the kernel's kgroup):
+ * a: MR rows x kgroup values per group; b: NR columns x kgroup values per group. The raw int32 sums are
+ * added to s (MR x NR, row stride NR, 64-byte aligned) when `accumulate`, else they replace it. With
+ * ep != NULL the tile is then finished: the epilogue writes C (elements of ep->dst, rows ldc elements
+ * apart) from the sums (s is left undefined). */
+typedef void (*gk_int8_ukernel_fn)(int64_t kgroups, const void *GK_RESTRICT a, const void *GK_RESTRICT b,
+                                 int32_t *GK_RESTRICT s, int accumulate, void *GK_RESTRICT c, int64_t ldc,
+                                 const gk_int8_epilogue_t *ep);
+
+typedef struct {
+    const char *name;
+    int mr, nr;
+    int kgroup;                /* k values interleaved per packed group: 4 (bytes) or 2 (int16 pairs) */
+    int elem_size;             /* bytes per packed element: 1 (u8/s8) or 2 (widened int16) */
+    int64_t k_exact;           /* max k whose raw int32 tile sums are exact: one chunk (multiple of kgroup) */
+    gk_int8_ukernel_fn ukernel;
+    /* Optional ISA-specific packing of a plain (k-major) B block, `width` columns into NR panels,
+     * with column sums; NULL: the portable pack_b_i8. */
+    void (*pack_b_kmajor)(const int8_t *B, int64_t ldb, int64_t kc, int64_t width, uint8_t *GK_RESTRICT dst,
+                          int32_t *GK_RESTRICT colsum);
+    /* Optional dot-product path for few rows against a transposed B: raw sums S[i][j] (ld n) of
+     * A'[i][:] . B[j][:] (A' = A ^ xr as u8) and colsum[j] = sum_k B[j][k], for k up to kc. */
+    void (*dot)(int64_t m, int64_t n, int64_t k, const uint8_t *A, int64_t lda, uint8_t xr, const int8_t *B,
+                int64_t ldb, int32_t *GK_RESTRICT S, int32_t *GK_RESTRICT colsum);
+    /* Optional: ukernel_rows[m] handles only the first m (1 <= m < MR) rows of a full-width tile. */
+    const gk_int8_ukernel_fn *ukernel_rows;
+    /* Optional ISA-specific packing of a transposed B block (row x of the source is column x of
+     * op(B), contiguous in k), as pack_b_kmajor; NULL: the portable pack_b_i8. */
+    void (*pack_b_kcontig)(const int8_t *B, int64_t ldb, int64_t kc, int64_t width, uint8_t *GK_RESTRICT dst,
+                           int32_t *GK_RESTRICT colsum);
+    /* Optional: few rows against a plain B (k-major, B[k][j] at B[k * ldb + j]): S[i][j] (ld n) =
+     * sum_k a[i][k] * B[k][j] with a = A read as int8 when xr == 0x80 (A' - 128: no compensation needed
+     * for it), as uint8 when xr == 0; colsum[j] = sum_k B[k][j] only when colsum != NULL. NULL: few rows
+     * against a plain B go through the packed path. */
+    void (*dot_kmajor)(int64_t m, int64_t n, int64_t k, const uint8_t *A, int64_t lda, uint8_t xr, const int8_t *B,
+                       int64_t ldb, int32_t *GK_RESTRICT S, int32_t *GK_RESTRICT colsum);
+} gk_int8_kernel_t;
+
+extern const gk_int8_kernel_t gk_int8_kernel_generic;
+#if GEMMKIT_X86
+extern const gk_int8_kernel_t gk_int8_kernel_avx2;
+extern const gk_int8_kernel_t gk_int8_kernel_avx512;
+extern const gk_int8_kernel_t gk_int8_kernel_avx512_vnni;
+#if defined(GEMMKIT_HAVE_AVX_VNNI)
+extern const gk_int8_kernel_t gk_int8_kernel_avx_vnni;
+#endif
+#endif
+#if GEMMKIT_ARM
+extern const gk_int8_kernel_t gk_int8_kernel_dotprod, gk_int8_kernel_i8mm;
+#endif
+
+#endif /* GEMMKIT_KERNEL_H */
