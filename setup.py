@@ -156,7 +156,8 @@ class BuildExtWithKernels(build_ext):
 def extra_compile_args():
     if sys.platform == "win32":
         return ["/O2"]
-    return ["-O3", "-std=c11", "-fno-strict-aliasing"]
+    # Only the public API (GEMMKIT_API in csrc/include/gemmkit.h) and PyInit_ leave the extension (.ci/check-symbols).
+    return ["-O3", "-std=c11", "-fno-strict-aliasing", "-fvisibility=hidden"]
 
 
 # Rebuild when any C source or header changes (kernel templates are headers).
