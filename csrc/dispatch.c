@@ -317,7 +317,7 @@ gemmkit_status_t gemmkit_kernel_info(const char *op, gemmkit_kernel_info_t *info
         const gk_int8_kernel_t *q = c->int8;
         info->kernel = q->name;
         info->mr = q->mr; info->nr = q->nr; info->k_group = q->kgroup; info->elem = q->elem_size;
-        info->mc = c->int8_blocks.mc; info->kc = q->k_exact; info->nc = c->int8_blocks.nc;
+        info->mc = c->int8_blocks.mc; info->kc = q->k_chunk; info->nc = c->int8_blocks.nc;
         info->kb = c->int8_blocks.kb;
         return gemmkit_success;
     } else return gemmkit_invalid_arguments;

@@ -62,7 +62,7 @@ typedef void (*gk_pack_b_fn)(const gk_real_problem_t *p, int64_t k0, int64_t j0,
  * the user's operands become the kernel's panels, and whether the kernel may read them in place. */
 typedef struct {
     const char *name;          /* "sgemm", ... */
-    int complex_1m;            /* 1: complex, N and K doubled in the real domain (1m or a native complex kernel) */
+    int is_complex;            /* 1: complex, N and K doubled in the real domain (1m or a native complex kernel) */
     gk_pack_a_fn pack_a;
     gk_pack_b_fn pack_b;
     /* Optional path for few rows or columns of C outside the packed driver: returns 1 (and sets *st) when it
@@ -113,12 +113,12 @@ struct gk_real_problem {
     static void pack_a_##SFX##_block(const gk_real_problem_t *p, int64_t i0, int64_t k0, int64_t mc,   \
                                      int64_t kc, void *dst) {                                        \
         const TS *A = (const TS *)p->A + (p->transa ? k0 * p->lda + i0 : i0 * p->lda + k0);          \
-        pack_a_##SFX(p->transa, A, p->lda, mc, kc, p->kern->mr, (T *)dst);                           \
+        gk_pack_a_##SFX(p->transa, A, p->lda, mc, kc, p->kern->mr, (T *)dst);                           \
     }                                                                                                \
     static void pack_b_##SFX##_block(const gk_real_problem_t *p, int64_t k0, int64_t j0, int64_t kc,   \
                                      int64_t nc, void *dst) {                                        \
         const TS *B = (const TS *)p->B + (p->transb ? j0 * p->ldb + k0 : k0 * p->ldb + j0);          \
-        pack_b_##SFX(p->transb, B, p->ldb, kc, nc, p->kern->nr, (T *)dst);                           \
+        gk_pack_b_##SFX(p->transb, B, p->ldb, kc, nc, p->kern->nr, (T *)dst);                           \
     }
 
 /* A 16-bit C's load_c / store_c (see gk_real_type_t) over row converters WIDEN(src, n, dst) and

@@ -77,7 +77,7 @@ static gk_real_problem_t real_problem(const gk_real_type_t *type, const gk_real_
                                       const gk_blocks_t *blocks, char transa, char transb, int64_t M, int64_t N,
                                       int64_t K, const void *A, int64_t lda, const void *B, int64_t ldb, void *C,
                                       int64_t ldc) {
-    const int m = type->complex_1m ? 2 : 1;
+    const int m = type->is_complex ? 2 : 1;
     gk_real_problem_t p;
     memset(&p, 0, sizeof(p));
     p.type = type;

@@ -29,11 +29,11 @@ static void pack_b_block(const i8_job_t *job, const int8_t *Bp, int64_t kc, int6
     const gk_int8_kernel_t *kern = job->kern;
     if (!job->transb && kern->pack_b_kmajor) kern->pack_b_kmajor(Bp, job->ldb, kc, nc, dst, colsum);
     else if (job->transb && kern->pack_b_kcontig) kern->pack_b_kcontig(Bp, job->ldb, kc, nc, dst, colsum);
-    else pack_b_i8(job->transb, Bp, job->ldb, kc, nc, kern->nr, kern->kgroup, kern->elem_size, dst, colsum);
+    else gk_pack_b_int8(job->transb, Bp, job->ldb, kc, nc, kern->nr, kern->kgroup, kern->elem_size, dst, colsum);
 }
 
 /* ---- the hooks of the driver skeleton ------------------------------------------------------------
- * The k step is one exact chunk (kern->k_exact). K within one chunk (the common case): full-K panels, one
+ * The k step is one exact chunk (kern->k_chunk). K within one chunk (the common case): full-K panels, one
  * microkernel call per tile with the epilogue fused. Longer K: each chunk's raw int32 tile sums are added
  * into an int64 block of C per thread (exact), and the scalar epilogue runs after the last chunk. */
 
@@ -74,7 +74,7 @@ static void *carve(uint8_t **cursor, size_t bytes) {
 static int i8_thread_begin(void *ctx, gk_loop_thread_t *t) {
     const i8_job_t *job = (const i8_job_t *)ctx;
     const int64_t mc = t->mc_max, nc = t->nc_max, rows = t->m1 - t->m0;
-    const int chunks = job->K > job->kern->k_exact;
+    const int chunks = job->K > job->kern->k_chunk;
     const size_t per_col = sizeof(int32_t) + sizeof(int64_t) + 2 * sizeof(double) + sizeof(int64_t) + sizeof(int32_t);
     const size_t bytes = gk_align64(sizeof(i8_thread_t)) + (size_t)(mc + nc) * per_col + sizeof(int32_t) * (size_t)mc +
                          sizeof(int64_t) * (size_t)(chunks ? rows : mc) + sizeof(int32_t) * (size_t)(mc * job->kern->nr) +
@@ -127,9 +127,9 @@ static void i8_pack_a(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t k0, in
     const gk_int8_kernel_t *kern = job->kern;
     i8_thread_t *st = (i8_thread_t *)t->state;
     const uint8_t *Ap = job->transa ? job->A + k0 * job->lda + ic : job->A + ic * job->lda + k0;
-    pack_a_i8(job->transa, Ap, job->lda, mc, kc, kern->mr, kern->kgroup, kern->elem_size, job->flip_a,
+    gk_pack_a_int8(job->transa, Ap, job->lda, mc, kc, kern->mr, kern->kgroup, kern->elem_size, job->flip_a,
               (uint8_t *)dst, st->rowsum);
-    int64_t *rs = job->K > kern->k_exact ? st->rs64 + (ic - t->m0) : st->rs64;
+    int64_t *rs = job->K > kern->k_chunk ? st->rs64 + (ic - t->m0) : st->rs64;
     for (int64_t i = 0; i < mc; i++) rs[i] = (k0 == 0 ? 0 : rs[i]) + st->rowsum[i];
 }
 
@@ -141,7 +141,7 @@ static void i8_macro_one_chunk(const i8_job_t *job, i8_thread_t *st, int64_t ic,
     const gk_int8_kernel_t *kern = job->kern;
     const int mr = kern->mr, nr = kern->nr, kg = kern->kgroup, es = kern->elem_size;
     const int64_t kp = i8_packed_depth(job, kc);
-    GK_ALIGN64 int64_t tile64[32 * 64];
+    GK_ALIGN64 int64_t tile64[GK_INT8_TILE_ELEMS];
     gk_int8_row_terms(job, ic, mc, st->rs64, &st->rows);
     const int mode = epilogue_mode(job, &st->rows, &st->cols);
     const int64_t kgroups = kp / kg, kb_groups = GK_MAX((int64_t)1, job->blocks->kb / kg);
@@ -183,7 +183,7 @@ static void i8_macro(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t jc, int
     const int mr = kern->mr, nr = kern->nr, es = kern->elem_size;
     const int64_t kp = i8_packed_depth(job, kc), ld = t->nc_max;
     int64_t *acc = st->acc + (ic - t->m0) * ld;
-    GK_ALIGN64 int32_t tile[32 * 64];
+    GK_ALIGN64 int32_t tile[GK_INT8_TILE_ELEMS];
     if (first) for (int64_t i = 0; i < mc; i++) memset(acc + i * ld, 0, sizeof(int64_t) * (size_t)nc);
     for (int64_t jr = 0; jr < nc; jr += nr) {
         const int64_t nb = GK_MIN((int64_t)nr, nc - jr);
@@ -204,13 +204,13 @@ static void i8_macro(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t jc, int
 /* One matrix through the skeleton on `threads` threads. */
 static gemmkit_status_t i8_loops(i8_job_t *job, int threads) {
     const gk_int8_kernel_t *kern = job->kern;
-    const int64_t kchunk = kern->k_exact;
-    if (job->K > kchunk) job->packed_b = NULL; /* (never: weights are prepacked within one chunk) */
+    const int64_t k_chunk = kern->k_chunk;
+    if (job->K > k_chunk) job->packed_b = NULL; /* (never: weights are prepacked within one chunk) */
     int64_t MC, NC;
-    i8_blocks(job, i8_packed_depth(job, GK_MIN(job->K, kchunk)), job->K > kchunk, &MC, &NC);
+    i8_blocks(job, i8_packed_depth(job, GK_MIN(job->K, k_chunk)), job->K > k_chunk, &MC, &NC);
     job->nc = gk_loops_nc_max(NC, kern->nr); /* the widest B block the loops hand over (column sums) */
     const gk_loops_t L = {
-        .M = job->M, .N = job->N, .K = job->K, .mr = kern->mr, .nr = kern->nr, .mc = MC, .nc = NC, .kc = kchunk,
+        .M = job->M, .N = job->N, .K = job->K, .mr = kern->mr, .nr = kern->nr, .mc = MC, .nc = NC, .kc = k_chunk,
         .threads = threads, .share_b = job->packed_b == NULL, .ctx = job,
         .a_bytes = i8_a_bytes, .b_bytes = i8_b_bytes, .thread_begin = i8_thread_begin,
         .pack_b = i8_pack_b, .b_ready = i8_b_ready, .pack_a = i8_pack_a, .macro = i8_macro,
@@ -249,7 +249,7 @@ static gemmkit_status_t int8_run_one(const gk_int8_problem_t *p, int64_t b, int 
     i8_job_t job;
     int8_job_init(&job, p, b);
     if (gk_int8_dot_applies(&job)) return gk_int8_dot(&job, threads ? threads : gk_num_threads());
-    return i8_loops(&job, threads ? threads : gk_threads_for(job.M, job.N, job.K / 4 + 1));
+    return i8_loops(&job, threads ? threads : gk_threads_for(job.M, job.N, gk_int8_float_depth(job.K)));
 }
 
 static gemmkit_status_t int8_batch_item(void *ctx, int64_t b, int threads) {
@@ -262,8 +262,8 @@ gemmkit_status_t gk_int8_gemm(const gk_int8_problem_t *p) {
     /* Threads over batch x tiles: whole matrices per thread when there are at least as many matrices
      * as threads worth using (or one matrix is too small to split), else the matrices one after
      * another, each split among the threads. */
-    const int per_matrix = gk_threads_for(p->M, p->N, p->K / 4 + 1);
-    const int total = gk_threads_for(p->M * batch, p->N, p->K / 4 + 1);
+    const int per_matrix = gk_threads_for(p->M, p->N, gk_int8_float_depth(p->K));
+    const int total = gk_threads_for(p->M * batch, p->N, gk_int8_float_depth(p->K));
     return gk_batch_run(batch, per_matrix <= 1 || batch >= total ? 1 : per_matrix, total, int8_batch_item, (void *)p);
 }
 
@@ -281,7 +281,7 @@ typedef struct {
 } packed_header_t;
 
 static int64_t packed_layout(const gk_int8_kernel_t *kern, int64_t N, int64_t K, int64_t *kp, int64_t *panel_off) {
-    if (N <= 0 || K <= 0 || K > kern->k_exact) return 0;
+    if (N <= 0 || K <= 0 || K > kern->k_chunk) return 0;
     const int64_t panels = (N + kern->nr - 1) / kern->nr;
     *kp = (K + kern->kgroup - 1) / kern->kgroup * kern->kgroup;
     *panel_off = (int64_t)gk_align64(sizeof(packed_header_t)) + (int64_t)gk_align64(sizeof(int32_t) * (size_t)(panels * kern->nr));

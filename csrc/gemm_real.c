@@ -92,7 +92,7 @@ static void real_macro(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t jc, i
     const gk_real_kernel_t *kern = p->kern;
     const int es = kern->elem, mr = kern->mr, nr = kern->nr;
     const int direct_a = job->direct_a, direct_b = job->direct_b;
-    GK_ALIGN64 double tile[32 * 32];
+    GK_ALIGN64 double tile[GK_REAL_TILE_BYTES / sizeof(double)];
     const gk_real_scalar_t beta_acc = es == 4 ? (gk_real_scalar_t){.f = 1.0f} : (gk_real_scalar_t){.d = 1.0};
     const gk_real_scalar_t zero = {.d = 0.0};
     const gk_real_scalar_t *beta = first ? &p->beta : &beta_acc;
@@ -137,7 +137,7 @@ gemmkit_status_t gk_real_gemm(const gk_real_problem_t *p) {
     /* Small real problems skip packing where they can (the kernel's own type, A, B and C, in place). So do
      * few rows of C against a plain B: packing B would copy all of it for a handful of uses, while the
      * kernel can stream it in place. */
-    const int real = !p->type->complex_1m && !p->type->widened && p->type->store_c == NULL;
+    const int real = !p->type->is_complex && !p->type->widened && p->type->store_c == NULL;
     const double macs = (double)p->M * (double)p->N * (double)p->K;
     const int small = macs <= p->small->direct_max_macs;
     job.direct_a = real && small && p->transa;
@@ -203,8 +203,8 @@ static gemmkit_status_t real_batch_item(void *ctx, int64_t i, int threads) {
 gemmkit_status_t gk_real_gemm_batch(const gk_real_problem_t *p, int64_t batch, int64_t stride_a,
                                     int64_t stride_b, int64_t stride_c) {
     /* bytes of an element of A and B (16-bit where widened while packed), and of C (16-bit where converted) */
-    const size_t es = p->type->widened ? 2 : (size_t)p->kern->elem * (p->type->complex_1m ? 2 : 1);
-    const size_t es_c = p->type->store_c ? 2 : (size_t)p->kern->elem * (p->type->complex_1m ? 2 : 1);
+    const size_t es = p->type->widened ? 2 : (size_t)p->kern->elem * (p->type->is_complex ? 2 : 1);
+    const size_t es_c = p->type->store_c ? 2 : (size_t)p->kern->elem * (p->type->is_complex ? 2 : 1);
     real_batch_t b = {p, (size_t)stride_a * es, (size_t)stride_b * es, (size_t)stride_c * es_c, gk_real_tiny_fits(p), 0,
                       batch, real_fetch_bytes(p->M, p->K, p->transa, p->lda, es),
                       real_fetch_bytes(p->K, p->N, p->transb, p->ldb, es)};

@@ -144,7 +144,7 @@ int gk_real_gemv(const gk_real_problem_t *p, gemmkit_status_t *st) {
 /* Whether p is a real product the kernel's `tiny` computes whole (no packing, no threads): any layout up
  * to GK_TINY_MAX a side, a plain A up to GK_TINY_DIRECT_MAX (gk_tiny_fn). */
 int gk_real_tiny_fits(const gk_real_problem_t *p) {
-    if (!p->kern->tiny || p->type->complex_1m || p->type->widened || p->type->store_c) return 0;
+    if (!p->kern->tiny || p->type->is_complex || p->type->widened || p->type->store_c) return 0;
     const double macs = (double)p->M * (double)p->N * (double)p->K;
     if (p->M <= GK_TINY_MAX && p->N <= GK_TINY_MAX && p->K <= GK_TINY_MAX && macs <= p->small->tiny_max_macs)
         return 1;
@@ -156,7 +156,7 @@ int gk_real_tiny_fits(const gk_real_problem_t *p) {
 /* A complex product small enough for the kernel's `tiny_complex` (counted in complex multiply-adds; real
  * domain: N, K and C's ld doubled). */
 static int real_tiny_complex_fits(const gk_real_problem_t *p) {
-    return p->kern->tiny_complex && p->type->complex_1m && !p->type->store_c && p->M <= GK_TINY_MAX &&
+    return p->kern->tiny_complex && p->type->is_complex && !p->type->store_c && p->M <= GK_TINY_MAX &&
            p->N <= 2 * GK_TINY_MAX && p->K <= 2 * GK_TINY_MAX &&
            (double)p->M * (double)(p->N / 2) * (double)(p->K / 2) <= p->small->tiny_complex_max_macs;
 }
@@ -237,7 +237,7 @@ static void i8_dot_task(void *ctx, int tid, int nthreads) {
 int gk_int8_dot_applies(const i8_job_t *job) {
     const gk_int8_kernel_t *kern = job->kern;
     const int64_t max_m = job->transb ? job->blocks->dot_max_m : job->blocks->kmajor_max_m;
-    return !job->packed_b && job->M <= GK_MIN(max_m, (int64_t)GK_INT8_DOT_MAX_M) && job->K <= kern->k_exact &&
+    return !job->packed_b && job->M <= GK_MIN(max_m, (int64_t)GK_INT8_DOT_MAX_M) && job->K <= kern->k_chunk &&
            (job->transb ? kern->dot != NULL : kern->dot_kmajor != NULL);
 }
 
@@ -286,7 +286,7 @@ gemmkit_status_t gk_int8_dot(const i8_job_t *job_in, int max_threads) {
     }
     gk_int8_row_terms(job, 0, M, rowsum, &rows);
     d.rows = &rows;
-    const int nthreads = GK_MIN(max_threads, gk_threads_for(M, job->N, K / 4 + 1));
+    const int nthreads = GK_MIN(max_threads, gk_threads_for(M, job->N, gk_int8_float_depth(K)));
     job->failed = 0;
     if (nthreads <= 1) i8_dot_task(&d, 0, 1);
     else gk_parallel_run(i8_dot_task, &d, nthreads);

@@ -14,10 +14,10 @@
         if (p->kern->pack_a_plain && !p->transa && !p->conja && !p->alpha_fold)                      \
             p->kern->pack_a_plain(A, p->lda, mc, kc / 2, dst);                                       \
         else if (p->kern->complex_native)                                                            \
-            pack_a_cx_##SFX(p->transa, p->conja, (const T *)p->alpha_fold, A, p->lda, mc, kc / 2,     \
+            gk_pack_a_cx_##SFX(p->transa, p->conja, (const T *)p->alpha_fold, A, p->lda, mc, kc / 2,     \
                             p->kern->mr, (T *)dst);                                                  \
         else                                                                                         \
-            pack_a_1m_##SFX(p->transa, p->conja, (const T *)p->alpha_fold, A, p->lda, mc, kc / 2,     \
+            gk_pack_a_1m_##SFX(p->transa, p->conja, (const T *)p->alpha_fold, A, p->lda, mc, kc / 2,     \
                             p->kern->mr, (T *)dst);                                                  \
     }                                                                                                \
     static void pack_b_complex_##SFX##_block(const gk_real_problem_t *p, int64_t k0, int64_t j0, int64_t kc, \
@@ -25,9 +25,9 @@
         const int64_t k = k0 / 2, j = j0 / 2;                                                        \
         const T *B = (const T *)p->B + 2 * (p->transb ? j * p->ldb + k : k * p->ldb + j);            \
         if (p->kern->complex_native)                                                                 \
-            pack_b_cx_##SFX(p->transb, p->conjb, B, p->ldb, kc / 2, nc / 2, p->kern->nr, (T *)dst);  \
+            gk_pack_b_cx_##SFX(p->transb, p->conjb, B, p->ldb, kc / 2, nc / 2, p->kern->nr, (T *)dst);  \
         else                                                                                         \
-            pack_b_1m_##SFX(p->transb, p->conjb, B, p->ldb, kc / 2, nc / 2, p->kern->nr, (T *)dst);  \
+            gk_pack_b_1m_##SFX(p->transb, p->conjb, B, p->ldb, kc / 2, nc / 2, p->kern->nr, (T *)dst);  \
     }
 
 GK_REAL_PACKERS(f32, float, float)

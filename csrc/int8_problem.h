@@ -24,6 +24,10 @@ typedef struct {
     int failed;                         /* the dot path: a thread had no workspace */
 } i8_job_t;
 
+/* The depth of a float product with about the work of an int8 one of depth K (an int8 multiply-add costs
+ * about a quarter of a float one): what the int8 paths give gk_threads_for. */
+static inline int64_t gk_int8_float_depth(int64_t K) { return K / 4 + 1; }
+
 /* Per-column and per-row terms of the epilogue for columns [j0, j0+n) / rows [i0, i0+m): the
  * compensation (comp) and offset (add) as doubles, their sum as an integer, and max |sum|. */
 typedef struct {

@@ -73,7 +73,7 @@ typedef struct {
      * the NR x kc of 1m. 0: a real kernel (complex types run on it by 1m). */
     int complex_native;
     /* Optional, native complex kernels: this ISA's packing of an A block whose op(A) = A (rows of (re, im)
-     * pairs along k, not conjugated, alpha not folded in) into its panels, as pack_a_cx (pack.h) does;
+     * pairs along k, not conjugated, alpha not folded in) into its panels, as gk_pack_a_cx (pack.h) does;
      * mc and kc in complex elements. NULL: the portable packer. */
     void (*pack_a_plain)(const void *A, int64_t lda, int64_t mc, int64_t kc, void *GK_RESTRICT dst);
 } gk_real_kernel_t;
@@ -88,7 +88,21 @@ extern const gk_real_kernel_t gk_sgemm_kernel_avx512, gk_dgemm_kernel_avx512;
 extern const gk_real_kernel_t gk_sgemm_kernel_neon, gk_dgemm_kernel_neon;
 #endif
 
+/* Scratch tiles the drivers keep on the stack for edge tiles: a real kernel's MR x NR tile of its elements
+ * (csrc/gemm_real.c) and an int8 kernel's MR x NR int32 / int64 sums (csrc/gemm_int8.c). Each kernel file
+ * asserts its tile fits, next to its kernel table (GK_ASSERT_*_TILE). */
+#define GK_REAL_TILE_BYTES (32 * 32 * 8)
+#define GK_INT8_TILE_ELEMS (32 * 64)
+#define GK_ASSERT_REAL_TILE(mr, nr, elem) \
+    GK_STATIC_ASSERT((mr) * (nr) * (elem) <= GK_REAL_TILE_BYTES, "MR x NR tile larger than GK_REAL_TILE_BYTES")
+#define GK_ASSERT_INT8_TILE(mr, nr) \
+    GK_STATIC_ASSERT((mr) * (nr) <= GK_INT8_TILE_ELEMS, "MR x NR tile larger than GK_INT8_TILE_ELEMS")
+
 /* ---- int8 ----------------------------------------------------------------------------------- */
+
+/* Every int8 kernel's k_chunk: a raw int32 tile sum over this many k is exact (|sum| <= 16384 * 255 * 128
+ * < 2^31). */
+#define GK_INT8_K_CHUNK 16384
 
 /* One MR x NR tile over `kgroups` k-groups of packed panels (group size = the kernel's kgroup):
  * a: MR rows x kgroup values per group; b: NR columns x kgroup values per group. The raw int32 sums are
@@ -104,10 +118,11 @@ typedef struct {
     int mr, nr;
     int kgroup;                /* k values interleaved per packed group: 4 (bytes) or 2 (int16 pairs) */
     int elem_size;             /* bytes per packed element: 1 (u8/s8) or 2 (widened int16) */
-    int64_t k_exact;           /* max k whose raw int32 tile sums are exact: one chunk (multiple of kgroup) */
+    int64_t k_chunk;           /* the k depth of one exact chunk: the most k whose raw int32 tile sums cannot
+                                * overflow (a multiple of kgroup; GK_INT8_K_CHUNK); longer K runs in chunks */
     gk_int8_ukernel_fn ukernel;
     /* Optional ISA-specific packing of a plain (k-major) B block, `width` columns into NR panels,
-     * with column sums; NULL: the portable pack_b_i8. */
+     * with column sums; NULL: the portable gk_pack_b_int8. */
     void (*pack_b_kmajor)(const int8_t *B, int64_t ldb, int64_t kc, int64_t width, uint8_t *GK_RESTRICT dst,
                           int32_t *GK_RESTRICT colsum);
     /* Optional dot-product path for few rows against a transposed B: raw sums S[i][j] (ld n) of
@@ -117,7 +132,7 @@ typedef struct {
     /* Optional: ukernel_rows[m] handles only the first m (1 <= m < MR) rows of a full-width tile. */
     const gk_int8_ukernel_fn *ukernel_rows;
     /* Optional ISA-specific packing of a transposed B block (row x of the source is column x of
-     * op(B), contiguous in k), as pack_b_kmajor; NULL: the portable pack_b_i8. */
+     * op(B), contiguous in k), as pack_b_kmajor; NULL: the portable gk_pack_b_int8. */
     void (*pack_b_kcontig)(const int8_t *B, int64_t ldb, int64_t kc, int64_t width, uint8_t *GK_RESTRICT dst,
                            int32_t *GK_RESTRICT colsum);
     /* Optional: few rows against a plain B (k-major, B[k][j] at B[k * ldb + j]): S[i][j] (ld n) =

@@ -11,20 +11,20 @@
 /* Real panels (float f32, double f64): an mc x kc block of op(A) into MR-row micro-panels (panel p at
  * dst + p*mr*kc, element (k, i) at k*mr + i), a kc x nc block of op(B) into NR-column micro-panels
  * (element (k, j) at k*nr + j); edges zero-padded. */
-void pack_a_f32(int transa, const float *A, int64_t lda, int64_t mc, int64_t kc, int mr, float *GK_RESTRICT dst);
-void pack_b_f32(int transb, const float *B, int64_t ldb, int64_t kc, int64_t nc, int nr, float *GK_RESTRICT dst);
-void pack_a_f64(int transa, const double *A, int64_t lda, int64_t mc, int64_t kc, int mr, double *GK_RESTRICT dst);
-void pack_b_f64(int transb, const double *B, int64_t ldb, int64_t kc, int64_t nc, int nr, double *GK_RESTRICT dst);
+void gk_pack_a_f32(int transa, const float *A, int64_t lda, int64_t mc, int64_t kc, int mr, float *GK_RESTRICT dst);
+void gk_pack_b_f32(int transb, const float *B, int64_t ldb, int64_t kc, int64_t nc, int nr, float *GK_RESTRICT dst);
+void gk_pack_a_f64(int transa, const double *A, int64_t lda, int64_t mc, int64_t kc, int mr, double *GK_RESTRICT dst);
+void gk_pack_b_f64(int transb, const double *B, int64_t ldb, int64_t kc, int64_t nc, int nr, double *GK_RESTRICT dst);
 
 /* float16 (f16; f16_f16c: by F16C, in kernels/half_avx2.c) and bfloat16 (bf16) blocks, given as their
  * uint16_t bits, widened to float panels as above. */
-void pack_a_f16(int transa, const uint16_t *A, int64_t lda, int64_t mc, int64_t kc, int mr, float *GK_RESTRICT dst);
-void pack_b_f16(int transb, const uint16_t *B, int64_t ldb, int64_t kc, int64_t nc, int nr, float *GK_RESTRICT dst);
-void pack_a_bf16(int transa, const uint16_t *A, int64_t lda, int64_t mc, int64_t kc, int mr, float *GK_RESTRICT dst);
-void pack_b_bf16(int transb, const uint16_t *B, int64_t ldb, int64_t kc, int64_t nc, int nr, float *GK_RESTRICT dst);
-void pack_a_f16_f16c(int transa, const uint16_t *A, int64_t lda, int64_t mc, int64_t kc, int mr,
+void gk_pack_a_f16(int transa, const uint16_t *A, int64_t lda, int64_t mc, int64_t kc, int mr, float *GK_RESTRICT dst);
+void gk_pack_b_f16(int transb, const uint16_t *B, int64_t ldb, int64_t kc, int64_t nc, int nr, float *GK_RESTRICT dst);
+void gk_pack_a_bf16(int transa, const uint16_t *A, int64_t lda, int64_t mc, int64_t kc, int mr, float *GK_RESTRICT dst);
+void gk_pack_b_bf16(int transb, const uint16_t *B, int64_t ldb, int64_t kc, int64_t nc, int nr, float *GK_RESTRICT dst);
+void gk_pack_a_f16_f16c(int transa, const uint16_t *A, int64_t lda, int64_t mc, int64_t kc, int mr,
                      float *GK_RESTRICT dst);
-void pack_b_f16_f16c(int transb, const uint16_t *B, int64_t ldb, int64_t kc, int64_t nc, int nr,
+void gk_pack_b_f16_f16c(int transb, const uint16_t *B, int64_t ldb, int64_t kc, int64_t nc, int nr,
                      float *GK_RESTRICT dst);
 
 /* Complex blocks for the 1m method, over real panels of depth 2kc (kc complex k):
@@ -33,33 +33,33 @@ void pack_b_f16_f16c(int transb, const uint16_t *B, int64_t ldb, int64_t kc, int
  *     for b = op(B)[k][j] (nr real columns = nr/2 complex columns per panel).
  * The real product of the two is then the complex product in (re, im) pairs: C viewed as real. conj*
  * conjugates the operand (trans 'C'). */
-void pack_a_1m_f32(int transa, int conja, const float *alpha, const float *A, int64_t lda, int64_t mc, int64_t kc,
+void gk_pack_a_1m_f32(int transa, int conja, const float *alpha, const float *A, int64_t lda, int64_t mc, int64_t kc,
                    int mr, float *GK_RESTRICT dst);
-void pack_b_1m_f32(int transb, int conjb, const float *B, int64_t ldb, int64_t kc, int64_t nc, int nr,
+void gk_pack_b_1m_f32(int transb, int conjb, const float *B, int64_t ldb, int64_t kc, int64_t nc, int nr,
                    float *GK_RESTRICT dst);
-void pack_a_1m_f64(int transa, int conja, const double *alpha, const double *A, int64_t lda, int64_t mc,
+void gk_pack_a_1m_f64(int transa, int conja, const double *alpha, const double *A, int64_t lda, int64_t mc,
                    int64_t kc, int mr, double *GK_RESTRICT dst);
-void pack_b_1m_f64(int transb, int conjb, const double *B, int64_t ldb, int64_t kc, int64_t nc, int nr,
+void gk_pack_b_1m_f64(int transb, int conjb, const double *B, int64_t ldb, int64_t kc, int64_t nc, int nr,
                    double *GK_RESTRICT dst);
 /* Complex panels for a native complex kernel (kernel->complex_native), every element as a (re, im) pair:
  *  A: panels of mr rows, per k the panel's alpha * op(A)[i][k] (2 mr reals, zero past mc; alpha NULL: 1);
  *  B: panels of nr / 2 complex columns, per k the panel's op(B)[k][j] (nr reals, zero past nc).
  * A panel holds 2 mr x kc or nr x kc reals; conj* conjugates the operand. */
-void pack_a_cx_f32(int transa, int conja, const float *alpha, const float *A, int64_t lda, int64_t mc, int64_t kc,
+void gk_pack_a_cx_f32(int transa, int conja, const float *alpha, const float *A, int64_t lda, int64_t mc, int64_t kc,
                    int mr, float *GK_RESTRICT dst);
-void pack_a_cx_f64(int transa, int conja, const double *alpha, const double *A, int64_t lda, int64_t mc,
+void gk_pack_a_cx_f64(int transa, int conja, const double *alpha, const double *A, int64_t lda, int64_t mc,
                    int64_t kc, int mr, double *GK_RESTRICT dst);
-void pack_b_cx_f32(int transb, int conjb, const float *B, int64_t ldb, int64_t kc, int64_t nc, int nr,
+void gk_pack_b_cx_f32(int transb, int conjb, const float *B, int64_t ldb, int64_t kc, int64_t nc, int nr,
                    float *GK_RESTRICT dst);
-void pack_b_cx_f64(int transb, int conjb, const double *B, int64_t ldb, int64_t kc, int64_t nc, int nr,
+void gk_pack_b_cx_f64(int transb, int conjb, const double *B, int64_t ldb, int64_t kc, int64_t nc, int nr,
                    double *GK_RESTRICT dst);
 
 /* int8 panels. A' = op(A) as unsigned bytes (flip: XOR 0x80, turning s8 into u8 = s8 + 128);
  * k is interleaved in groups of `kgroup` values per row/column; elem_size 2 widens to int16.
  * K is zero-padded up to a multiple of kgroup. rowsum[i] = sum_k A'[i][k], colsum[j] = sum_k B[k][j]. */
-void pack_a_i8(int transa, const uint8_t *A, int64_t lda, int64_t mc, int64_t kc, int mr, int kgroup,
+void gk_pack_a_int8(int transa, const uint8_t *A, int64_t lda, int64_t mc, int64_t kc, int mr, int kgroup,
                int elem_size, int flip, void *GK_RESTRICT dst, int32_t *GK_RESTRICT rowsum);
-void pack_b_i8(int transb, const int8_t *B, int64_t ldb, int64_t kc, int64_t nc, int nr, int kgroup,
+void gk_pack_b_int8(int transb, const int8_t *B, int64_t ldb, int64_t kc, int64_t nc, int nr, int kgroup,
                int elem_size, void *GK_RESTRICT dst, int32_t *GK_RESTRICT colsum);
 
 #endif

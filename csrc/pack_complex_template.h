@@ -27,10 +27,10 @@ static void GK_CAT(pack_a_scaled_, SFX)(int transa, T sign, const T *alpha, cons
     }
 }
 
-void GK_CAT(pack_a_1m_, SFX)(int transa, int conja, const T *alpha, const T *A, int64_t lda, int64_t mc,
+void GK_CAT(gk_pack_a_1m_, SFX)(int transa, int conja, const T *alpha, const T *A, int64_t lda, int64_t mc,
                              int64_t kc, int mr, T *GK_RESTRICT dst) {
     if (!transa && !conja && alpha == NULL) { /* rows of A are already (re, im) pairs along k */
-        GK_CAT(pack_a_, SFX)(0, A, 2 * lda, mc, 2 * kc, mr, dst);
+        GK_CAT(gk_pack_a_, SFX)(0, A, 2 * lda, mc, 2 * kc, mr, dst);
         return;
     }
     GK_CAT(pack_a_scaled_, SFX)(transa, conja ? (T)-1 : (T)1, alpha, A, lda, mc, kc, mr, 1, mr, dst);
@@ -56,7 +56,7 @@ static GK_FORCEINLINE void GK_CAT(pack_b_1m_plain_, SFX)(const T *B, int64_t ldb
     }
 }
 
-void GK_CAT(pack_b_1m_, SFX)(int transb, int conjb, const T *B, int64_t ldb, int64_t kc, int64_t nc, int nr,
+void GK_CAT(gk_pack_b_1m_, SFX)(int transb, int conjb, const T *B, int64_t ldb, int64_t kc, int64_t nc, int nr,
                              T *GK_RESTRICT dst) {
     const int64_t hc = nr / 2; /* complex columns per panel */
     const T sign = conjb ? (T)-1 : (T)1;
@@ -172,7 +172,7 @@ static GK_FORCEINLINE void GK_CAT(pack_cx_kmajor_block_, SFX)(const T *src, int6
     } while (0)
 
 /* A for a native complex kernel: per k the panel's mr elements of alpha * op(A) as (re, im) pairs. */
-void GK_CAT(pack_a_cx_, SFX)(int transa, int conja, const T *alpha, const T *A, int64_t lda, int64_t mc,
+void GK_CAT(gk_pack_a_cx_, SFX)(int transa, int conja, const T *alpha, const T *A, int64_t lda, int64_t mc,
                              int64_t kc, int mr, T *GK_RESTRICT dst) {
     if (alpha == NULL) {
         if (transa) GK_CX_CONST(GK_CAT(pack_cx_kmajor_block_, SFX), A, lda, mc, kc, mr, conja, dst);
@@ -183,7 +183,7 @@ void GK_CAT(pack_a_cx_, SFX)(int transa, int conja, const T *alpha, const T *A, 
 }
 
 /* B for a native complex kernel: panels of nr / 2 complex columns, per k the panel's op(B)[k][j] pairs. */
-void GK_CAT(pack_b_cx_, SFX)(int transb, int conjb, const T *B, int64_t ldb, int64_t kc, int64_t nc, int nr,
+void GK_CAT(gk_pack_b_cx_, SFX)(int transb, int conjb, const T *B, int64_t ldb, int64_t kc, int64_t nc, int nr,
                              T *GK_RESTRICT dst) {
     if (transb) GK_CX_CONST(GK_CAT(pack_cx_kcontig_block_, SFX), B, ldb, nc, kc, nr / 2, conjb, dst);
     else GK_CX_CONST(GK_CAT(pack_cx_kmajor_block_, SFX), B, ldb, nc, kc, nr / 2, conjb, dst);

@@ -195,7 +195,7 @@ static void pack_kcontig(const uint8_t *src, int64_t ld, int64_t kc, int64_t w, 
     }
 }
 
-void pack_a_i8(int transa, const uint8_t *A, int64_t lda, int64_t mc, int64_t kc, int mr, int kgroup,
+void gk_pack_a_int8(int transa, const uint8_t *A, int64_t lda, int64_t mc, int64_t kc, int mr, int kgroup,
                int elem_size, int flip, void *GK_RESTRICT dst, int32_t *GK_RESTRICT rowsum) {
     const int64_t kp = (kc + kgroup - 1) / kgroup * kgroup;
     const uint8_t xr = flip ? 0x80 : 0x00;
@@ -210,7 +210,7 @@ void pack_a_i8(int transa, const uint8_t *A, int64_t lda, int64_t mc, int64_t kc
     }
 }
 
-void pack_b_i8(int transb, const int8_t *B, int64_t ldb, int64_t kc, int64_t nc, int nr, int kgroup,
+void gk_pack_b_int8(int transb, const int8_t *B, int64_t ldb, int64_t kc, int64_t nc, int nr, int kgroup,
                int elem_size, void *GK_RESTRICT dst, int32_t *GK_RESTRICT colsum) {
     const int64_t kp = (kc + kgroup - 1) / kgroup * kgroup;
     const uint8_t *Bu = (const uint8_t *)B;

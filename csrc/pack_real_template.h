@@ -79,13 +79,13 @@ static void GK_CAT(pack_block_kmajor_, SFX)(const TS *src, int64_t ld, int64_t w
 }
 
 /* op(A)[i][k] = transa ? A[k*lda + i] : A[i*lda + k]; panel p holds rows [p*mr, p*mr+mr). */
-void GK_CAT(pack_a_, SFX)(int transa, const TS *A, int64_t lda, int64_t mc, int64_t kc, int mr, T *GK_RESTRICT dst) {
+void GK_CAT(gk_pack_a_, SFX)(int transa, const TS *A, int64_t lda, int64_t mc, int64_t kc, int mr, T *GK_RESTRICT dst) {
     if (transa) GK_CAT(pack_block_kmajor_, SFX)(A, lda, mc, kc, mr, dst);
     else GK_CAT(pack_block_kcontig_, SFX)(A, lda, mc, kc, mr, dst);
 }
 
 /* op(B)[k][j] = transb ? B[j*ldb + k] : B[k*ldb + j]; panel p holds columns [p*nr, p*nr+nr). */
-void GK_CAT(pack_b_, SFX)(int transb, const TS *B, int64_t ldb, int64_t kc, int64_t nc, int nr, T *GK_RESTRICT dst) {
+void GK_CAT(gk_pack_b_, SFX)(int transb, const TS *B, int64_t ldb, int64_t kc, int64_t nc, int nr, T *GK_RESTRICT dst) {
     if (transb) GK_CAT(pack_block_kcontig_, SFX)(B, ldb, nc, kc, nr, dst);
     else GK_CAT(pack_block_kmajor_, SFX)(B, ldb, nc, kc, nr, dst);
 }

@@ -66,7 +66,7 @@ static int directml_needs_clamp(const gk_qadd_params_t *p) {
 #define QADD_THREAD_LOCAL _Thread_local
 #endif
 
-/* p's fx_* constants (see gemmkit_internal.h) for rounding half up or, with `even`, half to even:
+/* p's fx_* constants (see qadd.h) for rounding half up or, with `even`, half to even:
  * t / 2^shift approximates ra * a' + rb * b' + c (+ 1/2 when rounding half up) in the flipped-byte
  * domain (x = x' - 128 for int8), c holding the zero points and, for int8 outputs, the + 128 that the
  * output flip undoes. The largest shift whose constants fit int16 and whose P(a') + P(b') cannot

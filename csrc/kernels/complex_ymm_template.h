@@ -139,6 +139,7 @@ static void pack_a_plain_zgemm_avx2(const void *A_, int64_t lda, int64_t mc, int
     GK_YMM_CX_KERNEL(ukernel_##OP##_avx2_3x##W, 3)                                                   \
     static const gk_ukernel_fn OP##_rows_kernels[3] = {NULL, ukernel_##OP##_avx2_1x##W,             \
                                                        ukernel_##OP##_avx2_2x##W};                   \
+    GK_ASSERT_REAL_TILE(3, NR, ES);                                                                  \
     const gk_real_kernel_t gk_##OP##_kernel_avx2 = {                                                 \
         "ukernel_" #OP "_avx2_3x" #W, ES, 3, NR, ukernel_##OP##_avx2_3x##W, OP##_rows_kernels, NULL, NULL, \
         TINY, NULL, NULL, 1, GK_YMM_CX_PACK_A_PLAIN_##OP,                                            \

@@ -76,6 +76,7 @@ static void tiny_copy_bt_dgemm_avx2(const double *B, int64_t ldb, int64_t K, int
 #define GEMV_DOTS_FN gemv_dots_dgemm_avx2
 #include "real_gemv_template.h"
 
+GK_ASSERT_REAL_TILE(MR, NR, 8);
 const gk_real_kernel_t gk_dgemm_kernel_avx2 = {
     "ukernel_dgemm_avx2_6x8", 8, MR, NR, ukernel_dgemm_avx2_6x8, rows_kernels, NULL, tiny_dgemm_avx2, tiny_zgemm_avx2,
     gemv_rows_dgemm_avx2, gemv_dots_dgemm_avx2,

@@ -58,6 +58,7 @@ static const gk_ukernel_fn rows_kernels[MR] = {
 #define GEMV_DOTS_FN gemv_dots_dgemm_avx512
 #include "real_gemv_template.h"
 
+GK_ASSERT_REAL_TILE(MR, NR, 8);
 const gk_real_kernel_t gk_dgemm_kernel_avx512 = {
     "ukernel_dgemm_avx512_12x16", 8, MR, NR, ukernel_dgemm_avx512_12x16, rows_kernels, NULL, tiny_dgemm_avx512, tiny_zgemm_avx512,
     gemv_rows_dgemm_avx512, gemv_dots_dgemm_avx512,

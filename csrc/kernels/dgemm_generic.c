@@ -19,6 +19,7 @@
 #define GEMV_DOTS_FN gemv_dots_dgemm_generic
 #include "real_gemv_template.h"
 
+GK_ASSERT_REAL_TILE(MR, NR, 8);
 const gk_real_kernel_t gk_dgemm_kernel_generic = {
     "ukernel_dgemm_generic_4x8", 8, MR, NR, ukernel_dgemm_generic_4x8, NULL, NULL, tiny_dgemm_generic, tiny_zgemm_generic,
     gemv_rows_dgemm_generic, gemv_dots_dgemm_generic,

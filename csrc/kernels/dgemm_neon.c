@@ -56,6 +56,7 @@ static void ukernel_dgemm_neon_8x6(int64_t kc, const void *GK_RESTRICT av, int64
 #define GEMV_DOTS_FN gemv_dots_dgemm_neon
 #include "real_gemv_template.h"
 
+GK_ASSERT_REAL_TILE(MR, NR, 8);
 const gk_real_kernel_t gk_dgemm_kernel_neon = {
     "ukernel_dgemm_neon_8x6", 8, MR, NR, ukernel_dgemm_neon_8x6, NULL, NULL, tiny_dgemm_neon, tiny_zgemm_neon,
     gemv_rows_dgemm_neon, gemv_dots_dgemm_neon,

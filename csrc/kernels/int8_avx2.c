@@ -366,8 +366,9 @@ static void i8_dot_kmajor_avx2(int64_t m, int64_t n, int64_t k, const uint8_t *A
     }
 }
 
+GK_ASSERT_INT8_TILE(MR, NR);
 const gk_int8_kernel_t gk_int8_kernel_avx2 = {
-    "ukernel_i8_avx2_6x16", MR, NR, KG, ES, /*k_exact*/ 16384,
+    "ukernel_i8_avx2_6x16", MR, NR, KG, ES, GK_INT8_K_CHUNK,
     I8_KERNEL_NAME, pack_b_kmajor_avx2, i8_dot_avx2, ukernel_i8_avx2_6x16_rows, pack_b_kcontig_avx2,
     i8_dot_kmajor_avx2,
 };

@@ -10,8 +10,9 @@
 #define I8_KERNEL_NAME ukernel_i8_avx512bw_12x32
 #include "int8_zmm_template.h"
 
+GK_ASSERT_INT8_TILE(MR, NR);
 const gk_int8_kernel_t gk_int8_kernel_avx512 = {
-    "ukernel_i8_avx512bw_12x32", MR, NR, KG, ES, /*k_exact*/ 16384,
+    "ukernel_i8_avx512bw_12x32", MR, NR, KG, ES, GK_INT8_K_CHUNK,
     I8_KERNEL_NAME, NULL, NULL, ukernel_i8_avx512bw_12x32_rows,
 };
 #endif

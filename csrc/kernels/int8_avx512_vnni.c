@@ -172,8 +172,9 @@ static void i8_dot_avx512_vnni(int64_t m, int64_t n, int64_t k, const uint8_t *A
 #undef DOT_ROWS
 
 /* kc: 65536 * 255 * 128 < 2^31, so 16384 leaves ample margin. */
+GK_ASSERT_INT8_TILE(MR, NR);
 const gk_int8_kernel_t gk_int8_kernel_avx512_vnni = {
-    "ukernel_i8_avx512_vnni_12x32", MR, NR, KG, ES, /*k_exact*/ 16384,
+    "ukernel_i8_avx512_vnni_12x32", MR, NR, KG, ES, GK_INT8_K_CHUNK,
     I8_KERNEL_NAME, pack_b_avx512_vnni_k4, i8_dot_avx512_vnni, ukernel_i8_avx512_vnni_12x32_rows,
     pack_b_kcontig_avx512_vnni_k4,
 };

@@ -10,8 +10,9 @@
 #define I8_KERNEL_NAME ukernel_i8_avx_vnni_6x16
 #include "int8_ymm_template.h"
 
+GK_ASSERT_INT8_TILE(MR, NR);
 const gk_int8_kernel_t gk_int8_kernel_avx_vnni = {
-    "ukernel_i8_avx_vnni_6x16", MR, NR, KG, ES, /*k_exact*/ 16384,
+    "ukernel_i8_avx_vnni_6x16", MR, NR, KG, ES, GK_INT8_K_CHUNK,
     I8_KERNEL_NAME, NULL, NULL, ukernel_i8_avx_vnni_6x16_rows,
 };
 #endif

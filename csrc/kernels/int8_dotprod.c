@@ -11,7 +11,7 @@
 /* sum_k a[i][k] * b[k][j] with a unsigned = sum_k (a[i][k] - 128) * b[k][j] + 128 * sum_k b[k][j]: the first
  * sum by SDOT on a ^ 0x80 (= a - 128 as int8), the second as -(SDOT of b against the same 0x80 bytes, -128 as
  * int8), so one constant register serves both and the 24 + 3 accumulators, A, B and it fit the 32 registers.
- * Every partial sum is bounded by 128 * 128 * k (k <= k_exact = 16384: 2^28), so nothing wraps. */
+ * Every partial sum is bounded by 128 * 128 * k (k <= k_chunk = 16384: 2^28), so nothing wraps. */
 #define Q_ROWS(X) X(0, a0, 0) X(1, a0, 1) X(2, a0, 2) X(3, a0, 3) X(4, a1, 0) X(5, a1, 1) X(6, a1, 2) X(7, a1, 3)
 #define Q_DECL(i, av, l) int32x4_t c##i##0 = vdupq_n_s32(0), c##i##1 = c##i##0, c##i##2 = c##i##0;
 #define Q_SAVE(i, av, l)                                                                             \
@@ -68,8 +68,9 @@ static void ukernel_i8_dotprod_8x12(int64_t kgroups, const void *GK_RESTRICT a, 
     gk_int8_epilogue_scalar(MR, NR, s64, NR, c, ldc, ep);
 }
 
+GK_ASSERT_INT8_TILE(MR, NR);
 const gk_int8_kernel_t gk_int8_kernel_dotprod = {
-    "ukernel_i8_dotprod_8x12", MR, NR, KG, 1, /*k_exact*/ 16384,
+    "ukernel_i8_dotprod_8x12", MR, NR, KG, 1, GK_INT8_K_CHUNK,
     ukernel_i8_dotprod_8x12, NULL, NULL,
 };
 #endif

@@ -7,7 +7,7 @@
 #define NR 16
 #define KG 4
 
-/* The epilogue's GK_EP_DOUBLE formula (gemmkit_internal.h), elementwise, for every destination type:
+/* The epilogue's GK_EP_DOUBLE formula (int8_epilogue.h), elementwise, for every destination type:
  * the reference every SIMD epilogue agrees with bit for bit. */
 void gk_int8_epilogue_scalar(int64_t m, int64_t n, const int64_t *S, int64_t lds, void *C, int64_t ldc,
                            const gk_int8_epilogue_t *ep) {
@@ -62,7 +62,8 @@ static void ukernel_i8_generic_4x16(int64_t kgroups, const void *GK_RESTRICT a, 
     gk_int8_epilogue_scalar(MR, NR, s64, NR, c, ldc, ep);
 }
 
+GK_ASSERT_INT8_TILE(MR, NR);
 const gk_int8_kernel_t gk_int8_kernel_generic = {
-    "ukernel_i8_generic_4x16", MR, NR, KG, 1, /*k_exact*/ 16384,
+    "ukernel_i8_generic_4x16", MR, NR, KG, 1, GK_INT8_K_CHUNK,
     ukernel_i8_generic_4x16, NULL, NULL,
 };

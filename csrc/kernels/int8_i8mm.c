@@ -79,8 +79,9 @@ static void ukernel_i8_i8mm_8x8(int64_t kgroups, const void *GK_RESTRICT a, cons
     gk_int8_epilogue_scalar(MR, NR, s64, NR, c, ldc, ep);
 }
 
+GK_ASSERT_INT8_TILE(MR, NR);
 const gk_int8_kernel_t gk_int8_kernel_i8mm = {
-    "ukernel_i8_i8mm_8x8", MR, NR, KG, 1, /*k_exact*/ 16384,
+    "ukernel_i8_i8mm_8x8", MR, NR, KG, 1, GK_INT8_K_CHUNK,
     ukernel_i8_i8mm_8x8, NULL, NULL,
 };
 #endif

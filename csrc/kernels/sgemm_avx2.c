@@ -84,6 +84,7 @@ static void tiny_copy_bt_sgemm_avx2(const float *B, int64_t ldb, int64_t K, int6
 #define GEMV_DOTS_FN gemv_dots_sgemm_avx2
 #include "real_gemv_template.h"
 
+GK_ASSERT_REAL_TILE(MR, NR, 4);
 const gk_real_kernel_t gk_sgemm_kernel_avx2 = {
     "ukernel_sgemm_avx2_6x16", 4, MR, NR, ukernel_sgemm_avx2_6x16, rows_kernels, NULL, tiny_sgemm_avx2, tiny_cgemm_avx2,
     gemv_rows_sgemm_avx2, gemv_dots_sgemm_avx2,

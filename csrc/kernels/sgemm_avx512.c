@@ -119,6 +119,7 @@ static void sgemm_dot_avx512(int64_t m, int64_t n, int64_t k, const void *alpha_
 #define GEMV_DOTS_FN gemv_dots_sgemm_avx512
 #include "real_gemv_template.h"
 
+GK_ASSERT_REAL_TILE(MR, NR, 4);
 const gk_real_kernel_t gk_sgemm_kernel_avx512 = {
     "ukernel_sgemm_avx512_12x32", 4, MR, NR, ukernel_sgemm_avx512_12x32, rows_kernels, sgemm_dot_avx512, tiny_sgemm_avx512, tiny_cgemm_avx512,
     gemv_rows_sgemm_avx512, gemv_dots_sgemm_avx512,

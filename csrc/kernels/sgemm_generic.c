@@ -19,6 +19,7 @@
 #define GEMV_DOTS_FN gemv_dots_sgemm_generic
 #include "real_gemv_template.h"
 
+GK_ASSERT_REAL_TILE(MR, NR, 4);
 const gk_real_kernel_t gk_sgemm_kernel_generic = {
     "ukernel_sgemm_generic_4x16", 4, MR, NR, ukernel_sgemm_generic_4x16, NULL, NULL, tiny_sgemm_generic, tiny_cgemm_generic,
     gemv_rows_sgemm_generic, gemv_dots_sgemm_generic,

@@ -56,6 +56,7 @@ static void ukernel_sgemm_neon_8x12(int64_t kc, const void *GK_RESTRICT av, int6
 #define GEMV_DOTS_FN gemv_dots_sgemm_neon
 #include "real_gemv_template.h"
 
+GK_ASSERT_REAL_TILE(MR, NR, 4);
 const gk_real_kernel_t gk_sgemm_kernel_neon = {
     "ukernel_sgemm_neon_8x12", 4, MR, NR, ukernel_sgemm_neon_8x12, NULL, NULL, tiny_sgemm_neon, tiny_cgemm_neon,
     gemv_rows_sgemm_neon, gemv_dots_sgemm_neon,
