@@ -34,6 +34,7 @@ def _facts(report):
         line = next((ln for ln in report.splitlines() if ln.startswith(prefix)), None)
         if line is not None:
             text = line[len(prefix):] if prefix.endswith(": ") else line[2:]
+            text = re.sub(r"; imported from .*$", "", text)   # the run's own folders: no use to a reader
             facts.append((label, text.strip()))
     return facts, commands
 
