@@ -26,7 +26,8 @@ gemmkit benchmark: gemmkit's GEMMs against NumPy/SciPy (OpenBLAS), MKL and oneDN
     python bench/run_bench.py --threads 1          # one core; re-executes itself under `taskset -c 0`
     python bench/run_bench.py --threads all        # every CPU this process may use
     python bench/run_bench.py --quick              # small sizes only (CI smoke)
-    python bench/run_bench.py --threads 1 --markdown bench/RESULTS.md --plot bench/results.png
+    python bench/run_bench.py --threads 1 --markdown run.md --plot run.png
+    python bench/docs_page.py run.md --plot run.png --name mycpu --title "My CPU"   # a docs performance page
 
 Every library gets the same operands in the same run; each case is warmed up, then timed until each
 library has --target seconds of samples; the tables give the MEDIAN per call, ratios of gemmkit to each

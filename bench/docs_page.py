@@ -2,8 +2,12 @@
 docs site (docs/performance/<name>.md): the CPU, peaks, peers' versions and command first, then the tables.
 
     gemmkit bench --threads 1,all --markdown run.md --plot run.png
-    python bench/docs_page.py run.md --plot run.png --name zen4 --title "AMD EPYC 9004 (Zen 4)"
+    python bench/docs_page.py run.md --plot run.png --name zen4 --title "AMD EPYC 9004 (Zen 4)" \
+        --notes bench/page_notes/zen4.md
     # then add `zen4` to the toctree of docs/performance/index.rst
+
+--notes: a hand-written markdown section (what the tables mean on that CPU, the measurements a config in
+csrc/config/ cites) kept in bench/page_notes/<name>.md and placed before the tables, so a new run keeps it.
 """
 import argparse
 import os
@@ -16,6 +20,7 @@ DEFAULT_DIR = os.path.join(os.path.dirname(HERE), "docs", "performance")
 # The header lines of a report (bench/report.py's header()) that say what ran where, in the page's order.
 FACTS = [("CPU", "- CPU: "), ("gemmkit", "- gemmkit "), ("NumPy / SciPy", "- NumPy "), ("MKL", "- MKL: "),
          ("oneDNN", "- oneDNN: "), ("ONNX Runtime", "- ONNX Runtime"), ("peaks per core", "- peaks per core: "),
+         ("peaks per core", "- single-core peak: "),   # the header's older spelling
          ("timing", "- timing: ")]
 
 
@@ -29,6 +34,7 @@ def _facts(report):
         line = next((ln for ln in report.splitlines() if ln.startswith(prefix)), None)
         if line is not None:
             text = line[len(prefix):] if prefix.endswith(": ") else line[2:]
+            text = re.sub(r"; imported from .*$", "", text)   # the run's own folders: no use to a reader
             facts.append((label, text.strip()))
     return facts, commands
 
@@ -38,19 +44,22 @@ def _body(report):
     and never more than one level below the previous one (MyST warns on jumps, sphinx-build -W fails)."""
     lines = report.splitlines()
     start = next((i for i, ln in enumerate(lines) if ln.startswith("#")), len(lines))
+    levels = [len(m.group(1)) for m in (re.match(r"^(#+) ", ln) for ln in lines[start:]) if m]
+    shift = 2 - min(levels, default=2)   # the report's top headings become the page's sections
     out, last = [], 1
     for ln in lines[start:]:
         m = re.match(r"^(#+) (.*)$", ln)
         if m:
-            level = min(max(len(m.group(1)), 2), last + 1)
+            level = min(max(len(m.group(1)) + shift, 2), last + 1)
             last = level
             ln = "#" * level + " " + m.group(2)
         out.append(ln)
     return "\n".join(out).rstrip() + "\n"
 
 
-def make_page(reports, title, plot_name=None):
-    """The page's markdown text from report texts (one per file, in order)."""
+def make_page(reports, title, plot_name=None, notes=None):
+    """The page's markdown text from report texts (one per file, in order) and optional notes (markdown,
+    placed after "How to reproduce", its headings at level 2 or below)."""
     text = "\n\n".join(r.strip() for r in reports)
     facts, commands = _facts(text)
     page = [f"# {title}", "",
@@ -64,6 +73,8 @@ def make_page(reports, title, plot_name=None):
              "`pip install mkl onednn onnx onnxruntime`):", "", "```sh"]
     page += commands or ["gemmkit bench --threads 1,all"]
     page += ["```", ""]
+    if notes:   # without the file's own leading comment (its role, for the checkout)
+        page += [re.sub(r"^\s*<!--.*?-->\s*", "", notes, flags=re.S).strip(), ""]
     if plot_name:
         page += [f"![median rate against size per library]({plot_name})", ""]
     return "\n".join(page) + "\n" + _body(text)
@@ -75,6 +86,7 @@ def main(argv=None):
     p.add_argument("--name", required=True, help="page name, e.g. zen4 (docs/performance/<name>.md)")
     p.add_argument("--title", required=True, help="the page's title, naming the CPU")
     p.add_argument("--plot", help="a PNG from gemmkit bench --plot, copied beside the page")
+    p.add_argument("--notes", help="a markdown file placed before the tables (bench/page_notes/<name>.md)")
     p.add_argument("--outdir", default=DEFAULT_DIR, help="folder of the page (default: docs/performance)")
     args = p.parse_args(argv)
     reports = []
@@ -88,7 +100,11 @@ def main(argv=None):
         shutil.copyfile(args.plot, os.path.join(args.outdir, plot_name))
     out = os.path.join(args.outdir, f"{args.name}.md")
     with open(out, "w", encoding="utf-8") as f:
-        f.write(make_page(reports, args.title, plot_name))
+        notes = None
+        if args.notes:
+            with open(args.notes, encoding="utf-8") as n:
+                notes = n.read()
+        f.write(make_page(reports, args.title, plot_name, notes))
     print(f"wrote {out}; add `{args.name}` to the toctree of docs/performance/index.rst")
     return 0
 

@@ -57,3 +57,62 @@ def test_main_writes_the_page_and_copies_the_plot(tmp_path):
                            "--outdir", str(out)]) == 0
     assert (out / "zen4.png").read_bytes() == plot.read_bytes()
     assert (out / "zen4.md").read_text(encoding="utf-8").startswith("# T\n")
+
+
+def test_notes_come_before_the_tables_without_their_file_comment():
+    notes = "<!-- role of the notes file,\n     two lines -->\n## Notes on this CPU\n\n- tiny limit 32³\n"
+    page = docs_page.make_page([REPORT], "T", notes=notes)
+    assert "role of the notes file" not in page
+    assert page.index("## How to reproduce") < page.index("## Notes on this CPU") < page.index("| 64×64×64 |")
+
+
+def test_a_report_whose_top_headings_are_level_3_keeps_its_nesting():
+    report = REPORT.replace("## gemmkit", "### 1 thread\n\n- command: `x`\n\n#### gemmkit").replace(
+        "#### sgemm", "##### sgemm")
+    page = docs_page.make_page([report, report.replace("##### sgemm", "##### int8")], "T")
+    levels = {m.group(2): len(m.group(1)) for m in re.finditer(r"^(#+) (\w+)", page, re.M)}
+    assert levels["1"] == 2 and levels["gemmkit"] == 3 and levels["sgemm"] == levels["int8"] == 4
+
+
+def test_older_peak_header_is_the_pages_peaks():
+    page = docs_page.make_page([REPORT.replace("- peaks per core: ", "- single-core peak: ")], "T")
+    assert "- **peaks per core**: fp32 117.0 GFLOP/s" in page
+
+
+def _model_module():
+    spec = importlib.util.spec_from_file_location("gemmkit_bench_model", os.path.join(HERE, "model.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+class _FakeMca:
+    def busiest(self):
+        return "FP0", 12.0, [("vfmadd231ps", 24)]
+
+
+class _FakeLoop:
+    body = ["vfmadd231ps"] * 10
+    compute = {("fma", 512): 24}
+    function = "k"
+
+
+def _row(model, cpu, op, cycles):
+    return {"cpu": cpu, "config": "avx512_vnni/zen4", "op": op, "kernel": "ukernel_x", "note": "",
+            "loop": _FakeLoop(), "steps": 1, "cycles": cycles, "bound": 24.0, "compute_alone": 24.0,
+            "mca": _FakeMca()}
+
+
+def test_model_page_explains_only_the_rows_under_the_bound():
+    """The kernel model page (python -m bench.model --page): a note shows while one of its rows is under
+    90 % of the bound, and goes once the kernel or llvm's model is fixed."""
+    model = _model_module()
+    low = [_row(model, "znver4", "int8", 60.0), _row(model, "znver4", "sgemm", 24.0)]
+    page = model.page(low, "19.1.7", "python -m bench.model --page docs/performance/kernel_model.md")
+    assert page.startswith("# Kernel throughput model (llvm-mca)\n")
+    assert "python -m bench.model --page docs/performance/kernel_model.md\n" in page
+    assert "**znver4 int8: llvm's model.**" in page and "**znver4 FMA kernels" not in page
+    assert "| 40 % ✗ |" in page and "| 100 % |" in page
+    assert "## Bounds" in page and "AMD SOG family 19h (Zen 4)" in page
+    fixed = model.page([_row(model, "znver4", "int8", 24.0)], "19.1.7", "cmd")
+    assert "The rows under" not in fixed

@@ -1,22 +1,36 @@
-"""Checks the installed gemmkit's public docstrings: each public function and class has one in NumPy style
-(Parameters where it takes arguments, Examples), and runs every docstring example (the Cython core's too)."""
+"""Checks the installed gemmkit's public docstrings: each public function, class and public method has one in
+NumPy style (Parameters, Returns, Raises, Examples), and runs every docstring example (the Cython core's too)."""
 import doctest
 import importlib
 import inspect
 import sys
 
 MODULES = ["gemmkit", "gemmkit.blas", "gemmkit.onnx", "gemmkit.quant", "gemmkit.dask"]
-EXTRA = {"gemmkit.onnx": ["gemm", "gemm_version", "Gemm"]}   # gemmkit.onnx has no __all__
+EXTRA = {"gemmkit.onnx": ["gemm", "gemm_version", "Gemm", "matmul_integer_to_float", "dynamic_quantize_matmul"]}
 NO_EXAMPLES = {"gemmkit.quant.PackedWeight", "gemmkit.blas.error", "gemmkit.onnx.Gemm"}  # classes, shown elsewhere
+# Returns: every callable that takes arguments or gives a value says what it returns (a context manager
+# what it gives the with block), except these, which return None and say so in their summary.
+RETURNS_NONE = {"gemmkit.set_num_threads", "gemmkit.set_arch"}
+# Raises: every callable that takes arguments says what bad input raises, except these, which accept any
+# value of what they take.
+NO_RAISES = {"gemmkit.show_config", "gemmkit.blas.error", "gemmkit.quant.PackedWeight", "gemmkit.onnx.Gemm"}
 
 
 def public_objects():
+    """(qualified name, object) of each public function and class, and of each public method (and
+    ``__call__``) that a public class defines itself (not what it inherits from onnx or Exception)."""
     for modname in MODULES:
         mod = importlib.import_module(modname)
         for name in getattr(mod, "__all__", []) or EXTRA.get(modname, []):
             obj = getattr(mod, name)
             if callable(obj):
                 yield f"{modname}.{name}", obj
+                if inspect.isclass(obj):
+                    for attr, member in vars(obj).items():
+                        if isinstance(member, (classmethod, staticmethod)):
+                            member = getattr(obj, attr)
+                        if (attr == "__call__" or not attr.startswith("_")) and inspect.isroutine(member):
+                            yield f"{modname}.{name}.{attr}", member
 
 
 def check_style(qualname, obj):
@@ -32,6 +46,11 @@ def check_style(qualname, obj):
         params = []
     if params and not inspect.isclass(obj) and "Parameters\n----------" not in doc:
         problems.append("no Parameters section")
+    if (not inspect.isclass(obj) and qualname not in RETURNS_NONE
+            and "Returns\n-------" not in doc and "Yields\n------" not in doc):
+        problems.append("no Returns section")
+    if params and qualname not in NO_RAISES and "Raises\n------" not in doc:
+        problems.append("no Raises section")
     return problems
 
 

@@ -59,6 +59,11 @@ def set_num_threads(n):
         Threads; ``n <= 0`` restores the default (``GEMMKIT_NUM_THREADS``, else the CPUs this process may
         run on). Small problems run on the calling thread whatever ``n`` is. Results do not depend on it.
 
+    Raises
+    ------
+    TypeError
+        ``n`` not an integer.
+
     See Also
     --------
     get_num_threads
@@ -86,6 +91,16 @@ def threads_limit(n):
     ----------
     n : int
         The most threads one call from this thread may use; ``n <= 0``: no cap.
+
+    Returns
+    -------
+    context manager
+        Entering it sets the cap (the ``with`` target is None); leaving it restores the previous one.
+
+    Raises
+    ------
+    TypeError
+        ``n`` not an integer.
 
     Examples
     --------
@@ -180,6 +195,11 @@ def use_arch(name):
     ----------
     name : str
         One of ``gemmkit.available_archs()``.
+
+    Returns
+    -------
+    context manager
+        Entering it switches the path (the ``with`` target is None); leaving it restores the previous one.
 
     Raises
     ------

@@ -294,6 +294,13 @@ class Int8Linear:
     out_dtype : {"float32", "float16", "bfloat16"}, keyword-only
     act_scale : {"per_token", "per_tensor"}, keyword-only
 
+    Raises
+    ------
+    TypeError
+        ``weight_q`` not int8, a scale, bias or smooth vector not float32, an unknown ``out_dtype``.
+    ValueError
+        ``weight_q`` not 2-D, a vector of the wrong length, ``smooth`` not > 0, an unknown ``act_scale``.
+
     Examples
     --------
     >>> import numpy as np
@@ -349,10 +356,43 @@ class Int8Linear:
     @classmethod
     def from_float(cls, weight, bias=None, *, smooth=None, transpose=False, out_dtype="float32",
                    act_scale="per_token"):
-        """The layer of a float weight ((out_features, in_features), or its transpose with transpose=True)
-        quantized per output channel (quantize_weight, with `smooth` folded in) and an optional float32
-        bias (out_features,); smooth (in_features,) > 0 is then divided out of the activations inside the
-        quantizer."""
+        """The layer of a float weight, quantized per output channel (:func:`quantize_weight`).
+
+        Parameters
+        ----------
+        weight : ndarray of float32, float16 or bfloat16
+            (out_features, in_features), or its transpose with ``transpose=True``.
+        bias : array_like of float32, optional
+            (out_features,).
+        smooth : array_like of float32, optional, keyword-only
+            (in_features,) > 0: folded into the weight, and divided out of the activations inside the
+            quantizer (SmoothQuant).
+        transpose : bool, keyword-only
+            ``weight`` is (in_features, out_features).
+        out_dtype : {"float32", "float16", "bfloat16"}, keyword-only
+            The output's dtype.
+        act_scale : {"per_token", "per_tensor"}, keyword-only
+            One activation scale per token (row of x), or one for the whole input.
+
+        Returns
+        -------
+        Int8Linear
+
+        Raises
+        ------
+        TypeError
+            ``weight`` not a float array, an unknown ``out_dtype``.
+        ValueError
+            ``weight`` not 2-D, ``bias`` or ``smooth`` of the wrong length, ``smooth`` not > 0.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from gemmkit import quant
+        >>> w = np.float32([[1, 2, 3], [4, 5, 6]])          # (out_features, in_features)
+        >>> quant.Int8Linear.from_float(w, out_dtype="float16")
+        Int8Linear(in_features=3, out_features=2, bias=False, smooth=False, out_dtype='float16', act_scale='per_token')
+        """
         wq, ws = quantize_weight(weight, smooth=smooth, transpose=transpose)
         if bias is not None and isinstance(bias, np.ndarray) and bias.dtype != np.float32:
             bias = bias.astype(np.float32)
@@ -382,7 +422,37 @@ class Int8Linear:
                       out_dtype=state["out_dtype"], act_scale=state["act_scale"])
 
     def quantize_input(self, x):
-        """(q (m, in_features) int8, scale (m,) float32) of x's tokens as the layer quantizes them."""
+        """The layer's int8 activations: x's tokens quantized as the layer quantizes them.
+
+        Parameters
+        ----------
+        x : ndarray of float32, float16 or bfloat16
+            (..., in_features).
+
+        Returns
+        -------
+        q : ndarray of int8
+            (m, in_features), m the product of x's leading axes.
+        scale : ndarray of float32
+            (m,): token i is about ``q[i] * scale[i]`` (times ``smooth``).
+
+        Raises
+        ------
+        TypeError
+            ``x`` not float32, float16 or bfloat16.
+        ValueError
+            ``x``'s last axis is not ``in_features``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from gemmkit import quant
+        >>> lin = quant.Int8Linear.from_float(np.float32([[1, 2, 3], [4, 5, 6]]))
+        >>> q, scale = lin.quantize_input(np.float32([[1, 0, -1], [2, 4, 8]]))
+        >>> q
+        array([[ 127,    0, -127],
+               [  32,   64,  127]], dtype=int8)
+        """
         who = "Int8Linear"
         x = _float_input(x, "x", who)
         if x.ndim < 1 or x.shape[-1] != self.in_features:
@@ -397,8 +467,37 @@ class Int8Linear:
         return q.reshape(m, self.in_features), np.full(m, s[0], np.float32)
 
     def __call__(self, x, *, out_dtype=None, out=None):
-        """y = the layer on x (..., in_features): (..., out_features) in out_dtype (default the layer's,
-        or out's dtype). out: an array of that shape and dtype to write."""
+        """The layer on x: ``x @ W^T + bias`` through the per-token int8 path.
+
+        Parameters
+        ----------
+        x : ndarray of float32, float16 or bfloat16
+            (..., in_features).
+        out_dtype : {"float32", "float16", "bfloat16"}, optional, keyword-only
+            Default: the layer's, or ``out``'s dtype.
+        out : ndarray, optional, keyword-only
+            (..., out_features) of that dtype, written and returned.
+
+        Returns
+        -------
+        ndarray
+            (..., out_features) in ``out_dtype``; the same bytes on every kernel path and thread count.
+
+        Raises
+        ------
+        TypeError
+            ``x`` not float32, float16 or bfloat16, ``out`` not an array, an unknown ``out_dtype``.
+        ValueError
+            ``x``'s last axis is not ``in_features``, ``out`` of the wrong shape.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from gemmkit import quant
+        >>> lin = quant.Int8Linear.from_float(np.float32([[1, 2, 3], [4, 5, 6]]), np.float32([0.5, -0.5]))
+        >>> lin(np.float32([[1, 0, -1]]), out_dtype="float16")
+        array([[-1.508, -2.484]], dtype=float16)
+        """
         name = out_dtype if out_dtype is not None else (self.out_dtype if out is None else None)
         if (self.act_scale == "per_token" and type(x) is np.ndarray and x.ndim >= 1
                 and x.shape[-1] == self.in_features):
@@ -454,6 +553,11 @@ def quantization_error(layer, x, weight, bias=None, *, transpose=False):
     -------
     dict
         ``{"max_rel_error": max|y - ref| / max|ref|, "mean_rel_error": mean|y - ref| / mean|ref|}``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As the layer's call on ``x``; ``ValueError`` where ``weight`` or ``bias`` does not fit the layer.
 
     Examples
     --------

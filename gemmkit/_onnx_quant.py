@@ -44,7 +44,53 @@ def _one_value(x, name, who, dtype=None):
 
 
 def matmul_integer_to_float(A, B, a_scale, b_scale, a_zero_point=None, b_zero_point=None, bias=None):
-    """ONNX Runtime's com.microsoft MatMulIntegerToFloat (see the module docstring); returns Y float32."""
+    """ONNX Runtime's com.microsoft MatMulIntegerToFloat: an exact int8 product scaled to float32.
+
+    ``Y[i, j] = float32(sum_k (A[i, k] - a_zero_point) * (B[k, j] - b_zero_point)) * (a_scale *
+    b_scale[j]) (+ bias[j])``, the integer sum exact, as ONNX Runtime computes it.
+
+    Parameters
+    ----------
+    A : array_like of int8 or uint8
+        (..., M, K): the activations; leading axes share ``B``.
+    B : array_like of int8 or uint8
+        (K, N): the weight.
+    a_scale : float32 scalar
+        ``A``'s scale (one value).
+    b_scale : array_like of float32
+        One value, or (N,): one per column of ``B``.
+    a_zero_point, b_zero_point : scalar of A's / B's dtype, optional
+        One value each (a per-column ``b_zero_point`` only when all its values are equal); default 0.
+    bias : array_like of float32, optional
+        (N,), added after the scaling.
+
+    Returns
+    -------
+    ndarray of float32
+        (..., M, N).
+
+    Raises
+    ------
+    TypeError
+        ``A`` or ``B`` not int8 / uint8, ``a_scale`` not one float32 value, a zero point not of its
+        tensor's dtype.
+    ValueError
+        Shapes that do not chain, a ``b_scale`` or ``bias`` of the wrong shape or dtype, a zero point of
+        several different values.
+
+    See Also
+    --------
+    dynamic_quantize_matmul : the same with ``A`` float32, quantized per tensor first.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gemmkit import onnx as gk_onnx
+    >>> A, B = np.uint8([[10, 20], [30, 40]]), np.int8([[1, -2], [3, 4]])
+    >>> gk_onnx.matmul_integer_to_float(A, B, np.float32(0.5), np.float32([1, 2]), np.uint8(10))
+    array([[15., 40.],
+           [55., 80.]], dtype=float32)
+    """
     who = _WHO_MITF
     A = _int_tensor(A, "A", who)
     B = _int_tensor(B, "B", who)
@@ -104,7 +150,46 @@ def dynamic_quantize_linear(A):
 
 
 def dynamic_quantize_matmul(A, B, b_scale, b_zero_point=None, bias=None):
-    """ONNX Runtime's com.microsoft DynamicQuantizeMatMul (see the module docstring); returns Y float32."""
+    """ONNX Runtime's com.microsoft DynamicQuantizeMatMul: float32 activations times an int8 weight.
+
+    ``A`` is quantized per tensor to uint8 as ONNX ``DynamicQuantizeLinear`` does (scale ``(max(0, max A) -
+    min(0, min A)) / 255``, zero point ``round(-min / scale)``, rounding half to even), then multiplied as
+    :func:`matmul_integer_to_float` does.
+
+    Parameters
+    ----------
+    A : array_like of float32
+        (..., M, K): the activations.
+    B : array_like of int8 or uint8
+        (K, N): the weight.
+    b_scale : array_like of float32
+        One value, or (N,): one per column of ``B``.
+    b_zero_point : scalar of B's dtype, optional
+        Default 0.
+    bias : array_like of float32, optional
+        (N,), added after the scaling.
+
+    Returns
+    -------
+    ndarray of float32
+        (..., M, N).
+
+    Raises
+    ------
+    TypeError
+        ``A`` not float32; ``B`` not int8 / uint8.
+    ValueError
+        As :func:`matmul_integer_to_float`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gemmkit import onnx as gk_onnx
+    >>> A, B = np.float32([[1, -1], [0.5, 2]]), np.int8([[1, -2], [3, 4]])
+    >>> gk_onnx.dynamic_quantize_matmul(A, B, np.float32(0.25))
+    array([[-0.5      , -1.5      ],
+           [ 1.6235294,  1.7529413]], dtype=float32)
+    """
     A = np.asarray(A)
     if A.dtype != np.float32:
         raise TypeError(f"{_WHO_DQMM}: A must be float32, got dtype {A.dtype}")

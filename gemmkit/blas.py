@@ -205,6 +205,12 @@ def find_best_blas_type(arrays=(), dtype=None):
     dtype : numpy.dtype
     prefer_fortran : bool
 
+    Raises
+    ------
+    AttributeError, TypeError
+        An element of ``arrays`` that is not an array, or a ``dtype`` NumPy does not know (SciPy's
+        function raises the same).
+
     Examples
     --------
     >>> import numpy as np
@@ -347,6 +353,16 @@ def scipy_patched():
     The patch is process-wide (SciPy's module attributes) and reference-counted under a lock: blocks may
     nest and may be entered and left from several threads in any order; SciPy's originals come back when
     the last open block, in whatever thread, is left (until then every thread sees gemmkit's gemm).
+
+    Returns
+    -------
+    context manager
+        The ``with`` target is None.
+
+    Raises
+    ------
+    ImportError
+        SciPy is not installed (on entering the block).
 
     Examples
     --------

@@ -35,6 +35,13 @@ def gemm_version(opset):
     int
         The latest of 1, 6, 7, 9, 11, 13 not above ``opset``.
 
+    Raises
+    ------
+    TypeError
+        ``opset`` not an int.
+    ValueError
+        ``opset`` below 1.
+
     Examples
     --------
     >>> from gemmkit import onnx as gk_onnx

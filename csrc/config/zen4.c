@@ -22,7 +22,7 @@
  * the model's k floor (384 x 512 x 2048, dgemm 384 x 256), 2 runs each: level within the noise (sgemm 1024^3
  * 94.8 vs 98.1, dgemm 36.8 vs 38.5, cgemm 103.0 vs 105.0, zgemm 40.8 vs 40.9; -8 % .. +9 % over the table).
  * The hand values stay here (they did not lose); `gemmkit tune` on this core confirmed them (no block beat
- * them by 2 %; bench/RESULTS.md). */
+ * them by 2 %; docs/performance/zen4.md, "Notes on this CPU"). */
 static int is_zen4(uint32_t id) {
     const uint32_t model = GK_CPU_MODEL(id);
     return GK_CPU_VENDOR(id) == GK_CPU_AMD && GK_CPU_FAMILY(id) == 0x19 &&
