@@ -12,8 +12,9 @@
 #define GK_TINY_W ((int)(64 / sizeof(T))) /* columns per chunk: 16 floats or 8 doubles, two ymm (or one zmm) */
 /* Copies and zero fills here are a few dozen bytes: GCC's loop-to-memcpy/memset rewriting turned them into
  * `rep movs` / `rep stos` (tens of cycles to start each), a quarter of a 24^3 product's time. */
+/* fp-contract: the vector sums below are written a * b + v, fused into one FMA as the scalar loop's fma() */
 #if defined(__GNUC__) && !defined(__clang__)
-#define GK_TINY_INLINE_COPIES __attribute__((optimize("no-tree-loop-distribute-patterns")))
+#define GK_TINY_INLINE_COPIES __attribute__((optimize("no-tree-loop-distribute-patterns", "fp-contract=fast")))
 #else
 #define GK_TINY_INLINE_COPIES
 #endif
@@ -28,11 +29,60 @@
  * per chunk of columns, so the multiply-adds of one k do not wait on each other's latency (one 8-wide
  * row at a time ran a single dependent chain, about a fifth of the FMA throughput). b: op(B), K rows
  * NP apart, each at least N rounded up to W long. */
+/* Chunks per 4-row call where N has whole multiples of them: with 32 vector registers (AVX-512) 4 rows x
+ * 4 chunks keep 16 sums in flight (4 rows x 1 chunk, 4 chains, left the 32^3 products latency bound) */
+#if defined(__AVX512F__) && defined(__GNUC__)
+#define GK_TINY_WIDE 4
+#else
+#define GK_TINY_WIDE 1
+#endif
+#define GK_TINY_WIDE_MAX 4 /* the most vector sums per row in the GCC-vector rows below */
+#if defined(__GNUC__)
+/* The sums as GCC vectors (64 bytes where W fills them, else 32): the plain loop below was left scalar by
+ * GCC's vectoriser for half chunks (8 floats in an AVX-512 file: 16 scalar FMAs and spills per k). */
+typedef T GK_TINY_CAT(TINY_FN, _v64) __attribute__((vector_size(64), aligned(sizeof(T))));
+typedef T GK_TINY_CAT(TINY_FN, _v32) __attribute__((vector_size(32), aligned(sizeof(T))));
+#define GK_TINY_VEC_ROWS(VT)                                                                         \
+    do {                                                                                             \
+        enum { VN = (int)(sizeof(VT) / sizeof(T)) };                                                 \
+        const int nv = W / VN;                                                                       \
+        for (int64_t j0 = 0; j0 < N; j0 += W) {                                                      \
+            VT v[GK_TINY_ROWS * GK_TINY_WIDE_MAX];                                                                  \
+            for (int q = 0; q < R * nv; q++) v[q] = (VT){0};                                         \
+            for (int64_t k = 0; k < K; k++) {                                                        \
+                const VT *bk = (const VT *)(b + k * NP + j0);                                        \
+                const T *ak = a_rows + k * ks;                                                       \
+                for (int r = 0; r < R; r++) {                                                        \
+                    const T a = ak[r * rs];                                                          \
+                    for (int q = 0; q < nv; q++) v[r * nv + q] += a * bk[q];                         \
+                }                                                                                    \
+            }                                                                                        \
+            const int64_t w = N - j0 < W ? N - j0 : W;                                               \
+            for (int r = 0; r < R; r++) {                                                            \
+                T s[GK_TINY_WIDE_MAX * VN];                                                          \
+                __builtin_memcpy(s, &v[r * nv], sizeof(VT) * (size_t)nv);                            \
+                T *c = C + (i + r) * ldc + j0;                                                       \
+                if (beta == (T)0) for (int64_t j = 0; j < w; j++) c[j] = alpha * s[j];               \
+                else for (int64_t j = 0; j < w; j++) c[j] = alpha * s[j] + beta * c[j];              \
+            }                                                                                        \
+        }                                                                                            \
+    } while (0)
+#endif
 static inline GK_TINY_INLINE_COPIES void GK_TINY_CAT(TINY_FN, _rows)(const int R, const int W, int64_t i, int64_t N, int64_t NP, int64_t K, T alpha,
                                                const T *A, int64_t lda, int transa, const T *b, T beta, T *C,
                                                int64_t ldc) {
     const int64_t rs = transa ? 1 : lda, ks = transa ? lda : 1; /* op(A)[i][k] = A[i * rs + k * ks] */
     const T *a_rows = A + i * rs;
+#if defined(__GNUC__)
+    if (W % (int)(64 / sizeof(T)) == 0 && R * (W / (int)(64 / sizeof(T))) <= GK_TINY_ROWS * GK_TINY_WIDE_MAX) {
+        GK_TINY_VEC_ROWS(GK_TINY_CAT(TINY_FN, _v64));
+        return;
+    }
+    if (W % (int)(32 / sizeof(T)) == 0 && R * (W / (int)(32 / sizeof(T))) <= GK_TINY_ROWS * GK_TINY_WIDE_MAX) {
+        GK_TINY_VEC_ROWS(GK_TINY_CAT(TINY_FN, _v32));
+        return;
+    }
+#endif
     for (int64_t j0 = 0; j0 < N; j0 += W) {
         T v[GK_TINY_ROWS * GK_TINY_W]; /* R x W sums, R * W <= GK_TINY_ROWS * GK_TINY_W */
         for (int r = 0; r < R; r++)
@@ -165,7 +215,11 @@ static GK_TINY_INLINE_COPIES void TINY_FN(int64_t M, int64_t N, int64_t K, const
 #define GK_TINY_ALL_ROWS(W)                                                                          \
     do {                                                                                             \
         int64_t i = i6;                                                                              \
-        for (; i + GK_TINY_ROWS <= M; i += GK_TINY_ROWS) GK_TINY_CALL(GK_TINY_ROWS, W);              \
+        for (; i + GK_TINY_ROWS <= M; i += GK_TINY_ROWS) {                                           \
+            if (GK_TINY_WIDE >= 4 && N % (4 * (W)) == 0) GK_TINY_CALL(GK_TINY_ROWS, 4 * (W));        \
+            else if (GK_TINY_WIDE >= 2 && N % (2 * (W)) == 0) GK_TINY_CALL(GK_TINY_ROWS, 2 * (W));   \
+            else GK_TINY_CALL(GK_TINY_ROWS, W);                                                      \
+        }                                                                                            \
         if (M - i == 3) GK_TINY_CALL(3, W);                                                          \
         else if (M - i == 2 && N % (2 * (W)) == 0) GK_TINY_CALL(2, 2 * (W));                         \
         else if (M - i == 2) GK_TINY_CALL(2, W);                                                     \
