@@ -1,5 +1,6 @@
 # Shared by the step scripts of .ci/run (sourced, not run): strict mode, the scratch folder's layout (every
 # path a later step needs is derived from GEMMKIT_CI_WORK, so a step can be re-run on its own), and helpers.
+# shellcheck disable=SC2034  # the paths below are used by the step scripts that source this file
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
