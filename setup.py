@@ -15,78 +15,36 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-CORE_SOURCES = [
-    "csrc/frontend.c",
-    "csrc/gemm_driver.c",
-    "csrc/gemm_real.c",
-    "csrc/gemm_small.c",
-    "csrc/gemm_types.c",
-    "csrc/gemm_int8.c",
-    "csrc/gemm_wrap.c",
-    "csrc/pack_real.c",
-    "csrc/pack_complex.c",
-    "csrc/pack_int8.c",
-    "csrc/dispatch.c",
-    "csrc/threading.c",
-    "csrc/config/generic.c",
-    "csrc/config/avx2.c",
-    "csrc/config/avx_vnni.c",
-    "csrc/config/avx512.c",
-    "csrc/config/avx512_vnni.c",
-    "csrc/config/zen2.c",
-    "csrc/config/zen4.c",
-    "csrc/config/arm64.c",
-    # cache hierarchy, analytical blocking model, tuning overrides (issue 26)
-    "csrc/cache_info.c",
-    "csrc/blocking_model.c",
-    "csrc/tuning.c",
-    "csrc/kernels/sgemm_generic.c",
-    "csrc/kernels/dgemm_generic.c",
-    "csrc/kernels/int8_generic.c",
-    # quantized elementwise add
-    "csrc/qadd.c",
-    "csrc/kernels/qadd_generic.c",
-    # per-token activation quantization
-    "csrc/quantize.c",
-    "csrc/kernels/quantize_generic.c",
-]
 
-_AVX2 = (["-mavx2", "-mfma"], ["/arch:AVX2"])
-# The int8 kernels' float16 epilogue converts with F16C (dispatch requires it with AVX2).
-_AVX2_F16C = (["-mavx2", "-mfma", "-mf16c"], ["/arch:AVX2"])
-_AVX512 = (["-mavx512f", "-mavx512bw", "-mavx512dq", "-mavx512vl", "-mfma", "-mavx2"], ["/arch:AVX512"])
-_AVX512_VNNI = (["-mavx512f", "-mavx512bw", "-mavx512dq", "-mavx512vl", "-mavx512vnni", "-mfma", "-mavx2"],
-                ["/arch:AVX512"])
+def read_sources(path="csrc/SOURCES"):
+    """csrc/SOURCES (also read by .ci/): the portable sources, and each kernel file (in the file's order)
+    with its flag group's target and (gcc/clang flags, MSVC flags)."""
+    portable, groups, kernels = [], {}, []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if line.startswith("flags "):
+                head, gnu, msvc = line[len("flags "):].split("|")
+                name, target = head.split()
+                groups[name] = (target, gnu.split(), msvc.split())
+            elif line:
+                src, group = line.split()
+                if group == "portable":
+                    portable.append(src)
+                else:
+                    target, gnu, msvc = groups[group]
+                    kernels.append((src, target, gnu, msvc))
+    return portable, kernels
+
+
+CORE_SOURCES, _KERNELS = read_sources()
 # kernel file -> (gcc/clang flags, MSVC flags); compiled only for x86-64 targets.
-X86_KERNELS = {
-    "csrc/kernels/sgemm_avx2.c": _AVX2,
-    "csrc/kernels/dgemm_avx2.c": _AVX2,
-    "csrc/kernels/int8_avx2.c": _AVX2_F16C,
-    "csrc/kernels/sgemm_avx512.c": _AVX512,
-    "csrc/kernels/dgemm_avx512.c": _AVX512,
-    "csrc/kernels/int8_avx512.c": _AVX512,
-    "csrc/kernels/int8_avx512_vnni.c": _AVX512_VNNI,
-    "csrc/kernels/half_avx2.c": _AVX2_F16C,
-    "csrc/kernels/wrap_avx2.c": _AVX2,
-    # quantized elementwise add
-    "csrc/kernels/qadd_avx2.c": _AVX2,
-    "csrc/kernels/qadd_avx512.c": _AVX512,
-    # per-token activation quantization
-    "csrc/kernels/quantize_avx2.c": _AVX2_F16C,
-    "csrc/kernels/quantize_avx512.c": _AVX512,
-}
-# Built only where the compiler knows AVX-VNNI (gcc >= 11, clang >= 12, MSVC 2019 16.10+).
-AVX_VNNI_KERNEL = ("csrc/kernels/int8_avx_vnni.c", (["-mavx2", "-mfma", "-mf16c", "-mavxvnni"], ["/arch:AVX2"]))
-
-
-# AArch64 kernel file -> gcc/clang flags (Advanced SIMD is baseline there); compiled only for aarch64 / arm64
-# targets with a gcc-style compiler (the Windows-on-ARM build stays portable). Dispatch decides at run time.
-ARM_KERNELS = {
-    "csrc/kernels/sgemm_neon.c": [],
-    "csrc/kernels/dgemm_neon.c": [],
-    "csrc/kernels/int8_dotprod.c": ["-march=armv8.2-a+dotprod"],
-    "csrc/kernels/int8_i8mm.c": ["-march=armv8.2-a+i8mm"],
-}
+X86_KERNELS = {src: (gnu, msvc) for src, target, gnu, msvc in _KERNELS if target == "x86_64"}
+# Built only where the compiler knows AVX-VNNI (gcc >= 11, clang >= 12, MSVC 2019 16.10+): group x86_64-probe.
+(AVX_VNNI_KERNEL,) = [(src, (gnu, msvc)) for src, target, gnu, msvc in _KERNELS if target == "x86_64-probe"]
+# AArch64 kernel file -> gcc/clang flags; compiled only for aarch64 / arm64 targets with a gcc-style compiler
+# (the Windows-on-ARM build stays portable). Dispatch decides at run time.
+ARM_KERNELS = {src: gnu for src, target, gnu, msvc in _KERNELS if target == "aarch64"}
 
 
 def target_is_aarch64():

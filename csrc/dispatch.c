@@ -330,7 +330,7 @@ gemmkit_status_t gemmkit_kernel_info(const char *op, gemmkit_kernel_info_t *info
 /* Every field of configuration i (registry order) as "name=value" lines into buf (size bytes): kernels by
  * name ("-": none; complex products then run by 1m), blocks as numbers, each small-problem threshold on its
  * own line. For the test that each config equals its path's base except in named fields
- * (tests/test_config_bases.py). */
+ * (tests/core/test_config_bases.py). */
 #define GK_DESC(...) n += snprintf(buf + (n < size ? n : size - 1), n < size ? size - n : 1, __VA_ARGS__)
 #define GK_DESC_KERNEL(NM, k) GK_DESC(NM "=%s\n", (k) ? (k)->name : "-")
 #define GK_DESC_BLOCKS(NM, b) GK_DESC(NM "=%lld,%lld,%lld\n", (long long)(b).mc, (long long)(b).kc, (long long)(b).nc)

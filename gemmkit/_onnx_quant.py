@@ -1,7 +1,7 @@
 """gemmkit.onnx's quantized matmuls of ONNX Runtime's com.microsoft domain, MatMulIntegerToFloat and
 DynamicQuantizeMatMul, as functions and as onnx.reference OpRuns (ReferenceEvaluator(model, new_ops=[...])).
 
-Semantics as ONNX Runtime's contrib ops (checked against onnxruntime itself in tests/test_onnx_w8a8.py):
+Semantics as ONNX Runtime's contrib ops (checked against onnxruntime itself in tests/frontends/test_onnx_w8a8.py):
 
     MatMulIntegerToFloat(A, B, a_scale, b_scale, a_zero_point?, b_zero_point?, bias?):
         Y[i, j] = float32(sum_k (A[i, k] - a_zp) * (B[k, j] - b_zp)) * (a_scale * b_scale[j]) (+ bias[j])

@@ -9,6 +9,15 @@ import sys
 # no compiled extension: test the installed package instead.
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _ROOT]
+# The tests sit in one folder per layer (core/: the C core through gemmkit._core and the BLAS-style entries;
+# frontends/: matmul, blas, onnx, quant, dask, the command line; infra/: packaging, tuning, threads,
+# reliability, fuzzing; emulated/: .ci/isa-lane) and import shared helpers and each other's references by
+# module name (_support, conftest, test_int8, ...): every folder is on sys.path, whatever subset pytest runs.
+_TESTS = os.path.dirname(os.path.abspath(__file__))
+for _folder in ("infra", "frontends", "core", ""):
+    _path = os.path.join(_TESTS, _folder) if _folder else _TESTS
+    if _path not in sys.path:
+        sys.path.insert(0, _path)
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402

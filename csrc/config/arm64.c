@@ -9,7 +9,7 @@
 #define GK_DGEMM_NEON_BLOCKS {.mc = 128, .kc = 256, .nc = 1536}
 
 /* The NEON path's base (every AArch64 config is it plus the fields it changes, later designated
- * initializers overriding earlier ones: tests/test_config_bases.py checks that each differs only where it
+ * initializers overriding earlier ones: tests/core/test_config_bases.py checks that each differs only where it
  * says). int8 blocks: A block 128 rows, B blocks of 2048 columns, a 1024-deep k block of B panels. */
 #define GK_CONFIG_NEON_BASE                                                                          \
     .arch = "neon", .uarch = "any", .needs = GEMMKIT_CPU_NEON, .cpu_match = NULL,                    \

@@ -6,7 +6,7 @@
 
 /* Every configuration is its path's base (GK_CONFIG_*_BASE below: a complete initializer) followed by
  * designated initializers of the fields it changes; a later designator replaces the earlier one (C11
- * 6.7.9), so a config keeps every kernel its base has unless it names that field. tests/test_config_bases.py
+ * 6.7.9), so a config keeps every kernel its base has unless it names that field. tests/core/test_config_bases.py
  * checks each config against its base field by field (gemmkit_config_describe). The compilers' warnings
  * about such overrides are off in the config files only. */
 #if defined(__clang__)

@@ -24,10 +24,10 @@ except Exception as e:  # noqa: BLE001
         raise
     pytest.skip(f"emulated ISA lane not available ({e}); run `bash .ci/isa-lane`", allow_module_level=True)
 
-import test_gemm_dcz  # noqa: E402  (the native tests' references and checks, reused as they are)
+import test_gemm_float  # noqa: E402  (the native tests' references and checks, reused as they are)
 import test_int8  # noqa: E402
 import test_quantized_add as tqa  # noqa: E402
-from _support import _edge_sizes  # noqa: E402
+from _support import _edge_sizes, normal_values  # noqa: E402
 
 # (path, GEMMKIT_UARCH) -> what the emulated dispatcher must then run
 PATHS = [("avx512", None), ("avx512_vnni", None), ("avx512_vnni", "zen4"), ("avx_vnni", None)]
@@ -78,7 +78,7 @@ def _int8_fn(emu, kind):
 
 @pytest.fixture
 def real_types(emu, monkeypatch):
-    monkeypatch.setattr(test_gemm_dcz, "TYPES", {
+    monkeypatch.setattr(test_gemm_float, "TYPES", {
         "sgemm": (np.float32, _gemm_fn(emu, "s")), "dgemm": (np.float64, _gemm_fn(emu, "d")),
         "cgemm": (np.complex64, _gemm_fn(emu, "c")), "zgemm": (np.complex128, _gemm_fn(emu, "z"))})
     return emu
@@ -111,7 +111,7 @@ def test_float_tile_edges(real_types, op):
         for N in sizes:
             ta, tb = trans[i % len(trans)]
             alpha, beta = scal[i % len(scal)]
-            test_gemm_dcz.run_case(rng, op, ta, tb, M, N, ks[i % len(ks)], alpha, beta)
+            test_gemm_float.run_case(rng, op, ta, tb, M, N, ks[i % len(ks)], alpha, beta)
             i += 1
 
 
@@ -125,10 +125,10 @@ def test_float_gemv_tiny_few_rows_and_k_blocks(real_types, op):
              (67, 1, 300), (130, 2, 41), (33, 3, 5), (8, 8, 8), (2, 2, 2), (3, 5, 7), (13, 40, 700)]
     for i, (M, N, K) in enumerate(cases):
         ta, tb = trans[i % 4]
-        test_gemm_dcz.run_case(rng, op, ta, tb, M, N, K, 1.0 if i % 3 else -1.5, 0.0 if i % 2 else 0.5)
-        test_gemm_dcz.run_case(rng, op, tb, ta, M, N, K, 0.5, 1.0, pads=(3, 1, 2), layouts=("1d", "2d", "1d"))
+        test_gemm_float.run_case(rng, op, ta, tb, M, N, K, 1.0 if i % 3 else -1.5, 0.0 if i % 2 else 0.5)
+        test_gemm_float.run_case(rng, op, tb, ta, M, N, K, 0.5, 1.0, pads=(3, 1, 2), layouts=("1d", "2d", "1d"))
     # C never read when beta = 0 (NaN there must not leak)
-    test_gemm_dcz.run_case(rng, op, "N", "N", 13, 37, 9, 1.0, 0.0, c_nan=True)
+    test_gemm_float.run_case(rng, op, "N", "N", 13, 37, 9, 1.0, 0.0, c_nan=True)
 
 
 # ---- int8: u8s8s32 / s8s8s32, every offsetc mode and zero points ---------------------------------------
@@ -366,8 +366,8 @@ def test_emulated_equals_native_where_the_host_has_the_path(emu, op):
             if (cfg[op]["kernel"], cfg["uarch"]) != (mine["kernel"], mine["uarch"]):
                 pytest.skip(f"native {path} runs {cfg[op]['kernel']} ({cfg['uarch']}) for {op}")
             for M, N, K in [(13, 33, 17), (1, 65, 40), (40, 2, 33), (25, 50, 100)]:
-                A, B = (test_gemm_dcz._gen(rng, s, dtype) for s in ((M, K), (K, N)))
-                C0 = test_gemm_dcz._gen(rng, (M, N), dtype)
+                A, B = (normal_values(rng, s, dtype) for s in ((M, K), (K, N)))
+                C0 = normal_values(rng, (M, N), dtype)
                 Cn, Ce = C0.copy(), C0.copy()
                 getattr(gemmkit, op)("N", "N", M, N, K, 1.5, A, K, B, N, 0.5, Cn, N)
                 _check(emu.gemm(op[0], "N", "N", M, N, K, 1.5, A, K, B, N, 0.5, Ce, N), op)

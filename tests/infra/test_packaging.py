@@ -4,7 +4,7 @@ workflows' structure, and the build's CPU-flag rules.
 These read the repository's files next to this test folder, so they run wherever tests/ sits in a
 checkout or an unpacked sdist (CI runs the suite from outside the tree against the installed wheel),
 and skip when those files are not there. They import neither gemmkit nor NumPy, so .ci/run also runs
-this file on its own before anything is built: `pytest --noconftest tests/test_packaging.py`.
+this file on its own before anything is built: `pytest --noconftest tests/infra/test_packaging.py`.
 """
 import ast
 import os
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # tests/infra/ -> the checkout (or unpacked sdist)
 WORKFLOWS = ROOT / ".github" / "workflows"
 
 if not (ROOT / "pyproject.toml").is_file():
@@ -138,7 +138,8 @@ def test_cibuildwheel_build_identifiers(runner):
 # ---- CPU flags and the x86-64 decision ----------------------------------------------------------
 
 def test_no_native_cpu_flags():
-    sources = [ROOT / "setup.py", *sorted((ROOT / "csrc").rglob("*.[ch]")), *(ROOT / "gemmkit").glob("*.pyx")]
+    sources = [ROOT / "setup.py", ROOT / "csrc" / "SOURCES", *sorted((ROOT / "csrc").rglob("*.[ch]")),
+               *(ROOT / "gemmkit").glob("*.pyx")]
     for path in sources:
         text = path.read_text(encoding="utf-8", errors="replace")
         for flag in NATIVE_FLAGS:
@@ -278,10 +279,11 @@ def test_tests_workflow():
 
 
 def test_ci_script_uses_the_same_cibuildwheel_as_the_workflow():
-    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8") if (ROOT / ".ci" / "run").is_file() else ""
-    if not ci:
+    scripts = [ROOT / ".ci" / "run", *sorted((ROOT / ".ci" / "steps").glob("[0-9][0-9]-*"))]
+    if not scripts[0].is_file():
         pytest.skip(".ci/run is not beside tests/")
-    assert "wheels.yml" in ci and "cibuildwheel" in ci  # .ci/run installs the version the action pins
+    ci = "\n".join(p.read_text(encoding="utf-8") for p in scripts)
+    assert "wheels.yml" in ci and "cibuildwheel" in ci  # .ci/run's tools step installs the version the action pins
     uses = [s["uses"] for s in _workflows()["wheels.yml"]["jobs"]["wheels"]["steps"] if "uses" in s]
     assert any(re.fullmatch(r"pypa/cibuildwheel@v\d+\.\d+\.\d+", u) for u in uses), uses
 
@@ -322,7 +324,7 @@ def test_core_stub_names_every_public_function_of_the_extension():
                                 exc_type=ImportError)
     stub = pathlib.Path(_core.__file__).with_name("_core.pyi")
     if not stub.exists():  # an installed wheel ships it beside the extension; a source tree has it too
-        stub = pathlib.Path(__file__).resolve().parents[1] / "gemmkit" / "_core.pyi"
+        stub = pathlib.Path(__file__).resolve().parents[2] / "gemmkit" / "_core.pyi"
     declared = {node.name for node in ast.parse(stub.read_text()).body if isinstance(node, ast.FunctionDef)}
     public = {name for name in dir(_core) if not name.startswith("_") and callable(getattr(_core, name))
               and getattr(getattr(_core, name), "__module__", "gemmkit._core") == "gemmkit._core"}

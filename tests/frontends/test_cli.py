@@ -72,7 +72,7 @@ def test_console_command_bench_outside_a_checkout_says_where_the_benchmark_is(tm
 
 
 def test_console_command_bench_runs_the_checkouts_benchmark(tmp_path):
-    checkout = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    checkout = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/frontends/..
     if not os.path.isfile(os.path.join(checkout, "bench", "run_bench.py")):
         pytest.skip("these tests do not run from a checkout with bench/")
     r = _run([_console_script(), "bench", "--help"], cwd=os.path.join(checkout, "bench"))
