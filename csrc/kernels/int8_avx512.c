@@ -12,6 +12,6 @@
 
 const gk_int8_kernel_t gk_int8_kernel_avx512 = {
     "ukernel_i8_avx512bw_12x32", MR, NR, KG, ES, /*k_exact*/ 16384,
-    I8_KERNEL_NAME, NULL, NULL, ukernel_i8_avx512bw_12x32_rows,
+    I8_KERNEL_NAME, NULL, NULL, ukernel_i8_avx512bw_12x32_rows, NULL, NULL, ukernel_i8_avx512bw_12x32_panels,
 };
 #endif

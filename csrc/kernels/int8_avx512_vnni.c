@@ -175,6 +175,6 @@ static void i8_dot_avx512_vnni(int64_t m, int64_t n, int64_t k, const uint8_t *A
 const gk_int8_kernel_t gk_int8_kernel_avx512_vnni = {
     "ukernel_i8_avx512_vnni_12x32", MR, NR, KG, ES, /*k_exact*/ 16384,
     I8_KERNEL_NAME, pack_b_avx512_vnni_k4, i8_dot_avx512_vnni, ukernel_i8_avx512_vnni_12x32_rows,
-    pack_b_kcontig_avx512_vnni_k4,
+    pack_b_kcontig_avx512_vnni_k4, NULL, ukernel_i8_avx512_vnni_12x32_panels,
 };
 #endif
