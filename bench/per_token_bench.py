@@ -80,7 +80,9 @@ def cases(m, n, k, threads, rng):
     return fns, out, c32
 
 
-def bench(fns, target):
+def bench(fns, target, clock=time.perf_counter):
+    """Median seconds per call of each of fns, interleaved; `clock` times the calls (time.process_time on a
+    loaded host: CPU time, the time slices given to other tenants left out)."""
     for fn in fns.values():  # warm up (and ORT's prepacking)
         fn(); fn()
     samples = {name: [] for name in fns}
@@ -91,9 +93,9 @@ def bench(fns, target):
         # a new order every round: whoever runs first finds the last one's weight in the shared L3 cache
         for name in order.permutation(names):
             fn = fns[name]
-            t0 = time.perf_counter()
+            t0 = clock()
             fn()
-            samples[name].append(time.perf_counter() - t0)
+            samples[name].append(clock() - t0)
     return {name: statistics.median(s) for name, s in samples.items()}
 
 

@@ -6,17 +6,21 @@ and the NumPy quantize + quant.matmul_per_token pipeline; and quantize_per_token
 read of the same input (bench/stream_read.c).
 
     taskset -c 0 python bench/w8a8_bench.py --threads 1
-    python bench/w8a8_bench.py --threads 2 [--sizes 1,16,128] [--target 0.5] [--repeat 3]
+    python bench/w8a8_bench.py --threads 2 [--sizes 1,16,128] [--target 0.5] [--repeat 3] [--clock cpu]
 
 Timed in interleaved rounds in a new random order each round (bench/per_token_bench.py's loop), medians per
 call; --repeat runs the whole table that many times and prints each (the machine may be shared: take the
-median of the repeats). Ratios > 1: gemmkit is faster.
+median of the repeats). --clock cpu times by process CPU time (time.process_time) instead of the wall clock:
+on a loaded host the time slices other tenants take are left out (what a stall on a shared cache or memory
+costs stays in). Ratios > 1: gemmkit is faster. The M = 1 rows also give the rate at which the int8 weight
+(16 MiB) streams through the layer beside a plain read of the same bytes in the same run.
 """
 import argparse
 import ctypes
 import os
 import statistics
 import sys
+import time
 
 import numpy as np
 
@@ -67,7 +71,7 @@ def stream_reader():
     return fn
 
 
-def layer_table(sizes, threads, target, rng):
+def layer_table(sizes, threads, target, rng, read=None, clock=time.perf_counter):
     w = (rng.standard_normal((N, K)) * 0.02).astype(np.float32)
     bias = None
     layer = quant.Int8Linear.from_float(w, bias)
@@ -90,6 +94,8 @@ def layer_table(sizes, threads, target, rng):
                "NumPy quantize + matmul_per_token (per-token)": numpy_pipeline}
         if sess is not None:
             fns["ORT DynamicQuantizeMatMul (per-tensor)"] = lambda: sess.run(None, {"x": x})[0]
+        if read is not None and m == 1:
+            fns["stream read of the weight"] = lambda: read(wq_kn.ctypes.data, wq_kn.nbytes, threads)
         y = layer(x).copy()
         assert np.array_equal(numpy_pipeline(), y), "the NumPy pipeline must give the layer's bytes"
         note = ""
@@ -98,12 +104,12 @@ def layer_table(sizes, threads, target, rng):
             e_ort = np.abs(sess.run(None, {"x": x})[0] - ref).max() / np.abs(ref).max()
             e_gk = np.abs(y - ref).max() / np.abs(ref).max()
             note = f"max rel. error vs float: gemmkit {e_gk:.2e}, ORT {e_ort:.2e}"
-        times = bench(fns, target)
+        times = bench(fns, target, clock)
         rows.append((m, times, note))
     return rows
 
 
-def quantize_table(sizes, threads, target, rng, read):
+def quantize_table(sizes, threads, target, rng, read, clock=time.perf_counter):
     rows = []
     for m in sizes:
         x = rng.standard_normal((m, K)).astype(np.float32)
@@ -111,7 +117,7 @@ def quantize_table(sizes, threads, target, rng, read):
                "NumPy quantize": lambda: numpy_quantize(x)}
         if read is not None:
             fns["stream read of x"] = lambda: read(x.ctypes.data, x.nbytes, threads)
-        rows.append((m, x.nbytes, bench(fns, target)))
+        rows.append((m, x.nbytes, bench(fns, target, clock)))
     return rows
 
 
@@ -122,33 +128,42 @@ def main():
     ap.add_argument("--sizes", default="1,16,128", help="token counts M of the layer (K = N = 4096)")
     ap.add_argument("--quant-sizes", default="16,128,1024,8192", help="token counts of quantize alone")
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                    help="wall: time.perf_counter; cpu: time.process_time (a loaded host)")
     args = ap.parse_args()
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
     gemmkit.set_num_threads(args.threads)
     rng = np.random.default_rng(0)
     cfg = gemmkit.show_config(print_out=False)
     read = stream_reader()
     print(f"gemmkit {cfg['version']} path {cfg['arch']} ({cfg['int8']['kernel']}, {_quant_kernel()}), "
-          f"threads {args.threads}; median wall time per call")
+          f"threads {args.threads}; median {args.clock} time per call")
     for rep in range(args.repeat):
         print(f"\nrepeat {rep + 1}: layer {K} -> {N}, float32 in and out")
         print("| M | gemmkit Int8Linear ms | ORT DynamicQuantizeMatMul ms | NumPy pipeline ms | ORT / gemmkit | "
               "NumPy / gemmkit |")
         print("| ---: | ---: | ---: | ---: | ---: | ---: |")
         notes = []
-        for m, t, note in layer_table([int(v) for v in args.sizes.split(",")], args.threads, args.target, rng):
+        for m, t, note in layer_table([int(v) for v in args.sizes.split(",")], args.threads, args.target, rng,
+                                      read, clock):
             g = t["gemmkit Int8Linear (per-token)"]
             o = t.get("ORT DynamicQuantizeMatMul (per-tensor)", float("nan"))
             p = t["NumPy quantize + matmul_per_token (per-token)"]
             print(f"| {m} | {g * 1e3:.3f} | {o * 1e3:.3f} | {p * 1e3:.3f} | {o / g:.2f} | {p / g:.2f} |")
             if note:
                 notes.append(f"M={m}: {note}")
+            if "stream read of the weight" in t:
+                wbytes = K * N
+                notes.append(f"M={m}: weight stream {wbytes / g / 1e9:.1f} GB/s through the layer, "
+                             f"{wbytes / o / 1e9:.1f} through ORT, plain read "
+                             f"{wbytes / t['stream read of the weight'] / 1e9:.1f} GB/s (16 MiB int8)")
         for n in notes:
             print(n)
         print(f"\nrepeat {rep + 1}: quantize alone, x float32 (M, {K})")
         print("| M | x MiB | quantize_per_token GB/s | stream read GB/s | quantize / read | NumPy quantize GB/s |")
         print("| ---: | ---: | ---: | ---: | ---: | ---: |")
         for m, nbytes, t in quantize_table([int(v) for v in args.quant_sizes.split(",")], args.threads,
-                                           args.target, rng, read):
+                                           args.target, rng, read, clock):
             gq = nbytes / t["quantize_per_token"] / 1e9
             rd = nbytes / t["stream read of x"] / 1e9 if "stream read of x" in t else float("nan")
             npq = nbytes / t["NumPy quantize"] / 1e9

@@ -133,6 +133,37 @@ static void i8_pack_a(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t k0, in
     for (int64_t i = 0; i < mc; i++) rs[i] = (k0 == 0 ? 0 : rs[i]) + st->rowsum[i];
 }
 
+/* One chunk of at most GK_INT8_PANEL_ROWS rows (one short row panel; the weight is read once, which the
+ * product is bound by): the whole depth over 4 column panels at a time read side by side (kern->panel_sums),
+ * then each panel's epilogue: the row kernel's own with zero k groups for a full tile, else the scalar one.
+ * The int32 sums are those of the tile path (exact integers in another order): the same bytes. */
+static void i8_few_rows_one_chunk(const i8_job_t *job, i8_thread_t *st, int64_t ic, int64_t jc, int64_t mc, int64_t nc,
+                                  int64_t kgroups, int mode, const uint8_t *abuf, const uint8_t *bbuf) {
+    const gk_int8_kernel_t *kern = job->kern;
+    const int nr = kern->nr, es = kern->elem_size;
+    const size_t panel_bytes = (size_t)(kgroups * kern->kgroup * nr) * es;
+    GK_ALIGN64 int32_t sums[4 * GK_INT8_PANEL_ROWS * 64];
+    GK_ALIGN64 int64_t tile64[GK_INT8_PANEL_ROWS * 64];
+    for (int64_t jr = 0; jr < nc; jr += 4 * (int64_t)nr) {
+        const int np = (int)GK_MIN((int64_t)4, (nc - jr + nr - 1) / nr);
+        kern->panel_sums((int)mc, np, kgroups, abuf, bbuf + (size_t)jr * (panel_bytes / (size_t)nr), panel_bytes, sums);
+        for (int p = 0; p < np; p++) {
+            const int64_t j = jr + (int64_t)p * nr, nb = GK_MIN((int64_t)nr, nc - j);
+            int32_t *s = sums + (size_t)p * (size_t)mc * (size_t)nr;
+            void *c = gk_int8_c_at(job, ic, jc + j);
+            const gk_int8_epilogue_t ep = gk_int8_tile_epilogue(job, &st->rows, 0, &st->cols, j, ic, jc + j, mode);
+            const gk_int8_ukernel_fn fn = mc == kern->mr ? kern->ukernel : kern->ukernel_rows ? kern->ukernel_rows[mc] : NULL;
+            if (nb == nr && fn && (job->dst == GK_DST_INT32 || mode == GK_EP_INT32)) {
+                fn(0, abuf, bbuf, s, 1, c, job->ldc, &ep);
+            } else {
+                for (int64_t i = 0; i < mc; i++)
+                    for (int64_t x = 0; x < nr; x++) tile64[i * nr + x] = s[i * nr + x];
+                gk_int8_epilogue_scalar(mc, nb, tile64, nr, c, job->ldc, &ep);
+            }
+        }
+    }
+}
+
 /* One chunk: per NR column panel, k in blocks of kb, the B sub-panel (kb x NR) stays in L1 while every MR
  * row panel adds its sums to its own tile in acc_tiles; the last block finishes the tiles in the kernel
  * (full tiles, and edge row panels where it has a row-count variant) or in the scalar epilogue. */
@@ -145,6 +176,10 @@ static void i8_macro_one_chunk(const i8_job_t *job, i8_thread_t *st, int64_t ic,
     gk_int8_row_terms(job, ic, mc, st->rs64, &st->rows);
     const int mode = epilogue_mode(job, &st->rows, &st->cols);
     const int64_t kgroups = kp / kg, kb_groups = GK_MAX((int64_t)1, job->blocks->kb / kg);
+    if (mc <= GK_INT8_PANEL_ROWS && kern->panel_sums && nr <= 64) {
+        i8_few_rows_one_chunk(job, st, ic, jc, mc, nc, kgroups, mode, abuf, bbuf);
+        return;
+    }
     for (int64_t jr = 0; jr < nc; jr += nr) {
         const int64_t nb = GK_MIN((int64_t)nr, nc - jr);
         const uint8_t *bp = bbuf + (size_t)(jr * kp) * es;

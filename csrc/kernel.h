@@ -141,7 +141,12 @@ typedef struct {
      * against a plain B go through the packed path. */
     void (*dot_kmajor)(int64_t m, int64_t n, int64_t k, const uint8_t *A, int64_t lda, uint8_t xr, const int8_t *B,
                        int64_t ldb, int32_t *GK_RESTRICT S, int32_t *GK_RESTRICT colsum);
+    /* Optional: raw sums of the first m (1 <= m <= GK_INT8_PANEL_ROWS) rows of a packed A panel against np
+     * (1..4) consecutive packed B panels (panel_bytes apart) read side by side; panel p's rows at s + p*m*NR. */
+    void (*panel_sums)(int m, int np, int64_t kgroups, const uint8_t *GK_RESTRICT a, const uint8_t *GK_RESTRICT b,
+                       size_t panel_bytes, int32_t *GK_RESTRICT s);
 } gk_int8_kernel_t;
+#define GK_INT8_PANEL_ROWS 4
 
 extern const gk_int8_kernel_t gk_int8_kernel_generic;
 #if GEMMKIT_X86

@@ -9,8 +9,11 @@
  *  - L2 1 MiB and L3 32 MiB per CCD as on Zen 5: the float A / B blocks stay (GK_*_AVX512_BLOCKS);
  *    a 512-bit FMA runs as two 256-bit halves on the 2 FMA pipes, so the 12 x 32 tile's k step takes
  *    twice the cycles and the B micro-panel it reads from L2 (kc 512: 64 KiB) needs half the bandwidth.
- *  - L1D 32 KiB (Zen 5: 48 KiB): the int8 k block kb, whose kb x 32 B sub-panel must stay in L1 with the
- *    A panels and C tile, is halved to 256 (8 KiB).
+ *  - int8 k block kb: 4096 (the whole depth of the usual chunk; a B panel of 128 KiB then stays in L2 for the
+ *    row panels). The L1 rule (kb x 32 B sub-panel in the 32 KiB L1D: kb 256) lost on this core: the
+ *    per-token product K = N = 4096 (packed weight, 1 thread, thread CPU time, best of 3-4, the weight
+ *    flushed from L3 before each call) M = 16 2.16-2.41 -> 1.66-1.78 ms, M = 128 11.8-12.0 -> 10.3-10.5 ms;
+ *    gemm_u8s8s32 2048^3 379-382 -> 409-413 GOP/s; 512^3 within noise (308-376 vs 334-364); a loaded host.
  *  - GEMV: no software prefetch. Zen 4 streamed B at 15 GB/s with the 2 KiB prefetch where NumPy reached
  *    27.6 GB/s (issue 14); on Zen 2, whose L2 stream prefetcher is the same design, every prefetch distance
  *    was slower than none (csrc/config/zen2.c). */
@@ -33,7 +36,7 @@ static int is_zen4(uint32_t id) {
 const gk_config_t gk_config_zen4 = {
     GK_CONFIG_AVX512_BASE, .arch = "avx512_vnni", .uarch = "zen4",
     .needs = GEMMKIT_CPU_AVX512 | GEMMKIT_CPU_AVX512_VNNI, .cpu_match = is_zen4, .int8 = &gk_int8_kernel_avx512_vnni,
-    .int8_blocks = {.mc = 240, .nc = 4096, .kb = 256, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20,
+    .int8_blocks = {.mc = 240, .nc = 4096, .kb = 4096, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20,
                     .dot_max_m = 16, .kmajor_max_m = 16},
     /* Tiny products whole in the unpacked kernel up to 32^3 multiply-adds (the 10^3 of the untuned table sent
      * 32^3 stacks to the packed path): gemmkit.matmul of stacks, 1 thread, interleaved with np.matmul on

@@ -13,6 +13,6 @@
 GK_ASSERT_INT8_TILE(MR, NR);
 const gk_int8_kernel_t gk_int8_kernel_avx512 = {
     "ukernel_i8_avx512bw_12x32", MR, NR, KG, ES, GK_INT8_K_CHUNK,
-    I8_KERNEL_NAME, NULL, NULL, ukernel_i8_avx512bw_12x32_rows,
+    I8_KERNEL_NAME, NULL, NULL, ukernel_i8_avx512bw_12x32_rows, NULL, NULL, ukernel_i8_avx512bw_12x32_panels,
 };
 #endif

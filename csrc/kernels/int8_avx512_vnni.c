@@ -176,6 +176,6 @@ GK_ASSERT_INT8_TILE(MR, NR);
 const gk_int8_kernel_t gk_int8_kernel_avx512_vnni = {
     "ukernel_i8_avx512_vnni_12x32", MR, NR, KG, ES, GK_INT8_K_CHUNK,
     I8_KERNEL_NAME, pack_b_avx512_vnni_k4, i8_dot_avx512_vnni, ukernel_i8_avx512_vnni_12x32_rows,
-    pack_b_kcontig_avx512_vnni_k4,
+    pack_b_kcontig_avx512_vnni_k4, NULL, ukernel_i8_avx512_vnni_12x32_panels,
 };
 #endif

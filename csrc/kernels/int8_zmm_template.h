@@ -140,3 +140,4 @@ static void I8_KERNEL_NAME(int64_t kgroups, const void *GK_RESTRICT av, const vo
 }
 
 #include "int8_row_kernels.h"
+#include "int8_panel_sums.h"

@@ -1,5 +1,5 @@
-/* AVX-512 (F/BW/VL) kernel of gemmkit_quantize_per_token: one token, 16 lanes a step, tails by masks;
- * the max of |x'| as integer bits (vpmaxsd), IEEE vdivps, vcvtps2dq (nearest even), vpmovsdb. */
+/* AVX-512 (F/BW/DQ/VL) kernel of gemmkit_quantize_per_token: one token, 16 lanes a step, tails by masks; the
+ * max of |x'| as integer bits (vpmaxsd), then an offset reciprocal fma with a tie test (vdivps near ties). */
 #include "quantize_scalar.h"
 #if GEMMKIT_X86
 #include <float.h>
@@ -10,6 +10,27 @@ static GK_FORCEINLINE __m512 qz_smooth16(__m512 v, const float *smooth, int mode
     /* absent lanes of a tail divide by 1 (never 0 / 0) */
     const __m512 s = _mm512_mask_loadu_ps(_mm512_set1_ps(1.0f), m, smooth + k);
     return mode == GEMMKIT_SMOOTH_MULTIPLY ? _mm512_mul_ps(v, s) : _mm512_div_ps(v, s);
+}
+
+/* The slow lane of qz_round16: round_half_even(clamp(v / scale, -127, 127)) by the IEEE division. */
+static GK_FORCEINLINE __m512i qz_divide16(__m512 v, __m512 vs) {
+    return _mm512_cvtps_epi32(
+        _mm512_min_ps(_mm512_max_ps(_mm512_div_ps(v, vs), _mm512_set1_ps(-127.0f)), _mm512_set1_ps(127.0f)));
+}
+
+/* Fast lane of 16 values, offset: y = fma(v, 1 / scale, QZ_OFS) with QZ_OFS = 384 + 1/2 + d (d = 2^-11) puts
+ * t = v / scale + 1/2 + d in [256, 512), where a float's low 15 bits are its fraction (ulp 2^-15). Lanes whose
+ * fraction is below 2d (bits 5-14 clear: one vptestnmd) are near a tie and set *near; elsewhere floor(y) - 384
+ * (vcvttps2dq; the caller subtracts 384 after the first narrowing) is round_half_even(float32(x' / scale)):
+ * y is within e = 2^-16 (the fma's rounding) + 127 * 2^-24 (the reciprocal's) + 2^-18 (the quotient's own
+ * rounding) < 2.7e-5 < d of fl(x' / scale) + QZ_OFS, so a fraction of y in [2d, 1) leaves that sum minus d
+ * strictly between floor(y) and floor(y) + 1: no tie, and round half up = half even = floor(y) - 384. */
+#define QZ_OFS (384.5f + 0x1p-11f)
+#define QZ_NEAR_BITS 0x7fe0
+static GK_FORCEINLINE __m512i qz_fast16(__m512 v, __m512 vinv, __mmask16 *near) {
+    const __m512 y = _mm512_fmadd_ps(v, vinv, _mm512_set1_ps(QZ_OFS));
+    *near = _mm512_testn_epi32_mask(_mm512_castps_si512(y), _mm512_set1_epi32(QZ_NEAR_BITS));
+    return _mm512_cvttps_epi32(y);
 }
 
 /* round_half_even(clamp(v / scale, -127, 127)) as int32, bit for bit (quantize_scalar.h: with a normal
@@ -63,11 +84,28 @@ static GK_FORCEINLINE __m512i qz_round16(__m512 v, __m512 vs, __m512 vinv, int f
         const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15); \
         for (k = 0; k + 64 <= K; k += 64) {                                                          \
             __m512i r[4];                                                                            \
-            for (int u = 0; u < 4; u++) {                                                            \
-                const __m512 v = qz_smooth16(LOAD(x, k + 16 * u, 0xffff), smooth, mode, k + 16 * u, 0xffff); \
-                r[u] = qz_round16(v, vs, vinv, fast);                                                \
+            __m512 v[4];                                                                             \
+            __mmask16 near[4];                                                                       \
+            for (int u = 0; u < 4; u++)                                                              \
+                v[u] = qz_smooth16(LOAD(x, k + 16 * u, 0xffff), smooth, mode, k + 16 * u, 0xffff);   \
+            __m512i lo, hi;                                                                          \
+            if (fast) { /* one test per 64 values; the rare group with a near tie is divided whole */ \
+                for (int u = 0; u < 4; u++) r[u] = qz_fast16(v[u], vinv, &near[u]);                  \
+                if ((near[0] | near[1] | near[2] | near[3]) == 0) {                                  \
+                    const __m512i o = _mm512_set1_epi16(384);                                        \
+                    lo = _mm512_sub_epi16(_mm512_packs_epi32(r[0], r[1]), o);                        \
+                    hi = _mm512_sub_epi16(_mm512_packs_epi32(r[2], r[3]), o);                        \
+                } else {                                                                             \
+                    for (int u = 0; u < 4; u++) r[u] = qz_divide16(v[u], vs);                        \
+                    lo = _mm512_packs_epi32(r[0], r[1]);                                             \
+                    hi = _mm512_packs_epi32(r[2], r[3]);                                             \
+                }                                                                                    \
+            } else {                                                                                 \
+                for (int u = 0; u < 4; u++) r[u] = qz_divide16(v[u], vs);                            \
+                lo = _mm512_packs_epi32(r[0], r[1]);                                                 \
+                hi = _mm512_packs_epi32(r[2], r[3]);                                                 \
             }                                                                                        \
-            const __m512i b = _mm512_packs_epi16(_mm512_packs_epi32(r[0], r[1]), _mm512_packs_epi32(r[2], r[3])); \
+            const __m512i b = _mm512_packs_epi16(lo, hi);                                            \
             _mm512_storeu_si512((void *)(q + k), _mm512_permutexvar_epi32(order, b));               \
         }                                                                                            \
         for (; k < K; k += 16) {                                                                     \
