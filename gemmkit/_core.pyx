@@ -82,6 +82,11 @@ cdef str _dtype_of(const char *fmt, Py_ssize_t itemsize):
     return f"format {fmt.decode() if fmt != NULL else 'B'!r} (itemsize {itemsize})"
 
 
+cdef str _what(object what):
+    """A dtype's name from its NumPy type number, or `what` itself (a description)."""
+    return DTYPE_NAMES[what] if type(what) is int else what
+
+
 cdef bint is_bfloat16(cnp.ndarray x, int typenum):
     """Whether x (of NumPy type number typenum) holds ml_dtypes.bfloat16 (its number recorded on first sight)."""
     global _bfloat16_num
@@ -215,13 +220,14 @@ cdef class _Buffer:
             PyBuffer_Release(&self.view)
         free(self.steps)
 
-    cdef int get_buffer(self, object obj, str name, str dtype, bint writable) except -1:
-        """Holds obj's buffer (strides and format); TypeError/ValueError naming `name` if it has none."""
+    cdef int get_buffer(self, object obj, str name, object what, bint writable) except -1:
+        """Holds obj's buffer (strides and format); TypeError/ValueError naming `name` if it has none. `what`:
+        the expected dtype's NumPy type number, or a description (read for the messages only)."""
         cdef int flags = PyBUF_STRIDES | PyBUF_FORMAT
         if writable:
             flags |= PyBUF_WRITABLE
         if obj is None:
-            raise TypeError(f"{name} must be a {dtype} array or buffer, got None")
+            raise TypeError(f"{name} must be a {_what(what)} array or buffer, got None")
         try:
             PyObject_GetBuffer(obj, &self.view, flags)
         except (BufferError, ValueError) as e:  # NumPy says ValueError for a read-only array
@@ -229,12 +235,12 @@ cdef class _Buffer:
                 try:
                     PyObject_GetBuffer(obj, &self.view, PyBUF_STRIDES | PyBUF_FORMAT)
                 except Exception:
-                    raise TypeError(f"{name} must be a writable {dtype} array or buffer ({e})") from None
+                    raise TypeError(f"{name} must be a writable {_what(what)} array or buffer ({e})") from None
                 PyBuffer_Release(&self.view)
                 raise ValueError(f"{name} is read-only: it must be writable") from None
-            raise TypeError(f"{name} must be a {dtype} array or buffer ({e})") from None
+            raise TypeError(f"{name} must be a {_what(what)} array or buffer ({e})") from None
         except TypeError:
-            raise TypeError(f"{name} must be a {dtype} array or buffer, got {type(obj).__name__}") from None
+            raise TypeError(f"{name} must be a {_what(what)} array or buffer, got {type(obj).__name__}") from None
         self.held = True
         self.ptr = <char *>self.view.buf
         return 0
@@ -242,10 +248,10 @@ cdef class _Buffer:
     cdef int acquire(self, object obj, str name, int num, int64_t rows, int64_t cols, int64_t ld,
                      bint writable) except -1:
         """A 1-D (flat) or 2-D buffer of dtype `num` holding a rows x cols row-major matrix, leading dimension ld."""
-        cdef str dtype = DTYPE_NAMES[num]
-        self.get_buffer(obj, name, dtype, writable)
+        self.get_buffer(obj, name, num, writable)
         if _format_num(self.view.format, self.view.itemsize) != num:
-            raise TypeError(f"{name} must have dtype {dtype}, got {_dtype_of(self.view.format, self.view.itemsize)}")
+            raise TypeError(f"{name} must have dtype {DTYPE_NAMES[num]}, "
+                            f"got {_dtype_of(self.view.format, self.view.itemsize)}")
         cdef Py_ssize_t isz = self.view.itemsize
         cdef int64_t need
         cdef str ld_name = "ld" + name.lower() if name in ("A", "B", "C") else "ld"  # the argument's name
@@ -315,15 +321,15 @@ cdef class _Buffer:
     cdef int acquire_stack(self, object obj, str name, int num, bint writable) except -1:
         """An N-D buffer (N >= 2) of dtype `num` seen as a stack of row-major matrices in its last two axes:
         rows `ld` elements apart, unit stride along a row; its batch axes' strides in elements (steps)."""
-        cdef str dtype = DTYPE_NAMES[num]
         cdef int flags = PyBUF_STRIDES | PyBUF_FORMAT | (PyBUF_WRITABLE if writable else 0)
         try:
             PyObject_GetBuffer(obj, &self.view, flags)
         except Exception as e:
-            raise TypeError(f"{name} must be a {'writable ' if writable else ''}{dtype} array ({e})") from None
+            raise TypeError(f"{name} must be a {'writable ' if writable else ''}{DTYPE_NAMES[num]} array ({e})") from None
         self.held = True
         if _format_num(self.view.format, self.view.itemsize) != num:
-            raise TypeError(f"{name} must have dtype {dtype}, got {_dtype_of(self.view.format, self.view.itemsize)}")
+            raise TypeError(f"{name} must have dtype {DTYPE_NAMES[num]}, "
+                            f"got {_dtype_of(self.view.format, self.view.itemsize)}")
         cdef int nd = self.view.ndim, d
         if nd < 2:
             raise ValueError(f"{name} must have at least 2 dimensions (a matrix or a stack), got {nd}-D")
