@@ -85,6 +85,8 @@ class BuildExtWithKernels(build_ext):
                 return False
 
     def build_extension(self, ext):
+        if ext.name != "gemmkit._core":  # the kernels link into the core alone
+            return super().build_extension(ext)
         if target_is_x86_64():
             ext.define_macros.append(("GEMMKIT_X86_KERNELS", "1"))
             kernels = dict(X86_KERNELS)
@@ -130,7 +132,16 @@ extensions = [
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=extra_compile_args(),
         extra_link_args=[] if sys.platform in ("win32", "darwin") else ["-pthread"],
-    )
+    ),
+    # The front ends' fast paths: C only through `cimport gemmkit._core` (no csrc sources of their own).
+    Extension(
+        "gemmkit._fastpaths",
+        sources=["gemmkit/_fastpaths.pyx"],
+        depends=["gemmkit/_core.pxd"],
+        include_dirs=["csrc", numpy.get_include()],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        extra_compile_args=extra_compile_args(),
+    ),
 ]
 
 setup(

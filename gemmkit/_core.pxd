@@ -1,6 +1,8 @@
-# The C API of gemmkit (csrc/include/gemmkit.h) for Cython: _core.pyx calls these, and other Cython code
-# can `from gemmkit._core cimport gemmkit_dgemm` (with csrc/include on its include path) to skip Python.
+# gemmkit._core for Cython: the C API of gemmkit (csrc/include/gemmkit.h), which only _core.pyx calls (it alone
+# links csrc/), and at the end the `cdef ... nogil` calls _core exports: the fast paths (_fastpaths.pyx) reach C
+# through them alone (`from gemmkit._core cimport gemm_nogil`), so one thread pool and one dispatch state exist.
 from libc.stdint cimport int64_t, int32_t, uint8_t, int8_t, uint16_t, uint32_t, uint64_t
+cimport numpy as cnp
 
 cdef extern from "include/gemmkit.h" nogil:
     ctypedef int gemmkit_status_t
@@ -105,6 +107,10 @@ cdef extern from "include/gemmkit.h" nogil:
     gemmkit_status_t gemmkit_per_token_scale_int32(int out_type, int64_t M, int64_t N, const int32_t *acc,
             int64_t ld_acc, const float *deq_scale, const float *token_scale, const float *bias, void *C,
             int64_t ldc)
+    # ---- per-token activation quantization (gemmkit.quant.quantize_per_token, Int8Linear) ----
+    gemmkit_status_t gemmkit_quantize_per_token(int in_type, int64_t M, int64_t K, const void *x, int64_t ldx,
+            const float *smooth, int smooth_mode, int8_t *q, int64_t ldq, float *scale)
+    const char *gemmkit_quantize_kernel_name()
     int gemmkit_get_num_threads()
     void gemmkit_set_num_threads(int n)
     void gemmkit_set_thread_limit(int n)
@@ -157,3 +163,32 @@ cdef extern from "include/gemmkit.h" nogil:
     int gemmkit_param_count()
     const char *gemmkit_param_name(int i)
     gemmkit_status_t gemmkit_param_get(const char *name, double *value, int *source)
+
+
+# ---- what _core.pyx exports to the fast paths (_fastpaths.pyx): its calls into C, the GIL not needed --------
+# The GEMMs' one call: C[i] := alpha op(A[i]) op(B[i]) + beta C[i], by the operands' and C's NumPy type numbers
+# (bfloat16: its run-time number, see is_bfloat16); returns the gemmkit_status_t.
+cdef int gemm_nogil(int ab_num, int c_num, char ta, char tb, int64_t M, int64_t N, int64_t K, double complex al,
+                    const void *A, int64_t lda, int64_t sa, const void *B, int64_t ldb, int64_t sb,
+                    double complex be, void *C, int64_t ldc, int64_t sc, int64_t batch) noexcept nogil
+# A status as the Python exception the entries raise (MemoryError, ValueError, NotImplementedError).
+cdef int raise_status(int st, str fn) except -1
+# Whether x (NumPy type number typenum) holds ml_dtypes.bfloat16; records bfloat16's number for gemm_nogil.
+cdef bint is_bfloat16(cnp.ndarray x, int typenum)
+cdef int quantized_add_nogil(gemmkit_qadd_formula_t formula, int ndim, const int64_t *shape,
+                             const gemmkit_qtensor_t *a, const gemmkit_qtensor_t *b,
+                             const gemmkit_qtensor_t *out) noexcept nogil
+cdef int quantize_per_token_nogil(int in_type, int64_t M, int64_t K, const void *x, int64_t ldx, const float *smooth,
+                                  int smooth_mode, int8_t *q, int64_t ldq, float *scale) noexcept nogil
+cdef int per_token_nogil(char transa, char transb, char layout_c, int out_type, int64_t batch, int64_t M, int64_t N,
+                         int64_t K, const int8_t *A, int64_t lda, int64_t stride_a, const int8_t *B, int64_t ldb,
+                         int64_t stride_b, const float *deq_scale, const float *token_scale,
+                         int64_t stride_token_scale, const float *bias, void *C, int64_t ldc,
+                         int64_t stride_c) noexcept nogil
+cdef int per_token_packed_nogil(char transa, int out_type, int64_t batch, int64_t M, int64_t N, int64_t K,
+                                const int8_t *A, int64_t lda, int64_t stride_a, const void *packed_weight,
+                                int64_t packed_bytes, const float *deq_scale, const float *token_scale,
+                                int64_t stride_token_scale, const float *bias, void *C, int64_t ldc,
+                                int64_t stride_c) noexcept nogil
+cdef int64_t packed_weight_size_nogil(int64_t N, int64_t K) noexcept nogil
+cdef int reads_weight_in_place_nogil(char transb, int64_t M, int64_t K) noexcept nogil

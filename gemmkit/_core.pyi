@@ -1,6 +1,6 @@
-# Type stubs for gemmkit._core, the Cython layer over the C core (gemmkit/_core.pyx): oneDNN-style
-# BLAS-like entries on row-major buffers, the front ends' fast paths, and the configuration calls.
-from typing import Any, Callable, Literal
+# Type stubs for gemmkit._core, the one module linking the C core (gemmkit/_core.pyx): oneDNN-style
+# BLAS-like entries on row-major buffers and the configuration calls (the fast paths: gemmkit/_fastpaths.pyi).
+from typing import Any, Literal
 
 from numpy.typing import NDArray
 
@@ -9,7 +9,9 @@ _Buffer = Any  # a writable or read-only buffer of the routine's element type (N
 
 CPU_FEATURE_BITS: dict[str, int]
 ARCHS: tuple[str, ...]
-blas_general: dict[str, Callable[..., Any]]
+DTYPE_NAMES: dict[int, str]  # NumPy type number -> dtype name
+QADD_MAX_DIMS: int
+CPU_VENDORS: dict[int, str]
 
 # C := alpha op(A) op(B) + beta C, row-major, in place; returns C. Complex routines also take 'C' (A^H)
 # and 'R' (conj A).
@@ -47,21 +49,6 @@ def gemm_s8s8s32(transa: _Trans, transb: _Trans, offsetc: Literal["F", "C", "R",
 def gemm_batch(transa: _Trans, transb: _Trans, alpha: complex, A: NDArray[Any], B: NDArray[Any], beta: complex,
                C: NDArray[Any]) -> NDArray[Any]: ...
 
-# Fast paths of the front ends: the result, or None when the arguments need the general path.
-def matmul_fast(a: Any, b: Any, out: Any) -> NDArray[Any] | None: ...
-def onnx_gemm_fast(A: Any, B: Any, C: Any, alpha: Any, beta: Any, transA: Any, transB: Any,
-                   opset: int = 13) -> NDArray[Any] | None: ...
-def blas_gemm_fast(typenum: int, alpha: Any, a: Any, b: Any, beta: Any, c: Any, trans_a: Any, trans_b: Any,
-                   overwrite_c: Any) -> NDArray[Any] | None: ...
-def blas_sgemm(alpha: Any, a: Any, b: Any, beta: Any = 0.0, c: Any = None, trans_a: int = 0, trans_b: int = 0,
-               overwrite_c: int = 0) -> NDArray[Any]: ...
-def blas_dgemm(alpha: Any, a: Any, b: Any, beta: Any = 0.0, c: Any = None, trans_a: int = 0, trans_b: int = 0,
-               overwrite_c: int = 0) -> NDArray[Any]: ...
-def blas_cgemm(alpha: Any, a: Any, b: Any, beta: Any = 0.0, c: Any = None, trans_a: int = 0, trans_b: int = 0,
-               overwrite_c: int = 0) -> NDArray[Any]: ...
-def blas_zgemm(alpha: Any, a: Any, b: Any, beta: Any = 0.0, c: Any = None, trans_a: int = 0, trans_b: int = 0,
-               overwrite_c: int = 0) -> NDArray[Any]: ...
-
 # Per-token int8 matmul and its pieces (gemmkit.quant, gemmkit.dask).
 def gemm_s8s8_per_token(transa: _Trans, transb: _Trans, layout_c: str, out_type: str, batch: int, M: int, N: int,
                         K: int, A: _Buffer, lda: int, stride_a: int, B: _Buffer, ldb: int, stride_b: int,
@@ -75,8 +62,6 @@ def gemm_s8s8_per_token_packed(transa: _Trans, out_type: str, batch: int, M: int
                                lda: int, stride_a: int, packed_weight: NDArray[Any], deq_scale: Any,
                                token_scale: Any, stride_token_scale: int, bias: Any, C: _Buffer, ldc: int,
                                stride_c: int) -> Any: ...
-def quantized_add_common(formula: str, a: Any, a_scale: Any, a_zero_point: Any, b: Any, b_scale: Any,
-                         b_zero_point: Any, out: Any, out_scale: Any, out_zero_point: Any) -> NDArray[Any] | None: ...
 def quantized_add_strided(formula: str, shape: tuple[int, ...], a: NDArray[Any], a_scale: Any, a_zero_point: Any,
                           b: NDArray[Any], b_scale: Any, b_zero_point: Any, out: NDArray[Any], out_scale: Any,
                           out_zero_point: Any) -> Any: ...
@@ -100,9 +85,6 @@ def config_for_cpu(vendor: str, family: int, model: int, features: Any, uarch: s
 def quantize_kernel_name() -> str: ...
 def quantize_per_token_rows(in_type: str, M: int, K: int, x: _Buffer, ldx: int, smooth: Any, smooth_mode: str,
                             q: _Buffer, ldq: int, scale: _Buffer) -> Any: ...
-def quantize_fast(x: Any, smooth: Any, mode: int) -> Any: ...
-def int8_linear_fast(x: Any, smooth: Any, N: int, weight_q: Any, packed: Any, w_scale: Any, bias: Any, out: Any,
-                     out_code: int) -> Any: ...
 
 # cache hierarchy, analytical blocking model, tuning overrides (issue 26)
 PARAM_SOURCES: dict[int, str]

@@ -1,14 +1,14 @@
 # cython: language_level=3
-"""Thin Cython layer over the C core: checks arguments and buffers (naming the argument at fault),
-then calls gemmkit_* with the GIL released. No arithmetic on matrix data happens here."""
+"""gemmkit's one module linking the C core (csrc/): the BLAS-style entries (oneDNN-like signatures), the
+configuration queries, and the `cdef ... nogil` calls of gemmkit/_core.pxd that the front ends' fast paths
+(gemmkit/_fastpaths.pyx) reach C by. Checks arguments and buffers (naming the argument at fault), then calls
+gemmkit_* with the GIL released. No arithmetic on matrix data happens here; no front end is called from here."""
 
 from cpython.buffer cimport (PyObject_GetBuffer, PyBuffer_Release, PyBUF_STRIDES, PyBUF_FORMAT,
                              PyBUF_WRITABLE)
 from libc.stdint cimport int64_t, int32_t, uint8_t, int8_t, uint16_t, uint32_t, uint64_t, INT64_MAX
 from libc.math cimport isinf
-from libc.string cimport memcpy
-from cpython.float cimport PyFloat_AS_DOUBLE
-from cpython.long cimport PyLong_AsDouble
+from libc.stdlib cimport calloc, free
 
 import numbers
 
@@ -28,6 +28,84 @@ while True:
     CPU_FEATURE_BITS[_name.decode()] = _bit
     _i += 1
 ARCHS = tuple(gemmkit_arch_name(i).decode() for i in range(gemmkit_arch_count() - 1, -1, -1))  # best last
+
+
+# ---- the dtype table: every element type the core takes, keyed by NumPy type number -----------------
+
+# NumPy type number -> the dtype's name (in messages). bfloat16 (ml_dtypes) has no fixed number: NumPy gives it
+# one at run time (from NPY_USERDEF = 256 up), recorded here when first seen; buffers carry its uint16 bits.
+DTYPE_NAMES = {cnp.NPY_FLOAT32: "float32", cnp.NPY_FLOAT64: "float64", cnp.NPY_COMPLEX64: "complex64",
+               cnp.NPY_COMPLEX128: "complex128", cnp.NPY_FLOAT16: "float16", cnp.NPY_UINT16: "uint16",
+               cnp.NPY_INT32: "int32", cnp.NPY_INT64: "int64", cnp.NPY_UINT32: "uint32", cnp.NPY_UINT64: "uint64",
+               cnp.NPY_INT8: "int8", cnp.NPY_UINT8: "uint8"}
+cdef int _bfloat16_num = -1  # ml_dtypes.bfloat16's NumPy type number, once seen
+cdef enum:
+    BFLOAT16 = -2  # an entry's bfloat16 before its number is known (gemm_nogil takes the number itself)
+
+
+cdef int _format_num(const char *fmt, Py_ssize_t itemsize) noexcept:
+    """The NumPy type number of a buffer's struct format and item size (DTYPE_NAMES), or -1."""
+    if fmt == NULL:
+        return cnp.NPY_UINT8 if itemsize == 1 else -1  # no format: unsigned bytes
+    cdef const char *f = fmt
+    if f[0] == b'@' or f[0] == b'=' or f[0] == b'<' or f[0] == b'|':
+        f += 1
+    cdef char t = f[0]
+    if t == b'Z':
+        if f[1] == 0 or f[2] != 0:
+            return -1
+        if f[1] == b'f' and itemsize == 8:
+            return cnp.NPY_COMPLEX64
+        if f[1] == b'd' and itemsize == 16:
+            return cnp.NPY_COMPLEX128
+        return -1
+    if t == 0 or f[1] != 0:
+        return -1
+    if itemsize == 1:
+        return cnp.NPY_INT8 if t == b'b' else cnp.NPY_UINT8 if t == b'B' else -1
+    if itemsize == 2:
+        return cnp.NPY_FLOAT16 if t == b'e' else cnp.NPY_UINT16 if t == b'H' else -1
+    if itemsize == 4:
+        return (cnp.NPY_FLOAT32 if t == b'f' else cnp.NPY_INT32 if t == b'i' or t == b'l'
+                else cnp.NPY_UINT32 if t == b'I' or t == b'L' else -1)
+    if itemsize == 8:
+        return (cnp.NPY_FLOAT64 if t == b'd' else cnp.NPY_INT64 if t == b'q' or t == b'l'
+                else cnp.NPY_UINT64 if t == b'Q' or t == b'L' else -1)
+    return -1
+
+
+cdef str _dtype_of(const char *fmt, Py_ssize_t itemsize):
+    """A buffer's dtype name, for messages."""
+    cdef int num = _format_num(fmt, itemsize)
+    if num >= 0:
+        return DTYPE_NAMES[num]
+    return f"format {fmt.decode() if fmt != NULL else 'B'!r} (itemsize {itemsize})"
+
+
+cdef str _what(object what):
+    """A dtype's name from its NumPy type number, or `what` itself (a description)."""
+    return DTYPE_NAMES[what] if type(what) is int else what
+
+
+cdef bint is_bfloat16(cnp.ndarray x, int typenum):
+    """Whether x (of NumPy type number typenum) holds ml_dtypes.bfloat16 (its number recorded on first sight)."""
+    global _bfloat16_num
+    if typenum == _bfloat16_num:
+        return True
+    if _bfloat16_num == -1 and typenum >= 256 and x.dtype.name == "bfloat16":
+        _bfloat16_num = typenum
+        return True
+    return False
+
+
+cdef object _bfloat16_bits(object x, str name):
+    """A bfloat16 NumPy array (ml_dtypes) as its uint16 bits (a view; NumPy exports no buffer for it)."""
+    dt = getattr(x, "dtype", None)
+    if getattr(dt, "name", None) != "bfloat16" or not isinstance(x, np.ndarray):
+        got = dt if dt is not None else type(x).__name__
+        raise TypeError(f"{name} must be a bfloat16 NumPy array (ml_dtypes.bfloat16), got {got}")
+    is_bfloat16(x, dt.num)
+    return x.view(np.uint16)
 
 
 # ---- argument conversion: integers must be integers, scalars must fit the routine's type ----------
@@ -123,74 +201,33 @@ cdef int _check_dims_lds(char ta, char tb, int64_t M, int64_t N, int64_t K, int6
     return 0
 
 
-# ---- buffers ----------------------------------------------------------------------------------
 
-cdef bint _format_is(const char *fmt, Py_ssize_t itemsize, str dtype):
-    """Whether a buffer's struct format and item size are those of `dtype` (C-level checks only)."""
-    if fmt == NULL:
-        return _dtype_of(fmt, itemsize) == dtype
-    cdef const char *f = fmt
-    if f[0] == b'@' or f[0] == b'=' or f[0] == b'<' or f[0] == b'|':
-        f += 1
-    if dtype == "float32":
-        return itemsize == 4 and f[0] == b'f' and f[1] == 0
-    if dtype == "float64":
-        return itemsize == 8 and f[0] == b'd' and f[1] == 0
-    if dtype == "complex64":
-        return itemsize == 8 and f[0] == b'Z' and f[1] == b'f' and f[2] == 0
-    if dtype == "complex128":
-        return itemsize == 16 and f[0] == b'Z' and f[1] == b'd' and f[2] == 0
-    return _dtype_of(fmt, itemsize) == dtype
+# ---- the buffer class --------------------------------------------------------------------------
 
-
-cdef str _dtype_of(const char *fmt, Py_ssize_t itemsize):
-    cdef bytes f = fmt if fmt != NULL else b"B"
-    if f[:1] in (b"@", b"=", b"<", b"|"):
-        f = f[1:]
-    if f == b"f" and itemsize == 4:
-        return "float32"
-    if f == b"d" and itemsize == 8:
-        return "float64"
-    if f == b"Zf" and itemsize == 8:
-        return "complex64"
-    if f == b"Zd" and itemsize == 16:
-        return "complex128"
-    if f in (b"i", b"l") and itemsize == 4:
-        return "int32"
-    if f in (b"q", b"l") and itemsize == 8:
-        return "int64"
-    if f in (b"I", b"L") and itemsize == 4:
-        return "uint32"
-    if f in (b"Q", b"L") and itemsize == 8:
-        return "uint64"
-    if f == b"e" and itemsize == 2:
-        return "float16"
-    if f == b"H" and itemsize == 2:
-        return "uint16"
-    if f == b"b" and itemsize == 1:
-        return "int8"
-    if f == b"B" and itemsize == 1:
-        return "uint8"
-    return f"format {fmt.decode() if fmt != NULL else 'B'!r} (itemsize {itemsize})"
-
-
-cdef class _Operand:
-    """A buffer seen as a row-major matrix of `rows` x `cols` with row stride `ld` elements."""
+cdef class _Buffer:
+    """One buffer held for a call and checked as the core will read it, by one of four views: acquire (a
+    row-major matrix of `rows` x `cols`, rows `ld` elements apart), acquire_span (flat memory from the first
+    element), acquire_stack (a stack of row-major matrices in the last two axes) and acquire_strided (an
+    array over an output's shape, strides in elements)."""
     cdef Py_buffer view
     cdef bint held
-    cdef void *ptr
+    cdef char *ptr
+    cdef int64_t rows, cols, ld  # acquire_stack: each matrix's
+    cdef int64_t *steps          # acquire_stack: batch axes' strides; acquire_strided: every axis's (elements)
 
     def __dealloc__(self):
         if self.held:
             PyBuffer_Release(&self.view)
+        free(self.steps)
 
-    cdef int get_buffer(self, object obj, str name, str dtype, bint writable) except -1:
-        """Holds obj's buffer (strides and format); TypeError/ValueError naming `name` if it has none."""
+    cdef int get_buffer(self, object obj, str name, object what, bint writable) except -1:
+        """Holds obj's buffer (strides and format); TypeError/ValueError naming `name` if it has none. `what`:
+        the expected dtype's NumPy type number, or a description (read for the messages only)."""
         cdef int flags = PyBUF_STRIDES | PyBUF_FORMAT
         if writable:
             flags |= PyBUF_WRITABLE
         if obj is None:
-            raise TypeError(f"{name} must be a {dtype} array or buffer, got None")
+            raise TypeError(f"{name} must be a {_what(what)} array or buffer, got None")
         try:
             PyObject_GetBuffer(obj, &self.view, flags)
         except (BufferError, ValueError) as e:  # NumPy says ValueError for a read-only array
@@ -198,21 +235,23 @@ cdef class _Operand:
                 try:
                     PyObject_GetBuffer(obj, &self.view, PyBUF_STRIDES | PyBUF_FORMAT)
                 except Exception:
-                    raise TypeError(f"{name} must be a writable {dtype} array or buffer ({e})") from None
+                    raise TypeError(f"{name} must be a writable {_what(what)} array or buffer ({e})") from None
                 PyBuffer_Release(&self.view)
                 raise ValueError(f"{name} is read-only: it must be writable") from None
-            raise TypeError(f"{name} must be a {dtype} array or buffer ({e})") from None
+            raise TypeError(f"{name} must be a {_what(what)} array or buffer ({e})") from None
         except TypeError:
-            raise TypeError(f"{name} must be a {dtype} array or buffer, got {type(obj).__name__}") from None
+            raise TypeError(f"{name} must be a {_what(what)} array or buffer, got {type(obj).__name__}") from None
         self.held = True
-        self.ptr = self.view.buf
+        self.ptr = <char *>self.view.buf
         return 0
 
-    cdef int acquire(self, object obj, str name, str dtype, int64_t rows, int64_t cols, int64_t ld,
+    cdef int acquire(self, object obj, str name, int num, int64_t rows, int64_t cols, int64_t ld,
                      bint writable) except -1:
-        self.get_buffer(obj, name, dtype, writable)
-        if not _format_is(self.view.format, self.view.itemsize, dtype):
-            raise TypeError(f"{name} must have dtype {dtype}, got {_dtype_of(self.view.format, self.view.itemsize)}")
+        """A 1-D (flat) or 2-D buffer of dtype `num` holding a rows x cols row-major matrix, leading dimension ld."""
+        self.get_buffer(obj, name, num, writable)
+        if _format_num(self.view.format, self.view.itemsize) != num:
+            raise TypeError(f"{name} must have dtype {DTYPE_NAMES[num]}, "
+                            f"got {_dtype_of(self.view.format, self.view.itemsize)}")
         cdef Py_ssize_t isz = self.view.itemsize
         cdef int64_t need
         cdef str ld_name = "ld" + name.lower() if name in ("A", "B", "C") else "ld"  # the argument's name
@@ -250,540 +289,47 @@ cdef class _Operand:
             raise ValueError(f"{name} must be 1-D (flat buffer) or 2-D, got {self.view.ndim}-D")
         return 0
 
-
-cdef int _raise_status(int st, str fn) except -1:
-    if st == 0:
+    cdef int acquire_span(self, object obj, str name, str what, tuple nums, int64_t need, bint writable) except -1:
+        """A buffer of one of the dtypes `nums` read as flat memory from its first element: the core addresses
+        `need` elements by offsets (batch stride, leading dimension), all of which must lie in its span."""
+        self.get_buffer(obj, name, what, writable)
+        cdef Py_ssize_t itemsize = self.view.itemsize
+        cdef bytes f
+        if _format_num(self.view.format, itemsize) not in nums:
+            f = self.view.format if self.view.format != NULL else b"B"
+            if f[:1] in (b"@", b"=", b"<", b"|"):
+                f = f[1:]
+            raise TypeError(f"{name} must be a {what} array or buffer, got format {f.decode()!r} "
+                            f"(itemsize {itemsize})")
+        cdef int64_t span = 1
+        cdef int d
+        for d in range(self.view.ndim):
+            if self.view.shape[d] == 0:
+                span = 0
+                break
+            if self.view.strides[d] < 0:
+                raise ValueError(f"{name} must not have negative strides")
+        if span:
+            span = itemsize
+            for d in range(self.view.ndim):
+                span += (self.view.shape[d] - 1) * self.view.strides[d]
+        if <object>need * <object>itemsize > <object>span:  # Python ints: no overflow
+            raise ValueError(f"{name} is too small: its span holds {span // itemsize} elements, "
+                             f"{need} are addressed")
         return 0
-    if st == 1:
-        raise MemoryError(f"{fn}: out of memory")
-    if st == 2:
-        raise ValueError(f"{fn}: invalid arguments")
-    raise NotImplementedError(f"{fn}: unimplemented (status {st})")
 
-
-# ---- entry points -----------------------------------------------------------------------------
-
-# ---- the float family's one call into C (every entry: plain, stacks, gemmkit.blas) ------------------
-
-cdef enum FloatKind:
-    KIND_S = 0
-    KIND_D = 1
-    KIND_C = 2
-    KIND_Z = 3
-    KIND_H = 4      # float16 operands and C (hgemm)
-    KIND_BF16 = 5   # bfloat16 operands (their bits), a float32 C (gemm_bf16bf16f32)
-
-
-cdef int _float_kind(str dtype) except -1:
-    if dtype == "float32":
-        return KIND_S
-    if dtype == "float64":
-        return KIND_D
-    if dtype == "complex64":
-        return KIND_C
-    return KIND_Z
-
-
-cdef int _call_float_gemm(int kind, char ta, char tb, int64_t M, int64_t N, int64_t K, double complex al,
-                          const void *A, int64_t lda, int64_t sa, const void *B, int64_t ldb, int64_t sb,
-                          double complex be, void *C, int64_t ldc, int64_t sc, int64_t batch) noexcept nogil:
-    """gemmkit_<s|d|c|z|h>gemm_batch or gemmkit_gemm_bf16bf16f32_batch (the plain entries are batches of one):
-    alpha and beta narrowed to the routine's scalar type here, once for every caller. Returns the status."""
-    cdef gemmkit_complex64_t a64, b64
-    cdef gemmkit_complex128_t a128, b128
-    if kind == KIND_H:
-        return gemmkit_hgemm_batch(ta, tb, M, N, K, <float>al.real, <const uint16_t *>A, lda, sa, <const uint16_t *>B,
-                                   ldb, sb, <float>be.real, <uint16_t *>C, ldc, sc, batch)
-    if kind == KIND_BF16:
-        return gemmkit_gemm_bf16bf16f32_batch(ta, tb, M, N, K, <float>al.real, <const uint16_t *>A, lda, sa,
-                                              <const uint16_t *>B, ldb, sb, <float>be.real, <float *>C, ldc, sc, batch)
-    if kind == KIND_S:
-        return gemmkit_sgemm_batch(ta, tb, M, N, K, <float>al.real, <const float *>A, lda, sa, <const float *>B, ldb,
-                                   sb, <float>be.real, <float *>C, ldc, sc, batch)
-    if kind == KIND_D:
-        return gemmkit_dgemm_batch(ta, tb, M, N, K, al.real, <const double *>A, lda, sa, <const double *>B, ldb, sb,
-                                   be.real, <double *>C, ldc, sc, batch)
-    if kind == KIND_C:
-        a64.re = <float>al.real; a64.im = <float>al.imag; b64.re = <float>be.real; b64.im = <float>be.imag
-        return gemmkit_cgemm_batch(ta, tb, M, N, K, a64, <const gemmkit_complex64_t *>A, lda, sa,
-                                   <const gemmkit_complex64_t *>B, ldb, sb, b64, <gemmkit_complex64_t *>C, ldc, sc,
-                                   batch)
-    a128.re = al.real; a128.im = al.imag; b128.re = be.real; b128.im = be.imag
-    return gemmkit_zgemm_batch(ta, tb, M, N, K, a128, <const gemmkit_complex128_t *>A, lda, sa,
-                               <const gemmkit_complex128_t *>B, ldb, sb, b128, <gemmkit_complex128_t *>C, ldc, sc,
-                               batch)
-
-
-cdef (int64_t, int64_t, int64_t, int64_t, int64_t, int64_t) _sizes(char ta, char tb, M_, N_, K_, lda_, ldb_,
-                                                                   ldc_) except *:
-    """M, N, K and the leading dimensions as checked integers (the same rules for every GEMM family)."""
-    cdef int64_t M = _int_arg(M_, "M"), N = _int_arg(N_, "N"), K = _int_arg(K_, "K")
-    cdef int64_t lda = _int_arg(lda_, "lda"), ldb = _int_arg(ldb_, "ldb"), ldc = _int_arg(ldc_, "ldc")
-    _check_dims_lds(ta, tb, M, N, K, lda, ldb, ldc)
-    return M, N, K, lda, ldb, ldc
-
-
-cdef int _acquire_abc(_Operand a, _Operand b, _Operand c, A, B, C, str a_dtype, str b_dtype, str c_dtype, char ta,
-                      char tb, int64_t M, int64_t N, int64_t K, int64_t lda, int64_t ldb, int64_t ldc,
-                      bint reads_ab) except -1:
-    """A, B (read when reads_ab and there is a product) and C (written) held and checked for op(A) M x K,
-    op(B) K x N, C M x N with their leading dimensions."""
-    cdef bint work = M > 0 and N > 0
-    reads_ab = reads_ab and work and K > 0
-    a.acquire(A, "A", a_dtype, (K if _is_t(ta) else M) if reads_ab else 0,
-              (M if _is_t(ta) else K) if reads_ab else 0, lda, False)
-    b.acquire(B, "B", b_dtype, (N if _is_t(tb) else K) if reads_ab else 0,
-              (K if _is_t(tb) else N) if reads_ab else 0, ldb, False)
-    c.acquire(C, "C", c_dtype, M if work else 0, N if work else 0, ldc, True)
-    return 0
-
-
-cdef object _gemm(str fn, str dtype, transa, transb, M_, N_, K_, alpha, A, lda_, B, ldb_, beta, C, ldc_):
-    """The float family (s, d, c, z): checks in oneDNN's order, buffers acquired, C computed in place."""
-    cdef bint cplx = dtype.startswith("complex")
-    cdef bint single = dtype in ("float32", "complex64")
-    cdef char ta = _trans_flag(transa, "transa", cplx), tb = _trans_flag(transb, "transb", cplx)
-    cdef int64_t M, N, K, lda, ldb, ldc
-    M, N, K, lda, ldb, ldc = _sizes(ta, tb, M_, N_, K_, lda_, ldb_, ldc_)
-    cdef double complex al, be
-    if cplx:
-        al = _complex_arg(alpha, "alpha", single)
-        be = _complex_arg(beta, "beta", single)
-    else:
-        al = _real_arg(alpha, "alpha", single)
-        be = _real_arg(beta, "beta", single)
-    cdef _Operand a = _Operand(), b = _Operand(), c = _Operand()
-    _acquire_abc(a, b, c, A, B, C, dtype, dtype, dtype, ta, tb, M, N, K, lda, ldb, ldc, al != 0)
-    cdef int st, kind = _float_kind(dtype)
-    with nogil:
-        st = _call_float_gemm(kind, ta, tb, M, N, K, al, a.ptr, lda, 0, b.ptr, ldb, 0, be, c.ptr, ldc, 0, 1)
-    _raise_status(st, fn)
-    return C
-
-
-def sgemm(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
-    """C := alpha * op(A) @ op(B) + beta * C, row-major float32, in place (oneDNN's ``dnnl_sgemm``).
-
-    Parameters
-    ----------
-    transa, transb : str
-        ``'N'`` (op(X) = X) or ``'T'`` (op(X) = X^T), either case.
-    M, N, K : int
-        op(A) is M x K, op(B) K x N, C M x N. Python or NumPy integers (a float or a bool is a
-        ``TypeError``).
-    alpha, beta : float
-        The scale factors; they must be representable in the routine's type. With ``beta = 0`` C is not read.
-    A, B : buffer of float32
-        A NumPy array or any buffer of that dtype: 1-D (flat memory, as the C API sees it) or 2-D with rows
-        exactly ``lda`` / ``ldb`` elements apart and contiguous along rows. Read only.
-    lda, ldb, ldc : int
-        Leading dimensions (row strides, in elements) of the row-major A, B and C.
-    C : writable buffer of float32
-        Updated in place.
-
-    Returns
-    -------
-    C
-        The same object, updated.
-
-    Raises
-    ------
-    ValueError
-        A bad size, leading dimension, trans flag or alpha/beta, or a buffer too small for its matrix; the
-        message names the argument. C is left untouched.
-    TypeError
-        A buffer of another dtype, or a size given as a float or bool.
-
-    See Also
-    --------
-    gemmkit.gemm : the same product on whole 2-D arrays, shapes taken from the arrays.
-
-    Examples
-    --------
-    >>> import numpy as np, gemmkit
-    >>> A, B = np.ones((2, 4), np.float32), np.ones((3, 4), np.float32)
-    >>> C = np.zeros((2, 3), np.float32)
-    >>> gemmkit.sgemm('N', 'T', 2, 3, 4, 1.0, A, 4, B, 4, 0.0, C, 3)
-    array([[4., 4., 4.],
-           [4., 4., 4.]], dtype=float32)
-    """
-    return _gemm("sgemm", "float32", transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
-
-
-def dgemm(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
-    """C := alpha * op(A) @ op(B) + beta * C, row-major float64, in place.
-
-    Parameters
-    ----------
-    transa, transb : str
-        ``'N'`` (op(X) = X) or ``'T'`` (op(X) = X^T), either case.
-    M, N, K : int
-        op(A) is M x K, op(B) K x N, C M x N. Python or NumPy integers (a float or a bool is a
-        ``TypeError``).
-    alpha, beta : float
-        The scale factors; they must be representable in the routine's type. With ``beta = 0`` C is not read.
-    A, B : buffer of float64
-        A NumPy array or any buffer of that dtype: 1-D (flat memory, as the C API sees it) or 2-D with rows
-        exactly ``lda`` / ``ldb`` elements apart and contiguous along rows. Read only.
-    lda, ldb, ldc : int
-        Leading dimensions (row strides, in elements) of the row-major A, B and C.
-    C : writable buffer of float64
-        Updated in place.
-
-    Returns
-    -------
-    C
-        The same object, updated.
-
-    Raises
-    ------
-    ValueError
-        A bad size, leading dimension, trans flag or alpha/beta, or a buffer too small for its matrix; the
-        message names the argument. C is left untouched.
-    TypeError
-        A buffer of another dtype, or a size given as a float or bool.
-
-    Examples
-    --------
-    >>> import numpy as np, gemmkit
-    >>> A = np.arange(6.0).reshape(2, 3); B = np.eye(3); C = np.ones((2, 3))
-    >>> gemmkit.dgemm('N', 'N', 2, 3, 3, 2.0, A, 3, B, 3, 1.0, C, 3)
-    array([[ 1.,  3.,  5.],
-           [ 7.,  9., 11.]])
-    """
-    return _gemm("dgemm", "float64", transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
-
-
-def cgemm(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
-    """C := alpha * op(A) @ op(B) + beta * C, row-major complex64, in place.
-
-    Parameters
-    ----------
-    transa, transb : str
-        ``'N'`` (op(X) = X) or ``'T'`` (op(X) = X^T), either case; also ``'C'`` (op(X) = X^H) and ``'R'`` (conj(X), no transpose).
-    M, N, K : int
-        op(A) is M x K, op(B) K x N, C M x N. Python or NumPy integers (a float or a bool is a
-        ``TypeError``).
-    alpha, beta : complex
-        The scale factors; they must be representable in the routine's type. With ``beta = 0`` C is not read.
-    A, B : buffer of complex64
-        A NumPy array or any buffer of that dtype: 1-D (flat memory, as the C API sees it) or 2-D with rows
-        exactly ``lda`` / ``ldb`` elements apart and contiguous along rows. Read only.
-    lda, ldb, ldc : int
-        Leading dimensions (row strides, in elements) of the row-major A, B and C.
-    C : writable buffer of complex64
-        Updated in place.
-
-    Returns
-    -------
-    C
-        The same object, updated.
-
-    Raises
-    ------
-    ValueError
-        A bad size, leading dimension, trans flag or alpha/beta, or a buffer too small for its matrix; the
-        message names the argument. C is left untouched.
-    TypeError
-        A buffer of another dtype, or a size given as a float or bool.
-
-    Examples
-    --------
-    >>> import numpy as np, gemmkit
-    >>> A = np.array([[1j, 1]], np.complex64); C = np.zeros((1, 1), np.complex64)
-    >>> gemmkit.cgemm('N', 'C', 1, 1, 2, 1.0, A, 2, A, 2, 0.0, C, 1)     # A @ A^H
-    array([[2.+0.j]], dtype=complex64)
-    """
-    return _gemm("cgemm", "complex64", transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
-
-
-def zgemm(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
-    """C := alpha * op(A) @ op(B) + beta * C, row-major complex128, in place.
-
-    Parameters
-    ----------
-    transa, transb : str
-        ``'N'`` (op(X) = X) or ``'T'`` (op(X) = X^T), either case; also ``'C'`` (op(X) = X^H) and ``'R'`` (conj(X), no transpose).
-    M, N, K : int
-        op(A) is M x K, op(B) K x N, C M x N. Python or NumPy integers (a float or a bool is a
-        ``TypeError``).
-    alpha, beta : complex
-        The scale factors; they must be representable in the routine's type. With ``beta = 0`` C is not read.
-    A, B : buffer of complex128
-        A NumPy array or any buffer of that dtype: 1-D (flat memory, as the C API sees it) or 2-D with rows
-        exactly ``lda`` / ``ldb`` elements apart and contiguous along rows. Read only.
-    lda, ldb, ldc : int
-        Leading dimensions (row strides, in elements) of the row-major A, B and C.
-    C : writable buffer of complex128
-        Updated in place.
-
-    Returns
-    -------
-    C
-        The same object, updated.
-
-    Raises
-    ------
-    ValueError
-        A bad size, leading dimension, trans flag or alpha/beta, or a buffer too small for its matrix; the
-        message names the argument. C is left untouched.
-    TypeError
-        A buffer of another dtype, or a size given as a float or bool.
-
-    Examples
-    --------
-    >>> import numpy as np, gemmkit
-    >>> A = np.array([[1 + 1j, 2]]); C = np.zeros((1, 1), complex)
-    >>> gemmkit.zgemm('N', 'T', 1, 1, 2, 1j, A, 2, A, 2, 0.0, C, 1)      # 1j * A @ A^T
-    array([[-2.+4.j]])
-    """
-    return _gemm("zgemm", "complex128", transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
-
-
-# ---- float16 and bfloat16 ----------------------------------------------------------------------
-
-cdef object _bfloat16_bits(object x, str name):
-    """A bfloat16 NumPy array (ml_dtypes) as its uint16 bits (a view; NumPy exports no buffer for it)."""
-    dt = getattr(x, "dtype", None)
-    if getattr(dt, "name", None) != "bfloat16" or not isinstance(x, np.ndarray):
-        got = dt if dt is not None else type(x).__name__
-        raise TypeError(f"{name} must be a bfloat16 NumPy array (ml_dtypes.bfloat16), got {got}")
-    return x.view(np.uint16)
-
-
-cdef object _gemm_half(str fn, bint bf16, transa, transb, M_, N_, K_, alpha, A, lda_, B, ldb_, beta, C, ldc_):
-    """float16 / bfloat16: checks as for the float family (scalars as float32), then gemmkit_hgemm /
-    gemmkit_bf16gemm."""
-    cdef char ta = _trans_flag(transa, "transa"), tb = _trans_flag(transb, "transb")
-    cdef int64_t M, N, K, lda, ldb, ldc
-    M, N, K, lda, ldb, ldc = _sizes(ta, tb, M_, N_, K_, lda_, ldb_, ldc_)
-    cdef float al = _real_arg(alpha, "alpha", True), be = _real_arg(beta, "beta", True)
-    cdef str dtype = "float16"
-    if bf16:
-        A, B, C_bits = _bfloat16_bits(A, "A"), _bfloat16_bits(B, "B"), _bfloat16_bits(C, "C")
-        dtype = "uint16"
-    else:
-        C_bits = C
-    cdef _Operand a = _Operand(), b = _Operand(), c = _Operand()
-    _acquire_abc(a, b, c, A, B, C_bits, dtype, dtype, dtype, ta, tb, M, N, K, lda, ldb, ldc, al != 0)
-    cdef int st
-    with nogil:
-        st = _call_half_gemm(bf16, ta, tb, M, N, K, al, a.ptr, lda, b.ptr, ldb, be, c.ptr, ldc)
-    _raise_status(st, fn)
-    return C
-
-
-def gemm_bf16bf16f32(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
-    """C := alpha * op(A) @ op(B) + beta * C with bfloat16 A and B and a float32 C, in place.
-
-    oneDNN's ``gemm_bf16bf16f32`` (and NumPy's bfloat16 matmul): the operands widened exactly, float32
-    arithmetic, C float32.
-
-    Parameters
-    ----------
-    transa, transb : str
-        ``'N'`` (op(X) = X) or ``'T'`` (op(X) = X^T), either case.
-    M, N, K : int
-        op(A) is M x K, op(B) K x N, C M x N. Python or NumPy integers (a float or a bool is a
-        ``TypeError``).
-    alpha, beta : float
-        The scale factors; they must be representable in the routine's type. With ``beta = 0`` C is not read.
-    A, B : buffer of bfloat16 (``ml_dtypes``)
-        A NumPy array or any buffer of that dtype: 1-D (flat memory, as the C API sees it) or 2-D with rows
-        exactly ``lda`` / ``ldb`` elements apart and contiguous along rows. Read only.
-    lda, ldb, ldc : int
-        Leading dimensions (row strides, in elements) of the row-major A, B and C.
-    C : writable buffer of float32
-        Updated in place.
-
-    Returns
-    -------
-    C
-        The same object, updated.
-
-    Raises
-    ------
-    ValueError
-        A bad size, leading dimension, trans flag or alpha/beta, or a buffer too small for its matrix; the
-        message names the argument. C is left untouched.
-    TypeError
-        A buffer of another dtype, or a size given as a float or bool.
-
-    Examples
-    --------
-    >>> import numpy as np, gemmkit, ml_dtypes
-    >>> A = np.full((1, 4), 1.5, ml_dtypes.bfloat16); C = np.zeros((1, 1), np.float32)
-    >>> gemmkit.gemm_bf16bf16f32('N', 'T', 1, 1, 4, 1.0, A, 4, A, 4, 0.0, C, 1)
-    array([[9.]], dtype=float32)
-    """
-    cdef char ta = _trans_flag(transa, "transa"), tb = _trans_flag(transb, "transb")
-    cdef int64_t M_, N_, K_, lda_, ldb_, ldc_
-    M_, N_, K_, lda_, ldb_, ldc_ = _sizes(ta, tb, M, N, K, lda, ldb, ldc)
-    cdef float al = _real_arg(alpha, "alpha", True), be = _real_arg(beta, "beta", True)
-    cdef _Operand a = _Operand(), b = _Operand(), c = _Operand()
-    _acquire_abc(a, b, c, _bfloat16_bits(A, "A"), _bfloat16_bits(B, "B"), C, "uint16", "uint16", "float32", ta, tb,
-                 M_, N_, K_, lda_, ldb_, ldc_, al != 0)
-    cdef int st
-    with nogil:
-        st = gemmkit_gemm_bf16bf16f32(ta, tb, M_, N_, K_, al, <const uint16_t *>a.ptr, lda_,
-                                      <const uint16_t *>b.ptr, ldb_, be, <float *>c.ptr, ldc_)
-    _raise_status(st, "gemm_bf16bf16f32")
-    return C
-
-
-def hgemm(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
-    """C := alpha * op(A) @ op(B) + beta * C for float16, in place: float32 arithmetic, one rounding.
-
-    A and B are widened exactly to float32, the sums run in float32 and alpha * AB + beta * C is rounded once to
-    nearest even into float16 (overflow gives +-inf).
-
-    Parameters
-    ----------
-    transa, transb : str
-        ``'N'`` (op(X) = X) or ``'T'`` (op(X) = X^T), either case.
-    M, N, K : int
-        op(A) is M x K, op(B) K x N, C M x N. Python or NumPy integers (a float or a bool is a
-        ``TypeError``).
-    alpha, beta : float
-        The scale factors; they must be representable in the routine's type. With ``beta = 0`` C is not read.
-    A, B : buffer of float16
-        A NumPy array or any buffer of that dtype: 1-D (flat memory, as the C API sees it) or 2-D with rows
-        exactly ``lda`` / ``ldb`` elements apart and contiguous along rows. Read only.
-    lda, ldb, ldc : int
-        Leading dimensions (row strides, in elements) of the row-major A, B and C.
-    C : writable buffer of float16
-        Updated in place.
-
-    Returns
-    -------
-    C
-        The same object, updated.
-
-    Raises
-    ------
-    ValueError
-        A bad size, leading dimension, trans flag or alpha/beta, or a buffer too small for its matrix; the
-        message names the argument. C is left untouched.
-    TypeError
-        A buffer of another dtype, or a size given as a float or bool.
-
-    Examples
-    --------
-    >>> import numpy as np, gemmkit
-    >>> A = np.full((2, 2), 0.5, np.float16); C = np.zeros((2, 2), np.float16)
-    >>> gemmkit.hgemm('N', 'N', 2, 2, 2, 1.0, A, 2, A, 2, 0.0, C, 2)
-    array([[0.5, 0.5],
-           [0.5, 0.5]], dtype=float16)
-    """
-    return _gemm_half("hgemm", False, transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
-
-
-def bf16gemm(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
-    """C := alpha * op(A) @ op(B) + beta * C for bfloat16 arrays (``ml_dtypes.bfloat16``), in place.
-
-    Float32 arithmetic, one rounding to nearest even into bfloat16, as :func:`hgemm`.
-
-    Parameters
-    ----------
-    transa, transb : str
-        ``'N'`` (op(X) = X) or ``'T'`` (op(X) = X^T), either case.
-    M, N, K : int
-        op(A) is M x K, op(B) K x N, C M x N. Python or NumPy integers (a float or a bool is a
-        ``TypeError``).
-    alpha, beta : float
-        The scale factors; they must be representable in the routine's type. With ``beta = 0`` C is not read.
-    A, B : buffer of bfloat16
-        A NumPy array or any buffer of that dtype: 1-D (flat memory, as the C API sees it) or 2-D with rows
-        exactly ``lda`` / ``ldb`` elements apart and contiguous along rows. Read only.
-    lda, ldb, ldc : int
-        Leading dimensions (row strides, in elements) of the row-major A, B and C.
-    C : writable buffer of bfloat16
-        Updated in place.
-
-    Returns
-    -------
-    C
-        The same object, updated.
-
-    Raises
-    ------
-    ValueError
-        A bad size, leading dimension, trans flag or alpha/beta, or a buffer too small for its matrix; the
-        message names the argument. C is left untouched.
-    TypeError
-        A buffer of another dtype, or a size given as a float or bool.
-
-    Examples
-    --------
-    >>> import numpy as np, gemmkit, ml_dtypes
-    >>> A = np.ones((2, 3), ml_dtypes.bfloat16); C = np.zeros((2, 2), ml_dtypes.bfloat16)
-    >>> C = gemmkit.bf16gemm('N', 'T', 2, 2, 3, 1.0, A, 3, A, 3, 0.0, C, 2)
-    >>> C.astype(np.float32)
-    array([[3., 3.],
-           [3., 3.]], dtype=float32)
-    """
-    return _gemm_half("bf16gemm", True, transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
-
-
-# ---- int32, int64, uint32, uint64 (wrap-around) ------------------------------------------------
-
-cdef object _gemm_wrap(str fn, str dtype, transa, transb, M_, N_, K_, alpha, A, lda_, B, ldb_, beta, C, ldc_):
-    """The integer family: checks as for the float family (A and B are read even when alpha = 0: the
-    product's float64 scaling gives NaN for an infinite alpha), then gemmkit_gemm_<i/u><32/64>."""
-    cdef char ta = _trans_flag(transa, "transa"), tb = _trans_flag(transb, "transb")
-    cdef int64_t M, N, K, lda, ldb, ldc
-    M, N, K, lda, ldb, ldc = _sizes(ta, tb, M_, N_, K_, lda_, ldb_, ldc_)
-    cdef double al = _real_arg(alpha, "alpha", False), be = _real_arg(beta, "beta", False)
-    cdef _Operand a = _Operand(), b = _Operand(), c = _Operand()
-    _acquire_abc(a, b, c, A, B, C, dtype, dtype, dtype, ta, tb, M, N, K, lda, ldb, ldc, True)
-    cdef int st, typenum = np.dtype(dtype).num
-    with nogil:
-        st = _call_wrap_gemm(typenum, ta, tb, M, N, K, al, a.ptr, lda, b.ptr, ldb, be, c.ptr, ldc)
-    _raise_status(st, fn)
-    return C
-
-
-def gemm_i32(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
-    """int32 Gemm as ONNX computes it: the product wraps modulo 2^32, alpha and beta scale it in float64,
-    the result is truncated back (see gemmkit.h); C in place."""
-    return _gemm_wrap("gemm_i32", "int32", transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
-
-
-def gemm_i64(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
-    """int64 Gemm as ONNX computes it (as gemm_i32, modulo 2^64)."""
-    return _gemm_wrap("gemm_i64", "int64", transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
-
-
-def gemm_u32(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
-    """uint32 Gemm as ONNX computes it (as gemm_i32, unsigned)."""
-    return _gemm_wrap("gemm_u32", "uint32", transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
-
-
-def gemm_u64(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
-    """uint64 Gemm as ONNX computes it (as gemm_i64, unsigned)."""
-    return _gemm_wrap("gemm_u64", "uint64", transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
-cdef class _Stack:
-    """An N-D buffer (N >= 2) seen as a stack of row-major matrices in its last two axes: rows `ld`
-    elements apart, unit stride along a row; its batch axes' sizes and strides in elements."""
-    cdef Py_buffer view
-    cdef bint held
-    cdef char *ptr
-    cdef int64_t rows, cols, ld
-    cdef list sizes, strides
-
-    def __dealloc__(self):
-        if self.held:
-            PyBuffer_Release(&self.view)
-
-    cdef int acquire(self, object obj, str name, str dtype, bint writable) except -1:
+    cdef int acquire_stack(self, object obj, str name, int num, bint writable) except -1:
+        """An N-D buffer (N >= 2) of dtype `num` seen as a stack of row-major matrices in its last two axes:
+        rows `ld` elements apart, unit stride along a row; its batch axes' strides in elements (steps)."""
         cdef int flags = PyBUF_STRIDES | PyBUF_FORMAT | (PyBUF_WRITABLE if writable else 0)
         try:
             PyObject_GetBuffer(obj, &self.view, flags)
         except Exception as e:
-            raise TypeError(f"{name} must be a {'writable ' if writable else ''}{dtype} array ({e})") from None
+            raise TypeError(f"{name} must be a {'writable ' if writable else ''}{DTYPE_NAMES[num]} array ({e})") from None
         self.held = True
-        if not _format_is(self.view.format, self.view.itemsize, dtype):
-            raise TypeError(f"{name} must have dtype {dtype}, got {_dtype_of(self.view.format, self.view.itemsize)}")
+        if _format_num(self.view.format, self.view.itemsize) != num:
+            raise TypeError(f"{name} must have dtype {DTYPE_NAMES[num]}, "
+                            f"got {_dtype_of(self.view.format, self.view.itemsize)}")
         cdef int nd = self.view.ndim, d
         if nd < 2:
             raise ValueError(f"{name} must have at least 2 dimensions (a matrix or a stack), got {nd}-D")
@@ -791,8 +337,9 @@ cdef class _Stack:
         self.ptr = <char *>self.view.buf
         self.rows, self.cols = self.view.shape[nd - 2], self.view.shape[nd - 1]
         self.ld = max(1, self.cols)
-        self.sizes = [self.view.shape[d] for d in range(nd - 2)]
-        self.strides = [0] * (nd - 2)
+        self.steps = <int64_t *>calloc(nd, sizeof(int64_t))
+        if self.steps == NULL:
+            raise MemoryError()
         for d in range(nd):
             if self.view.shape[d] == 0:
                 return 0  # empty: nothing is read or written
@@ -810,28 +357,313 @@ cdef class _Stack:
             if self.view.shape[d] > 1:
                 if self.view.strides[d] % isz != 0:
                     raise ValueError(f"{name}: matrices must be whole elements apart")
-                self.strides[d] = self.view.strides[d] // isz
+                self.steps[d] = self.view.strides[d] // isz
         return 0
 
+    cdef list batch_sizes(self):
+        """acquire_stack's batch axes' sizes."""
+        return [self.view.shape[d] for d in range(self.view.ndim - 2)]
+
     cdef list batch_axes(self, list batch_shape, str name):
-        """(size, stride) of each of the output's batch axes for this operand, broadcast NumPy's way:
+        """(size, stride) of each of the output's batch axes for this stack, broadcast NumPy's way:
         missing or size-1 axes have stride 0."""
-        cdef int lead = len(batch_shape) - len(self.sizes)
+        cdef int nb = self.view.ndim - 2
+        cdef int lead = len(batch_shape) - nb
         if lead < 0:
             raise ValueError(f"{name} has more batch axes than the output")
         out = []
         for d, n in enumerate(batch_shape):
-            if d < lead or self.sizes[d - lead] == 1:
+            if d < lead or self.view.shape[d - lead] == 1:
                 out.append(0)
-            elif self.sizes[d - lead] == n:
-                out.append(self.strides[d - lead])
+            elif self.view.shape[d - lead] == n:
+                out.append(self.steps[d - lead])
             else:
-                raise ValueError(f"{name}'s batch axes {tuple(self.sizes)} do not broadcast to {tuple(batch_shape)}")
+                raise ValueError(f"{name}'s batch axes {tuple(self.batch_sizes())} do not broadcast to "
+                                 f"{tuple(batch_shape)}")
         return out
 
+    cdef int acquire_strided(self, object obj, str name, tuple nums, tuple shape, bint writable) except -1:
+        """An array of one of the dtypes `nums` and exactly `shape` (0 strides: repeated), its strides in elements."""
+        cdef int flags = PyBUF_STRIDES | PyBUF_FORMAT
+        if writable:
+            flags |= PyBUF_WRITABLE
+        try:
+            PyObject_GetBuffer(obj, &self.view, flags)
+        except (BufferError, ValueError, TypeError) as e:
+            raise TypeError(f"{name} must be a{' writable' if writable else ''} array ({e})") from None
+        self.held = True
+        self.ptr = <char *>self.view.buf
+        if _format_num(self.view.format, self.view.itemsize) not in nums:
+            raise TypeError(f"{name} must have dtype {' or '.join(DTYPE_NAMES[n] for n in nums)}, "
+                            f"got {_dtype_of(self.view.format, self.view.itemsize)}")
+        if self.view.ndim != len(shape) or self.view.ndim > GEMMKIT_QADD_MAX_DIMS:
+            raise ValueError(f"{name} must have {len(shape)} dimensions (at most {GEMMKIT_QADD_MAX_DIMS})")
+        self.steps = <int64_t *>calloc(max(1, self.view.ndim), sizeof(int64_t))
+        if self.steps == NULL:
+            raise MemoryError()
+        cdef int d
+        for d in range(self.view.ndim):
+            if self.view.shape[d] != shape[d]:
+                raise ValueError(f"{name} has shape {tuple(self.view.shape[i] for i in range(self.view.ndim))}, "
+                                 f"expected {shape}")
+            if self.view.strides[d] % self.view.itemsize != 0:
+                raise ValueError(f"{name}: stride {self.view.strides[d]} bytes is not a whole number of elements")
+            self.steps[d] = self.view.strides[d] // self.view.itemsize
+        return 0
 
-cdef int _run_stack(int kind, char ta, char tb, int64_t M, int64_t N, int64_t K, double complex al,
-                    _Stack a, int64_t sa, _Stack b, int64_t sb, double complex be, _Stack c, int64_t sc,
+
+cdef int raise_status(int st, str fn) except -1:
+    """The Python exception of a gemmkit_status_t (nothing for 0)."""
+    if st == 0:
+        return 0
+    if st == 1:
+        raise MemoryError(f"{fn}: out of memory")
+    if st == 2:
+        raise ValueError(f"{fn}: invalid arguments")
+    raise NotImplementedError(f"{fn}: unimplemented (status {st})")
+
+
+# ---- the GEMMs' one call into C (plain entries, stacks and the fast paths alike) ---------------------
+
+cdef int gemm_nogil(int ab_num, int c_num, char ta, char tb, int64_t M, int64_t N, int64_t K, double complex al,
+                    const void *A, int64_t lda, int64_t sa, const void *B, int64_t ldb, int64_t sb,
+                    double complex be, void *C, int64_t ldc, int64_t sc, int64_t batch) noexcept nogil:
+    """C[i] := alpha op(A[i]) op(B[i]) + beta C[i] for i < batch (X[i] at X + i * sx elements) by the operands'
+    and C's NumPy type numbers: gemmkit_<s|d|c|z|h|bf16>gemm_batch, gemmkit_gemm_bf16bf16f32_batch (bfloat16
+    operands, a float32 C), or gemmkit_gemm_<i32|i64|u32|u64> (one matrix only). alpha and beta are narrowed
+    to the routine's scalar type here, once for every caller. Returns the status."""
+    cdef gemmkit_complex64_t a64, b64
+    cdef gemmkit_complex128_t a128, b128
+    if ab_num == cnp.NPY_FLOAT32:
+        return gemmkit_sgemm_batch(ta, tb, M, N, K, <float>al.real, <const float *>A, lda, sa, <const float *>B, ldb,
+                                   sb, <float>be.real, <float *>C, ldc, sc, batch)
+    if ab_num == cnp.NPY_FLOAT64:
+        return gemmkit_dgemm_batch(ta, tb, M, N, K, al.real, <const double *>A, lda, sa, <const double *>B, ldb, sb,
+                                   be.real, <double *>C, ldc, sc, batch)
+    if ab_num == cnp.NPY_COMPLEX64:
+        a64.re = <float>al.real; a64.im = <float>al.imag; b64.re = <float>be.real; b64.im = <float>be.imag
+        return gemmkit_cgemm_batch(ta, tb, M, N, K, a64, <const gemmkit_complex64_t *>A, lda, sa,
+                                   <const gemmkit_complex64_t *>B, ldb, sb, b64, <gemmkit_complex64_t *>C, ldc, sc,
+                                   batch)
+    if ab_num == cnp.NPY_COMPLEX128:
+        a128.re = al.real; a128.im = al.imag; b128.re = be.real; b128.im = be.imag
+        return gemmkit_zgemm_batch(ta, tb, M, N, K, a128, <const gemmkit_complex128_t *>A, lda, sa,
+                                   <const gemmkit_complex128_t *>B, ldb, sb, b128, <gemmkit_complex128_t *>C, ldc,
+                                   sc, batch)
+    if ab_num == cnp.NPY_FLOAT16:
+        return gemmkit_hgemm_batch(ta, tb, M, N, K, <float>al.real, <const uint16_t *>A, lda, sa,
+                                   <const uint16_t *>B, ldb, sb, <float>be.real, <uint16_t *>C, ldc, sc, batch)
+    if ab_num == _bfloat16_num and ab_num != -1:
+        if c_num == cnp.NPY_FLOAT32:
+            return gemmkit_gemm_bf16bf16f32_batch(ta, tb, M, N, K, <float>al.real, <const uint16_t *>A, lda, sa,
+                                                  <const uint16_t *>B, ldb, sb, <float>be.real, <float *>C, ldc, sc,
+                                                  batch)
+        return gemmkit_bf16gemm_batch(ta, tb, M, N, K, <float>al.real, <const uint16_t *>A, lda, sa,
+                                      <const uint16_t *>B, ldb, sb, <float>be.real, <uint16_t *>C, ldc, sc, batch)
+    if batch != 1:
+        return 3  # the wrap-around integers have no batch entry
+    if ab_num == cnp.NPY_INT32 or ab_num == cnp.NPY_UINT32:
+        if ab_num == cnp.NPY_INT32:
+            return gemmkit_gemm_i32(ta, tb, M, N, K, al.real, <const int32_t *>A, lda, <const int32_t *>B, ldb,
+                                    be.real, <int32_t *>C, ldc)
+        return gemmkit_gemm_u32(ta, tb, M, N, K, al.real, <const uint32_t *>A, lda, <const uint32_t *>B, ldb, be.real,
+                                <uint32_t *>C, ldc)
+    if ab_num == cnp.NPY_INT64:
+        return gemmkit_gemm_i64(ta, tb, M, N, K, al.real, <const int64_t *>A, lda, <const int64_t *>B, ldb, be.real,
+                                <int64_t *>C, ldc)
+    if ab_num == cnp.NPY_UINT64:
+        return gemmkit_gemm_u64(ta, tb, M, N, K, al.real, <const uint64_t *>A, lda, <const uint64_t *>B, ldb, be.real,
+                                <uint64_t *>C, ldc)
+    return 2
+
+
+# ---- plain GEMMs: float32, float64, complex64, complex128, float16, bfloat16, wrap-around integers --------
+
+cdef (int64_t, int64_t, int64_t, int64_t, int64_t, int64_t) _sizes(char ta, char tb, M_, N_, K_, lda_, ldb_,
+                                                                   ldc_) except *:
+    """M, N, K and the leading dimensions as checked integers (the same rules for every GEMM family)."""
+    cdef int64_t M = _int_arg(M_, "M"), N = _int_arg(N_, "N"), K = _int_arg(K_, "K")
+    cdef int64_t lda = _int_arg(lda_, "lda"), ldb = _int_arg(ldb_, "ldb"), ldc = _int_arg(ldc_, "ldc")
+    _check_dims_lds(ta, tb, M, N, K, lda, ldb, ldc)
+    return M, N, K, lda, ldb, ldc
+
+
+cdef int _acquire_abc(_Buffer a, _Buffer b, _Buffer c, A, B, C, int a_num, int b_num, int c_num, char ta, char tb,
+                      int64_t M, int64_t N, int64_t K, int64_t lda, int64_t ldb, int64_t ldc,
+                      bint reads_ab) except -1:
+    """A, B (read when reads_ab and there is a product) and C (written) held and checked for op(A) M x K,
+    op(B) K x N, C M x N with their leading dimensions."""
+    cdef bint work = M > 0 and N > 0
+    reads_ab = reads_ab and work and K > 0
+    a.acquire(A, "A", a_num, (K if _is_t(ta) else M) if reads_ab else 0,
+              (M if _is_t(ta) else K) if reads_ab else 0, lda, False)
+    b.acquire(B, "B", b_num, (N if _is_t(tb) else K) if reads_ab else 0,
+              (K if _is_t(tb) else N) if reads_ab else 0, ldb, False)
+    c.acquire(C, "C", c_num, M if work else 0, N if work else 0, ldc, True)
+    return 0
+
+
+cdef object _gemm(str fn, int ab_num, int c_num, transa, transb, M_, N_, K_, alpha, A, lda_, B, ldb_, beta, C, ldc_):
+    """Every plain GEMM entry: checks in oneDNN's order, buffers acquired, C computed in place by gemm_nogil.
+    Complex types take 'C' / 'R' flags and complex scalars; float32, complex64 and the 16-bit types take
+    scalars representable in float32; the wrap-around integers read A and B even when alpha = 0 (the
+    product's float64 scaling gives NaN for an infinite alpha). ab_num BFLOAT16: A and B are bfloat16
+    arrays (C too when c_num is BFLOAT16), passed as their bits."""
+    cdef bint cplx = ab_num == cnp.NPY_COMPLEX64 or ab_num == cnp.NPY_COMPLEX128
+    cdef bint wrap = (ab_num == cnp.NPY_INT32 or ab_num == cnp.NPY_INT64 or ab_num == cnp.NPY_UINT32
+                      or ab_num == cnp.NPY_UINT64)
+    cdef bint half = ab_num == cnp.NPY_FLOAT16 or ab_num == BFLOAT16
+    cdef bint single = not (wrap or ab_num == cnp.NPY_FLOAT64 or ab_num == cnp.NPY_COMPLEX128)
+    cdef char ta = _trans_flag(transa, "transa", cplx), tb = _trans_flag(transb, "transb", cplx)
+    cdef int64_t M, N, K, lda, ldb, ldc
+    M, N, K, lda, ldb, ldc = _sizes(ta, tb, M_, N_, K_, lda_, ldb_, ldc_)
+    cdef double complex al, be
+    if cplx:
+        al = _complex_arg(alpha, "alpha", single)
+        be = _complex_arg(beta, "beta", single)
+    else:
+        al = _real_arg(alpha, "alpha", single)
+        be = _real_arg(beta, "beta", single)
+    cdef int a_num = ab_num, c_buf = c_num  # the buffers' dtypes (bfloat16: its bits)
+    C_bits = C
+    if ab_num == BFLOAT16:
+        A, B = _bfloat16_bits(A, "A"), _bfloat16_bits(B, "B")
+        a_num, ab_num = cnp.NPY_UINT16, _bfloat16_num
+        if c_num == BFLOAT16:
+            C_bits = _bfloat16_bits(C, "C")
+            c_buf, c_num = cnp.NPY_UINT16, _bfloat16_num
+    cdef _Buffer a = _Buffer(), b = _Buffer(), c = _Buffer()
+    _acquire_abc(a, b, c, A, B, C_bits, a_num, a_num, c_buf, ta, tb, M, N, K, lda, ldb, ldc,
+                 wrap or ((<float>al.real != 0) if half else al != 0))
+    cdef int st
+    with nogil:
+        st = gemm_nogil(ab_num, c_num, ta, tb, M, N, K, al, a.ptr, lda, 0, b.ptr, ldb, 0, be, c.ptr, ldc, 0, 1)
+    raise_status(st, fn)
+    return C
+
+
+cdef object _entry(str fn, int ab_num, int c_num, str doc):
+    """The public plain entry `fn` for operands of type ab_num and a C of type c_num (see _gemm)."""
+    def entry(transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
+        return _gemm(fn, ab_num, c_num, transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
+    entry.__name__ = entry.__qualname__ = fn
+    entry.__doc__ = doc
+    return entry
+
+
+# The docstrings of the float and 16-bit entries, from one template.
+_GEMM_DOC = """{summary}
+
+    Parameters
+    ----------
+    transa, transb : str
+        ``'N'`` (op(X) = X) or ``'T'`` (op(X) = X^T), either case{conj}.
+    M, N, K : int
+        op(A) is M x K, op(B) K x N, C M x N. Python or NumPy integers (a float or a bool is a
+        ``TypeError``).
+    alpha, beta : {scalar}
+        The scale factors; they must be representable in the routine's type. With ``beta = 0`` C is not read.
+    A, B : buffer of {ab}
+        A NumPy array or any buffer of that dtype: 1-D (flat memory, as the C API sees it) or 2-D with rows
+        exactly ``lda`` / ``ldb`` elements apart and contiguous along rows. Read only.
+    lda, ldb, ldc : int
+        Leading dimensions (row strides, in elements) of the row-major A, B and C.
+    C : writable buffer of {c}
+        Updated in place.
+
+    Returns
+    -------
+    C
+        The same object, updated.
+
+    Raises
+    ------
+    ValueError
+        A bad size, leading dimension, trans flag or alpha/beta, or a buffer too small for its matrix; the
+        message names the argument. C is left untouched.
+    TypeError
+        A buffer of another dtype, or a size given as a float or bool.
+{see_also}
+    Examples
+    --------
+    >>> import numpy as np, gemmkit{imports}
+{examples}
+    """
+_CONJ = "; also ``'C'`` (op(X) = X^H) and ``'R'`` (conj(X), no transpose)"
+_SUMMARY = "C := alpha * op(A) @ op(B) + beta * C"
+_FLOAT_DOCS = {  # name -> summary, conj, scalar, A and B's type, C's type, see also, imports, examples
+        "sgemm": (f"{_SUMMARY}, row-major float32, in place (oneDNN's ``dnnl_sgemm``).", "", "float", "float32",
+         "float32", "\n    See Also\n    --------\n    gemmkit.gemm : the same product on whole 2-D arrays, shapes "
+         "taken from the arrays.\n", "", """\
+    >>> A, B = np.ones((2, 4), np.float32), np.ones((3, 4), np.float32)
+    >>> C = np.zeros((2, 3), np.float32)
+    >>> gemmkit.sgemm('N', 'T', 2, 3, 4, 1.0, A, 4, B, 4, 0.0, C, 3)
+    array([[4., 4., 4.],
+           [4., 4., 4.]], dtype=float32)"""),
+        "dgemm": (f"{_SUMMARY}, row-major float64, in place.", "", "float", "float64", "float64", "", "", """\
+    >>> A = np.arange(6.0).reshape(2, 3); B = np.eye(3); C = np.ones((2, 3))
+    >>> gemmkit.dgemm('N', 'N', 2, 3, 3, 2.0, A, 3, B, 3, 1.0, C, 3)
+    array([[ 1.,  3.,  5.],
+           [ 7.,  9., 11.]])"""),
+        "cgemm": (f"{_SUMMARY}, row-major complex64, in place.", _CONJ, "complex", "complex64", "complex64", "", "", """\
+    >>> A = np.array([[1j, 1]], np.complex64); C = np.zeros((1, 1), np.complex64)
+    >>> gemmkit.cgemm('N', 'C', 1, 1, 2, 1.0, A, 2, A, 2, 0.0, C, 1)     # A @ A^H
+    array([[2.+0.j]], dtype=complex64)"""),
+        "zgemm": (f"{_SUMMARY}, row-major complex128, in place.", _CONJ, "complex", "complex128", "complex128", "", "",
+         """\
+    >>> A = np.array([[1 + 1j, 2]]); C = np.zeros((1, 1), complex)
+    >>> gemmkit.zgemm('N', 'T', 1, 1, 2, 1j, A, 2, A, 2, 0.0, C, 1)      # 1j * A @ A^T
+    array([[-2.+4.j]])"""),
+        "hgemm": (f"""{_SUMMARY} for float16, in place: float32 arithmetic, one rounding.
+
+    A and B are widened exactly to float32, the sums run in float32 and alpha * AB + beta * C is rounded once to
+    nearest even into float16 (overflow gives +-inf).""", "", "float", "float16", "float16", "", "", """\
+    >>> A = np.full((2, 2), 0.5, np.float16); C = np.zeros((2, 2), np.float16)
+    >>> gemmkit.hgemm('N', 'N', 2, 2, 2, 1.0, A, 2, A, 2, 0.0, C, 2)
+    array([[0.5, 0.5],
+           [0.5, 0.5]], dtype=float16)"""),
+        "bf16gemm": (f"""{_SUMMARY} for bfloat16 arrays (``ml_dtypes.bfloat16``), in place.
+
+    Float32 arithmetic, one rounding to nearest even into bfloat16, as :func:`hgemm`.""", "", "float", "bfloat16",
+         "bfloat16", "", ", ml_dtypes", """\
+    >>> A = np.ones((2, 3), ml_dtypes.bfloat16); C = np.zeros((2, 2), ml_dtypes.bfloat16)
+    >>> C = gemmkit.bf16gemm('N', 'T', 2, 2, 3, 1.0, A, 3, A, 3, 0.0, C, 2)
+    >>> C.astype(np.float32)
+    array([[3., 3.],
+           [3., 3.]], dtype=float32)"""),
+        "gemm_bf16bf16f32": (f"""{_SUMMARY} with bfloat16 A and B and a float32 C, in place.
+
+    oneDNN's ``gemm_bf16bf16f32`` (and NumPy's bfloat16 matmul): the operands widened exactly, float32
+    arithmetic, C float32.""", "", "float", "bfloat16 (``ml_dtypes``)", "float32", "", ", ml_dtypes", """\
+    >>> A = np.full((1, 4), 1.5, ml_dtypes.bfloat16); C = np.zeros((1, 1), np.float32)
+    >>> gemmkit.gemm_bf16bf16f32('N', 'T', 1, 1, 4, 1.0, A, 4, A, 4, 0.0, C, 1)
+    array([[9.]], dtype=float32)""")}
+
+
+cdef str _float_doc(str fn):
+    summary, conj, scalar, ab, c, see_also, imports, examples = _FLOAT_DOCS[fn]
+    return _GEMM_DOC.format(summary=summary, conj=conj, scalar=scalar, ab=ab, c=c, see_also=see_also,
+                            imports=imports, examples=examples)
+
+
+sgemm, dgemm, cgemm, zgemm, hgemm = [_entry(fn, num, num, _float_doc(fn)) for fn, num in (
+    ("sgemm", cnp.NPY_FLOAT32), ("dgemm", cnp.NPY_FLOAT64), ("cgemm", cnp.NPY_COMPLEX64),
+    ("zgemm", cnp.NPY_COMPLEX128), ("hgemm", cnp.NPY_FLOAT16))]
+bf16gemm = _entry("bf16gemm", BFLOAT16, BFLOAT16, _float_doc("bf16gemm"))
+gemm_bf16bf16f32 = _entry("gemm_bf16bf16f32", BFLOAT16, cnp.NPY_FLOAT32, _float_doc("gemm_bf16bf16f32"))
+# The wrap-around integers (ONNX's Gemm on int32, int64, uint32, uint64).
+gemm_i32, gemm_i64, gemm_u32, gemm_u64 = [_entry(fn, num, num, doc) for fn, num, doc in (
+    ("gemm_i32", cnp.NPY_INT32, """int32 Gemm as ONNX computes it: the product wraps modulo 2^32, alpha and beta
+    scale it in float64, the result is truncated back (see gemmkit.h); C in place."""),
+    ("gemm_i64", cnp.NPY_INT64, "int64 Gemm as ONNX computes it (as gemm_i32, modulo 2^64)."),
+    ("gemm_u32", cnp.NPY_UINT32, "uint32 Gemm as ONNX computes it (as gemm_i32, unsigned)."),
+    ("gemm_u64", cnp.NPY_UINT64, "uint64 Gemm as ONNX computes it (as gemm_i64, unsigned)."))]
+
+
+# ---- stacks of matrices: gemm_batch ----------------------------------------------------------------
+
+cdef int _run_stack(int ab_num, int c_num, char ta, char tb, int64_t M, int64_t N, int64_t K, double complex al,
+                    _Buffer a, int64_t sa, _Buffer b, int64_t sb, double complex be, _Buffer c, int64_t sc,
                     int64_t off_a, int64_t off_b, int64_t off_c, int64_t batch) except -1:
     """One strided-batch call of the core on matrices starting off_* elements into each buffer."""
     cdef int st
@@ -839,12 +671,11 @@ cdef int _run_stack(int kind, char ta, char tb, int64_t M, int64_t N, int64_t K,
     cdef const char *pb = b.ptr + off_b * b.view.itemsize
     cdef char *pc = c.ptr + off_c * c.view.itemsize
     with nogil:
-        st = _call_float_gemm(kind, ta, tb, M, N, K, al, pa, a.ld, sa, pb, b.ld, sb, be, pc, c.ld, sc, batch)
-    return _raise_status(st, "gemm_batch")
+        st = gemm_nogil(ab_num, c_num, ta, tb, M, N, K, al, pa, a.ld, sa, pb, b.ld, sb, be, pc, c.ld, sc, batch)
+    return raise_status(st, "gemm_batch")
 
 
-_BATCH_DTYPES = {np.dtype(np.float32): "float32", np.dtype(np.float64): "float64",
-                 np.dtype(np.complex64): "complex64", np.dtype(np.complex128): "complex128"}
+_BATCH_NUMS = {np.dtype(t): np.dtype(t).num for t in (np.float32, np.float64, np.complex64, np.complex128)}
 
 
 def gemm_batch(transa, transb, alpha, A, B, beta, C):
@@ -858,25 +689,26 @@ def gemm_batch(transa, transb, alpha, A, B, beta, C):
     Refuses an output whose matrices overlap. For the front ends (gemmkit.matmul, gemmkit.gemm)."""
     operands = getattr(getattr(A, "dtype", None), "name", None)
     if operands == "float16":
-        return _gemm_stacks(KIND_H, "float16", "float16", transa, transb, alpha, A, B, beta, C)
+        return _gemm_stacks(cnp.NPY_FLOAT16, cnp.NPY_FLOAT16, cnp.NPY_FLOAT16, transa, transb, alpha, A, B, beta, C)
     if operands == "bfloat16":
-        return _gemm_stacks(KIND_BF16, "uint16", "float32", transa, transb, alpha, _bfloat16_bits(A, "A"),
-                            _bfloat16_bits(B, "B"), beta, C)
-    dtype = _BATCH_DTYPES.get(getattr(C, "dtype", None))
-    if dtype is None:
+        A, B = _bfloat16_bits(A, "A"), _bfloat16_bits(B, "B")
+        return _gemm_stacks(_bfloat16_num, cnp.NPY_UINT16, cnp.NPY_FLOAT32, transa, transb, alpha, A, B, beta, C)
+    num = _BATCH_NUMS.get(getattr(C, "dtype", None))
+    if num is None:
         raise TypeError(f"C must be a float32, float64, complex64 or complex128 array, got "
                         f"{getattr(C, 'dtype', type(C).__name__)}")
-    return _gemm_stacks(_float_kind(dtype), dtype, dtype, transa, transb, alpha, A, B, beta, C)
+    return _gemm_stacks(num, num, num, transa, transb, alpha, A, B, beta, C)
 
 
-cdef object _gemm_stacks(int kind, str ab_dtype, str c_dtype, transa, transb, alpha, A, B, beta, C):
-    """gemm_batch's work for a kind of _call_float_gemm: operands of ab_dtype, C of c_dtype."""
-    cdef bint cplx = kind == KIND_C or kind == KIND_Z, single = kind != KIND_D and kind != KIND_Z
+cdef object _gemm_stacks(int ab_num, int ab_buf, int c_num, transa, transb, alpha, A, B, beta, C):
+    """gemm_batch's work: operands of type ab_num (held as ab_buf: bfloat16's bits), C of type c_num."""
+    cdef bint cplx = ab_num == cnp.NPY_COMPLEX64 or ab_num == cnp.NPY_COMPLEX128
+    cdef bint single = ab_num != cnp.NPY_FLOAT64 and ab_num != cnp.NPY_COMPLEX128
     cdef char ta = _trans_flag(transa, "transa", cplx), tb = _trans_flag(transb, "transb", cplx)
-    cdef _Stack a = _Stack(), b = _Stack(), c = _Stack()
-    c.acquire(C, "C", c_dtype, True)
-    a.acquire(A, "A", ab_dtype, False)
-    b.acquire(B, "B", ab_dtype, False)
+    cdef _Buffer a = _Buffer(), b = _Buffer(), c = _Buffer()
+    c.acquire_stack(C, "C", c_num, True)
+    a.acquire_stack(A, "A", ab_buf, False)
+    b.acquire_stack(B, "B", ab_buf, False)
     cdef int64_t M = c.rows, N = c.cols
     cdef int64_t K = a.rows if _is_t(ta) else a.cols
     if (a.cols if _is_t(ta) else a.rows) != M:
@@ -885,8 +717,8 @@ cdef object _gemm_stacks(int kind, str ab_dtype, str c_dtype, transa, transb, al
     if (b.cols if _is_t(tb) else b.rows) != K or (b.rows if _is_t(tb) else b.cols) != N:
         raise ValueError(f"B's matrices are {b.rows} x {b.cols}, which does not fit op(A) {M} x {K} "
                          f"and C {M} x {N} with transb={chr(tb)!r}")
-    shape = c.sizes
-    sa, sb, sc = a.batch_axes(shape, "A"), b.batch_axes(shape, "B"), c.strides
+    shape = c.batch_sizes()
+    sa, sb, sc = a.batch_axes(shape, "A"), b.batch_axes(shape, "B"), [c.steps[d] for d in range(len(shape))]
     cdef double complex al, be
     if cplx:
         al = _complex_arg(alpha, "alpha", single)
@@ -914,486 +746,18 @@ cdef object _gemm_stacks(int kind, str ab_dtype, str c_dtype, transa, transb, al
     if run > 1 and s < (M - 1) * c.ld + N and not (N <= s and s * run <= c.ld):
         raise ValueError("C's matrices overlap: the output of a batch needs distinct matrices")
     if len(axes) == 1:
-        _run_stack(kind, ta, tb, M, N, K, al, a, ra, b, rb, be, c, rc, 0, 0, 0, run)
+        _run_stack(ab_num, c_num, ta, tb, M, N, K, al, a, ra, b, rb, be, c, rc, 0, 0, 0, run)
         return C
     outer = axes[:len(axes) - 1]
     for idx in np.ndindex(*[ax[0] for ax in outer]):
         off_a = sum(i * ax[1] for i, ax in zip(idx, outer))
         off_b = sum(i * ax[2] for i, ax in zip(idx, outer))
         off_c = sum(i * ax[3] for i, ax in zip(idx, outer))
-        _run_stack(kind, ta, tb, M, N, K, al, a, ra, b, rb, be, c, rc, off_a, off_b, off_c, run)
+        _run_stack(ab_num, c_num, ta, tb, M, N, K, al, a, ra, b, rb, be, c, rc, off_a, off_b, off_c, run)
     return C
 
 
-cdef int _call_wrap_gemm(int typenum, char ta, char tb, int64_t M, int64_t N, int64_t K, double al, const void *A,
-                         int64_t lda, const void *B, int64_t ldb, double be, void *C, int64_t ldc) noexcept nogil:
-    """gemmkit_gemm_<i32|i64|u32|u64> by NumPy type number (int32, int64, uint32, else uint64), once for
-    every caller. Returns the status."""
-    if typenum == cnp.NPY_INT32:
-        return gemmkit_gemm_i32(ta, tb, M, N, K, al, <const int32_t *>A, lda, <const int32_t *>B, ldb, be,
-                                <int32_t *>C, ldc)
-    if typenum == cnp.NPY_INT64:
-        return gemmkit_gemm_i64(ta, tb, M, N, K, al, <const int64_t *>A, lda, <const int64_t *>B, ldb, be,
-                                <int64_t *>C, ldc)
-    if typenum == cnp.NPY_UINT32:
-        return gemmkit_gemm_u32(ta, tb, M, N, K, al, <const uint32_t *>A, lda, <const uint32_t *>B, ldb, be,
-                                <uint32_t *>C, ldc)
-    return gemmkit_gemm_u64(ta, tb, M, N, K, al, <const uint64_t *>A, lda, <const uint64_t *>B, ldb, be,
-                            <uint64_t *>C, ldc)
-
-
-cdef int _call_half_gemm(bint bf16, char ta, char tb, int64_t M, int64_t N, int64_t K, float al, const void *A,
-                         int64_t lda, const void *B, int64_t ldb, float be, void *C, int64_t ldc) noexcept nogil:
-    """gemmkit_bf16gemm or gemmkit_hgemm (16-bit patterns), once for every caller. Returns the status."""
-    if bf16:
-        return gemmkit_bf16gemm(ta, tb, M, N, K, al, <const uint16_t *>A, lda, <const uint16_t *>B, ldb, be,
-                                <uint16_t *>C, ldc)
-    return gemmkit_hgemm(ta, tb, M, N, K, al, <const uint16_t *>A, lda, <const uint16_t *>B, ldb, be,
-                         <uint16_t *>C, ldc)
-
-
-# ---- scipy.linalg.blas-style gemm: the common case without Python-level overhead ----------------------
-
-cdef inline int _row_major(cnp.ndarray x, Py_ssize_t isz, char **ptr, int64_t *ld) noexcept:
-    """How the core reads a 2-D array in place: 0 as it is (rows contiguous), 1 as its transpose
-    (columns contiguous), -1 not at all (no unit-stride axis, or empty). Sets the data pointer and ld."""
-    cdef Py_ssize_t r = cnp.PyArray_DIMS(x)[0], c = cnp.PyArray_DIMS(x)[1]
-    cdef Py_ssize_t s0 = cnp.PyArray_STRIDES(x)[0], s1 = cnp.PyArray_STRIDES(x)[1]
-    ptr[0] = <char *>cnp.PyArray_DATA(x)
-    if r == 0 or c == 0:
-        return -1
-    if (c == 1 or s1 == isz) and (r == 1 or (s0 > 0 and s0 % isz == 0 and s0 // isz >= c)):
-        ld[0] = s0 // isz if r > 1 else c
-        return 0
-    if (r == 1 or s0 == isz) and (c == 1 or (s1 > 0 and s1 % isz == 0 and s1 // isz >= r)):
-        ld[0] = s1 // isz if c > 1 else r
-        return 1
-    return -1
-
-
-cdef inline char _blas_flag(int trans, int flipped, bint cplx) noexcept:
-    """The core's trans flag that reads op(x)^T from the row-major view R of x (R = x, or x^T when
-    flipped): op = x: x^T; op = x^T: x; op = x^H: conj(x), i.e. R^H or, unflipped, 'R' (conj, no trans)."""
-    if trans == 2 and not cplx:
-        trans = 1
-    if trans == 0:
-        return b'N' if flipped else b'T'
-    if trans == 1:
-        return b'T' if flipped else b'N'
-    return b'C' if flipped else b'R'
-
-
-cdef inline bint _product_in_place(cnp.ndarray A, cnp.ndarray B, bint ta, bint tb, int64_t *m, int64_t *n,
-                                  int64_t *k, char **pa, int64_t *lda, int *fa, char **pb, int64_t *ldb,
-                                  int *fb) noexcept:
-    """For op(A) op(B) of 2-D arrays (op = transpose when ta / tb): M, N, K, and how the core reads each
-    operand in place (_row_major). False when the inner sizes differ, the product is empty or an operand
-    cannot be read in place: the fast paths leave those calls to their general paths."""
-    cdef Py_ssize_t isz = cnp.PyArray_ITEMSIZE(A)
-    m[0] = cnp.PyArray_DIMS(A)[1 if ta else 0]
-    k[0] = cnp.PyArray_DIMS(A)[0 if ta else 1]
-    n[0] = cnp.PyArray_DIMS(B)[0 if tb else 1]
-    if cnp.PyArray_DIMS(B)[1 if tb else 0] != k[0] or m[0] == 0 or n[0] == 0 or k[0] == 0:
-        return False
-    fa[0] = _row_major(A, isz, pa, lda)
-    fb[0] = _row_major(B, isz, pb, ldb)
-    return fa[0] >= 0 and fb[0] >= 0
-
-
-cdef inline int _plain_number(object x, bint cplx, double complex *out) except -1:
-    """1 and *out = x for a Python float or int (or complex when cplx), read directly (a conversion to
-    complex would look for __complex__ first; an int past the double range raises SciPy's
-    OverflowError); 0 for any other object (the general path converts it)."""
-    if type(x) is float:
-        out[0] = PyFloat_AS_DOUBLE(x)
-    elif type(x) is int:
-        out[0] = PyLong_AsDouble(x)
-    elif cplx and type(x) is complex:
-        out[0] = x
-    else:
-        return 0
-    return 1
-
-
-cpdef object blas_gemm_fast(int typenum, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c):
-    """gemmkit.blas's <prefix>gemm for the common case: NumPy arrays of the routine's dtype with a
-    unit-stride axis, plain Python scalars and flags, c None or a Fortran-contiguous writable c of the
-    right shape with overwrite_c. Returns None (nothing done) for anything else: the caller then takes
-    its general path, which does SciPy's conversions and checks."""
-    cdef bint cplx = typenum == cnp.NPY_COMPLEX64 or typenum == cnp.NPY_COMPLEX128
-    if type(a) is not np.ndarray or type(b) is not np.ndarray or type(trans_a) is not int or type(trans_b) is not int:
-        return None
-    cdef cnp.ndarray A = a, B = b, C
-    if (cnp.PyArray_NDIM(A) != 2 or cnp.PyArray_NDIM(B) != 2 or cnp.PyArray_TYPE(A) != typenum
-            or cnp.PyArray_TYPE(B) != typenum or not cnp.PyArray_ISNOTSWAPPED(A) or not cnp.PyArray_ISNOTSWAPPED(B)
-            or not cnp.PyArray_ISALIGNED(A) or not cnp.PyArray_ISALIGNED(B)):
-        return None
-    if not (0 <= trans_a <= 2 and 0 <= trans_b <= 2):
-        return None
-    # an overwrite_c past C int: the general path raises SciPy's OverflowError
-    if type(overwrite_c) is not bool and (type(overwrite_c) is not int
-                                          or not -2147483648 <= overwrite_c <= 2147483647):
-        return None
-    cdef double complex al, be = 0
-    if not _plain_number(alpha, cplx, &al) or (beta is not None and not _plain_number(beta, cplx, &be)):
-        return None
-    cdef int ta = trans_a, tb = trans_b
-    cdef int64_t m, n, k, lda, ldb
-    cdef char *pa
-    cdef char *pb
-    cdef int fa, fb
-    if not _product_in_place(A, B, ta != 0, tb != 0, &m, &n, &k, &pa, &lda, &fa, &pb, &ldb, &fb):
-        return None
-    # SciPy rounds alpha/beta to single precision for s and c; near that range's end (overflow to inf)
-    # the general path does it
-    if (typenum == cnp.NPY_FLOAT32 or typenum == cnp.NPY_COMPLEX64) and not (
-            abs(al.real) < 3.0e38 and abs(al.imag) < 3.0e38 and abs(be.real) < 3.0e38 and abs(be.imag) < 3.0e38):
-        return None
-    cdef cnp.npy_intp dims[2]
-    if c is None:
-        if not (be.real - be.real == 0 and be.imag - be.imag == 0):  # beta not finite: nan * 0 (general path)
-            return None
-        dims[0] = m
-        dims[1] = n
-        C = cnp.PyArray_EMPTY(2, dims, typenum, 1)
-        be = 0
-    elif (overwrite_c and type(c) is np.ndarray and cnp.PyArray_NDIM(<cnp.ndarray>c) == 2
-          and cnp.PyArray_TYPE(<cnp.ndarray>c) == typenum and cnp.PyArray_DIMS(<cnp.ndarray>c)[0] == m
-          and cnp.PyArray_DIMS(<cnp.ndarray>c)[1] == n and cnp.PyArray_IS_F_CONTIGUOUS(<cnp.ndarray>c)
-          and cnp.PyArray_ISWRITEABLE(<cnp.ndarray>c) and cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>c)
-          and cnp.PyArray_ISALIGNED(<cnp.ndarray>c)):
-        C = c
-    else:
-        return None
-    # Fortran-ordered C read row-major is C^T (n x m): C^T = op(b)^T op(a)^T
-    cdef char fla = _blas_flag(ta, fa, cplx), flb = _blas_flag(tb, fb, cplx)
-    cdef char *pc = <char *>cnp.PyArray_DATA(C)
-    cdef int64_t ldc = m
-    cdef int st
-    cdef int kind = (KIND_S if typenum == cnp.NPY_FLOAT32 else KIND_D if typenum == cnp.NPY_FLOAT64
-                     else KIND_C if typenum == cnp.NPY_COMPLEX64 else KIND_Z)
-    if <double>m * <double>n * <double>k > 32768.0:  # release the GIL past ~32^3 (a tiny call keeps it)
-        with nogil:
-            st = _call_float_gemm(kind, flb, fla, n, m, k, al, pb, ldb, 0, pa, lda, 0, be, pc, ldc, 0, 1)
-    else:
-        st = _call_float_gemm(kind, flb, fla, n, m, k, al, pb, ldb, 0, pa, lda, 0, be, pc, ldc, 0, 1)
-    if st != 0:
-        _raise_status(st, "gemm")
-    return C
-
-
-# ---- gemmkit.matmul: the common 1-D / 2-D case without Python-level overhead ----------------------------
-
-cdef int _bfloat16_typenum = -1  # ml_dtypes registers bfloat16 at run time (a number from NPY_USERDEF = 256 up): its number, once seen
-
-
-cdef inline bint _is_bfloat16(cnp.ndarray x, int typenum):
-    """Whether x holds ml_dtypes.bfloat16 (its type number cached on first sight)."""
-    global _bfloat16_typenum
-    if typenum == _bfloat16_typenum:
-        return True
-    if _bfloat16_typenum == -1 and typenum >= 256 and x.dtype.name == "bfloat16":
-        _bfloat16_typenum = typenum
-        return True
-    return False
-
-
-cdef inline bint _disjoint(char *p, int64_t rows, int64_t cols, int64_t ld, Py_ssize_t isz, char *q,
-                           int64_t qrows, int64_t qcols, int64_t qld, Py_ssize_t qisz) noexcept:
-    """Whether two row-major spans (rows x cols of isz bytes, rows ld apart, non-empty) share no byte."""
-    cdef char *p_end = p + ((rows - 1) * ld + cols) * isz
-    cdef char *q_end = q + ((qrows - 1) * qld + qcols) * qisz
-    return p_end <= q or q_end <= p
-
-
-cdef inline int _vector_or_matrix(cnp.ndarray x, bint is_a, Py_ssize_t isz, char **ptr, int64_t *rows,
-                                  int64_t *cols, int64_t *ld) noexcept:
-    """A 1-D or 2-D operand of matmul as the core reads it in place: as a rows x cols row-major matrix,
-    returning 0 (read as it is) or 1 (read as its transpose, rows/cols/ld those of the transpose), or
-    -1 (not in place, or empty). A 1-D a is a 1 x K row, a 1-D b a K x 1 column (a strided vector is a
-    K x 1 column with ld = its stride, read transposed for a)."""
-    cdef int flip
-    cdef Py_ssize_t n, s
-    if cnp.PyArray_NDIM(x) == 2:
-        flip = _row_major(x, isz, ptr, ld)
-        rows[0] = cnp.PyArray_DIMS(x)[1 if flip else 0]
-        cols[0] = cnp.PyArray_DIMS(x)[0 if flip else 1]
-        return flip
-    n = cnp.PyArray_DIMS(x)[0]
-    s = cnp.PyArray_STRIDES(x)[0]
-    ptr[0] = <char *>cnp.PyArray_DATA(x)
-    if n == 0 or (n > 1 and (s <= 0 or s % isz != 0)):
-        return -1
-    s = s // isz if n > 1 else 1
-    if is_a:  # 1 x K: contiguous row, or the transpose of a K x 1 column of stride s
-        if s == 1:
-            rows[0] = 1; cols[0] = n; ld[0] = n
-            return 0
-        rows[0] = n; cols[0] = 1; ld[0] = s
-        return 1
-    rows[0] = n; cols[0] = 1; ld[0] = s  # K x 1 column
-    return 0
-
-
-cdef inline bint _stack_row_major(cnp.ndarray x, Py_ssize_t isz, int64_t *ld, int64_t *stride) noexcept:
-    """Whether a 3-D array is a stack of row-major matrices the core reads in place (unit stride along
-    rows, rows at least a row apart, matrices a positive whole number of elements apart); sets ld and the
-    batch stride in elements."""
-    cdef Py_ssize_t r = cnp.PyArray_DIMS(x)[1], c = cnp.PyArray_DIMS(x)[2]
-    cdef Py_ssize_t s0 = cnp.PyArray_STRIDES(x)[0], s1 = cnp.PyArray_STRIDES(x)[1], s2 = cnp.PyArray_STRIDES(x)[2]
-    if not (c == 1 or s2 == isz) or not (r == 1 or (s1 > 0 and s1 % isz == 0 and s1 // isz >= c)):
-        return False
-    if s0 <= 0 or s0 % isz:
-        return False
-    ld[0] = s1 // isz if r > 1 else c
-    stride[0] = s0 // isz
-    return True
-
-
-cdef object _stack_matmul_fast(cnp.ndarray A, cnp.ndarray B, out, int typenum):
-    """matmul_fast for two 3-D stacks of the same length of row-major float32/float64/complex64/complex128
-    matrices (no broadcasting), out None or such a stack disjoint from both: one strided-batch core call,
-    no Python-level work (a stack of 32^3 products spent 34 us a call in the general path's checks).
-    None for anything else."""
-    if (cnp.PyArray_TYPE(B) != typenum or not (typenum == cnp.NPY_FLOAT32 or typenum == cnp.NPY_FLOAT64
-            or typenum == cnp.NPY_COMPLEX64 or typenum == cnp.NPY_COMPLEX128)
-            or not cnp.PyArray_ISNOTSWAPPED(A) or not cnp.PyArray_ISNOTSWAPPED(B)
-            or not cnp.PyArray_ISALIGNED(A) or not cnp.PyArray_ISALIGNED(B)):
-        return None
-    cdef cnp.npy_intp *da = cnp.PyArray_DIMS(A)
-    cdef cnp.npy_intp *db = cnp.PyArray_DIMS(B)
-    cdef int64_t batch = da[0], m = da[1], k = da[2], n = db[2]
-    if db[0] != batch or db[1] != k or batch < 1 or m == 0 or n == 0 or k == 0:
-        return None
-    cdef Py_ssize_t isz = cnp.PyArray_ITEMSIZE(A)
-    cdef int64_t lda, sa, ldb, sb, ldc, sc
-    if not (_stack_row_major(A, isz, &lda, &sa) and _stack_row_major(B, isz, &ldb, &sb)):
-        return None
-    cdef cnp.ndarray C
-    cdef cnp.npy_intp dims[3]
-    dims[0] = batch; dims[1] = m; dims[2] = n
-    if out is None:
-        C = cnp.PyArray_EMPTY(3, dims, typenum, 0)
-    else:
-        if (type(out) is not np.ndarray or cnp.PyArray_NDIM(<cnp.ndarray>out) != 3
-                or cnp.PyArray_TYPE(<cnp.ndarray>out) != typenum
-                or cnp.PyArray_DIMS(<cnp.ndarray>out)[0] != batch or cnp.PyArray_DIMS(<cnp.ndarray>out)[1] != m
-                or cnp.PyArray_DIMS(<cnp.ndarray>out)[2] != n
-                or not cnp.PyArray_ISWRITEABLE(<cnp.ndarray>out) or not cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>out)
-                or not cnp.PyArray_ISALIGNED(<cnp.ndarray>out)):
-            return None
-        C = out
-    if not _stack_row_major(C, isz, &ldc, &sc) or sc < (m - 1) * ldc + n:
-        return None  # C's matrices would overlap (or it is not read in place): the general path decides
-    cdef char *pa = <char *>cnp.PyArray_DATA(A)
-    cdef char *pb = <char *>cnp.PyArray_DATA(B)
-    cdef char *pc = <char *>cnp.PyArray_DATA(C)
-    # the stacks' whole spans (first to last element) must not meet: the core reads A and B while writing C
-    cdef char *c_end = pc + ((batch - 1) * sc + (m - 1) * ldc + n) * isz
-    if out is not None and not ((c_end <= pa or pa + ((batch - 1) * sa + (m - 1) * lda + k) * isz <= pc)
-                                and (c_end <= pb or pb + ((batch - 1) * sb + (k - 1) * ldb + n) * isz <= pc)):
-        return None
-    cdef int kind = (KIND_S if typenum == cnp.NPY_FLOAT32 else KIND_D if typenum == cnp.NPY_FLOAT64
-                     else KIND_C if typenum == cnp.NPY_COMPLEX64 else KIND_Z)
-    cdef int st
-    with nogil:
-        st = _call_float_gemm(kind, b'N', b'N', m, n, k, 1.0, pa, lda, sa, pb, ldb, sb, 0.0, pc, ldc, sc, batch)
-    if st != 0:
-        _raise_status(st, "matmul")
-    return C
-
-
-cpdef object matmul_fast(a, b, out):
-    """gemmkit.matmul for the common cases: two 3-D stacks (_stack_matmul_fast), or NumPy arrays a and b of
-    one dtype (float32, float64, complex64, complex128, float16, or bfloat16 giving float32), each 1-D or 2-D (not
-    both 1-D), read in place (a unit-stride axis), non-empty, and out None or a writable array of the
-    result's shape and dtype with a unit-stride axis that shares no memory with a or b. Returns the result,
-    or None (nothing done) for anything else: the caller's general path then applies NumPy's rules,
-    conversions and checks."""
-    if type(a) is not np.ndarray or type(b) is not np.ndarray:
-        return None
-    cdef cnp.ndarray A = a, B = b, C
-    cdef int typenum = cnp.PyArray_TYPE(A)
-    cdef int nda = cnp.PyArray_NDIM(A), ndb = cnp.PyArray_NDIM(B)
-    if nda == 3 and ndb == 3:
-        return _stack_matmul_fast(A, B, out, typenum)
-    if (cnp.PyArray_TYPE(B) != typenum or not (typenum == cnp.NPY_FLOAT32 or typenum == cnp.NPY_FLOAT64
-            or typenum == cnp.NPY_COMPLEX64 or typenum == cnp.NPY_COMPLEX128 or typenum == cnp.NPY_FLOAT16
-            or _is_bfloat16(A, typenum))
-            or nda < 1 or nda > 2 or ndb < 1 or ndb > 2 or (nda == 1 and ndb == 1)
-            or not cnp.PyArray_ISNOTSWAPPED(A) or not cnp.PyArray_ISNOTSWAPPED(B)
-            or not cnp.PyArray_ISALIGNED(A) or not cnp.PyArray_ISALIGNED(B)):
-        return None
-    cdef bint bf16 = typenum == _bfloat16_typenum
-    cdef int c_typenum = cnp.NPY_FLOAT32 if bf16 else typenum  # bfloat16 operands: a float32 product
-    cdef Py_ssize_t isz = cnp.PyArray_ITEMSIZE(A), c_isz = 4 if bf16 else isz
-    cdef char *pa
-    cdef char *pb
-    cdef char *pc
-    cdef int64_t ra, ca, lda, rb, cb, ldb, rc, cc, ldc
-    cdef int fa = _vector_or_matrix(A, True, isz, &pa, &ra, &ca, &lda)
-    cdef int fb = _vector_or_matrix(B, False, isz, &pb, &rb, &cb, &ldb)
-    if fa < 0 or fb < 0:
-        return None
-    cdef int64_t m = ca if fa else ra, k = ra if fa else ca
-    cdef int64_t kb = cb if fb else rb, n = rb if fb else cb
-    if kb != k:
-        return None  # the general path names the mismatch
-    cdef cnp.npy_intp dims[2]
-    cdef int nd = 2
-    if nda == 1:
-        dims[0] = n; nd = 1
-    elif ndb == 1:
-        dims[0] = m; nd = 1
-    else:
-        dims[0] = m; dims[1] = n
-    cdef int fc = 0
-    if out is None:
-        C = cnp.PyArray_EMPTY(nd, dims, c_typenum, 0)
-        pc = <char *>cnp.PyArray_DATA(C)
-        ldc = n
-    else:
-        if (type(out) is not np.ndarray or cnp.PyArray_NDIM(<cnp.ndarray>out) != nd
-                or cnp.PyArray_TYPE(<cnp.ndarray>out) != c_typenum or cnp.PyArray_DIMS(<cnp.ndarray>out)[0] != dims[0]
-                or (nd == 2 and cnp.PyArray_DIMS(<cnp.ndarray>out)[1] != dims[1])
-                or not cnp.PyArray_ISWRITEABLE(<cnp.ndarray>out) or not cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>out)
-                or not cnp.PyArray_ISALIGNED(<cnp.ndarray>out)):
-            return None
-        C = out
-        if nd == 2:
-            fc = _row_major(C, c_isz, &pc, &ldc)
-        else:  # a row (1-D @ 2-D) or a column (2-D @ 1-D) of the m x n product
-            fc = _vector_or_matrix(C, nda == 1, c_isz, &pc, &rc, &cc, &ldc)
-        if fc < 0:
-            return None
-        rc = n if fc else m
-        cc = m if fc else n
-        if not (_disjoint(pc, rc, cc, ldc, c_isz, pa, ra, ca, lda, isz)
-                and _disjoint(pc, rc, cc, ldc, c_isz, pb, rb, cb, ldb, isz)):
-            return None
-    cdef char ta = b'T' if fa else b'N', tb = b'T' if fb else b'N'
-    cdef int kind = (KIND_S if typenum == cnp.NPY_FLOAT32 else KIND_D if typenum == cnp.NPY_FLOAT64
-                     else KIND_C if typenum == cnp.NPY_COMPLEX64 else KIND_Z if typenum == cnp.NPY_COMPLEX128
-                     else KIND_H if typenum == cnp.NPY_FLOAT16 else KIND_BF16)
-    cdef int st
-    if fc:  # C stored transposed: C^T = op(B)^T op(A)^T
-        ta, tb = (b'N' if fb else b'T'), (b'N' if fa else b'T')
-        pa, pb = pb, pa
-        lda, ldb = ldb, lda
-        m, n = n, m
-    with nogil:
-        st = _call_float_gemm(kind, ta, tb, m, n, k, 1.0, pa, lda, 0, pb, ldb, 0, 0.0, pc, ldc, 0, 1)
-    if st != 0:
-        _raise_status(st, "matmul")
-    return C
-
-
-# ---- gemmkit.onnx.gemm: the common cases without Python-level overhead ----------------------------------
-
-
-cpdef object onnx_gemm_fast(A, B, C, alpha, beta, transA, transB, int opset=13):
-    """gemmkit.onnx.gemm (opset >= 11, no broadcast attribute) for the common case: NumPy arrays A and B of
-    one type (float32, float64, float16, int32, int64, uint32, uint64; bfloat16 from opset 13), 2-D, read in
-    place, non-empty product; C None, a contiguous
-    (N,) or (1, N) row or a C-contiguous (M, N) of that type; alpha and beta Python floats within float32's
-    range; transA and transB Python ints. Returns Y, or None (nothing done) for anything else: the caller's
-    general path then checks and converts. C is copied into Y (data movement), the core scales and adds."""
-    if (type(A) is not np.ndarray or type(B) is not np.ndarray or type(alpha) is not float
-            or type(beta) is not float or type(transA) is not int or type(transB) is not int
-            or not (transA == 0 or transA == 1) or not (transB == 0 or transB == 1)):  # others: refused there
-        return None
-    cdef cnp.ndarray a = A, b = B, c, y
-    cdef int typenum = cnp.PyArray_TYPE(a)
-    if (cnp.PyArray_TYPE(b) != typenum or not (typenum == cnp.NPY_FLOAT32 or typenum == cnp.NPY_FLOAT64
-            or typenum == cnp.NPY_FLOAT16 or typenum == cnp.NPY_INT32 or typenum == cnp.NPY_INT64
-            or typenum == cnp.NPY_UINT32 or typenum == cnp.NPY_UINT64 or (opset >= 13 and _is_bfloat16(a, typenum)))
-            or cnp.PyArray_NDIM(a) != 2 or cnp.PyArray_NDIM(b) != 2
-            or not cnp.PyArray_ISNOTSWAPPED(a) or not cnp.PyArray_ISNOTSWAPPED(b)
-            or not cnp.PyArray_ISALIGNED(a) or not cnp.PyArray_ISALIGNED(b)):
-        return None
-    if not (abs(<double>alpha) <= 3.4e38 and abs(<double>beta) <= 3.4e38):
-        return None  # ONNX rounds the attributes to float32: overflow and NaN on the general path
-    cdef double al = <float><double>alpha, be = <float><double>beta
-    cdef bint ta_ = transA != 0, tb_ = transB != 0
-    cdef Py_ssize_t isz = cnp.PyArray_ITEMSIZE(a)
-    cdef int64_t m, n, k, lda, ldb, i
-    cdef char *pa
-    cdef char *pb
-    cdef int fa, fb
-    if not _product_in_place(a, b, ta_, tb_, &m, &n, &k, &pa, &lda, &fa, &pb, &ldb, &fb):
-        return None
-    cdef bint row = False  # C is one row broadcast over Y's rows
-    if C is None:
-        be = 0
-    elif be == 0:
-        return None  # C unused, but its shape is still checked (the general path)
-    else:
-        if type(C) is not np.ndarray:
-            return None
-        c = C
-        if (cnp.PyArray_TYPE(c) != typenum or not cnp.PyArray_ISNOTSWAPPED(c) or not cnp.PyArray_ISALIGNED(c)
-                or not cnp.PyArray_IS_C_CONTIGUOUS(c)):
-            return None
-        if cnp.PyArray_NDIM(c) == 1 and cnp.PyArray_DIMS(c)[0] == n:
-            row = True
-        elif cnp.PyArray_NDIM(c) == 2 and cnp.PyArray_DIMS(c)[1] == n and cnp.PyArray_DIMS(c)[0] in (1, m):
-            row = cnp.PyArray_DIMS(c)[0] == 1 and m > 1
-        else:
-            return None
-    cdef cnp.npy_intp dims[2]
-    dims[0] = m
-    dims[1] = n
-    y = cnp.PyArray_EMPTY(2, dims, typenum, 0)
-    cdef char *py = <char *>cnp.PyArray_DATA(y)
-    cdef char *pc
-    cdef size_t row_bytes = <size_t>n * <size_t>isz
-    if be != 0:
-        pc = <char *>cnp.PyArray_DATA(c)
-        if row:
-            for i in range(m):
-                memcpy(py + i * row_bytes, pc, row_bytes)
-        else:
-            memcpy(py, pc, row_bytes * <size_t>m)
-    cdef char fla = b'T' if ta_ != (fa == 1) else b'N', flb = b'T' if tb_ != (fb == 1) else b'N'
-    cdef int st
-    with nogil:
-        if typenum == cnp.NPY_FLOAT16 or typenum == _bfloat16_typenum:
-            st = _call_half_gemm(typenum != cnp.NPY_FLOAT16, fla, flb, m, n, k, <float>al, pa, lda, pb, ldb,
-                                 <float>be, py, n)
-        elif (typenum == cnp.NPY_INT32 or typenum == cnp.NPY_INT64 or typenum == cnp.NPY_UINT32
-              or typenum == cnp.NPY_UINT64):
-            st = _call_wrap_gemm(typenum, fla, flb, m, n, k, al, pa, lda, pb, ldb, be, py, n)
-        else:
-            st = _call_float_gemm(KIND_S if typenum == cnp.NPY_FLOAT32 else KIND_D, fla, flb, m, n, k, al, pa, lda,
-                                  0, pb, ldb, 0, be, py, n, 0, 1)
-    if st != 0:
-        _raise_status(st, "gemm")
-    return y
-
-
-# The general paths of gemmkit.blas (SciPy's conversions), registered by gemmkit.blas: prefix -> function.
-blas_general = {}
-
-
-def blas_sgemm(alpha, a, b, beta=0.0, c=None, trans_a=0, trans_b=0, overwrite_c=0):
-    r = blas_gemm_fast(cnp.NPY_FLOAT32, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c)
-    return r if r is not None else blas_general["s"](alpha, a, b, beta, c, trans_a, trans_b, overwrite_c)
-
-
-def blas_dgemm(alpha, a, b, beta=0.0, c=None, trans_a=0, trans_b=0, overwrite_c=0):
-    r = blas_gemm_fast(cnp.NPY_FLOAT64, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c)
-    return r if r is not None else blas_general["d"](alpha, a, b, beta, c, trans_a, trans_b, overwrite_c)
-
-
-def blas_cgemm(alpha, a, b, beta=0.0, c=None, trans_a=0, trans_b=0, overwrite_c=0):
-    r = blas_gemm_fast(cnp.NPY_COMPLEX64, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c)
-    return r if r is not None else blas_general["c"](alpha, a, b, beta, c, trans_a, trans_b, overwrite_c)
-
-
-def blas_zgemm(alpha, a, b, beta=0.0, c=None, trans_a=0, trans_b=0, overwrite_c=0):
-    r = blas_gemm_fast(cnp.NPY_COMPLEX128, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c)
-    return r if r is not None else blas_general["z"](alpha, a, b, beta, c, trans_a, trans_b, overwrite_c)
-
+# ---- int8 products with zero points (oneDNN's gemm_u8s8s32, gemm_s8s8s32) ----------------------------
 
 cdef object _offset_vector(object co, char oc, int64_t M, int64_t N):
     """co as a contiguous int32 NumPy array, its length checked against offsetc."""
@@ -1420,8 +784,8 @@ cdef object _offset_vector(object co, char oc, int64_t M, int64_t N):
     return arr
 
 
-cdef object _gemm_i8(str fn, bint a_signed, transa, transb, offsetc, M_, N_, K_, alpha_, A, lda_, ao, B,
-                     ldb_, bo, beta_, C, ldc_, co):
+cdef object _gemm_int8(str fn, bint a_signed, transa, transb, offsetc, M_, N_, K_, alpha_, A, lda_, ao, B,
+                       ldb_, bo, beta_, C, ldc_, co):
     cdef char ta = _trans_flag(transa, "transa"), tb = _trans_flag(transb, "transb")
     cdef char oc = _offsetc_flag(offsetc)
     cdef int64_t M, N, K, lda, ldb, ldc
@@ -1433,10 +797,10 @@ cdef object _gemm_i8(str fn, bint a_signed, transa, transb, offsetc, M_, N_, K_,
     if _is_bool(bo) or not isinstance(bo, (int, np.integer)) or not -128 <= bo <= 127:
         raise ValueError(f"bo must be an integer in [-128, 127], got {bo!r}")
     co_arr = _offset_vector(co, oc, M, N)
-    cdef _Operand a = _Operand(), b = _Operand(), c = _Operand(), o = _Operand()
-    _acquire_abc(a, b, c, A, B, C, "int8" if a_signed else "uint8", "int8", "int32", ta, tb, M, N, K, lda, ldb, ldc,
-                 alpha != 0.0)
-    o.acquire(co_arr, "co", "int32", 0, 0, 1, False)
+    cdef _Buffer a = _Buffer(), b = _Buffer(), c = _Buffer(), o = _Buffer()
+    _acquire_abc(a, b, c, A, B, C, cnp.NPY_INT8 if a_signed else cnp.NPY_UINT8, cnp.NPY_INT8, cnp.NPY_INT32, ta, tb,
+                 M, N, K, lda, ldb, ldc, alpha != 0.0)
+    o.acquire(co_arr, "co", cnp.NPY_INT32, 0, 0, 1, False)
     cdef int st
     cdef int ao_i = ao, bo_i = bo
     if a_signed:
@@ -1449,69 +813,25 @@ cdef object _gemm_i8(str fn, bint a_signed, transa, transb, offsetc, M_, N_, K_,
             st = gemmkit_gemm_u8s8s32(ta, tb, oc, M, N, K, alpha, <const uint8_t *>a.ptr, lda,
                                       <uint8_t>ao_i, <const int8_t *>b.ptr, ldb, <int8_t>bo_i, beta,
                                       <int32_t *>c.ptr, ldc, <const int32_t *>o.ptr)
-    _raise_status(st, fn)
+    raise_status(st, fn)
     return C
 
 
 def gemm_u8s8s32(transa, transb, offsetc, M, N, K, alpha, A, lda, ao, B, ldb, bo, beta, C, ldc, co):
-    """C := alpha * (op(A) - ao) @ (op(B) - bo) + beta * C + co, exact int8 sums, row-major, in place.
-
-    A is uint8, B int8, C int32 (oneDNN's ``dnnl_gemm_u8s8s32``). The integer sums are exact on every kernel path
-    (no 16-bit saturation). With alpha = 1 and beta in {0, 1} the result is the exact integer, saturated to
-    int32; other alpha / beta are applied in double precision, rounded half to even and saturated. With K = 0
-    the result is beta * C + co.
-
-    Parameters
-    ----------
-    transa, transb : str
-        ``'N'`` or ``'T'`` (either case).
-    offsetc : str
-        How ``co`` is added: ``'F'`` (``co[0]`` to every element), ``'C'`` (``co[i]`` to row i: M values) or
-        ``'R'`` (``co[j]`` to column j: N values).
-    M, N, K : int
-        op(A) is M x K, op(B) K x N, C M x N.
-    alpha, beta : float
-    lda, ldb, ldc : int
-        Leading dimensions (row strides, in elements).
-    A : buffer of uint8
-    B : buffer of int8
-        1-D or 2-D buffers, as for :func:`sgemm`.
-    ao, bo : int
-        Zero points of A and B, in their element type's range.
-    C : writable buffer of int32
-    co : array_like of int32
-        The offsets; 1 (``'F'``), M (``'C'``) or N (``'R'``) values.
-
-    Returns
-    -------
-    C
-        The same object, updated.
-
-    Raises
-    ------
-    ValueError
-        A bad size, leading dimension, flag, zero point or offset length, naming the argument; C untouched.
-    TypeError
-        A buffer of another dtype.
-
-    Examples
-    --------
-    >>> import numpy as np, gemmkit
-    >>> A, B = np.full((2, 4), 200, np.uint8), np.full((4, 3), -100, np.int8)
-    >>> C, co = np.zeros((2, 3), np.int32), np.int32([0, 1, 2])      # 'R': co[j] per column
-    >>> gemmkit.gemm_u8s8s32('N', 'N', 'R', 2, 3, 4, 1.0, A, 4, 0, B, 3, 0, 0.0, C, 3, co)
-    array([[-80000, -79999, -79998],
-           [-80000, -79999, -79998]], dtype=int32)
-    """
-    return _gemm_i8("gemm_u8s8s32", False, transa, transb, offsetc, M, N, K, alpha, A, lda, ao, B,
-                    ldb, bo, beta, C, ldc, co)
+    return _gemm_int8("gemm_u8s8s32", False, transa, transb, offsetc, M, N, K, alpha, A, lda, ao, B,
+                      ldb, bo, beta, C, ldc, co)
 
 
 def gemm_s8s8s32(transa, transb, offsetc, M, N, K, alpha, A, lda, ao, B, ldb, bo, beta, C, ldc, co):
-    """C := alpha * (op(A) - ao) @ (op(B) - bo) + beta * C + co, exact int8 sums, row-major, in place.
+    return _gemm_int8("gemm_s8s8s32", True, transa, transb, offsetc, M, N, K, alpha, A, lda, ao, B,
+                      ldb, bo, beta, C, ldc, co)
 
-    A is int8, B int8, C int32 (oneDNN's ``dnnl_gemm_s8s8s32``). The integer sums are exact on every kernel path
-    (no 16-bit saturation). With alpha = 1 and beta in {0, 1} the result is the exact integer, saturated to
+
+# The docstrings of the two int8 entries, from one template.
+_INT8_DOC = """C := alpha * (op(A) - ao) @ (op(B) - bo) + beta * C + co, exact int8 sums, row-major, in place.
+
+    A is {a}, B int8, C int32 (oneDNN's ``dnnl_{fn}``). The integer sums are exact on every kernel path
+    (no 16-bit saturation). With alpha = 1 and beta in {{0, 1}} the result is the exact integer, saturated to
     int32; other alpha / beta are applied in double precision, rounded half to even and saturated. With K = 0
     the result is beta * C + co.
 
@@ -1527,7 +847,7 @@ def gemm_s8s8s32(transa, transb, offsetc, M, N, K, alpha, A, lda, ao, B, ldb, bo
     alpha, beta : float
     lda, ldb, ldc : int
         Leading dimensions (row strides, in elements).
-    A : buffer of int8
+    A : buffer of {a}
     B : buffer of int8
         1-D or 2-D buffers, as for :func:`sgemm`.
     ao, bo : int
@@ -1551,52 +871,24 @@ def gemm_s8s8s32(transa, transb, offsetc, M, N, K, alpha, A, lda, ao, B, ldb, bo
     Examples
     --------
     >>> import numpy as np, gemmkit
-    >>> A, B = np.full((2, 4), -100, np.int8), np.full((4, 3), -100, np.int8)
+    >>> A, B = np.full((2, 4), {a_value}, np.{a}), np.full((4, 3), -100, np.int8)
     >>> C, co = np.zeros((2, 3), np.int32), np.int32([0, 1, 2])      # 'R': co[j] per column
-    >>> gemmkit.gemm_s8s8s32('N', 'N', 'R', 2, 3, 4, 1.0, A, 4, 0, B, 3, 0, 0.0, C, 3, co)
-    array([[40000, 40001, 40002],
-           [40000, 40001, 40002]], dtype=int32)
+    >>> gemmkit.{fn}('N', 'N', 'R', 2, 3, 4, 1.0, A, 4, 0, B, 3, 0, 0.0, C, 3, co)
+    array([[{r0}, {r1}, {r2}],
+           [{r0}, {r1}, {r2}]], dtype=int32)
     """
-    return _gemm_i8("gemm_s8s8s32", True, transa, transb, offsetc, M, N, K, alpha, A, lda, ao, B,
-                    ldb, bo, beta, C, ldc, co)
+gemm_u8s8s32.__doc__ = _INT8_DOC.format(a="uint8", fn="gemm_u8s8s32", a_value=200, r0=-80000, r1=-79999, r2=-79998)
+gemm_s8s8s32.__doc__ = _INT8_DOC.format(a="int8", fn="gemm_s8s8s32", a_value=-100, r0=40000, r1=40001, r2=40002)
 
 
 # ---- per-token quantized int8 product with float output ------------------------------------------
 
-# out_type name -> (C's GEMMKIT_OUT_* code, buffer formats C may have: the type itself or its raw bits)
-_PER_TOKEN_OUT = {"float32": (GEMMKIT_OUT_FLOAT32, (b"f",)), "float16": (GEMMKIT_OUT_FLOAT16, (b"e", b"H")),
-                  "bfloat16": (GEMMKIT_OUT_BFLOAT16, (b"H",))}
-
-
-cdef class _Span(_Operand):
-    """A buffer read as flat memory from its first element: the core addresses elements by offsets
-    (batch stride, leading dimension), all of which must lie in the buffer's span."""
-
-    cdef int acquire_span(self, object obj, str name, str what, tuple formats, Py_ssize_t itemsize, int64_t need,
-                          bint writable) except -1:
-        self.get_buffer(obj, name, what, writable)
-        cdef bytes f = self.view.format if self.view.format != NULL else b"B"
-        if f[:1] in (b"@", b"=", b"<", b"|"):
-            f = f[1:]
-        if f not in formats or self.view.itemsize != itemsize:
-            raise TypeError(f"{name} must be a {what} array or buffer, got format {f.decode()!r} "
-                            f"(itemsize {self.view.itemsize})")
-        cdef int64_t span = 1
-        cdef int d
-        for d in range(self.view.ndim):
-            if self.view.shape[d] == 0:
-                span = 0
-                break
-            if self.view.strides[d] < 0:
-                raise ValueError(f"{name} must not have negative strides")
-        if span:
-            span = itemsize
-            for d in range(self.view.ndim):
-                span += (self.view.shape[d] - 1) * self.view.strides[d]
-        if <object>need * <object>itemsize > <object>span:  # Python ints: no overflow
-            raise ValueError(f"{name} is too small: its span holds {span // itemsize} elements, "
-                             f"{need} are addressed")
-        return 0
+# The buffers' dtypes (NumPy type numbers) of acquire_span.
+_INT8, _UINT8, _INT32, _FLOAT32 = (cnp.NPY_INT8,), (cnp.NPY_UINT8,), (cnp.NPY_INT32,), (cnp.NPY_FLOAT32,)
+# out_type name -> (C's GEMMKIT_OUT_* code, the dtypes C may have: the type itself or its raw bits)
+_PER_TOKEN_OUT = {"float32": (GEMMKIT_OUT_FLOAT32, _FLOAT32),
+                  "float16": (GEMMKIT_OUT_FLOAT16, (cnp.NPY_FLOAT16, cnp.NPY_UINT16)),
+                  "bfloat16": (GEMMKIT_OUT_BFLOAT16, (cnp.NPY_UINT16,))}
 
 
 cdef int64_t _extent(int64_t batch, int64_t stride, int64_t rows, int64_t cols, int64_t ld, str name) except -1:
@@ -1641,23 +933,22 @@ cdef object _per_token(transa, transb, layout_c, out_type, int64_t batch, int64_
         raise ValueError("stride_c must be > 0 when batch > 1 (the results would overlap)")
     cdef int64_t nb = batch if work else 0
     cdef int64_t packed_bytes = 0
-    cdef _Span a = _Span(), b = _Span(), c = _Span(), ds = _Span(), ts = _Span(), bs = _Span()
-    a.acquire_span(A, "A", "int8", (b"b",), 1, _extent(nb if reads_ab else 0, stride_a, K if _is_t(ta) else M,
+    cdef _Buffer a = _Buffer(), b = _Buffer(), c = _Buffer(), ds = _Buffer(), ts = _Buffer(), bs = _Buffer()
+    a.acquire_span(A, "A", "int8", _INT8, _extent(nb if reads_ab else 0, stride_a, K if _is_t(ta) else M,
                                                   M if _is_t(ta) else K, lda, "A"), False)
     if packed is None:
-        b.acquire_span(B, "B", "int8", (b"b",), 1, _extent(nb if reads_ab else 0, stride_b, N if _is_t(tb) else K,
+        b.acquire_span(B, "B", "int8", _INT8, _extent(nb if reads_ab else 0, stride_b, N if _is_t(tb) else K,
                                                       K if _is_t(tb) else N, ldb, "B"), False)
     else:
         packed_bytes = gemmkit_s8s8_packed_weight_size(N, K) if reads_ab else 0
-        b.acquire_span(packed, "packed_weight", "uint8", (b"B",), 1, packed_bytes, False)
-    ds.acquire_span(deq_scale, "deq_scale", "float32", (b"f",), 4, N if work else 0, False)
-    ts.acquire_span(token_scale, "token_scale", "float32", (b"f",), 4,
-               _extent(nb, stride_token_scale, 1, M, 1, "token_scale"), False)
+        b.acquire_span(packed, "packed_weight", "uint8", _UINT8, packed_bytes, False)
+    ds.acquire_span(deq_scale, "deq_scale", "float32", _FLOAT32, N if work else 0, False)
+    ts.acquire_span(token_scale, "token_scale", "float32", _FLOAT32,
+                    _extent(nb, stride_token_scale, 1, M, 1, "token_scale"), False)
     if bias is not None:
-        bs.acquire_span(bias, "bias", "float32", (b"f",), 4, N if work else 0, False)
+        bs.acquire_span(bias, "bias", "float32", _FLOAT32, N if work else 0, False)
     c.acquire_span(C, "C", out_type + (" (or uint16 bits)" if out_type != "float32" else ""), c_formats,
-              4 if out_type == "float32" else 2,
-              _extent(nb, stride_c, M if c_rows else N, N if c_rows else M, ldc, "C"), True)
+                   _extent(nb, stride_c, M if c_rows else N, N if c_rows else M, ldc, "C"), True)
     cdef int st
     cdef char lc = b'R' if c_rows else b'C'
     cdef int oc = code
@@ -1677,7 +968,7 @@ cdef object _per_token(transa, transb, layout_c, out_type, int64_t batch, int64_
         if st == 2:
             raise ValueError("packed_weight was not packed for this kernel path and these N, K "
                              "(s8s8_pack_weight under the same kernel path)")
-    _raise_status(st, "gemm_s8s8_per_token")
+    raise_status(st, "gemm_s8s8_per_token")
     return C
 
 
@@ -1713,21 +1004,20 @@ def per_token_scale_int32(out_type, acc, deq_scale, token_scale, bias, C):
             raise ValueError(f"{name}'s rows must be at least a row apart")
     cdef int64_t lda = acc.strides[0] // 4 if M > 1 else max(1, N)
     cdef int64_t ldc = C.strides[0] // C.itemsize if M > 1 else max(1, N)
-    cdef _Span a = _Span(), ds = _Span(), ts = _Span(), bs = _Span(), c = _Span()
-    a.acquire_span(acc, "acc", "int32", (b"i", b"l"), 4, _extent(1, 0, M, N, lda, "acc"), False)
-    ds.acquire_span(deq_scale, "deq_scale", "float32", (b"f",), 4, N, False)
-    ts.acquire_span(token_scale, "token_scale", "float32", (b"f",), 4, M, False)
+    cdef _Buffer a = _Buffer(), ds = _Buffer(), ts = _Buffer(), bs = _Buffer(), c = _Buffer()
+    a.acquire_span(acc, "acc", "int32", _INT32, _extent(1, 0, M, N, lda, "acc"), False)
+    ds.acquire_span(deq_scale, "deq_scale", "float32", _FLOAT32, N, False)
+    ts.acquire_span(token_scale, "token_scale", "float32", _FLOAT32, M, False)
     if bias is not None:
-        bs.acquire_span(bias, "bias", "float32", (b"f",), 4, N, False)
-    c.acquire_span(C, "C", out_type, c_formats, 4 if code == GEMMKIT_OUT_FLOAT32 else 2,
-                   _extent(1, 0, M, N, ldc, "C"), True)
+        bs.acquire_span(bias, "bias", "float32", _FLOAT32, N, False)
+    c.acquire_span(C, "C", out_type, c_formats, _extent(1, 0, M, N, ldc, "C"), True)
     cdef int st
     cdef int ot = code
     with nogil:
         st = gemmkit_per_token_scale_int32(ot, M, N, <const int32_t *>a.ptr, lda, <const float *>ds.ptr,
                                            <const float *>ts.ptr, <const float *>(bs.ptr if bias is not None else NULL),
                                            c.ptr, ldc)
-    _raise_status(st, "per_token_scale_int32")
+    raise_status(st, "per_token_scale_int32")
     return C
 
 
@@ -1750,15 +1040,15 @@ def s8s8_pack_weight(transb, int64_t N, int64_t K, B, int64_t ldb):
     cdef int64_t nbytes = gemmkit_s8s8_packed_weight_size(N, K)
     if nbytes == 0:
         return None
-    cdef _Span b = _Span(), d = _Span()
-    b.acquire_span(B, "B", "int8", (b"b",), 1, _extent(1, 0, N if _is_t(tb) else K, K if _is_t(tb) else N, ldb, "B"),
+    cdef _Buffer b = _Buffer(), d = _Buffer()
+    b.acquire_span(B, "B", "int8", _INT8, _extent(1, 0, N if _is_t(tb) else K, K if _is_t(tb) else N, ldb, "B"),
               False)
     packed = np.empty(nbytes, np.uint8)
-    d.acquire_span(packed, "packed", "uint8", (b"B",), 1, nbytes, True)
+    d.acquire_span(packed, "packed", "uint8", _UINT8, nbytes, True)
     cdef int st
     with nogil:
         st = gemmkit_s8s8_pack_weight(tb, N, K, <const int8_t *>b.ptr, ldb, d.ptr, nbytes)
-    _raise_status(st, "s8s8_pack_weight")
+    raise_status(st, "s8s8_pack_weight")
     return packed
 
 
@@ -1769,6 +1059,34 @@ def gemm_s8s8_per_token_packed(transa, out_type, int64_t batch, int64_t M, int64
     else ValueError) shared by the batch. Returns C."""
     return _per_token(transa, "N", "R", out_type, batch, M, N, K, A, lda, stride_a, None, max(1, N), 0,
                       packed_weight, deq_scale, token_scale, stride_token_scale, bias, C, ldc, stride_c)
+
+
+# The per-token calls of the fast paths (gemmkit/_fastpaths.pyx), as gemmkit.h declares them.
+cdef int per_token_nogil(char transa, char transb, char layout_c, int out_type, int64_t batch, int64_t M, int64_t N,
+                         int64_t K, const int8_t *A, int64_t lda, int64_t stride_a, const int8_t *B, int64_t ldb,
+                         int64_t stride_b, const float *deq_scale, const float *token_scale,
+                         int64_t stride_token_scale, const float *bias, void *C, int64_t ldc,
+                         int64_t stride_c) noexcept nogil:
+    return gemmkit_gemm_s8s8_per_token(transa, transb, layout_c, out_type, batch, M, N, K, A, lda, stride_a, B, ldb,
+                                       stride_b, deq_scale, token_scale, stride_token_scale, bias, C, ldc, stride_c)
+
+
+cdef int per_token_packed_nogil(char transa, int out_type, int64_t batch, int64_t M, int64_t N, int64_t K,
+                                const int8_t *A, int64_t lda, int64_t stride_a, const void *packed_weight,
+                                int64_t packed_bytes, const float *deq_scale, const float *token_scale,
+                                int64_t stride_token_scale, const float *bias, void *C, int64_t ldc,
+                                int64_t stride_c) noexcept nogil:
+    return gemmkit_gemm_s8s8_per_token_packed(transa, out_type, batch, M, N, K, A, lda, stride_a, packed_weight,
+                                              packed_bytes, deq_scale, token_scale, stride_token_scale, bias, C, ldc,
+                                              stride_c)
+
+
+cdef int64_t packed_weight_size_nogil(int64_t N, int64_t K) noexcept nogil:
+    return gemmkit_s8s8_packed_weight_size(N, K)
+
+
+cdef int reads_weight_in_place_nogil(char transb, int64_t M, int64_t K) noexcept nogil:
+    return gemmkit_s8s8_reads_weight_in_place(transb, M, K)
 
 
 # ---- configuration ----------------------------------------------------------------------------
@@ -1926,41 +1244,6 @@ def kernel_info():
 
 # ---- quantized elementwise add (csrc/qadd.c; the NumPy front end is gemmkit/_quantized_add.py) ----
 
-cdef class _StridedView:
-    """A buffer over the output's shape: its first element and its strides in elements (0 = repeated)."""
-    cdef Py_buffer view
-    cdef bint held
-    cdef int64_t strides[32]
-
-    def __dealloc__(self):
-        if self.held:
-            PyBuffer_Release(&self.view)
-
-    cdef int acquire(self, object obj, str name, tuple dtypes, tuple shape, bint writable) except -1:
-        cdef int flags = PyBUF_STRIDES | PyBUF_FORMAT
-        if writable:
-            flags |= PyBUF_WRITABLE
-        try:
-            PyObject_GetBuffer(obj, &self.view, flags)
-        except (BufferError, ValueError, TypeError) as e:
-            raise TypeError(f"{name} must be a{' writable' if writable else ''} array ({e})") from None
-        self.held = True
-        got = _dtype_of(self.view.format, self.view.itemsize)
-        if got not in dtypes:
-            raise TypeError(f"{name} must have dtype {' or '.join(dtypes)}, got {got}")
-        if self.view.ndim != len(shape) or self.view.ndim > GEMMKIT_QADD_MAX_DIMS:
-            raise ValueError(f"{name} must have {len(shape)} dimensions (at most {GEMMKIT_QADD_MAX_DIMS})")
-        cdef int d
-        for d in range(self.view.ndim):
-            if self.view.shape[d] != shape[d]:
-                raise ValueError(f"{name} has shape {tuple(self.view.shape[i] for i in range(self.view.ndim))}, "
-                                 f"expected {shape}")
-            if self.view.strides[d] % self.view.itemsize != 0:
-                raise ValueError(f"{name}: stride {self.view.strides[d]} bytes is not a whole number of elements")
-            self.strides[d] = self.view.strides[d] // self.view.itemsize
-        return 0
-
-
 _QADD_FORMULAS = {"directml": GEMMKIT_QADD_DIRECTML, "onnxruntime": GEMMKIT_QADD_ONNXRUNTIME}
 QADD_MAX_DIMS = GEMMKIT_QADD_MAX_DIMS  # dimensions quantized_add takes
 
@@ -1981,11 +1264,11 @@ def quantized_add_strided(str formula, tuple shape, a, a_scale, a_zero_point, b,
     cdef int d
     for d in range(ndim):
         c_shape[d] = shape[d]
-    q8 = ("uint8", "int8")
-    cdef _StridedView va = _StridedView(), vb = _StridedView(), vo = _StridedView()
-    va.acquire(a, "a", q8, shape, False)
-    vb.acquire(b, "b", q8, shape, False)
-    vo.acquire(out, "out", q8, shape, True)
+    q8 = (cnp.NPY_UINT8, cnp.NPY_INT8)
+    cdef _Buffer va = _Buffer(), vb = _Buffer(), vo = _Buffer()
+    va.acquire_strided(a, "a", q8, shape, False)
+    vb.acquire_strided(b, "b", q8, shape, False)
+    vo.acquire_strided(out, "out", q8, shape, True)
     cdef gemmkit_qtensor_t t[3]
     cdef float scale_value[3]
     cdef int8_t zp_value[3]
@@ -1995,39 +1278,39 @@ def quantized_add_strided(str formula, tuple shape, a, a_scale, a_zero_point, b,
     scales = (a_scale, b_scale, out_scale)
     zps = (a_zero_point, b_zero_point, out_zero_point)
     cdef int i
-    cdef _StridedView v
-    cdef str tdtype
+    cdef _Buffer v
+    cdef int tnum
     for i in range(3):
         v = views[i]
-        tdtype = _dtype_of(v.view.format, 1)
+        tnum = _format_num(v.view.format, 1)
         t[i].data = v.view.buf
-        t[i].type = GEMMKIT_QTYPE_S8 if tdtype == "int8" else GEMMKIT_QTYPE_U8
-        t[i].strides = v.strides
+        t[i].type = GEMMKIT_QTYPE_S8 if tnum == cnp.NPY_INT8 else GEMMKIT_QTYPE_U8
+        t[i].strides = v.steps
         if isinstance(scales[i], float):
             scale_value[i] = <float>scales[i]
             t[i].scale = &scale_value[i]
             t[i].scale_strides = NULL
         else:
-            v = _StridedView()
-            v.acquire(scales[i], names[i] + "_scale", ("float32",), shape, False)
+            v = _Buffer()
+            v.acquire_strided(scales[i], names[i] + "_scale", _FLOAT32, shape, False)
             held.append(v)
             t[i].scale = <const float *>v.view.buf
-            t[i].scale_strides = v.strides
+            t[i].scale_strides = v.steps
         zp = zps[i]
         t[i].zero_point_strides = NULL
         if zp is None:
             t[i].zero_point = NULL
         elif isinstance(zp, int):
-            if not ((-128 if tdtype == "int8" else 0) <= zp <= (127 if tdtype == "int8" else 255)):
-                raise ValueError(f"{names[i]}_zero_point={zp} is out of range for {tdtype}")
+            if not ((-128 if tnum == cnp.NPY_INT8 else 0) <= zp <= (127 if tnum == cnp.NPY_INT8 else 255)):
+                raise ValueError(f"{names[i]}_zero_point={zp} is out of range for {DTYPE_NAMES[tnum]}")
             zp_value[i] = <int8_t>(zp if zp < 128 else zp - 256)
             t[i].zero_point = &zp_value[i]
         else:
-            v = _StridedView()
-            v.acquire(zp, names[i] + "_zero_point", (tdtype,), shape, False)
+            v = _Buffer()
+            v.acquire_strided(zp, names[i] + "_zero_point", (tnum,), shape, False)
             held.append(v)
             t[i].zero_point = v.view.buf
-            t[i].zero_point_strides = v.strides
+            t[i].zero_point_strides = v.steps
     cdef gemmkit_qadd_formula_t f = _QADD_FORMULAS[formula]
     cdef int st
     with nogil:
@@ -2035,148 +1318,23 @@ def quantized_add_strided(str formula, tuple shape, a, a_scale, a_zero_point, b,
     if st == 2:
         raise ValueError("quantized_add: invalid arguments (a scale that is 0, NaN or Inf, or strided scales or "
                          "zero points with formula='onnxruntime')")
-    _raise_status(st, "quantized_add")
+    raise_status(st, "quantized_add")
     return out
 
 
-# The common call in one step: same-shape C-contiguous uint8/int8 arrays (no overlap with out= other
-# than being it), Python float scales, zero points None / int / a NumPy uint8 or int8 scalar. Anything
-# else, and anything invalid, returns None and gemmkit/_quantized_add.py takes its full path (which
-# raises the errors); a result is then the same bytes, by the same C call.
-cdef inline bint _qadd_one_scale(object s, float *value):
-    if type(s) is not float:
-        return False
-    cdef double d = s
-    cdef float f = <float>d
-    if f != f or isinf(f) or f == 0:
-        return False
-    value[0] = f
-    return True
+cdef int quantized_add_nogil(gemmkit_qadd_formula_t formula, int ndim, const int64_t *shape,
+                             const gemmkit_qtensor_t *a, const gemmkit_qtensor_t *b,
+                             const gemmkit_qtensor_t *out) noexcept nogil:
+    """gemmkit_quantized_add, for the fast paths (gemmkit/_fastpaths.pyx)."""
+    return gemmkit_quantized_add(formula, ndim, shape, a, b, out)
 
 
-cdef inline bint _qadd_one_zero_point(object z, int typenum, int8_t *value):
-    cdef long v
-    if z is None:
-        value[0] = 0
-        return True
-    if type(z) is int:
-        if not (-128 <= z <= 127 if typenum == cnp.NPY_INT8 else 0 <= z <= 255):
-            return False
-        v = z
-    elif type(z) is (_NP_INT8 if typenum == cnp.NPY_INT8 else _NP_UINT8):
-        v = int(z)
-    else:
-        return False
-    value[0] = <int8_t>(v if v < 128 else v - 256)
-    return True
+# ---- per-token activation quantization (gemmkit.quant.quantize_per_token, Int8Linear) ----------------
 
-
-cdef inline bint _qadd_overlaps(cnp.ndarray x, cnp.ndarray y, Py_ssize_t n):
-    cdef char *p = <char *>cnp.PyArray_DATA(x)
-    cdef char *q = <char *>cnp.PyArray_DATA(y)
-    return p < q + n and q < p + n
-
-
-_NP_UINT8, _NP_INT8 = np.uint8, np.int8
-
-
-def quantized_add_common(formula, a, a_scale, a_zero_point, b, b_scale, b_zero_point, out, out_scale,
-                         out_zero_point):
-    """out (a new array when None) := quantized a + b for the common call described above, or None
-    when the call is not that one (nothing is written then)."""
-    cdef gemmkit_qadd_formula_t f
-    if type(formula) is not str:
-        return None
-    if formula == "directml":
-        f = GEMMKIT_QADD_DIRECTML
-    elif formula == "onnxruntime":
-        f = GEMMKIT_QADD_ONNXRUNTIME
-    else:
-        return None
-    if type(a) is not np.ndarray or type(b) is not np.ndarray:
-        return None
-    cdef cnp.ndarray A = a, B = b, C
-    cdef int ta = cnp.PyArray_TYPE(A), tb = cnp.PyArray_TYPE(B), tc
-    cdef int ndim = cnp.PyArray_NDIM(A), d
-    if ((ta != cnp.NPY_UINT8 and ta != cnp.NPY_INT8) or (tb != cnp.NPY_UINT8 and tb != cnp.NPY_INT8)
-            or cnp.PyArray_NDIM(B) != ndim or ndim > GEMMKIT_QADD_MAX_DIMS
-            or not cnp.PyArray_IS_C_CONTIGUOUS(A) or not cnp.PyArray_IS_C_CONTIGUOUS(B)):
-        return None
-    cdef cnp.npy_intp *dims = cnp.PyArray_DIMS(A)
-    cdef int64_t shape[32]
-    cdef int64_t strides[32]
-    cdef Py_ssize_t n = 1
-    for d in range(ndim):
-        if cnp.PyArray_DIMS(B)[d] != dims[d]:
-            return None
-        shape[d] = dims[d]
-        n *= dims[d]
-    if n == 0:
-        return None
-    for d in range(ndim - 1, -1, -1):  # C order, in elements of one byte
-        strides[d] = 1 if d == ndim - 1 else strides[d + 1] * shape[d + 1]
-    if out_zero_point is None or type(out_zero_point) is int:
-        tc = ta
-    elif type(out_zero_point) is _NP_UINT8:
-        tc = cnp.NPY_UINT8
-    elif type(out_zero_point) is _NP_INT8:
-        tc = cnp.NPY_INT8
-    else:
-        return None
-    cdef float scale[3]
-    cdef int8_t zp[3]
-    if not (_qadd_one_scale(a_scale, &scale[0]) and _qadd_one_scale(b_scale, &scale[1])
-            and _qadd_one_scale(out_scale, &scale[2]) and _qadd_one_zero_point(a_zero_point, ta, &zp[0])
-            and _qadd_one_zero_point(b_zero_point, tb, &zp[1]) and _qadd_one_zero_point(out_zero_point, tc, &zp[2])):
-        return None
-    if out is None:
-        C = cnp.PyArray_EMPTY(ndim, dims, tc, 0)
-    else:
-        if type(out) is not np.ndarray:
-            return None
-        C = out
-        if (cnp.PyArray_TYPE(C) != tc or cnp.PyArray_NDIM(C) != ndim or not cnp.PyArray_IS_C_CONTIGUOUS(C)
-                or not cnp.PyArray_ISWRITEABLE(C)):
-            return None
-        for d in range(ndim):
-            if cnp.PyArray_DIMS(C)[d] != dims[d]:
-                return None
-        if ((_qadd_overlaps(C, A, n) and cnp.PyArray_DATA(C) != cnp.PyArray_DATA(A))
-                or (_qadd_overlaps(C, B, n) and cnp.PyArray_DATA(C) != cnp.PyArray_DATA(B))):
-            return None
-    cdef gemmkit_qtensor_t t[3]
-    cdef int types[3]
-    t[0].data = cnp.PyArray_DATA(A)
-    t[1].data = cnp.PyArray_DATA(B)
-    t[2].data = cnp.PyArray_DATA(C)
-    types[0], types[1], types[2] = ta, tb, tc
-    for d in range(3):
-        t[d].type = GEMMKIT_QTYPE_S8 if types[d] == cnp.NPY_INT8 else GEMMKIT_QTYPE_U8
-        t[d].strides = strides
-        t[d].scale = &scale[d]
-        t[d].scale_strides = NULL
-        t[d].zero_point = &zp[d]
-        t[d].zero_point_strides = NULL
-    cdef int st
-    if n >= 65536:
-        with nogil:
-            st = gemmkit_quantized_add(f, ndim, shape, &t[0], &t[1], &t[2])
-    else:
-        st = gemmkit_quantized_add(f, ndim, shape, &t[0], &t[1], &t[2])
-    return C if st == 0 else None
-
-
-# ==== issue 29: per-token activation quantization (gemmkit.quant.quantize_per_token, Int8Linear) ====
-# A separate block: its C declarations are here rather than in _core.pxd.
-
-cdef extern from "include/gemmkit.h" nogil:
-    gemmkit_status_t gemmkit_quantize_per_token(int in_type, int64_t M, int64_t K, const void *x, int64_t ldx,
-                                                const float *smooth, int smooth_mode, int8_t *q, int64_t ldq,
-                                                float *scale)
-    const char *gemmkit_quantize_kernel_name()
-
-_QUANT_IN = {"float32": (GEMMKIT_OUT_FLOAT32, (b"f",), 4), "float16": (GEMMKIT_OUT_FLOAT16, (b"e", b"H"), 2),
-             "bfloat16": (GEMMKIT_OUT_BFLOAT16, (b"H",), 2)}
+# in_type name -> (its GEMMKIT_OUT_* code, the dtypes x may have, their item size)
+_QUANT_IN = {"float32": (GEMMKIT_OUT_FLOAT32, _FLOAT32, 4),
+             "float16": (GEMMKIT_OUT_FLOAT16, (cnp.NPY_FLOAT16, cnp.NPY_UINT16), 2),
+             "bfloat16": (GEMMKIT_OUT_BFLOAT16, (cnp.NPY_UINT16,), 2)}
 _SMOOTH_MODES = {"divide": 0, "multiply": 1}
 
 
@@ -2201,13 +1359,13 @@ def quantize_per_token_rows(in_type, int64_t M, int64_t K, x, int64_t ldx, smoot
     if M > 1 and (ldx < K or ldq < K):
         raise ValueError(f"ldx={ldx} and ldq={ldq} must be >= K={K}")
     cdef int64_t mm = M if K > 0 else 0
-    cdef _Span a = _Span(), s = _Span(), o = _Span(), sc = _Span()
-    a.acquire_span(x, "x", in_type + (" (or uint16 bits)" if isz == 2 else ""), formats, isz,
+    cdef _Buffer a = _Buffer(), s = _Buffer(), o = _Buffer(), sc = _Buffer()
+    a.acquire_span(x, "x", in_type + (" (or uint16 bits)" if isz == 2 else ""), formats,
                    _extent(1, 0, mm, K, ldx, "x"), False)
     if smooth is not None:
-        s.acquire_span(smooth, "smooth", "float32", (b"f",), 4, K if mm else 0, False)
-    o.acquire_span(q, "q", "int8", (b"b",), 1, _extent(1, 0, mm, K, ldq, "q"), True)
-    sc.acquire_span(scale, "scale", "float32", (b"f",), 4, M, True)
+        s.acquire_span(smooth, "smooth", "float32", _FLOAT32, K if mm else 0, False)
+    o.acquire_span(q, "q", "int8", _INT8, _extent(1, 0, mm, K, ldq, "q"), True)
+    sc.acquire_span(scale, "scale", "float32", _FLOAT32, M, True)
     cdef int st, ic = code, mode = _SMOOTH_MODES[smooth_mode]
     cdef const float *sp = <const float *>s.ptr if smooth is not None else NULL
     if M * K >= 32768:
@@ -2215,139 +1373,15 @@ def quantize_per_token_rows(in_type, int64_t M, int64_t K, x, int64_t ldx, smoot
             st = gemmkit_quantize_per_token(ic, M, K, a.ptr, ldx, sp, mode, <int8_t *>o.ptr, ldq, <float *>sc.ptr)
     else:
         st = gemmkit_quantize_per_token(ic, M, K, a.ptr, ldx, sp, mode, <int8_t *>o.ptr, ldq, <float *>sc.ptr)
-    _raise_status(st, "quantize_per_token")
+    raise_status(st, "quantize_per_token")
     return q
 
 
-from libc.stdlib cimport malloc, free
+cdef int quantize_per_token_nogil(int in_type, int64_t M, int64_t K, const void *x, int64_t ldx, const float *smooth,
+                                  int smooth_mode, int8_t *q, int64_t ldq, float *scale) noexcept nogil:
+    """gemmkit_quantize_per_token, for the fast paths (gemmkit/_fastpaths.pyx)."""
+    return gemmkit_quantize_per_token(in_type, M, K, x, ldx, smooth, smooth_mode, q, ldq, scale)
 
-
-cdef int _quant_in_code(object x, int64_t *M, int64_t *K) except -1:
-    """The in_type code of x (0: not an ndarray this fast path takes: C-contiguous, aligned, native, ndim >= 1,
-    float32 / float16 / bfloat16, no empty axis) and its tokens M x K along the last axis."""
-    if type(x) is not np.ndarray:
-        return 0
-    cdef cnp.ndarray X = x
-    cdef int nd = cnp.PyArray_NDIM(X), t = cnp.PyArray_TYPE(X), code, d
-    if (nd < 1 or not cnp.PyArray_IS_C_CONTIGUOUS(X) or not cnp.PyArray_ISALIGNED(X)
-            or not cnp.PyArray_ISNOTSWAPPED(X)):
-        return 0
-    if t == cnp.NPY_FLOAT32:
-        code = GEMMKIT_OUT_FLOAT32
-    elif t == cnp.NPY_FLOAT16:
-        code = GEMMKIT_OUT_FLOAT16
-    elif _is_bfloat16(X, t):
-        code = GEMMKIT_OUT_BFLOAT16
-    else:
-        return 0
-    K[0] = cnp.PyArray_DIMS(X)[nd - 1]
-    M[0] = 1
-    for d in range(nd - 1):
-        M[0] *= cnp.PyArray_DIMS(X)[d]
-    if M[0] == 0 or K[0] == 0:
-        return 0
-    return code
-
-
-def quantize_fast(x, smooth, int mode):
-    """quantize_per_token_rows along x's last axis into new arrays: (q of x's shape, scale of its leading
-    shape), for a C-contiguous float x (see _quant_in_code); None for any other x (take the general path).
-    smooth: None or a C-contiguous float32 array of K values (the caller checked it)."""
-    cdef int64_t M = 0, K = 0
-    cdef int code = _quant_in_code(x, &M, &K)
-    if code == 0:
-        return None
-    cdef cnp.ndarray X = x, Sm
-    cdef const float *sp = NULL
-    if smooth is not None:
-        Sm = smooth
-        if cnp.PyArray_SIZE(Sm) != K or cnp.PyArray_TYPE(Sm) != cnp.NPY_FLOAT32 or not cnp.PyArray_IS_C_CONTIGUOUS(Sm):
-            raise ValueError(f"smooth must be a C-contiguous float32 array of {K} values")
-        sp = <const float *>cnp.PyArray_DATA(Sm)
-    cdef int nd = cnp.PyArray_NDIM(X)
-    cdef cnp.ndarray Q = cnp.PyArray_EMPTY(nd, cnp.PyArray_DIMS(X), cnp.NPY_INT8, 0)
-    cdef cnp.ndarray S = cnp.PyArray_EMPTY(nd - 1, cnp.PyArray_DIMS(X), cnp.NPY_FLOAT32, 0)
-    cdef const void *px = cnp.PyArray_DATA(X)
-    cdef int8_t *pq = <int8_t *>cnp.PyArray_DATA(Q)
-    cdef float *ps = <float *>cnp.PyArray_DATA(S)
-    cdef int st
-    if M * K >= 32768:
-        with nogil:
-            st = gemmkit_quantize_per_token(code, M, K, px, K, sp, mode, pq, K, ps)
-    else:
-        st = gemmkit_quantize_per_token(code, M, K, px, K, sp, mode, pq, K, ps)
-    _raise_status(st, "quantize_per_token")
-    return Q, S
-
-
-def int8_linear_fast(x, smooth, int64_t N, weight_q, packed, w_scale, bias, out, int out_code):
-    """Int8Linear's call in one pass through the core, the GIL released: x's tokens (last axis, K values,
-    a C-contiguous float x as quantize_fast takes; None for any other x) quantized per token (divided by
-    smooth when given) into a temporary, then gemm_s8s8_per_token with weight_q (N x K int8, C-contiguous),
-    or gemm_s8s8_per_token_packed with `packed` (s8s8_pack_weight(T) of weight_q for the path in use, or
-    None), w_scale and bias (N float32, bias None or C-contiguous), into out: a C-contiguous array of
-    x's leading shape x N in out_code's type (1 float32, 2 float16, 3 bfloat16), checked by the caller.
-    Returns out."""
-    cdef int64_t M = 0, K = 0
-    cdef int code = _quant_in_code(x, &M, &K)
-    if code == 0 or N <= 0:
-        return None
-    cdef cnp.ndarray X = x, W = weight_q, WS = w_scale, C = out, B, Sm, P
-    if (cnp.PyArray_TYPE(W) != cnp.NPY_INT8 or not cnp.PyArray_IS_C_CONTIGUOUS(W) or cnp.PyArray_NDIM(W) != 2
-            or cnp.PyArray_DIMS(W)[0] != N or cnp.PyArray_DIMS(W)[1] != K):
-        raise ValueError(f"weight_q must be a C-contiguous int8 array of shape ({N}, {K})")
-    if cnp.PyArray_TYPE(WS) != cnp.NPY_FLOAT32 or cnp.PyArray_SIZE(WS) != N or not cnp.PyArray_IS_C_CONTIGUOUS(WS):
-        raise ValueError(f"w_scale must be a C-contiguous float32 array of {N} values")
-    cdef Py_ssize_t osz = 4 if out_code == GEMMKIT_OUT_FLOAT32 else 2
-    if (out_code < 1 or out_code > 3 or not cnp.PyArray_IS_C_CONTIGUOUS(C) or not cnp.PyArray_ISWRITEABLE(C)
-            or cnp.PyArray_ITEMSIZE(C) != osz or cnp.PyArray_SIZE(C) != M * N):
-        raise ValueError("out must be a writable C-contiguous array of the output type with M x N elements")
-    cdef const float *pb = NULL
-    cdef const float *sp = NULL
-    cdef const void *pk = NULL
-    cdef int64_t pk_bytes = 0
-    if bias is not None:
-        B = bias
-        if cnp.PyArray_TYPE(B) != cnp.NPY_FLOAT32 or cnp.PyArray_SIZE(B) != N or not cnp.PyArray_IS_C_CONTIGUOUS(B):
-            raise ValueError(f"bias must be a C-contiguous float32 array of {N} values")
-        pb = <const float *>cnp.PyArray_DATA(B)
-    if smooth is not None:
-        Sm = smooth
-        if cnp.PyArray_SIZE(Sm) != K or cnp.PyArray_TYPE(Sm) != cnp.NPY_FLOAT32 or not cnp.PyArray_IS_C_CONTIGUOUS(Sm):
-            raise ValueError(f"smooth must be a C-contiguous float32 array of {K} values")
-        sp = <const float *>cnp.PyArray_DATA(Sm)
-    if packed is not None:
-        P = packed
-        pk_bytes = gemmkit_s8s8_packed_weight_size(N, K)
-        if cnp.PyArray_TYPE(P) != cnp.NPY_UINT8 or cnp.PyArray_SIZE(P) != pk_bytes or not cnp.PyArray_IS_C_CONTIGUOUS(P):
-            raise ValueError("packed must be s8s8_pack_weight's array for this weight")
-        pk = cnp.PyArray_DATA(P)
-    if np.may_share_memory(out, x):
-        raise ValueError("out must not overlap x")
-    cdef const void *px = cnp.PyArray_DATA(X)
-    cdef const int8_t *pw = <const int8_t *>cnp.PyArray_DATA(W)
-    cdef const float *pws = <const float *>cnp.PyArray_DATA(WS)
-    cdef void *pc = cnp.PyArray_DATA(C)
-    cdef int8_t *q = <int8_t *>malloc(<size_t>(M * K + 4 * M + 64))
-    if q == NULL:
-        raise MemoryError()
-    cdef float *s = <float *>(<char *>q + ((M * K + 63) // 64) * 64)
-    cdef int st, oc = out_code
-    with nogil:
-        st = gemmkit_quantize_per_token(code, M, K, px, K, sp, 0, q, K, s)
-        if st == 0:
-            if pk == NULL or gemmkit_s8s8_reads_weight_in_place(b'T', M, K):
-                st = gemmkit_gemm_s8s8_per_token(b'N', b'T', b'R', oc, 1, M, N, K, q, K, 0, pw, K, 0, pws, s, 0, pb,
-                                                 pc, N, 0)
-            else:
-                st = gemmkit_gemm_s8s8_per_token_packed(b'N', oc, 1, M, N, K, q, K, 0, pk, pk_bytes, pws, s, 0, pb,
-                                                        pc, N, 0)
-    free(q)
-    if st == 2 and pk != NULL:
-        raise ValueError("packed was not packed for this kernel path and these N, K")
-    _raise_status(st, "int8_linear")
-    return out
-# ==== end of issue 29 block ====
 
 # ---- cache hierarchy, analytical blocking model, tuning overrides (issue 26: csrc/cache_info.c,
 # csrc/blocking_model.c, csrc/tuning.c; the tuning file is read by gemmkit/_tune.py) ----

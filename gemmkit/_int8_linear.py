@@ -23,7 +23,7 @@ moves that range into the weight (x / s, W * s), which per-token scales then qua
 """
 import numpy as np
 
-from . import _core
+from . import _core, _fastpaths
 from ._matmul_per_token import OUT_DTYPES, PackedWeight, _numpy_dtype, matmul_per_token, pack_weight
 
 _IN_DTYPES = ("float32", "float16", "bfloat16")
@@ -100,7 +100,7 @@ def _quantize(x, axis, smooth, mode, out, scale_out, who, smooth_checked=False):
     if (out is None and scale_out is None and isinstance(x, np.ndarray) and x.ndim >= 1 and type(axis) is int
             and (axis == -1 or axis == x.ndim - 1)):
         s = smooth if smooth_checked else _smooth_vector(smooth, x.shape[-1], who)
-        done = _core.quantize_fast(x, s, _MODES[mode])  # a C-contiguous float x: straight to the core
+        done = _fastpaths.quantize_fast(x, s, _MODES[mode])  # a C-contiguous float x: straight to the core
         if done is not None:
             return done
     x = _float_input(x, "x", who)
@@ -510,8 +510,9 @@ class Int8Linear:
                     and fast_out.shape == x.shape[:-1] + (self.out_features,) and fast_out.flags.c_contiguous
                     and fast_out.flags.writeable and fast_out.dtype.isnative and not np.may_share_memory(fast_out, x)):
                 packed = self._packed.data if self._packed.arch == _core.get_arch() else None
-                done = _core.int8_linear_fast(x, self.smooth, self.out_features, self.weight_q, packed,
-                                              self.weight_scale, self.bias, fast_out, _OUT_CODES[fast_out.dtype.name])
+                done = _fastpaths.int8_linear_fast(x, self.smooth, self.out_features, self.weight_q, packed,
+                                                   self.weight_scale, self.bias, fast_out,
+                                                   _OUT_CODES[fast_out.dtype.name])
                 if done is not None:
                     return done
         q, s = self.quantize_input(x)

@@ -3,7 +3,7 @@ the NumPy-facing front ends. They check shapes and dtypes, resolve strides with 
 the core's <prefix>gemm; all arithmetic on matrix data happens in the core."""
 import numpy as np
 
-from . import _args, _core
+from . import _args, _core, _fastpaths
 from ._resolve import resolve_operand, resolve_output
 
 # operand dtype name -> the core function (gemmkit._core.<name>) that multiplies matrices of it.
@@ -183,7 +183,7 @@ def matmul(a, b, out=None):
     >>> gemmkit.matmul([1.0, 2.0], [3.0, 4.0])
     np.float64(11.0)
     """
-    result = _core.matmul_fast(a, b, out)  # 1-D/2-D ndarrays of one s/d/c/z dtype, read in place
+    result = _fastpaths.matmul_fast(a, b, out)  # 1-D/2-D ndarrays of one s/d/c/z dtype, read in place
     if result is not None:
         return result
     who = "gemmkit.matmul"

@@ -6,7 +6,7 @@ import struct
 
 import numpy as np
 
-from . import _args, _core
+from . import _args, _core, _fastpaths
 
 _QTYPES = (np.dtype(np.uint8), np.dtype(np.int8))
 _RANGE = {np.dtype(np.uint8): (0, 255), np.dtype(np.int8): (-128, 127)}
@@ -177,8 +177,8 @@ def quantized_add(a, a_scale, a_zero_point, b, b_scale, b_zero_point, out_scale,
     array([  6, 128], dtype=uint8)
     """
     if out_dtype is None:  # same-shape contiguous arrays, single values: checked and run in one C step
-        result = _core.quantized_add_common(formula, a, a_scale, a_zero_point, b, b_scale, b_zero_point, out,
-                                            out_scale, out_zero_point)
+        result = _fastpaths.quantized_add_common(formula, a, a_scale, a_zero_point, b, b_scale, b_zero_point, out,
+                                                 out_scale, out_zero_point)
         if result is not None:
             return result
     scalars = out is None and all(isinstance(x, np.generic) for x in (a, b))

@@ -21,7 +21,7 @@ import threading
 
 import numpy as np
 
-from . import _core, _f2py
+from . import _core, _f2py, _fastpaths
 from ._resolve import resolve_operand
 
 try:
@@ -91,7 +91,7 @@ def _make_gemm(prefix):
         return (arr if arr.ndim == 2 else arr.reshape(dims, order="F")), dims
 
     def general(alpha, a, b, beta=0.0, c=None, trans_a=0, trans_b=0, overwrite_c=0):
-        """Everything the core's fast path (_core.blas_gemm_fast) leaves, in the order of SciPy's f2py
+        """Everything the fast path (_fastpaths.blas_gemm_fast) leaves, in the order of SciPy's f2py
         wrapper: overwrite_c (parsed with the arguments), trans_a, trans_b, alpha, beta, a, b, the inner
         dimensions, c and its shape."""
         in_place = _f2py.parse_int(overwrite_c, f"{fn}() overwrite_c") != 0
@@ -127,9 +127,12 @@ def _make_gemm(prefix):
             core(fb, fa, n, m, k, al, rb, ldb, ra, lda, be, out.T, max(1, m))
         return result
 
-    # the public function is the core's (no Python frame on the common path); it calls `general` for the rest
-    _core.blas_general[prefix] = general
-    gemm = getattr(_core, "blas_" + fn)
+    typenum, fast = dtype.num, _fastpaths.blas_gemm_fast
+
+    def gemm(alpha, a, b, beta=0.0, c=None, trans_a=0, trans_b=0, overwrite_c=0):
+        r = fast(typenum, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c)  # the common call, or None
+        return r if r is not None else general(alpha, a, b, beta, c, trans_a, trans_b, overwrite_c)
+
     gemm.__name__ = gemm.__qualname__ = fn
     gemm.__doc__ = f"""``scipy.linalg.blas.{fn}`` on gemmkit's kernels: c := alpha * op(a) @ op(b) + beta * c, {dtype}.
 

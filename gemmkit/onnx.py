@@ -6,7 +6,7 @@ the C core (gemmkit._core), this module only moves data (C's broadcast into Y) a
 """
 import numpy as np
 
-from . import _args, _core
+from . import _args, _core, _fastpaths
 from ._resolve import resolve_operand
 from ._onnx_quant import dynamic_quantize_matmul, matmul_integer_to_float  # noqa: F401 (com.microsoft ops)
 
@@ -175,7 +175,7 @@ def gemm(A, B, C=None, alpha=1.0, beta=1.0, transA=0, transB=0, broadcast=0, ops
     array([[23]], dtype=int32)
     """
     if type(opset) is int and opset >= 11 and broadcast == 0:  # C optional, broadcast unidirectionally
-        Y = _core.onnx_gemm_fast(A, B, C, alpha, beta, transA, transB, opset)  # 2-D, read in place
+        Y = _fastpaths.onnx_gemm_fast(A, B, C, alpha, beta, transA, transB, opset)  # 2-D, read in place
         if Y is not None:
             return Y
     who = "gemmkit.onnx.gemm"

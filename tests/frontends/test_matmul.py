@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gemmkit
-from gemmkit import _core, _matmul, _resolve
+from gemmkit import _core, _fastpaths, _matmul, _resolve
 
 try:
     import ml_dtypes
@@ -288,7 +288,7 @@ def test_resolver_passes_unit_stride_matrices_without_copies(monkeypatch, a_layo
 
 
 def _check_fast_path(got, expect, a, b, out, before, shape, dtype):
-    """After _core.matmul_fast(a, b, out) returned `got`: it took the case exactly when `expect` says (None:
+    """After _fastpaths.matmul_fast(a, b, out) returned `got`: it took the case exactly when `expect` says (None:
     either way); when it declined, out is untouched and gemmkit.matmul's general path gives the result;
     either way the result has `shape` and `dtype`, is out when given, and is close to float64 a @ b."""
     assert expect is None or (got is not None) == expect, f"fast path {'declined' if got is None else 'took'} it"
@@ -327,7 +327,7 @@ def test_matmul_fast_path_takes_in_place_operands_only(dtype_name, shapes, a_lay
     rdt = _product_dtype(dtype)
     out = None if out_layout is None else _out_array(want_shape, rdt, out_layout, np.nan)
     before = None if out is None else out.copy()
-    got = _core.matmul_fast(a, b, out)
+    got = _fastpaths.matmul_fast(a, b, out)
     # expected: declined for a without a unit-stride axis, such an out (a 1-D out and an out with a size-1
     # axis are read at any positive stride); a 2-D a with a size-1 axis may go either way (any stride along
     # that axis), only the result is checked then
@@ -344,12 +344,12 @@ def test_matmul_fast_path_declines_overlapping_out():
     a = buf[:, :3]
     b = np.ones((3, 3), np.float32)
     want = np.matmul(a, b)
-    assert _core.matmul_fast(a, b, buf[:, 3:]) is None  # out beside a in the same rows: bytes interleave
+    assert _fastpaths.matmul_fast(a, b, buf[:, 3:]) is None  # out beside a in the same rows: bytes interleave
     out = buf[:, 3:]
     assert gemmkit.matmul(a, b, out=out) is out
     np.testing.assert_allclose(out, want, rtol=1e-6)
     c = np.zeros((6, 3), np.float32)
-    assert _core.matmul_fast(a, b, c) is c  # disjoint: done in place
+    assert _fastpaths.matmul_fast(a, b, c) is c  # disjoint: done in place
     np.testing.assert_allclose(c, want, rtol=1e-6)
 
 
@@ -400,7 +400,7 @@ def test_matmul_stack_fast_path_against_numpy(dtype_name, seed):
     if out is not None:
         out[...] = np.nan
     before = None if out is None else out.copy()
-    got = _core.matmul_fast(a, b, out)
+    got = _fastpaths.matmul_fast(a, b, out)
     # a size-1 matrix axis may be read at any stride: only layouts that cannot be read in place decline
     def in_place(x, layout):
         return layout in STACK_IN_PLACE or (layout == "F" and x.shape[2] == 1)
@@ -419,13 +419,13 @@ def test_matmul_stack_fast_path_declines_out_over_an_input():
     b = _values(rng, (4, 8, 8), np.dtype(np.float32))
     want = np.matmul(a.astype(np.float64), b.astype(np.float64))
     same = a.copy()
-    assert _core.matmul_fast(same, b, same) is None
+    assert _fastpaths.matmul_fast(same, b, same) is None
     assert gemmkit.matmul(same, b, out=same) is same
     np.testing.assert_allclose(same, want, rtol=1e-5, atol=1e-5)
     buf = np.zeros((4, 8, 16), np.float32)
     buf[:, :, :8] = a
     a_view, out_view = buf[:, :, :8], buf[:, :, 8:]
-    assert _core.matmul_fast(a_view, b, out_view) is None  # out's rows interleave with a's
+    assert _fastpaths.matmul_fast(a_view, b, out_view) is None  # out's rows interleave with a's
     assert gemmkit.matmul(a_view, b, out=out_view) is out_view
     np.testing.assert_allclose(out_view, want, rtol=1e-5, atol=1e-5)
 
@@ -502,7 +502,7 @@ def test_matmul_on_the_strict_core_model(monkeypatch, dtype_name, case):
     a_shape, a_layout, b_shape, b_layout, out_layout, seed = case
     dtype = _dtype(dtype_name)
     monkeypatch.setattr(_core, "gemm_batch", _strict_core_model(dtype))
-    monkeypatch.setattr(_core, "matmul_fast", lambda a, b, out: None)  # 1-D/2-D through the resolver too
+    monkeypatch.setattr(_fastpaths, "matmul_fast", lambda a, b, out: None)  # 1-D/2-D through the resolver too
     rng = np.random.default_rng(seed)
     a = _with_layout(_values(rng, a_shape, dtype), a_layout)
     b = _with_layout(_values(rng, b_shape, dtype), b_layout)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import gemmkit
-from gemmkit import _core
+from gemmkit import _core, _fastpaths
 
 onnx = pytest.importorskip("onnx")
 from onnx import helper  # noqa: E402
@@ -419,11 +419,11 @@ def test_fast_path_gives_the_general_paths_bits(monkeypatch, type_name, c_kind, 
     C = None if C is None else random_matrix(rng, C, dtype)
     if c_kind == "full_fortran":
         C = np.asfortranarray(C)
-    fast = _core.onnx_gemm_fast(A, B, C, 0.5, -1.5, transA, transB)
+    fast = _fastpaths.onnx_gemm_fast(A, B, C, 0.5, -1.5, transA, transB)
     if type_name == "bfloat16":  # bfloat16 is a type of Gemm-13 on: declined before
-        assert _core.onnx_gemm_fast(A, B, C, 0.5, -1.5, transA, transB, 11) is None
+        assert _fastpaths.onnx_gemm_fast(A, B, C, 0.5, -1.5, transA, transB, 11) is None
     assert (fast is None) == (c_kind in ("column", "scalar", "full_fortran"))
-    monkeypatch.setattr(_core, "onnx_gemm_fast", lambda *args: None)
+    monkeypatch.setattr(_fastpaths, "onnx_gemm_fast", lambda *args: None)
     general = gk_onnx.gemm(A, B, C, alpha=0.5, beta=-1.5, transA=transA, transB=transB)
     if fast is not None:
         assert fast.dtype == general.dtype and fast.shape == general.shape

@@ -303,7 +303,7 @@ def test_streaming_stores_unaligned_output(nthreads):
     assert not buf[:start].any() and not buf[start + n:].any()
 
 
-# ---- the common call's one C step (_core.quantized_add_common) against the full front end ---------
+# ---- the common call's one C step (_fastpaths.quantized_add_common) against the full front end ---------
 
 def test_common_call_matches_full_path(arch):
     rng = np.random.default_rng(600)
@@ -332,7 +332,7 @@ def test_common_call_matches_full_path(arch):
 
 
 def _core_common(a, sa, za, b, sb, zb, sc, zc, out=None, formula="directml"):
-    return gemmkit._core.quantized_add_common(formula, a, sa, za, b, sb, zb, out, sc, zc)
+    return gemmkit._fastpaths.quantized_add_common(formula, a, sa, za, b, sb, zb, out, sc, zc)
 
 
 def test_common_call_declines_other_calls():

@@ -293,7 +293,7 @@ def test_ci_script_uses_the_same_cibuildwheel_as_the_workflow():
 def test_manifest_ships_sources_not_build_outputs():
     manifest = (ROOT / "MANIFEST.in").read_text(encoding="utf-8")
     assert re.search(r"^recursive-include csrc .*\*\.h", manifest, re.M)
-    assert "gemmkit/_core.pyx" in manifest
+    assert "gemmkit/_core.pyx" in manifest and "gemmkit/_fastpaths.pyx" in manifest
     assert re.search(r"^graft tests", manifest, re.M)
     assert re.search(r"^exclude gemmkit/_core\.c", manifest, re.M)
     assert re.search(r"^global-exclude .*\*\.so", manifest, re.M)
@@ -315,18 +315,20 @@ def test_suite_runs_against_installed_package():
     assert ROOT not in where.parents, f"gemmkit imported from the source tree: {where}"
 
 
-def test_core_stub_names_every_public_function_of_the_extension():
-    """gemmkit/_core.pyi declares each public callable of the built gemmkit._core (and nothing it lacks)."""
+@pytest.mark.parametrize("module", ["_core", "_fastpaths"])
+def test_core_stub_names_every_public_function_of_the_extension(module):
+    """gemmkit/<module>.pyi declares each public callable of the built extension gemmkit.<module> (and nothing
+    it lacks)."""
     import ast
     import pathlib
 
-    _core = pytest.importorskip("gemmkit._core", reason="needs the built extension (the README's test run has it)",
-                                exc_type=ImportError)
-    stub = pathlib.Path(_core.__file__).with_name("_core.pyi")
+    ext = pytest.importorskip(f"gemmkit.{module}", reason="needs the built extension (the README's test run has it)",
+                              exc_type=ImportError)
+    stub = pathlib.Path(ext.__file__).with_name(f"{module}.pyi")
     if not stub.exists():  # an installed wheel ships it beside the extension; a source tree has it too
-        stub = pathlib.Path(__file__).resolve().parents[2] / "gemmkit" / "_core.pyi"
+        stub = pathlib.Path(__file__).resolve().parents[2] / "gemmkit" / f"{module}.pyi"
     declared = {node.name for node in ast.parse(stub.read_text()).body if isinstance(node, ast.FunctionDef)}
-    public = {name for name in dir(_core) if not name.startswith("_") and callable(getattr(_core, name))
-              and getattr(getattr(_core, name), "__module__", "gemmkit._core") == "gemmkit._core"}
-    assert public - declared == set(), f"not in _core.pyi: {sorted(public - declared)}"
-    assert declared - public == set(), f"in _core.pyi but not in the extension: {sorted(declared - public)}"
+    public = {name for name in dir(ext) if not name.startswith("_") and callable(getattr(ext, name))
+              and getattr(getattr(ext, name), "__module__", f"gemmkit.{module}") == f"gemmkit.{module}"}
+    assert public - declared == set(), f"not in {module}.pyi: {sorted(public - declared)}"
+    assert declared - public == set(), f"in {module}.pyi but not in the extension: {sorted(declared - public)}"

@@ -1,0 +1,90 @@
+"""The Python layers keep to what they may call (docs/architecture.rst): gemmkit._core alone links the C core,
+gemmkit._fastpaths reaches C only through `cimport gemmkit._core`, and no compiled module calls up into a front end.
+
+The binary checks read the installed extensions; the source checks read the checkout or sdist this tests/ folder
+sits in and skip elsewhere.
+"""
+import ast
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gemmkit
+from gemmkit import _core, _fastpaths
+
+
+def _source_root():
+    for folder in Path(__file__).resolve().parents:
+        if (folder / "setup.py").is_file() and (folder / "gemmkit" / "_core.pyx").is_file():
+            return folder
+    pytest.skip("the sources are not beside tests/ (not a checkout or sdist)")
+
+
+def _symbols(path):
+    """Every dynamic symbol (defined or undefined) of a shared object, by nm."""
+    nm = shutil.which("nm")
+    if nm is None:
+        pytest.skip("nm (binutils) is not installed")
+    out = subprocess.run([nm, "-D", path], capture_output=True, text=True)
+    if out.returncode != 0:
+        pytest.skip(f"nm -D cannot read {path}: {out.stderr.strip()}")
+    return {line.split()[-1] for line in out.stdout.splitlines() if line.strip()}
+
+
+def _c_core_symbols(path):
+    return sorted(s for s in _symbols(path) if s.startswith("gemmkit_"))
+
+
+def test_only_core_links_the_c_core():
+    if not _core.__file__.endswith(".so"):
+        pytest.skip("ELF extensions only")
+    assert "gemmkit_sgemm_batch" in _c_core_symbols(_core.__file__)  # the check sees C symbols where they are
+    assert _c_core_symbols(_fastpaths.__file__) == [], "gemmkit._fastpaths links or calls the C core itself"
+
+
+def test_fastpaths_reach_c_only_through_core_pxd():
+    root = _source_root()
+    text = (root / "gemmkit" / "_fastpaths.pyx").read_text(encoding="utf-8")
+    assert "cdef extern" not in text
+    assert re.search(r"^from gemmkit\._core cimport", text, re.M)
+    imports = re.findall(r"^\s*(?:from|import|cimport)\s+(\S+)", text, re.M)
+    assert not [m for m in imports if m.startswith(("gemmkit", ".")) and m != "gemmkit._core"], imports
+    # its extension is built from the .pyx alone: no csrc/ source of its own
+    tree = ast.parse((root / "setup.py").read_text(encoding="utf-8"))
+    exts = {node.args[0].value: node for node in ast.walk(tree) if isinstance(node, ast.Call)
+            and getattr(node.func, "id", None) == "Extension" and node.args and isinstance(node.args[0], ast.Constant)}
+    assert set(exts) == {"gemmkit._core", "gemmkit._fastpaths"}
+    sources = next(k.value for k in exts["gemmkit._fastpaths"].keywords if k.arg == "sources")
+    assert ast.literal_eval(sources) == ["gemmkit/_fastpaths.pyx"]
+
+
+def test_no_module_calls_up_into_a_front_end():
+    root = _source_root()
+    core = (root / "gemmkit" / "_core.pyx").read_text(encoding="utf-8")
+    assert not re.search(r"^\s*(from|import|cimport)\s+(gemmkit|\.)", core, re.M), "_core imports a gemmkit module"
+    for path in sorted((root / "gemmkit").glob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        # a front end registering a callback in (or patching) a compiled module
+        bad = re.findall(r"\b_(?:core|fastpaths)\.\w+(?:\[[^\]]*\])?\s*=[^=]", text)
+        assert not bad, f"{path.name} writes into a compiled module: {bad}"
+
+
+def test_each_gemm_c_entry_is_called_in_one_place():
+    """The GEMMs reach C through one function, gemm_nogil (one route for the 16-bit types too)."""
+    text = (_source_root() / "gemmkit" / "_core.pyx").read_text(encoding="utf-8")
+    calls = re.findall(r"\b(gemmkit_\w*gemm\w*)\(", text)
+    gemm = [c for c in calls if not c.startswith(("gemmkit_gemm_s8s8_per_token", "gemmkit_gemm_u8s8s32",
+                                                     "gemmkit_gemm_s8s8s32"))]
+    assert sorted(gemm) == sorted(set(gemm)), f"called more than once: {sorted(gemm)}"
+    assert not {"gemmkit_hgemm", "gemmkit_bf16gemm", "gemmkit_gemm_bf16bf16f32", "gemmkit_sgemm"} & set(gemm)
+
+
+def test_dtype_table_is_keyed_by_numpy_type_number():
+    for t in (np.float32, np.float64, np.complex64, np.complex128, np.float16, np.uint16, np.int32, np.int64,
+              np.uint32, np.uint64, np.int8, np.uint8):
+        assert _core.DTYPE_NAMES[np.dtype(t).num] == np.dtype(t).name
+    assert gemmkit.sgemm is _core.sgemm
