@@ -86,6 +86,7 @@ ARM_KERNELS = {
     "csrc/kernels/dgemm_neon.c": [],
     "csrc/kernels/int8_dotprod.c": ["-march=armv8.2-a+dotprod"],
     "csrc/kernels/int8_i8mm.c": ["-march=armv8.2-a+i8mm"],
+    "csrc/kernels/qadd_neon.c": [],
 }
 
 

@@ -343,6 +343,9 @@ void gk_qadd_run_strided(int64_t n, const gk_qadd_params_t *p, const char *const
 #if GEMMKIT_X86
 extern const gk_qadd_kernel_t gk_qadd_kernel_avx2, gk_qadd_kernel_avx512;
 #endif
+#if GEMMKIT_ARM
+extern const gk_qadd_kernel_t gk_qadd_kernel_neon;
+#endif
 /* ---- end of quantized elementwise add ---------------------------------------------------------- */
 
 /* ---- per-token activation quantization (csrc/quantize.c, csrc/kernels/quantize_*.c) ----------- */

@@ -1,5 +1,5 @@
 /* Configuration of the AArch64 NEON path (every ARMv8-A core): the 8 x 12 sgemm / 8 x 6 dgemm Advanced SIMD
- * kernels (complex by 1m on them) and their blocking; int8 and the quantized add stay portable here. */
+ * kernels (complex by 1m on them) and their blocking, the 16-byte NEON quantized add; int8 stays portable here. */
 #include "common.h"
 #if GEMMKIT_ARM
 
@@ -18,7 +18,7 @@
     .cgemm_blocks = GK_SGEMM_NEON_BLOCKS, .zgemm_blocks = GK_DGEMM_NEON_BLOCKS,                      \
     .int8_blocks = {.mc = 128, .nc = 2048, .kb = 1024, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20,    \
                     .dot_max_m = 16, .kmajor_max_m = 16},                                            \
-    .small = GK_SMALL_DEFAULTS, .qadd = &gk_qadd_kernel_generic
+    .small = GK_SMALL_DEFAULTS, .qadd = &gk_qadd_kernel_neon
 
 const gk_config_t gk_config_neon = {GK_CONFIG_NEON_BASE};
 
