@@ -13,10 +13,12 @@ GEMM = {np.float32: gemmkit.sgemm, np.float64: gemmkit.dgemm}
 SENTINEL = -7.0
 
 
-@pytest.mark.parametrize("path", ARM_PATHS)
-def test_quantized_add_kernel_of_each_path(path):
-    with gemmkit.use_arch(path):
-        assert gemmkit.show_config(print_out=False)["qadd"]["kernel"] == "qadd_neon_16bytes"
+def test_quantized_add_kernel_of_every_arm_config():
+    """Every aarch64 configuration (neon, dotprod, i8mm, the Apple one) names the NEON quantized add."""
+    arm = [i for i, c in enumerate(_core.configs()) if c["arch"] in ("neon", "dotprod", "i8mm")]
+    assert len(arm) == 4
+    for i in arm:
+        assert _core.config_fields(i)["qadd"] == "qadd_neon_16bytes", _core.configs()[i]
 
 
 def _gemv_case(rng, dtype, M, N, K, ta, tb, beta, pad=3):
