@@ -1,5 +1,5 @@
 /* int8 packing: op(A) into MR-row and op(B) into NR-column micro-panels with k interleaved in groups
- * (4 bytes for VNNI, 2 int16 for the widening kernels), computing row/column sums on the way. */
+ * (4 bytes for VNNI / SDOT, 8 for the i8mm kernel, 2 int16 for the widening kernels), computing row/column sums on the way. */
 #include <string.h>
 #include "pack.h"
 #if defined(__SSE2__) || defined(_M_X64)
@@ -31,7 +31,7 @@ static void sums_kmajor(const uint8_t *src, int64_t ld, int64_t kc, int64_t w, u
 }
 
 /* One k-group of one panel from k-major rows (rows[q] NULL past kc): w real columns of pw. */
-static void pack_kmajor_group(const uint8_t *const rows[4], int64_t w, int pw, int kg, int es, uint8_t xr,
+static void pack_kmajor_group(const uint8_t *const rows[8], int64_t w, int pw, int kg, int es, uint8_t xr,
                               int is_signed, uint8_t *GK_RESTRICT dst) {
     if (es == 1 && kg == 4) {
         uint8_t *d = dst;
@@ -83,11 +83,11 @@ static void pack_kmajor(const uint8_t *src, int64_t ld, int64_t kc, int64_t widt
     const int64_t groups = (kc + kg - 1) / kg;
     const size_t panel_bytes = (size_t)(groups * kg * pw) * es, group_bytes = (size_t)(kg * pw) * es;
     for (int64_t g = 0; g < groups; g++) {
-        const uint8_t *rows[4] = {NULL, NULL, NULL, NULL};
+        const uint8_t *rows[8] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL}; /* kg <= 8 */
         for (int q = 0; q < kg; q++) rows[q] = g * kg + q < kc ? src + (g * kg + q) * ld : NULL;
         for (int64_t x0 = 0, p = 0; x0 < width; x0 += pw, p++) {
-            const uint8_t *prow[4];
-            for (int q = 0; q < 4; q++) prow[q] = rows[q] ? rows[q] + x0 : NULL;
+            const uint8_t *prow[8];
+            for (int q = 0; q < kg; q++) prow[q] = rows[q] ? rows[q] + x0 : NULL;
             pack_kmajor_group(prow, GK_MIN((int64_t)pw, width - x0), pw, kg, es, xr, is_signed,
                               dst + p * panel_bytes + g * group_bytes);
         }
@@ -167,6 +167,16 @@ static void pack_kcontig(const uint8_t *src, int64_t ld, int64_t kc, int64_t w, 
             }
             if (is_signed) for (int64_t k = k0; k < kfull; k++) sum += (int8_t)(s[k] ^ xr);
             else for (int64_t k = k0; k < kfull; k++) sum += (uint8_t)(s[k] ^ xr);
+        } else if (es == 1 && kg == 8) { /* the 8-byte groups of the i8mm kernel */
+            const uint64_t x8 = 0x0101010101010101ull * xr;
+            for (int64_t g = 0; g < kfull / 8; g++) {
+                uint64_t v;
+                memcpy(&v, s + 8 * g, 8);
+                v ^= x8;
+                memcpy(dst + (g * pw + x) * 8, &v, 8);
+            }
+            if (is_signed) for (int64_t k = 0; k < kfull; k++) sum += (int8_t)(s[k] ^ xr);
+            else for (int64_t k = 0; k < kfull; k++) sum += (uint8_t)(s[k] ^ xr);
         } else if (es == 2 && kg == 2) {
             int16_t *d = (int16_t *)dst + 2 * x;
             for (int64_t g = 0; g < kfull / 2; g++) {

@@ -21,6 +21,9 @@ static const struct { const char *arch; const gk_qadd_kernel_t *kern; } qadd_ker
     {"avx512_vnni", &gk_qadd_kernel_avx512}, {"avx512", &gk_qadd_kernel_avx512},
     {"avx_vnni", &gk_qadd_kernel_avx2}, {"avx2", &gk_qadd_kernel_avx2},
 #endif
+#if GEMMKIT_ARM
+    {"i8mm", &gk_qadd_kernel_neon}, {"dotprod", &gk_qadd_kernel_neon}, {"neon", &gk_qadd_kernel_neon},
+#endif
     {"generic", &gk_qadd_kernel_generic},
 };
 

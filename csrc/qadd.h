@@ -67,6 +67,9 @@ void gk_qadd_run_strided(int64_t n, const gk_qadd_params_t *p, const char *const
 #if GEMMKIT_X86
 extern const gk_qadd_kernel_t gk_qadd_kernel_avx2, gk_qadd_kernel_avx512;
 #endif
+#if GEMMKIT_ARM
+extern const gk_qadd_kernel_t gk_qadd_kernel_neon;
+#endif
 
 /* The run kernel of kernel path `arch` (the configuration in use names it; the quantized add's selection is
  * its own table in csrc/qadd.c, not a field of the GEMM configuration): the portable one where the path

@@ -1,5 +1,5 @@
 /* Configuration of the AArch64 NEON path (every ARMv8-A core): the 8 x 12 sgemm / 8 x 6 dgemm Advanced SIMD
- * kernels (complex by 1m on them) and their blocking; int8 and the quantized add stay portable here. */
+ * kernels (complex by 1m on them) and their blocking, the 16-byte NEON quantized add; int8 stays portable here. */
 #include "common.h"
 #if GEMMKIT_ARM
 

@@ -37,6 +37,11 @@
 #endif
 
 #define QV_STEP (4 * QV_LANES) /* bytes of each operand per step */
+/* The count QV_SRA16 takes and how it is made from an int (x86: an __m128i; qadd_neon.c defines its own). */
+#ifndef QV_SHIFT_T
+#define QV_SHIFT_T __m128i
+#define QV_SHIFT_COUNT(n) _mm_cvtsi32_si128(n)
+#endif
 
 /* What the formula computes per lane; constants of the caller's loop, so the branches fold away. */
 enum {
@@ -66,7 +71,7 @@ typedef struct {
     QV_I fx_ma, fx_mb, fx_add;     /* the fixed-point form (int16 lanes) */
     QV_I fx_half_m1, fx_parity;    /* its half-even rounding: 2^(shift - 1) - 1, the zero point's parity */
     QV_I fx_a_rep, fx_b_rep;       /* P(x') of a repeated input */
-    __m128i fx_shift;
+    QV_SHIFT_T fx_shift;
 } qv_ctx_t;
 
 /* The fixed-point P(x') of the bytes' low (hi = 0) or high (hi = 1) halves of each 128-bit lane. */
@@ -210,7 +215,7 @@ static void QV_NAME(int64_t n, const void *a, int64_t a_step, const void *b, int
     x.ra = QV_SET1_F(p->ra); x.rb = QV_SET1_F(p->rb); x.fixed = QV_SET1_F(p->ort_fixed);
     x.fx_ma = QV_SET1_I16((short)p->fx_ma); x.fx_mb = QV_SET1_I16((short)p->fx_mb);
     x.fx_add = QV_SET1_I16((short)p->fx_add);
-    x.fx_shift = _mm_cvtsi32_si128(p->fx_shift);
+    x.fx_shift = QV_SHIFT_COUNT(p->fx_shift);
     x.fx_half_m1 = QV_SET1_I16((short)(p->fx_shift > 0 ? (1 << (p->fx_shift - 1)) - 1 : 0));
     x.fx_parity = QV_SET1_I16((short)p->fx_parity);
     /* a repeated input's product, by the vector code itself (every lane holds it) */

@@ -1,5 +1,5 @@
-/* AArch64 NEON sgemm microkernel (8 x 12: 24 accumulators, FMLA by element) with the portable tiny and GEMV
- * kernels of this path; Advanced SIMD is baseline on AArch64, so this file needs no ISA flag. */
+/* AArch64 NEON sgemm microkernel (8 x 12: 24 accumulators, FMLA by element) with the GEMV kernels on NEON vectors
+ * and the portable tiny kernels of this path; Advanced SIMD is baseline on AArch64, so this file needs no ISA flag. */
 #include "../kernel.h"
 #if GEMMKIT_ARM
 #include <arm_neon.h>
@@ -52,9 +52,22 @@ static void ukernel_sgemm_neon_8x12(int64_t kc, const void *GK_RESTRICT av, int6
 #undef TINY_FN
 #undef TINY_COMPLEX_FN
 
+/* GEMV on 4-lane Advanced SIMD vectors (the template's VOP names these; FMLA rounds once). */
+static inline float32x4_t gv_neon_loadu(const float *p) { return vld1q_f32(p); }
+static inline float32x4_t gv_neon_set1(float x) { return vdupq_n_f32(x); }
+static inline float32x4_t gv_neon_setzero(void) { return vdupq_n_f32(0); }
+static inline float32x4_t gv_neon_fmadd(float32x4_t a, float32x4_t b, float32x4_t c) { return vfmaq_f32(c, a, b); }
+static inline float32x4_t gv_neon_add(float32x4_t a, float32x4_t b) { return vaddq_f32(a, b); }
+static inline void gv_neon_storeu(float *p, float32x4_t v) { vst1q_f32(p, v); }
+#define V float32x4_t
+#define VL 4
+#define VOP(op) gv_neon_##op
 #define GEMV_ROWS_FN gemv_rows_sgemm_neon
 #define GEMV_DOTS_FN gemv_dots_sgemm_neon
 #include "real_gemv_template.h"
+#undef VOP
+#undef VL
+#undef V
 
 GK_ASSERT_REAL_TILE(MR, NR, 4);
 const gk_real_kernel_t gk_sgemm_kernel_neon = {

@@ -29,7 +29,9 @@ def _console_script():
 
 
 def _run(args, cwd, timeout=300):
-    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    # the tests below need Python's default sys.path[0] (the folder run from): not PYTHONSAFEPATH's
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONSAFEPATH"}
+    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
 
 
 @pytest.fixture

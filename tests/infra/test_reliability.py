@@ -483,6 +483,8 @@ def test_quantized_add_takes_numpy_scalars_and_integer_zero_points():
 
 
 def test_quantized_add_too_many_dimensions_is_named():
+    if np.lib.NumpyVersion(np.__version__) < "2.0.0":
+        pytest.skip("NumPy < 2 makes no array of more than 32 dimensions")
     x = np.zeros((1,) * 33, np.uint8)
     for args in ((x, 1.0, 0, x, 1.0, 0, 1.0), (np.zeros(3, np.uint8), 1.0, 0, x, 1.0, 0, 1.0)):
         with pytest.raises(ValueError, match="dimensions"):

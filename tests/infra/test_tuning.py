@@ -342,6 +342,8 @@ def test_int8_exact_under_tuning(clean_tuning, arch, nthreads):
 
 def test_tune_quick_writes_a_file_it_then_applies(tmp_path):
     """`gemmkit tune --quick --output` (a subprocess: it measures) writes a file the next import applies."""
+    if os.environ.get("GEMMKIT_ARM64_CPU"):  # set by .ci/arm64-run
+        pytest.skip("under QEMU (.ci/arm64-run) the quick tune's 25 s budget covers its first steps only")
     out = tmp_path / "t.json"
     env = {**os.environ, "GEMMKIT_TUNING": "off"}
     r = subprocess.run([sys.executable, "-m", "gemmkit", "tune", "--quick", "--output", str(out)],
