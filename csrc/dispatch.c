@@ -7,6 +7,7 @@
 #include <string.h>
 #include "atomics.h"
 #include "config.h"
+#include "qadd.h"
 #include "tuning.h"
 
 #if GEMMKIT_X86
@@ -351,6 +352,7 @@ gemmkit_status_t gemmkit_config_describe(int i, char *buf, size_t size) {
     GK_DESC_KERNEL("sgemm", c->sgemm); GK_DESC_KERNEL("dgemm", c->dgemm);
     GK_DESC_KERNEL("cgemm", c->cgemm); GK_DESC_KERNEL("zgemm", c->zgemm);
     GK_DESC_KERNEL("int8", c->int8); GK_DESC_KERNEL("quant", c->quant);
+    GK_DESC_KERNEL("qadd", gk_qadd_kernel_for(c->arch)); /* chosen by kernel path in qadd.c, not a config field */
     GK_DESC_BLOCKS("sgemm_blocks", c->sgemm_blocks); GK_DESC_BLOCKS("dgemm_blocks", c->dgemm_blocks);
     GK_DESC_BLOCKS("cgemm_blocks", c->cgemm_blocks); GK_DESC_BLOCKS("zgemm_blocks", c->zgemm_blocks);
     GK_DESC("int8_blocks=%lld,%lld,%lld,%lld,%lld,%lld,%lld\n", (long long)q->mc, (long long)q->nc,

@@ -322,6 +322,8 @@ def test_core_stub_names_every_public_function_of_the_extension(module):
     import ast
     import pathlib
 
+    import importlib
+
     try:  # not importorskip(exc_type=...): that needs pytest 8.2, the test extra asks for pytest >= 7
         ext = importlib.import_module(f"gemmkit.{module}")
     except ImportError:
