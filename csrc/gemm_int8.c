@@ -5,7 +5,7 @@
 #include "pack.h"
 
 /* Blocking of the NC x K panels of B and MC x K panels of A for a given packed depth kp. */
-static void i8_blocks(const i8_job_t *job, int64_t kp, int nchunks_gt1, int64_t *MC, int64_t *NC) {
+static void int8_block_sizes(const int8_job_t *job, int64_t kp, int nchunks_gt1, int64_t *MC, int64_t *NC) {
     const gk_int8_kernel_t *kern = job->kern;
     const gk_int8_blocks_t *b = job->blocks;
     const int mr = kern->mr, nr = kern->nr, es = kern->elem_size;
@@ -16,7 +16,7 @@ static void i8_blocks(const i8_job_t *job, int64_t kp, int nchunks_gt1, int64_t 
 }
 
 /* Which epilogue the tiles of this block may use (see gk_int8_epilogue_t). */
-static int epilogue_mode(const i8_job_t *job, const i8_terms_t *rows, const i8_terms_t *cols) {
+static int epilogue_mode(const int8_job_t *job, const int8_terms_t *rows, const int8_terms_t *cols) {
     if (job->alpha != 1.0 || (job->beta != 0.0 && job->beta != 1.0)) return GK_EP_DOUBLE;
     const int64_t s_max = job->K * 255 * 128; /* |sum_k a' b| with a' in [0, 255], b in [-128, 127] */
     if (job->beta == 0.0 && s_max + rows->max_abs + cols->max_abs <= (int64_t)INT32_MAX) return GK_EP_INT32;
@@ -24,7 +24,7 @@ static int epilogue_mode(const i8_job_t *job, const i8_terms_t *rows, const i8_t
 }
 
 /* B block [kc x nc] into NR panels with column sums: the kernel's own packer when it has one. */
-static void pack_b_block(const i8_job_t *job, const int8_t *Bp, int64_t kc, int64_t nc, uint8_t *dst,
+static void pack_b_block(const int8_job_t *job, const int8_t *Bp, int64_t kc, int64_t nc, uint8_t *dst,
                          int32_t *colsum) {
     const gk_int8_kernel_t *kern = job->kern;
     if (!job->transb && kern->pack_b_kmajor) kern->pack_b_kmajor(Bp, job->ldb, kc, nc, dst, colsum);
@@ -42,27 +42,27 @@ typedef struct {
     int32_t *rowsum;      /* the packed A block's row sums (mc_max) */
     int64_t *rs64;        /* row sums over K: of the A block (one chunk), of the thread's rows (longer K) */
     int64_t *cs64;        /* column sums over K of the B block */
-    i8_terms_t rows, cols;
+    int8_terms_t rows, cols;
     int64_t *acc;         /* longer K: the exact sums of the thread's rows x the B block (rows nc_max apart) */
     int32_t *acc_tiles;   /* one chunk: the raw sums of an MR-row panel's tiles within a k block */
-} i8_thread_t;
+} int8_thread_t;
 
-static int64_t i8_packed_depth(const i8_job_t *job, int64_t kc) {
+static int64_t int8_packed_depth(const int8_job_t *job, int64_t kc) {
     const int kg = job->kern->kgroup;
     return (kc + kg - 1) / kg * kg;
 }
 
 /* A packed B block: the column sums (the column block's worth, 64-byte aligned), then the NR panels. */
-static size_t i8_colsum_bytes(const i8_job_t *job) { return gk_align64(sizeof(int32_t) * (size_t)job->nc); }
+static size_t int8_colsum_bytes(const int8_job_t *job) { return gk_align64(sizeof(int32_t) * (size_t)job->nc); }
 
-static size_t i8_a_bytes(const void *ctx, int64_t mc, int64_t kc) {
-    const i8_job_t *job = (const i8_job_t *)ctx;
-    return (size_t)(mc * i8_packed_depth(job, kc) * job->kern->elem_size) + 64;
+static size_t int8_a_bytes(const void *ctx, int64_t mc, int64_t kc) {
+    const int8_job_t *job = (const int8_job_t *)ctx;
+    return (size_t)(mc * int8_packed_depth(job, kc) * job->kern->elem_size) + 64;
 }
-static size_t i8_b_bytes(const void *ctx, int64_t nc, int64_t kc) {
-    const i8_job_t *job = (const i8_job_t *)ctx;
+static size_t int8_b_bytes(const void *ctx, int64_t nc, int64_t kc) {
+    const int8_job_t *job = (const int8_job_t *)ctx;
     if (job->packed_b) return 64; /* read from the prepacked weight */
-    return i8_colsum_bytes(job) + (size_t)(nc * i8_packed_depth(job, kc) * job->kern->elem_size);
+    return int8_colsum_bytes(job) + (size_t)(nc * int8_packed_depth(job, kc) * job->kern->elem_size);
 }
 
 static void *carve(uint8_t **cursor, size_t bytes) {
@@ -71,21 +71,21 @@ static void *carve(uint8_t **cursor, size_t bytes) {
     return p;
 }
 
-static int i8_thread_begin(void *ctx, gk_loop_thread_t *t) {
-    const i8_job_t *job = (const i8_job_t *)ctx;
+static int int8_thread_begin(void *ctx, gk_loop_thread_t *t) {
+    const int8_job_t *job = (const int8_job_t *)ctx;
     const int64_t mc = t->mc_max, nc = t->nc_max, rows = t->m1 - t->m0;
     const int chunks = job->K > job->kern->k_chunk;
     const size_t per_col = sizeof(int32_t) + sizeof(int64_t) + 2 * sizeof(double) + sizeof(int64_t) + sizeof(int32_t);
-    const size_t bytes = gk_align64(sizeof(i8_thread_t)) + (size_t)(mc + nc) * per_col + sizeof(int32_t) * (size_t)mc +
+    const size_t bytes = gk_align64(sizeof(int8_thread_t)) + (size_t)(mc + nc) * per_col + sizeof(int32_t) * (size_t)mc +
                          sizeof(int64_t) * (size_t)(chunks ? rows : mc) + sizeof(int32_t) * (size_t)(mc * job->kern->nr) +
                          (chunks ? sizeof(int64_t) * (size_t)(rows * nc) : 0) + 16 * 64;
     uint8_t *ws = (uint8_t *)gk_thread_workspace(GK_WS_STATE, bytes);
     if (!ws) return 0;
-    i8_thread_t *st = (i8_thread_t *)carve(&ws, sizeof(i8_thread_t));
+    int8_thread_t *st = (int8_thread_t *)carve(&ws, sizeof(int8_thread_t));
     st->rowsum = (int32_t *)carve(&ws, sizeof(int32_t) * (size_t)mc);
     st->rs64 = (int64_t *)carve(&ws, sizeof(int64_t) * (size_t)(chunks ? rows : mc));
     st->cs64 = (int64_t *)carve(&ws, sizeof(int64_t) * (size_t)nc);
-    i8_terms_t *terms[2] = {&st->rows, &st->cols};
+    int8_terms_t *terms[2] = {&st->rows, &st->cols};
     for (int r = 0; r < 2; r++) {
         const size_t n = (size_t)(r == 0 ? mc : nc);
         terms[r]->comp = (double *)carve(&ws, sizeof(double) * n);
@@ -99,33 +99,33 @@ static int i8_thread_begin(void *ctx, gk_loop_thread_t *t) {
     return 1;
 }
 
-static void i8_pack_b(void *ctx, int64_t k0, int64_t kc, int64_t jc, int64_t nc, int64_t j0, int64_t w, void *blk) {
-    const i8_job_t *job = (const i8_job_t *)ctx;
+static void int8_pack_b(void *ctx, int64_t k0, int64_t kc, int64_t jc, int64_t nc, int64_t j0, int64_t w, void *blk) {
+    const int8_job_t *job = (const int8_job_t *)ctx;
     (void)nc;
     if (job->packed_b) return;
     const int8_t *Bp = job->transb ? job->B + (jc + j0) * job->ldb + k0 : job->B + k0 * job->ldb + jc + j0;
-    uint8_t *panels = (uint8_t *)blk + i8_colsum_bytes(job);
-    pack_b_block(job, Bp, kc, w, panels + (size_t)(j0 * i8_packed_depth(job, kc) * job->kern->elem_size),
+    uint8_t *panels = (uint8_t *)blk + int8_colsum_bytes(job);
+    pack_b_block(job, Bp, kc, w, panels + (size_t)(j0 * int8_packed_depth(job, kc) * job->kern->elem_size),
                  (int32_t *)blk + j0);
 }
 
 /* The block's column sums added up over K; after the last chunk, the column terms of the epilogue. */
-static const void *i8_b_ready(void *ctx, gk_loop_thread_t *t, int64_t k0, int64_t kc, int64_t jc, int64_t nc,
+static const void *int8_b_ready(void *ctx, gk_loop_thread_t *t, int64_t k0, int64_t kc, int64_t jc, int64_t nc,
                               const void *blk) {
-    const i8_job_t *job = (const i8_job_t *)ctx;
-    i8_thread_t *st = (i8_thread_t *)t->state;
+    const int8_job_t *job = (const int8_job_t *)ctx;
+    int8_thread_t *st = (int8_thread_t *)t->state;
     const int32_t *colsum = job->packed_b ? job->packed_colsum + jc : (const int32_t *)blk;
-    const uint8_t *panels = job->packed_b ? job->packed_b + (size_t)(jc * i8_packed_depth(job, kc) * job->kern->elem_size)
-                                          : (const uint8_t *)blk + i8_colsum_bytes(job);
+    const uint8_t *panels = job->packed_b ? job->packed_b + (size_t)(jc * int8_packed_depth(job, kc) * job->kern->elem_size)
+                                          : (const uint8_t *)blk + int8_colsum_bytes(job);
     for (int64_t j = 0; j < nc; j++) st->cs64[j] = (k0 == 0 ? 0 : st->cs64[j]) + colsum[j];
     if (k0 + kc >= job->K) gk_int8_col_terms(job, jc, nc, st->cs64, &st->cols);
     return panels;
 }
 
-static void i8_pack_a(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t k0, int64_t mc, int64_t kc, void *dst) {
-    const i8_job_t *job = (const i8_job_t *)ctx;
+static void int8_pack_a(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t k0, int64_t mc, int64_t kc, void *dst) {
+    const int8_job_t *job = (const int8_job_t *)ctx;
     const gk_int8_kernel_t *kern = job->kern;
-    i8_thread_t *st = (i8_thread_t *)t->state;
+    int8_thread_t *st = (int8_thread_t *)t->state;
     const uint8_t *Ap = job->transa ? job->A + k0 * job->lda + ic : job->A + ic * job->lda + k0;
     gk_pack_a_int8(job->transa, Ap, job->lda, mc, kc, kern->mr, kern->kgroup, kern->elem_size, job->flip_a,
               (uint8_t *)dst, st->rowsum);
@@ -137,7 +137,7 @@ static void i8_pack_a(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t k0, in
  * product is bound by): the whole depth over 4 column panels at a time read side by side (kern->panel_sums),
  * then each panel's epilogue: the row kernel's own with zero k groups for a full tile, else the scalar one.
  * The int32 sums are those of the tile path (exact integers in another order): the same bytes. */
-static void i8_few_rows_one_chunk(const i8_job_t *job, i8_thread_t *st, int64_t ic, int64_t jc, int64_t mc, int64_t nc,
+static void int8_few_rows_one_chunk(const int8_job_t *job, int8_thread_t *st, int64_t ic, int64_t jc, int64_t mc, int64_t nc,
                                   int64_t kgroups, int mode, const uint8_t *abuf, const uint8_t *bbuf) {
     const gk_int8_kernel_t *kern = job->kern;
     const int nr = kern->nr, es = kern->elem_size;
@@ -167,17 +167,17 @@ static void i8_few_rows_one_chunk(const i8_job_t *job, i8_thread_t *st, int64_t 
 /* One chunk: per NR column panel, k in blocks of kb, the B sub-panel (kb x NR) stays in L1 while every MR
  * row panel adds its sums to its own tile in acc_tiles; the last block finishes the tiles in the kernel
  * (full tiles, and edge row panels where it has a row-count variant) or in the scalar epilogue. */
-static void i8_macro_one_chunk(const i8_job_t *job, i8_thread_t *st, int64_t ic, int64_t jc, int64_t mc, int64_t nc,
+static void int8_macro_one_chunk(const int8_job_t *job, int8_thread_t *st, int64_t ic, int64_t jc, int64_t mc, int64_t nc,
                                int64_t kc, const uint8_t *abuf, const uint8_t *bbuf) {
     const gk_int8_kernel_t *kern = job->kern;
     const int mr = kern->mr, nr = kern->nr, kg = kern->kgroup, es = kern->elem_size;
-    const int64_t kp = i8_packed_depth(job, kc);
+    const int64_t kp = int8_packed_depth(job, kc);
     GK_ALIGN64 int64_t tile64[GK_INT8_TILE_ELEMS];
     gk_int8_row_terms(job, ic, mc, st->rs64, &st->rows);
     const int mode = epilogue_mode(job, &st->rows, &st->cols);
     const int64_t kgroups = kp / kg, kb_groups = GK_MAX((int64_t)1, job->blocks->kb / kg);
     if (mc <= GK_INT8_PANEL_ROWS && kern->panel_sums && nr <= 64) {
-        i8_few_rows_one_chunk(job, st, ic, jc, mc, nc, kgroups, mode, abuf, bbuf);
+        int8_few_rows_one_chunk(job, st, ic, jc, mc, nc, kgroups, mode, abuf, bbuf);
         return;
     }
     for (int64_t jr = 0; jr < nc; jr += nr) {
@@ -205,18 +205,18 @@ static void i8_macro_one_chunk(const i8_job_t *job, i8_thread_t *st, int64_t ic,
     }
 }
 
-static void i8_macro(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t jc, int64_t k0, int64_t mc, int64_t nc,
+static void int8_macro(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t jc, int64_t k0, int64_t mc, int64_t nc,
                      int64_t kc, const void *a, const void *b, int first, int last) {
-    const i8_job_t *job = (const i8_job_t *)ctx;
+    const int8_job_t *job = (const int8_job_t *)ctx;
     const gk_int8_kernel_t *kern = job->kern;
-    i8_thread_t *st = (i8_thread_t *)t->state;
+    int8_thread_t *st = (int8_thread_t *)t->state;
     (void)k0;
     if (first && last) {
-        i8_macro_one_chunk(job, st, ic, jc, mc, nc, kc, (const uint8_t *)a, (const uint8_t *)b);
+        int8_macro_one_chunk(job, st, ic, jc, mc, nc, kc, (const uint8_t *)a, (const uint8_t *)b);
         return;
     }
     const int mr = kern->mr, nr = kern->nr, es = kern->elem_size;
-    const int64_t kp = i8_packed_depth(job, kc), ld = t->nc_max;
+    const int64_t kp = int8_packed_depth(job, kc), ld = t->nc_max;
     int64_t *acc = st->acc + (ic - t->m0) * ld;
     GK_ALIGN64 int32_t tile[GK_INT8_TILE_ELEMS];
     if (first) for (int64_t i = 0; i < mc; i++) memset(acc + i * ld, 0, sizeof(int64_t) * (size_t)nc);
@@ -237,24 +237,24 @@ static void i8_macro(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t jc, int
 }
 
 /* One matrix through the skeleton on `threads` threads. */
-static gemmkit_status_t i8_loops(i8_job_t *job, int threads) {
+static gemmkit_status_t int8_loops(int8_job_t *job, int threads) {
     const gk_int8_kernel_t *kern = job->kern;
     const int64_t k_chunk = kern->k_chunk;
     if (job->K > k_chunk) job->packed_b = NULL; /* (never: weights are prepacked within one chunk) */
     int64_t MC, NC;
-    i8_blocks(job, i8_packed_depth(job, GK_MIN(job->K, k_chunk)), job->K > k_chunk, &MC, &NC);
+    int8_block_sizes(job, int8_packed_depth(job, GK_MIN(job->K, k_chunk)), job->K > k_chunk, &MC, &NC);
     job->nc = gk_loops_nc_max(NC, kern->nr); /* the widest B block the loops hand over (column sums) */
     const gk_loops_t L = {
         .M = job->M, .N = job->N, .K = job->K, .mr = kern->mr, .nr = kern->nr, .mc = MC, .nc = NC, .kc = k_chunk,
         .threads = threads, .share_b = job->packed_b == NULL, .ctx = job,
-        .a_bytes = i8_a_bytes, .b_bytes = i8_b_bytes, .thread_begin = i8_thread_begin,
-        .pack_b = i8_pack_b, .b_ready = i8_b_ready, .pack_a = i8_pack_a, .macro = i8_macro,
+        .a_bytes = int8_a_bytes, .b_bytes = int8_b_bytes, .thread_begin = int8_thread_begin,
+        .pack_b = int8_pack_b, .b_ready = int8_b_ready, .pack_a = int8_pack_a, .macro = int8_macro,
     };
     return gk_loops_run(&L);
 }
 
 /* The job for matrix b of the problem (pointers moved by the batch strides). */
-static void int8_job_init(i8_job_t *job, const gk_int8_problem_t *p, int64_t b) {
+static void int8_job_init(int8_job_t *job, const gk_int8_problem_t *p, int64_t b) {
     const gk_config_t *cfg = p->cfg ? p->cfg : gk_config();
     memset(job, 0, sizeof(*job));
     job->kern = cfg->int8;
@@ -281,10 +281,10 @@ static void int8_job_init(i8_job_t *job, const gk_int8_problem_t *p, int64_t b) 
 
 /* Matrix b of the problem on `threads` threads (0: as many as it is worth; 1: the calling thread). */
 static gemmkit_status_t int8_run_one(const gk_int8_problem_t *p, int64_t b, int threads) {
-    i8_job_t job;
+    int8_job_t job;
     int8_job_init(&job, p, b);
     if (gk_int8_dot_applies(&job)) return gk_int8_dot(&job, threads ? threads : gk_num_threads());
-    return i8_loops(&job, threads ? threads : gk_threads_for(job.M, job.N, gk_int8_float_depth(job.K)));
+    return int8_loops(&job, threads ? threads : gk_threads_for(job.M, job.N, gk_int8_float_depth(job.K)));
 }
 
 static gemmkit_status_t int8_batch_item(void *ctx, int64_t b, int threads) {
@@ -339,7 +339,7 @@ gemmkit_status_t gk_int8_pack_weight(int transb, int64_t N, int64_t K, const int
     packed_header_t h = {GK_INT8_PACKED_MAGIC, cfg->int8, N, K, kp, need, cfg->int8->nr, cfg->int8->kgroup,
                          cfg->int8->elem_size, 0};
     memcpy(base, &h, sizeof h);
-    i8_job_t job;
+    int8_job_t job;
     memset(&job, 0, sizeof(job));
     job.kern = cfg->int8;
     job.transb = transb;

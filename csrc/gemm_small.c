@@ -191,14 +191,14 @@ int gk_real_tiny(const gk_real_problem_t *p) {
 #define GK_INT8_DOT_EP_COLS 64 /* columns per epilogue call */
 
 typedef struct {
-    i8_job_t *job;                  /* (its `failed` set when a thread has no workspace) */
+    int8_job_t *job;                  /* (its `failed` set when a thread has no workspace) */
     const uint8_t *A; int64_t lda;  /* op(A) row-major M x K, bytes as given (flipped in the kernel) */
-    const i8_terms_t *rows;         /* all M rows */
-} i8_dot_job_t;
+    const int8_terms_t *rows;         /* all M rows */
+} int8_dot_job_t;
 
-static void i8_dot_task(void *ctx, int tid, int nthreads) {
-    const i8_dot_job_t *d = (const i8_dot_job_t *)ctx;
-    i8_job_t *job = d->job;
+static void int8_dot_task(void *ctx, int tid, int nthreads) {
+    const int8_dot_job_t *d = (const int8_dot_job_t *)ctx;
+    int8_job_t *job = d->job;
     const int64_t M = job->M, K = job->K;
     const uint8_t xr = job->flip_a ? 0x80 : 0;
     int64_t j0, j1;
@@ -214,7 +214,7 @@ static void i8_dot_task(void *ctx, int tid, int nthreads) {
     double comp[GK_INT8_DOT_EP_COLS], add[GK_INT8_DOT_EP_COLS];
     int64_t sum64[GK_INT8_DOT_EP_COLS];
     int32_t sum32[GK_INT8_DOT_EP_COLS];
-    i8_terms_t cols = {comp, add, sum64, sum32, 0};
+    int8_terms_t cols = {comp, add, sum64, sum32, 0};
     for (int64_t jb = j0; jb < j1; jb += GK_INT8_DOT_COLS) {
         const int64_t n = GK_MIN((int64_t)GK_INT8_DOT_COLS, j1 - jb);
         /* dot_kmajor: column sums only where the (reduced) offset of A needs them */
@@ -234,7 +234,7 @@ static void i8_dot_task(void *ctx, int tid, int nthreads) {
 }
 
 /* Whether the dot path takes this product (few rows, one exact K chunk, a kernel for B's layout). */
-int gk_int8_dot_applies(const i8_job_t *job) {
+int gk_int8_dot_applies(const int8_job_t *job) {
     const gk_int8_kernel_t *kern = job->kern;
     const int64_t max_m = job->transb ? job->blocks->dot_max_m : job->blocks->kmajor_max_m;
     return !job->packed_b && job->M <= GK_MIN(max_m, (int64_t)GK_INT8_DOT_MAX_M) && job->K <= kern->k_chunk &&
@@ -243,7 +243,7 @@ int gk_int8_dot_applies(const i8_job_t *job) {
 
 int gk_int8_b_in_place_beats_packed(int transb, int64_t M, int64_t K) {
     const gk_config_t *cfg = gk_config();
-    i8_job_t job;
+    int8_job_t job;
     memset(&job, 0, sizeof(job));
     job.kern = cfg->int8;
     job.blocks = &cfg->int8_blocks;
@@ -258,15 +258,15 @@ int gk_int8_b_in_place_beats_packed(int transb, int64_t M, int64_t K) {
 
 /* The dot path on up to max_threads threads (1: on the calling thread). dot_kmajor reads an int8 A as
  * signed, A' - 128: for it the job's offset of A is a_ofs - 128 and the row sums are of the int8 values. */
-gemmkit_status_t gk_int8_dot(const i8_job_t *job_in, int max_threads) {
-    i8_job_t kjob = *job_in, *job = &kjob;
+gemmkit_status_t gk_int8_dot(const int8_job_t *job_in, int max_threads) {
+    int8_job_t kjob = *job_in, *job = &kjob;
     const int signed_a = !job->transb && job->flip_a;
     if (signed_a) job->a_ofs -= 128;
     const int64_t M = job->M, K = job->K;
     const size_t a_bytes = job->transa ? gk_align64((size_t)(M * K)) : 0;
     uint8_t *ws = (uint8_t *)gk_thread_workspace(GK_WS_A, a_bytes + 4 * sizeof(int64_t) * GK_INT8_DOT_MAX_M);
     if (!ws) return gemmkit_out_of_memory;
-    i8_dot_job_t d = {job, job->A, job->lda, NULL};
+    int8_dot_job_t d = {job, job->A, job->lda, NULL};
     if (job->transa) { /* A is K x M: copy op(A) row-major (M x K, small) */
         for (int64_t k = 0; k < K; k++)
             for (int64_t i = 0; i < M; i++) ws[i * K + k] = job->A[k * job->lda + i];
@@ -275,7 +275,7 @@ gemmkit_status_t gk_int8_dot(const i8_job_t *job_in, int max_threads) {
     }
     int64_t *rowsum = (int64_t *)(ws + a_bytes);
     int32_t rows32[GK_INT8_DOT_MAX_M];
-    i8_terms_t rows = {(double *)(rowsum + GK_INT8_DOT_MAX_M), (double *)(rowsum + 2 * GK_INT8_DOT_MAX_M),
+    int8_terms_t rows = {(double *)(rowsum + GK_INT8_DOT_MAX_M), (double *)(rowsum + 2 * GK_INT8_DOT_MAX_M),
                        rowsum + 3 * GK_INT8_DOT_MAX_M, rows32, 0};
     const uint8_t xr = job->flip_a ? 0x80 : 0;
     for (int64_t i = 0; i < M; i++) {
@@ -288,8 +288,8 @@ gemmkit_status_t gk_int8_dot(const i8_job_t *job_in, int max_threads) {
     d.rows = &rows;
     const int nthreads = GK_MIN(max_threads, gk_threads_for(M, job->N, gk_int8_float_depth(K)));
     job->failed = 0;
-    if (nthreads <= 1) i8_dot_task(&d, 0, 1);
-    else gk_parallel_run(i8_dot_task, &d, nthreads);
+    if (nthreads <= 1) int8_dot_task(&d, 0, 1);
+    else gk_parallel_run(int8_dot_task, &d, nthreads);
     gk_thread_workspace_trim();
     return job->failed ? gemmkit_out_of_memory : gemmkit_success;
 }

@@ -22,7 +22,7 @@ typedef struct {
     const int32_t *packed_colsum;
     int64_t nc;                         /* the skeleton's column block (a packed B block's column sums first) */
     int failed;                         /* the dot path: a thread had no workspace */
-} i8_job_t;
+} int8_job_t;
 
 /* The depth of a float product with about the work of an int8 one of depth K (an int8 multiply-add costs
  * about a quarter of a float one): what the int8 paths give gk_threads_for. */
@@ -35,9 +35,9 @@ typedef struct {
     int64_t *sum64;
     int32_t *sum32;
     int64_t max_abs;
-} i8_terms_t;
+} int8_terms_t;
 
-static inline void gk_int8_col_terms(const i8_job_t *job, int64_t j0, int64_t n, const int64_t *colsum, i8_terms_t *t) {
+static inline void gk_int8_col_terms(const int8_job_t *job, int64_t j0, int64_t n, const int64_t *colsum, int8_terms_t *t) {
     t->max_abs = 0;
     for (int64_t j = 0; j < n; j++) {
         int64_t comp = -(int64_t)job->a_ofs * colsum[j];
@@ -49,7 +49,7 @@ static inline void gk_int8_col_terms(const i8_job_t *job, int64_t j0, int64_t n,
         t->max_abs = GK_MAX(t->max_abs, comp + add < 0 ? -(comp + add) : comp + add);
     }
 }
-static inline void gk_int8_row_terms(const i8_job_t *job, int64_t i0, int64_t m, const int64_t *rowsum, i8_terms_t *t) {
+static inline void gk_int8_row_terms(const int8_job_t *job, int64_t i0, int64_t m, const int64_t *rowsum, int8_terms_t *t) {
     const int64_t kab = job->K * (int64_t)job->a_ofs * (int64_t)job->bo;
     t->max_abs = 0;
     for (int64_t i = 0; i < m; i++) {
@@ -66,13 +66,13 @@ static inline void gk_int8_row_terms(const i8_job_t *job, int64_t i0, int64_t m,
 static inline size_t gk_align64(size_t x) { return (x + 63) & ~(size_t)63; }
 
 /* Address of C[i][j] (elements of the destination type). */
-static inline void *gk_int8_c_at(const i8_job_t *job, int64_t i, int64_t j) {
+static inline void *gk_int8_c_at(const int8_job_t *job, int64_t i, int64_t j) {
     return (char *)job->C + (size_t)(i * job->ldc + j) * (size_t)job->c_size;
 }
 
 /* The epilogue block of the tile whose first row is row i0 and first column is column j0 of C: the
  * per-row terms from rows[ri], the per-column terms from cols[cj], the scales and bias from i0, j0. */
-static inline gk_int8_epilogue_t gk_int8_tile_epilogue(const i8_job_t *job, const i8_terms_t *rows, int64_t ri, const i8_terms_t *cols,
+static inline gk_int8_epilogue_t gk_int8_tile_epilogue(const int8_job_t *job, const int8_terms_t *rows, int64_t ri, const int8_terms_t *cols,
                                       int64_t cj, int64_t i0, int64_t j0, int mode) {
     const int has_ra = job->offsetc == 'C', has_ca = job->offsetc == 'F' || job->offsetc == 'R';
     gk_int8_epilogue_t ep; /* every field set below (a memset here cost 1 % at 128 x 4096 x 4096) */
@@ -102,7 +102,7 @@ static inline gk_int8_epilogue_t gk_int8_tile_epilogue(const i8_job_t *job, cons
 
 /* The few-row dot path (csrc/gemm_small.c): whether it takes this product (few rows, one exact K chunk, a
  * kernel for B's layout), and the product on up to max_threads threads (1: on the calling thread). */
-int gk_int8_dot_applies(const i8_job_t *job);
-gemmkit_status_t gk_int8_dot(const i8_job_t *job, int max_threads);
+int gk_int8_dot_applies(const int8_job_t *job);
+gemmkit_status_t gk_int8_dot(const int8_job_t *job, int max_threads);
 
 #endif

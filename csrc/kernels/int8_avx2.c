@@ -209,7 +209,7 @@ static GK_FORCEINLINE void dot_block_avx2(const int mm, const int nj, int64_t k,
         dot_block_avx2(mm, nj, k, A + i * lda, lda, xr, B + j * ldb, ldb, S + i * n + j, n, colsum + j, sums); \
         break;
 /* Columns 4 at a time (then singly), rows 2 at a time (column sums with the first rows). */
-static void i8_dot_avx2(int64_t m, int64_t n, int64_t k, const uint8_t *A, int64_t lda, uint8_t xr,
+static void int8_dot_avx2(int64_t m, int64_t n, int64_t k, const uint8_t *A, int64_t lda, uint8_t xr,
                         const int8_t *B, int64_t ldb, int32_t *GK_RESTRICT S, int32_t *GK_RESTRICT colsum) {
     for (int64_t j = 0; j < n; j++) colsum[j] = 0;
     int64_t j = 0;
@@ -345,7 +345,7 @@ static GK_FORCEINLINE void kmajor_kblock_avx2(int64_t m, int64_t n, int64_t kb, 
     }
 }
 
-static void i8_dot_kmajor_avx2(int64_t m, int64_t n, int64_t k, const uint8_t *A, int64_t lda, uint8_t xr,
+static void int8_dot_kmajor_avx2(int64_t m, int64_t n, int64_t k, const uint8_t *A, int64_t lda, uint8_t xr,
                                const int8_t *B, int64_t ldb, int32_t *GK_RESTRICT S, int32_t *GK_RESTRICT colsum) {
     GK_ALIGN64 uint32_t ap[KMAJOR_MAX_M * KMAJOR_PAIRS];
     if (colsum)
@@ -369,7 +369,7 @@ static void i8_dot_kmajor_avx2(int64_t m, int64_t n, int64_t k, const uint8_t *A
 GK_ASSERT_INT8_TILE(MR, NR);
 const gk_int8_kernel_t gk_int8_kernel_avx2 = {
     "ukernel_i8_avx2_6x16", MR, NR, KG, ES, GK_INT8_K_CHUNK,
-    I8_KERNEL_NAME, pack_b_kmajor_avx2, i8_dot_avx2, ukernel_i8_avx2_6x16_rows, pack_b_kcontig_avx2,
-    i8_dot_kmajor_avx2,
+    I8_KERNEL_NAME, pack_b_kmajor_avx2, int8_dot_avx2, ukernel_i8_avx2_6x16_rows, pack_b_kcontig_avx2,
+    int8_dot_kmajor_avx2,
 };
 #endif

@@ -124,7 +124,7 @@ static void pack_b_kcontig_avx512_vnni_k4(const int8_t *B, int64_t ldb, int64_t 
 
 /* Raw sums S[i][j] = A'[i][:] . B[j][:] for the first m (<= 4) rows and nj (<= 4) columns, 64 k at a
  * time (masked tail), and B's column sums when `colsums`. */
-static GK_FORCEINLINE void i8_dot_block(const int m, const int nj, int64_t k, const uint8_t *A, int64_t lda,
+static GK_FORCEINLINE void int8_dot_block(const int m, const int nj, int64_t k, const uint8_t *A, int64_t lda,
                                         uint8_t xr, const int8_t *B, int64_t ldb, int32_t *S, int64_t lds,
                                         int32_t *colsum, int colsums) {
     const __m512i vx = _mm512_set1_epi8((char)xr), ones = _mm512_set1_epi8(1);
@@ -162,10 +162,10 @@ static GK_FORCEINLINE void i8_dot_block(const int m, const int nj, int64_t k, co
 
 #define DOT_ROWS(mm, nj)                                                                             \
     case mm:                                                                                         \
-        i8_dot_block(mm, nj, k, A + i * lda, lda, xr, B + j * ldb, ldb, S + i * n + j, n, colsum + j, i == 0); \
+        int8_dot_block(mm, nj, k, A + i * lda, lda, xr, B + j * ldb, ldb, S + i * n + j, n, colsum + j, i == 0); \
         break;
 
-static void i8_dot_avx512_vnni(int64_t m, int64_t n, int64_t k, const uint8_t *A, int64_t lda, uint8_t xr,
+static void int8_dot_avx512_vnni(int64_t m, int64_t n, int64_t k, const uint8_t *A, int64_t lda, uint8_t xr,
                                const int8_t *B, int64_t ldb, int32_t *GK_RESTRICT S, int32_t *GK_RESTRICT colsum) {
     GK_DOT_WALK(m, n, DOT_ROWS);
 }
@@ -175,7 +175,7 @@ static void i8_dot_avx512_vnni(int64_t m, int64_t n, int64_t k, const uint8_t *A
 GK_ASSERT_INT8_TILE(MR, NR);
 const gk_int8_kernel_t gk_int8_kernel_avx512_vnni = {
     "ukernel_i8_avx512_vnni_12x32", MR, NR, KG, ES, GK_INT8_K_CHUNK,
-    I8_KERNEL_NAME, pack_b_avx512_vnni_k4, i8_dot_avx512_vnni, ukernel_i8_avx512_vnni_12x32_rows,
+    I8_KERNEL_NAME, pack_b_avx512_vnni_k4, int8_dot_avx512_vnni, ukernel_i8_avx512_vnni_12x32_rows,
     pack_b_kcontig_avx512_vnni_k4, NULL, ukernel_i8_avx512_vnni_12x32_panels,
 };
 #endif
