@@ -70,19 +70,21 @@ WIDTH = [(512, re.compile(r"%zmm")), (256, re.compile(r"%ymm")), (128, re.compil
 
 # ---- building as setup.py does -----------------------------------------------------------------------
 
-def setup_kernel_flags(setup_py=os.path.join(REPO, "setup.py")):
-    """{kernel file: gcc flags} and the extension's compile arguments, read from setup.py without running it
-    (its module-level flag tables and extra_compile_args())."""
+def kernel_flags(targets, setup_py=os.path.join(REPO, "setup.py")):
+    """{kernel file: gcc flags} of the kernel files csrc/SOURCES lists for `targets` (its flag groups'
+    targets: x86_64, x86_64-probe, aarch64), and the extension's compile arguments: setup.py's own
+    read_sources() and extra_compile_args(), taken from setup.py without running it."""
     tree = ast.parse(open(setup_py).read(), setup_py)
-    keep = [n for n in tree.body if (isinstance(n, ast.Assign) and all(isinstance(t, ast.Name) for t in n.targets)
-                                     and not any(isinstance(x, ast.Call) for x in ast.walk(n.value)))
-            or (isinstance(n, ast.FunctionDef) and n.name == "extra_compile_args")]
+    keep = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in ("read_sources", "extra_compile_args")]
     ns = {"sys": sys, "os": os}
     exec(compile(ast.Module(body=keep, type_ignores=[]), setup_py, "exec"), ns)
-    kernels = {src: gnu for src, (gnu, _msvc) in ns["X86_KERNELS"].items()}
-    vnni_src, (vnni_gnu, _) = ns["AVX_VNNI_KERNEL"]
-    kernels[vnni_src] = vnni_gnu
-    return kernels, ns["extra_compile_args"]()
+    _portable, kernels = ns["read_sources"](os.path.join(os.path.dirname(setup_py), "csrc", "SOURCES"))
+    return {src: gnu for src, target, gnu, _msvc in kernels if target in targets}, ns["extra_compile_args"]()
+
+
+def setup_kernel_flags(setup_py=os.path.join(REPO, "setup.py")):
+    """The x86 kernel files (AVX-VNNI's included) with their gcc flags, and the extension's compile arguments."""
+    return kernel_flags(("x86_64", "x86_64-probe"), setup_py)
 
 
 def compile_kernels(outdir, cc=None, only=None):
@@ -169,8 +171,9 @@ def loops_of(lines):
     return out
 
 
-def reachable(funcs, root):
-    """The functions `root` calls or jumps to, transitively (gcc's .part / .constprop clones included)."""
+def reachable(funcs, root, branch=r"(call|jmp)"):
+    """The functions `root` calls or jumps to (`branch`: the ISA's call / jump mnemonics), transitively
+    (gcc's .part / .constprop clones included)."""
     seen, todo = [], [root]
     while todo:
         f = todo.pop()
@@ -178,7 +181,7 @@ def reachable(funcs, root):
             continue
         seen.append(f)
         for line in funcs[f]:
-            m = re.match(r"^(call|jmp)\s+([.\w$]+)(@PLT)?\s*$", line)
+            m = re.match(r"^" + branch + r"\s+([.\w$]+)(@PLT)?\s*$", line)
             if m and m.group(2) in funcs:
                 todo.append(m.group(2))
     return seen

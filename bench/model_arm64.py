@@ -11,13 +11,17 @@ per scalar multiply-add of the NEON kernels and of the portable kernels (the sam
 every target, compiled for aarch64 at -O3: what the `generic` path runs there).
 """
 import argparse
-import ast
 import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+
+try:
+    from .model import kernel_flags, reachable
+except ImportError:  # run as a script: python bench/model_arm64.py
+    from model import kernel_flags, reachable
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ITERATIONS = 300
@@ -46,15 +50,8 @@ COMPUTE = ("fmla", "sdot", "udot", "usdot", "smmla", "ummla", "usmmla")
 
 
 def arm_kernel_flags(setup_py=os.path.join(REPO, "setup.py")):
-    """{ARM kernel file: flags} and the extension's compile arguments, read from setup.py without running it."""
-    tree = ast.parse(open(setup_py).read(), setup_py)
-    ns = {"sys": sys, "os": os}
-    for n in tree.body:
-        if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "ARM_KERNELS" for t in n.targets):
-            exec(compile(ast.Module(body=[n], type_ignores=[]), setup_py, "exec"), ns)
-        if isinstance(n, ast.FunctionDef) and n.name == "extra_compile_args":
-            exec(compile(ast.Module(body=[n], type_ignores=[]), setup_py, "exec"), ns)
-    return ns["ARM_KERNELS"], ns["extra_compile_args"]()
+    """{ARM kernel file: flags} and the extension's compile arguments (csrc/SOURCES' aarch64 groups)."""
+    return kernel_flags(("aarch64",), setup_py)
 
 
 def compile_file(src, flags, outdir, cc):
@@ -88,20 +85,6 @@ def functions(text):
     return funcs
 
 
-def reachable(funcs, root):
-    seen, todo = [], [root]
-    while todo:
-        f = todo.pop()
-        if f in seen or f not in funcs:
-            continue
-        seen.append(f)
-        for line in funcs[f]:
-            m = re.match(r"^(bl|b)\s+([.\w$]+)$", line)
-            if m and m.group(2) in funcs:
-                todo.append(m.group(2))
-    return seen
-
-
 def mnemonic(line):
     return line.split()[0]
 
@@ -122,7 +105,7 @@ def macs_of(line):
 def k_loop(funcs, kernel):
     """Instructions of one pass of the kernel's k loop (ending at its branch back), or None."""
     best = None
-    for f in reachable(funcs, kernel):
+    for f in reachable(funcs, kernel, branch=r"(bl|b)"):
         lines = funcs[f]
         labels = {LABEL.match(l).group(1): i for i, l in enumerate(lines) if LABEL.match(l)}
         loops = []
