@@ -29,18 +29,10 @@
  * per chunk of columns, so the multiply-adds of one k do not wait on each other's latency (one 8-wide
  * row at a time ran a single dependent chain, about a fifth of the FMA throughput). b: op(B), K rows
  * NP apart, each at least N rounded up to W long. */
-/* Chunks per 4-row call where N has whole multiples of them: with 32 vector registers (AVX-512) 4 rows x
- * 4 chunks keep 16 sums in flight (4 rows x 1 chunk, 4 chains, left the 32^3 products latency bound) */
-#if defined(__AVX512F__) && defined(__GNUC__)
-#define GK_TINY_WIDE 4
-#else
-#define GK_TINY_WIDE 1
-#endif
-#define GK_TINY_WIDE_MAX 4 /* the most vector sums per row in the GCC-vector rows below */
+#define GK_TINY_WIDE_MAX 2 /* the most vector sums per row in the GCC-vector rows below (32-byte vectors) */
 #if defined(__GNUC__)
-/* The sums as GCC vectors (64 bytes where W fills them, else 32): the plain loop below was left scalar by
+/* Half chunks' sums as 32-byte GCC vectors: the plain loop below was left scalar by
  * GCC's vectoriser for half chunks (8 floats in an AVX-512 file: 16 scalar FMAs and spills per k). */
-typedef T GK_TINY_CAT(TINY_FN, _v64) __attribute__((vector_size(64), aligned(sizeof(T))));
 typedef T GK_TINY_CAT(TINY_FN, _v32) __attribute__((vector_size(32), aligned(sizeof(T))));
 #define GK_TINY_VEC_ROWS(VT)                                                                         \
     do {                                                                                             \
@@ -74,11 +66,9 @@ static inline GK_TINY_INLINE_COPIES void GK_TINY_CAT(TINY_FN, _rows)(const int R
     const int64_t rs = transa ? 1 : lda, ks = transa ? lda : 1; /* op(A)[i][k] = A[i * rs + k * ks] */
     const T *a_rows = A + i * rs;
 #if defined(__GNUC__)
-    if (W % (int)(64 / sizeof(T)) == 0 && R * (W / (int)(64 / sizeof(T))) <= GK_TINY_ROWS * GK_TINY_WIDE_MAX) {
-        GK_TINY_VEC_ROWS(GK_TINY_CAT(TINY_FN, _v64));
-        return;
-    }
-    if (W % (int)(32 / sizeof(T)) == 0 && R * (W / (int)(32 / sizeof(T))) <= GK_TINY_ROWS * GK_TINY_WIDE_MAX) {
+    /* half chunks only: whole ones the plain loop below vectorises as well or better (measured on Zen 4:
+     * 4 rows x 2 chunks as GCC vectors ran 1000 x 32^3 float32 stacks 20 % slower) */
+    if (W < GK_TINY_W && W % (int)(32 / sizeof(T)) == 0 && R * (W / (int)(32 / sizeof(T))) <= GK_TINY_ROWS * GK_TINY_WIDE_MAX) {
         GK_TINY_VEC_ROWS(GK_TINY_CAT(TINY_FN, _v32));
         return;
     }
@@ -215,11 +205,7 @@ static GK_TINY_INLINE_COPIES void TINY_FN(int64_t M, int64_t N, int64_t K, const
 #define GK_TINY_ALL_ROWS(W)                                                                          \
     do {                                                                                             \
         int64_t i = i6;                                                                              \
-        for (; i + GK_TINY_ROWS <= M; i += GK_TINY_ROWS) {                                           \
-            if (GK_TINY_WIDE >= 4 && N % (4 * (W)) == 0) GK_TINY_CALL(GK_TINY_ROWS, 4 * (W));        \
-            else if (GK_TINY_WIDE >= 2 && N % (2 * (W)) == 0) GK_TINY_CALL(GK_TINY_ROWS, 2 * (W));   \
-            else GK_TINY_CALL(GK_TINY_ROWS, W);                                                      \
-        }                                                                                            \
+        for (; i + GK_TINY_ROWS <= M; i += GK_TINY_ROWS) GK_TINY_CALL(GK_TINY_ROWS, W);              \
         if (M - i == 3) GK_TINY_CALL(3, W);                                                          \
         else if (M - i == 2 && N % (2 * (W)) == 0) GK_TINY_CALL(2, 2 * (W));                         \
         else if (M - i == 2) GK_TINY_CALL(2, W);                                                     \
