@@ -1,4 +1,4 @@
-/* gemmkit_quantize_per_token: argument checks, the split of the tokens among threads, and the per-token
+/* gemmkit_quantize_per_token: argument checks, the split of the tokens among threads, and the tokens'
  * kernel of the path in use (csrc/kernels/quantize_*.c; the formula is in include/gemmkit.h). */
 #include "config.h"
 #include "quantize.h"
@@ -8,7 +8,7 @@
 #define QZ_ELEMS_PER_THREAD ((int64_t)1 << 17)
 
 typedef struct {
-    gk_quant_token_fn fn;
+    gk_quant_rows_fn fn;
     int64_t M, K, ldx, ldq;
     const char *x;
     size_t x_elem;
@@ -22,8 +22,9 @@ static void qz_task(void *ctx, int tid, int nthreads) {
     const qz_job_t *J = (const qz_job_t *)ctx;
     int64_t begin, end;
     gk_split_range(J->M, 1, nthreads, tid, &begin, &end);
-    for (int64_t i = begin; i < end; i++)
-        J->fn(J->K, J->x + (size_t)(i * J->ldx) * J->x_elem, J->smooth, J->mode, J->q + i * J->ldq, J->scale + i);
+    if (end > begin)
+        J->fn(end - begin, J->K, J->x + (size_t)(begin * J->ldx) * J->x_elem, J->ldx, J->smooth, J->mode,
+              J->q + begin * J->ldq, J->ldq, J->scale + begin);
 }
 
 static const gk_quant_kernel_t *qz_kernel(void) {
@@ -48,7 +49,7 @@ gemmkit_status_t gemmkit_quantize_per_token(int in_type, int64_t M, int64_t K, c
         return gemmkit_success;
     }
     qz_job_t J;
-    J.fn = qz_kernel()->token[in_type - 1];
+    J.fn = qz_kernel()->rows[in_type - 1];
     J.M = M;
     J.K = K;
     J.ldx = M > 1 ? ldx : 0;

@@ -573,10 +573,33 @@ cdef int _quant_in_code(object x, int64_t *M, int64_t *K) except -1:
     return code
 
 
-def quantize_fast(x, smooth, int mode):
-    """quantize_per_token_rows along x's last axis into new arrays: (q of x's shape, scale of its leading
-    shape), for a C-contiguous float x (see _quant_in_code); None for any other x (take the general path).
-    smooth: None or a C-contiguous float32 array of K values (the caller checked it)."""
+cdef bint _plain_out(object a, int typenum, int nd, const cnp.npy_intp *dims):
+    """a is an ndarray of typenum, C-contiguous, aligned, native, writeable, of shape dims[0..nd)."""
+    if type(a) is not np.ndarray:
+        return False
+    cdef cnp.ndarray A = a
+    if (cnp.PyArray_TYPE(A) != typenum or cnp.PyArray_NDIM(A) != nd or not cnp.PyArray_IS_C_CONTIGUOUS(A)
+            or not cnp.PyArray_ISALIGNED(A) or not cnp.PyArray_ISNOTSWAPPED(A) or not cnp.PyArray_ISWRITEABLE(A)):
+        return False
+    cdef int d
+    for d in range(nd):
+        if cnp.PyArray_DIMS(A)[d] != dims[d]:
+            return False
+    return True
+
+
+cdef bint _apart(cnp.ndarray a, cnp.ndarray b):
+    """The bytes of two non-empty C-contiguous arrays do not overlap."""
+    cdef Py_ssize_t na = cnp.PyArray_NBYTES(a), nb = cnp.PyArray_NBYTES(b)
+    return _disjoint(<char *>cnp.PyArray_DATA(a), 1, na, na, 1, <char *>cnp.PyArray_DATA(b), 1, nb, nb, 1)
+
+
+def quantize_fast(x, smooth, int mode, out=None, scale_out=None):
+    """quantize_per_token_rows along x's last axis: (q of x's shape, scale of its leading shape), into out /
+    scale_out when given, else new arrays, for a C-contiguous float x (see _quant_in_code); None for any other
+    x, or an out / scale_out that is not a plain C-contiguous writeable array of the right type and shape
+    apart from x and each other (take the general path, which checks and copies). smooth: None or a
+    C-contiguous float32 array of K values (the caller checked it)."""
     cdef int64_t M = 0, K = 0
     cdef int code = _quant_in_code(x, &M, &K)
     if code == 0:
@@ -589,8 +612,20 @@ def quantize_fast(x, smooth, int mode):
             raise ValueError(f"smooth must be a C-contiguous float32 array of {K} values")
         sp = <const float *>cnp.PyArray_DATA(Sm)
     cdef int nd = cnp.PyArray_NDIM(X)
-    cdef cnp.ndarray Q = cnp.PyArray_EMPTY(nd, cnp.PyArray_DIMS(X), cnp.NPY_INT8, 0)
-    cdef cnp.ndarray S = cnp.PyArray_EMPTY(nd - 1, cnp.PyArray_DIMS(X), cnp.NPY_FLOAT32, 0)
+    cdef cnp.ndarray Q, S
+    if out is None:
+        Q = cnp.PyArray_EMPTY(nd, cnp.PyArray_DIMS(X), cnp.NPY_INT8, 0)
+    elif _plain_out(out, cnp.NPY_INT8, nd, cnp.PyArray_DIMS(X)) and _apart(out, X):
+        Q = out
+    else:
+        return None
+    if scale_out is None:
+        S = cnp.PyArray_EMPTY(nd - 1, cnp.PyArray_DIMS(X), cnp.NPY_FLOAT32, 0)
+    elif (_plain_out(scale_out, cnp.NPY_FLOAT32, nd - 1, cnp.PyArray_DIMS(X)) and _apart(scale_out, X)
+          and _apart(scale_out, Q)):
+        S = scale_out
+    else:
+        return None
     cdef const void *px = cnp.PyArray_DATA(X)
     cdef int8_t *pq = <int8_t *>cnp.PyArray_DATA(Q)
     cdef float *ps = <float *>cnp.PyArray_DATA(S)

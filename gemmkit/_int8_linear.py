@@ -97,10 +97,10 @@ _OUT_CODES = {"float32": 1, "float16": 2, "bfloat16": 3}
 
 
 def _quantize(x, axis, smooth, mode, out, scale_out, who, smooth_checked=False):
-    if (out is None and scale_out is None and isinstance(x, np.ndarray) and x.ndim >= 1 and type(axis) is int
-            and (axis == -1 or axis == x.ndim - 1)):
+    if isinstance(x, np.ndarray) and x.ndim >= 1 and type(axis) is int and (axis == -1 or axis == x.ndim - 1):
         s = smooth if smooth_checked else _smooth_vector(smooth, x.shape[-1], who)
-        done = _fastpaths.quantize_fast(x, s, _MODES[mode])  # a C-contiguous float x: straight to the core
+        # a C-contiguous float x (and plain outputs): straight to the core
+        done = _fastpaths.quantize_fast(x, s, _MODES[mode], out, scale_out)
         if done is not None:
             return done
     x = _float_input(x, "x", who)

@@ -35,12 +35,4 @@ static inline int8_t gk_qz_one(float v, float scale) {
     return (int8_t)(int32_t)nearbyintf(t);
 }
 
-/* The SIMD kernels' quotient: x' * (1 / scale) (one multiplication) stands for x' / scale unless it lies
- * within GK_QZ_TIE_EPS of a rounding tie n + 1/2, where the vector is divided instead. The two differ by at
- * most 3 float32 roundings of a value <= 127 * (1 + 2^-23) (about 2.3e-5 < 2^-12), so away from the ties
- * they round to the same integer: the bytes are x' / scale's. Only for a normal scale (its reciprocal is
- * then finite and rounded once); otherwise every vector is divided. */
-#define GK_QZ_TIE_EPS 0x1p-12f
-#define GK_QZ_NEAR_TIE (0.5f - GK_QZ_TIE_EPS)
-
 #endif

@@ -96,12 +96,13 @@ def near_tie_tokens(rng, m, k):
     return x
 
 
-@pytest.mark.parametrize("k", [64, 128, 192, 4096 + 64])
+@pytest.mark.parametrize("k", [8, 21, 40, 64, 77, 128, 192, 4096 + 64, 4096 + 45])
 def test_quantize_main_loop_near_ties(arch, k):
-    """The 64-value main loop (the offset reciprocal and its tie test) next to every tie: the bytes of
-    x / scale rounded half to even, for float32, float16 and bfloat16 inputs."""
+    """The 64-value main loop and the 32-, 16- and 8-value and scalar tails (the offset reciprocal and its tie
+    test) next to every tie: the bytes of x / scale rounded half to even, for float32, float16 and bfloat16
+    inputs; token counts that leave 1-3 tokens after the last group of four."""
     rng = np.random.default_rng(k)
-    x = near_tie_tokens(rng, 300 if k < 1000 else 20, k)
+    x = near_tie_tokens(rng, 301 if k < 1000 else 23, k)
     for dtype in DTYPES:
         xd = x.astype(dtype)
         assert_quant_equal(quant.quantize_per_token(xd), reference(xd))

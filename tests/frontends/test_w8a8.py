@@ -133,6 +133,30 @@ def test_quantize_out_arguments():
     assert_quant_equal((out1, s), reference(x, axis=1))
 
 
+def test_quantize_out_overlapping_x():
+    """Outputs that share bytes with x (or each other) give the bytes of a separate x, on the fast path's
+    layouts (C-contiguous everything) too."""
+    rng = np.random.default_rng(9)
+    raw = np.zeros(8 * 50 * 4 + 64, np.uint8)
+    x = raw[:1600].view(np.float32).reshape(8, 50)
+    x[...] = rng.standard_normal((8, 50)).astype(np.float32)
+    want = reference(x.copy())
+    out = raw[800:1200].view(np.int8).reshape(8, 50)        # q rows land on x's rows 4-5
+    q, s = quant.quantize_per_token(x, out=out)
+    assert q is out
+    assert_quant_equal((q, s), want)
+    x = raw[:1600].view(np.float32).reshape(8, 50)
+    x[...] = want_x = rng.standard_normal((8, 50)).astype(np.float32)
+    sc = raw[1600 - 32:1600].view(np.float32)               # the scales land on x's last row
+    q, s = quant.quantize_per_token(x, scale_out=sc)
+    assert s is sc
+    assert_quant_equal((q, s), reference(want_x))
+    buf = np.zeros(8 * 50 + 64, np.uint8)                     # out and scale_out overlapping each other
+    with pytest.raises(ValueError, match="overlap"):
+        quant.quantize_per_token(want_x, out=buf[:400].view(np.int8).reshape(8, 50),
+                                 scale_out=buf[384:416].view(np.float32))
+
+
 @pytest.mark.parametrize("kwargs, exc, word", [
     (dict(x=np.ones((2, 3))), TypeError, "x"),                       # float64
     (dict(x=np.ones((2, 3), np.int8)), TypeError, "x"),
