@@ -41,7 +41,14 @@ const gk_config_t gk_config_zen4 = {
     /* Tiny products whole in the unpacked kernel up to 32^3 multiply-adds (the 10^3 of the untuned table sent
      * 32^3 stacks to the packed path): gemmkit.matmul of stacks, 1 thread, interleaved with np.matmul on
      * this core, two alternations: 1000 x 32^3 float 0.54-0.55x -> 0.79-0.80x NumPy, double 0.58-0.60x ->
-     * 0.73-0.74x; 64^3 left on the packed path (float 0.74 -> 0.84x but double 0.82-0.84 -> 0.78x). */
-    .small = GK_SMALL_TUNED(160.0 * 160.0 * 160.0, 32.0 * 32.0 * 32.0, 32.0 * 32.0 * 32.0, 10.0 * 10.0 * 10.0, 0, 0),
+     * 0.73-0.74x. With the 6- and 5-row zmm k loop (kernels/real_zmm_tiny.h), a plain A up to 64^3, and
+     * batches past 8 MiB streamed (next product prefetched; C past the caches in rows of 256 bytes or
+     * more), 1 thread, GFLOP/s gemmkit / NumPy before -> after: 1000 x 32^3 float 92.6 / 105 -> 96.9 /
+     * 105, double 34.0 / 48.2 -> 45.2 / 46.7; 300 x 48^3 float 61.2 / 110 -> 82.7-101 / 104-110, double
+     * 31.6 / 48.4 -> 41.2-44.1 / 34.4-50.1; 100 x 64^3 float 91.4 / 112 -> 105 / 113, double 43.5 / 51.0
+     * -> 48.6-49.8 / 42.8-50.8. Streaming 1000 x
+     * 32^3 float (12 MiB) measured neutral (96.1 vs 97.5). */
+    .small = GK_SMALL_TUNED(160.0 * 160.0 * 160.0, 32.0 * 32.0 * 32.0, 64.0 * 64.0 * 64.0, 10.0 * 10.0 * 10.0, 0,
+                            8.0 * (1 << 20)),
 };
 #endif
