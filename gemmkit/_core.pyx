@@ -503,6 +503,43 @@ cdef int _acquire_abc(_Buffer a, _Buffer b, _Buffer c, A, B, C, int a_num, int b
     return 0
 
 
+cdef bint _ndarray_matrix(object X, int num, int64_t rows, int64_t cols, int64_t ld, bint writable,
+                          char **ptr) noexcept:
+    """The quick form of _Buffer.acquire for a NumPy array: True (and its data in *ptr) when X is an aligned,
+    native ndarray of dtype num (writable when asked) that acquire would accept for a rows x cols matrix ld
+    apart; False for anything else, which then goes through acquire (its checks and messages)."""
+    if type(X) is not np.ndarray:
+        return False
+    cdef cnp.ndarray a = <cnp.ndarray>X
+    if (cnp.PyArray_TYPE(a) != num or not cnp.PyArray_ISALIGNED(a) or not cnp.PyArray_ISNOTSWAPPED(a)
+            or (writable and not cnp.PyArray_ISWRITEABLE(a))):
+        return False
+    cdef Py_ssize_t isz = cnp.PyArray_ITEMSIZE(a)
+    cdef int nd = cnp.PyArray_NDIM(a)
+    cdef const cnp.npy_intp *shape = cnp.PyArray_DIMS(a)
+    cdef const cnp.npy_intp *strides = cnp.PyArray_STRIDES(a)
+    cdef int64_t need = 0
+    if rows > 0 and cols > 0:
+        if rows > 1 and ld > (INT64_MAX - cols) // (rows - 1):
+            return False
+        need = (rows - 1) * ld + cols
+    if nd == 1:
+        if (shape[0] > 1 and strides[0] != isz) or shape[0] < need:
+            return False
+    elif nd == 2:
+        if shape[0] * shape[1] == 0:
+            if need > 0:
+                return False
+        elif ((shape[1] > 1 and strides[1] != isz) or (shape[0] > 1 and (strides[0] <= 0 or strides[0] % isz != 0
+                                                                    or strides[0] // isz != ld))
+              or shape[0] < rows or shape[1] < cols):
+            return False
+    else:
+        return False
+    ptr[0] = <char *>cnp.PyArray_DATA(a)
+    return True
+
+
 cdef object _gemm(str fn, int ab_num, int c_num, transa, transb, M_, N_, K_, alpha, A, lda_, B, ldb_, beta, C, ldc_):
     """Every plain GEMM entry: checks in oneDNN's order, buffers acquired, C computed in place by gemm_nogil.
     Complex types take 'C' / 'R' flags and complex scalars; float32, complex64 and the 16-bit types take
@@ -525,6 +562,22 @@ cdef object _gemm(str fn, int ab_num, int c_num, transa, transb, M_, N_, K_, alp
         al = _real_arg(alpha, "alpha", single)
         be = _real_arg(beta, "beta", single)
     cdef int a_num = ab_num, c_buf = c_num  # the buffers' dtypes (bfloat16: its bits)
+    cdef int st
+    cdef bint work = M > 0 and N > 0
+    cdef bint reads_ab = work and K > 0 and (wrap or ((<float>al.real != 0) if half else al != 0))
+    cdef char *pa = NULL
+    cdef char *pb = NULL
+    cdef char *pc = NULL
+    if (ab_num != BFLOAT16 and c_num != BFLOAT16  # NumPy arrays of the plain types: no buffer protocol round trip
+            and _ndarray_matrix(C, c_num, M if work else 0, N if work else 0, ldc, True, &pc)
+            and _ndarray_matrix(A, ab_num, ((K if _is_t(ta) else M) if reads_ab else 0),
+                                ((M if _is_t(ta) else K) if reads_ab else 0), lda, False, &pa)
+            and _ndarray_matrix(B, ab_num, ((N if _is_t(tb) else K) if reads_ab else 0),
+                                ((K if _is_t(tb) else N) if reads_ab else 0), ldb, False, &pb)):
+        with nogil:
+            st = gemm_nogil(ab_num, c_num, ta, tb, M, N, K, al, pa, lda, 0, pb, ldb, 0, be, pc, ldc, 0, 1)
+        raise_status(st, fn)
+        return C
     C_bits = C
     if ab_num == BFLOAT16:
         A, B = _bfloat16_bits(A, "A"), _bfloat16_bits(B, "B")
@@ -535,7 +588,6 @@ cdef object _gemm(str fn, int ab_num, int c_num, transa, transb, M_, N_, K_, alp
     cdef _Buffer a = _Buffer(), b = _Buffer(), c = _Buffer()
     _acquire_abc(a, b, c, A, B, C_bits, a_num, a_num, c_buf, ta, tb, M, N, K, lda, ldb, ldc,
                  wrap or ((<float>al.real != 0) if half else al != 0))
-    cdef int st
     with nogil:
         st = gemm_nogil(ab_num, c_num, ta, tb, M, N, K, al, a.ptr, lda, 0, b.ptr, ldb, 0, be, c.ptr, ldc, 0, 1)
     raise_status(st, fn)
