@@ -111,6 +111,7 @@ def test_quantize_kernel_of_every_arm_config():
     for path in ARM_PATHS:
         with gemmkit.use_arch(path):
             assert _core.quantize_kernel_name() == "quantize_neon_4lanes"
+            assert gemmkit.show_config(print_out=False)["quantize"] == "quantize_neon_4lanes"
     with gemmkit.use_arch("generic"):
         assert _core.quantize_kernel_name() == "quantize_generic"
 
