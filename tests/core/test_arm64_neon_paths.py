@@ -119,7 +119,7 @@ def test_quantize_kernel_of_every_arm_config():
 def _designed_tokens(rng, M, K, wide16):
     """M float64 tokens x' of K values, kind i % TOKEN_KINDS: 0 random, 1 near ties at a random scale, 2 exact
     ties at a power-of-two scale (values (n + 1/2) 2^e, the max 127 2^e first), 3 the same to be moved one ulp,
-    4 zeros, 5 a NaN, 6 an infinity, 7 a subnormal scale, 8 all subnormal (scale 0 or subnormal), 9 near the
+    4 zeros, 5 a NaN, 6 an infinity, 7 a subnormal scale, 8 all subnormal (scale 0 or a few units: quotients past 127), 9 near the
     float32 max, 10 float16-sized. wide16: exponents that float16 keeps."""
     x = np.zeros((M, K))
     lo, hi = (-12, 9) if wide16 else (-30, 30)
@@ -140,8 +140,10 @@ def _designed_tokens(rng, M, K, wide16):
             row[:] = rng.standard_normal(K)
         elif kind == 7:
             row[:] = rng.uniform(-1, 1, K) * 1e-37
-        elif kind == 8:
-            row[:] = rng.integers(-40, 41, K) * 2.0 ** -149
+        elif kind == 8:  # max |x'| of A units of 2^-149: scale 0 (A < 64) or a few units, x' / scale up to 190
+            A = int(rng.integers(20, 700))
+            row[:] = rng.integers(-A, A + 1, K) * 2.0 ** -149
+            row[0] = -A * 2.0 ** -149 if rng.random() < 0.5 else A * 2.0 ** -149
         elif kind == 9:
             row[:] = rng.uniform(-1, 1, K) * 3.4e38
         elif kind == 10:
