@@ -19,5 +19,8 @@ extern const gk_quant_kernel_t gk_quant_kernel_generic;
 #if GEMMKIT_X86
 extern const gk_quant_kernel_t gk_quant_kernel_avx2, gk_quant_kernel_avx512;
 #endif
+#if GEMMKIT_ARM
+extern const gk_quant_kernel_t gk_quant_kernel_neon;
+#endif
 
 #endif /* GEMMKIT_QUANTIZE_H */

@@ -235,8 +235,8 @@ def show_config(print_out=True):
     dict
         ``version``, ``cpu`` (vendor, family, model), ``cpu_features``, ``arch`` (the path in use), ``uarch``
         (the configuration it is tuned for), ``available_archs``, ``num_threads``, one entry per kernel
-        family (``sgemm``, ``dgemm``, ``cgemm``, ``zgemm``, ``int8``, ``gemv``) and the ``GEMMKIT_*``
-        environment variables.
+        family (``sgemm``, ``dgemm``, ``cgemm``, ``zgemm``, ``int8``, ``gemv``), ``quantize`` (the per-token
+        quantizer's kernel) and the ``GEMMKIT_*`` environment variables.
 
     Examples
     --------
@@ -256,6 +256,7 @@ def show_config(print_out=True):
         "GEMMKIT_NUM_THREADS": os.environ.get("GEMMKIT_NUM_THREADS"),
     }
     info.update(_core.kernel_info())
+    info["quantize"] = _core.quantize_kernel_name()
     info.update(_tuning_info())  # issue 26: caches, every parameter and its source, the tuning file
     if print_out:
         feats = ", ".join(k for k, v in info["cpu_features"].items() if v) or "none beyond baseline"
@@ -273,6 +274,7 @@ def show_config(print_out=True):
                   f"NC={s['NC']}")
         print(f"  int8 kernel  : {q['kernel']}  MR={q['MR']} NR={q['NR']} k_group={q['k_group']} "
               f"MC={q['MC']} K_chunk={q['K_chunk']} NC={q['NC']} KB={q['KB']}")
+        print(f"  quantize     : {info['quantize']} (per-token int8 activations)")
         g = info["gemv"]
         print(f"  gemv         : M <= {g['max_M']} or N <= {g['max_N']}, the big operand streamed in place, "
               f"prefetch {g['prefetch_bytes']} bytes ahead per stream" + (" (none)" if not g["prefetch_bytes"] else ""))

@@ -1,5 +1,6 @@
 /* Configuration of the AArch64 NEON path (every ARMv8-A core): the 8 x 12 sgemm / 8 x 6 dgemm Advanced SIMD
- * kernels (complex by 1m on them) and their blocking, the 16-byte NEON quantized add; int8 stays portable here. */
+ * kernels (complex by 1m on them) and their blocking, the 16-byte NEON quantized add
+ * and the 4-lane NEON per-token quantization; int8 stays portable here. */
 #include "common.h"
 #if GEMMKIT_ARM
 
@@ -14,6 +15,7 @@
 #define GK_CONFIG_NEON_BASE                                                                          \
     .arch = "neon", .uarch = "any", .needs = GEMMKIT_CPU_NEON, .cpu_match = NULL,                    \
     .sgemm = &gk_sgemm_kernel_neon, .dgemm = &gk_dgemm_kernel_neon, .int8 = &gk_int8_kernel_generic,   \
+    .quant = &gk_quant_kernel_neon,                                                                  \
     .sgemm_blocks = GK_SGEMM_NEON_BLOCKS, .dgemm_blocks = GK_DGEMM_NEON_BLOCKS,                      \
     .cgemm_blocks = GK_SGEMM_NEON_BLOCKS, .zgemm_blocks = GK_DGEMM_NEON_BLOCKS,                      \
     .int8_blocks = {.mc = 128, .nc = 2048, .kb = 1024, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20,    \

@@ -92,3 +92,146 @@ def test_quantized_add_same_bytes_as_portable(path, formula, layout):
         with gemmkit.use_arch(path):
             got = quant.quantized_add(a, sa, za, b, sb, zb, sc, zc, formula=formula)
         np.testing.assert_array_equal(got, want, err_msg=f"{sa} {sb} {sc} {za} {zb} {zc} {adt} {bdt} {odt}")
+
+
+# ---- per-token activation quantization (csrc/kernels/quantize_neon.c) ----------------------------------------
+
+QUANT_TYPES = ("float32", "float16", "bfloat16")
+QUANT_K = (1, 3, 4, 7, 8, 15, 16, 31, 64, 100, 4096 + 13)
+QUANT_M = (1, 2, 3, 4, 5, 6, 37)
+TOKEN_KINDS = 11
+
+
+def test_quantize_kernel_of_every_arm_config():
+    """Every aarch64 configuration names the NEON per-token quantizer, and it is the one in use on its path."""
+    arm = [i for i, c in enumerate(_core.configs()) if c["arch"] in ("neon", "dotprod", "i8mm")]
+    assert len(arm) == 4
+    for i in arm:
+        assert _core.config_fields(i)["quant"] == "quantize_neon_4lanes", _core.configs()[i]
+    for path in ARM_PATHS:
+        with gemmkit.use_arch(path):
+            assert _core.quantize_kernel_name() == "quantize_neon_4lanes"
+            assert gemmkit.show_config(print_out=False)["quantize"] == "quantize_neon_4lanes"
+    with gemmkit.use_arch("generic"):
+        assert _core.quantize_kernel_name() == "quantize_generic"
+
+
+def _designed_tokens(rng, M, K, wide16):
+    """M float64 tokens x' of K values, kind i % TOKEN_KINDS: 0 random, 1 near ties at a random scale, 2 exact
+    ties at a power-of-two scale (values (n + 1/2) 2^e, the max 127 2^e first), 3 the same to be moved one ulp,
+    4 zeros, 5 a NaN, 6 an infinity, 7 a subnormal scale, 8 all subnormal (scale 0 or a few units: quotients past 127), 9 near the
+    float32 max, 10 float16-sized. wide16: exponents that float16 keeps."""
+    x = np.zeros((M, K))
+    lo, hi = (-12, 9) if wide16 else (-30, 30)
+    for i in range(M):
+        kind, row = i % TOKEN_KINDS, x[i]
+        e = float(rng.integers(lo, hi))
+        if kind == 0:
+            row[:] = rng.standard_normal(K) * 2.0 ** e
+        elif kind == 1:
+            amax = (rng.random() + 0.5) * 2.0 ** e
+            scale = float(np.float32(np.float32(amax) / np.float32(127)))
+            row[:] = (rng.integers(-127, 127, K) + 0.5) * scale * (1 + rng.integers(-3, 4, K) * 2.0 ** -23)
+            row[0] = np.float32(amax)
+        elif kind in (2, 3):
+            row[:] = (rng.integers(-127, 127, K) + 0.5) * 2.0 ** e
+            row[0] = 127 * 2.0 ** e * (1 if rng.random() < 0.5 else -1)
+        elif kind in (5, 6):
+            row[:] = rng.standard_normal(K)
+        elif kind == 7:
+            row[:] = rng.uniform(-1, 1, K) * 1e-37
+        elif kind == 8:  # max |x'| of A units of 2^-149: scale 0 (A < 64) or a few units, x' / scale up to 190
+            A = int(rng.integers(20, 700))
+            row[:] = rng.integers(-A, A + 1, K) * 2.0 ** -149
+            row[0] = -A * 2.0 ** -149 if rng.random() < 0.5 else A * 2.0 ** -149
+        elif kind == 9:
+            row[:] = rng.uniform(-1, 1, K) * 3.4e38
+        elif kind == 10:
+            row[:] = rng.uniform(-1, 1, K) * 65000
+    return x
+
+
+def _to_bits(x32, in_type):
+    """float32 values as the kernel's input: float32, or the uint16 bits of float16 / bfloat16 (truncated)."""
+    if in_type == "float32":
+        return x32.copy()
+    if in_type == "float16":
+        with np.errstate(over="ignore", invalid="ignore"):
+            return x32.astype(np.float16).view(np.uint16)
+    return (x32.view(np.uint32) >> 16).astype(np.uint16)
+
+
+def _quant_inputs(rng, M, K, in_type, mode):
+    """Padded token rows (ldx = K + 3) of in_type whose x' (after the smoothing of `mode`) are _designed_tokens,
+    with the special values set in the bits, and the smoothing vector (None without one)."""
+    smooth = None
+    x = _designed_tokens(rng, M, K, in_type == "float16")
+    if mode is not None:
+        # powers of two (the ties stay exact) in the odd columns and column 0, random factors elsewhere
+        smooth = rng.uniform(0.25, 4, K)
+        smooth[1::2] = 2.0 ** rng.integers(-3, 4, len(smooth[1::2]))
+        smooth[0] = 1.0
+        smooth = smooth.astype(np.float32)
+        x = x * smooth if mode == "divide" else x / smooth
+    with np.errstate(over="ignore"):
+        x32 = x.astype(np.float32)
+    bits = _to_bits(x32, in_type)
+    ui = bits.view(np.uint32) if in_type == "float32" else bits
+    nan = {"float32": (0x7FC00000, 0x7F800001, 0xFFC00000), "float16": (0x7E00, 0x7C01, 0xFE00),
+           "bfloat16": (0x7FC0, 0x7F81, 0xFFC0)}[in_type]
+    inf = {"float32": (0x7F800000, 0xFF800000), "float16": (0x7C00, 0xFC00), "bfloat16": (0x7F80, 0xFF80)}[in_type]
+    for i in range(M):
+        kind, j = i % TOKEN_KINDS, int(rng.integers(0, K))
+        if kind == 3 and K > 1:  # one ulp towards or away from zero, the max left alone
+            ui[i, 1:] += rng.integers(-1, 2, K - 1).astype(ui.dtype)
+        elif kind == 5:
+            ui[i, j] = nan[i % 3]
+        elif kind == 6:
+            ui[i, j] = inf[i % 2]
+    padded = np.zeros((M, K + 3), bits.dtype)
+    padded[:, :K] = bits
+    return padded, smooth
+
+
+def _quantize_rows(in_type, x, K, smooth, mode):
+    M = x.shape[0]
+    q = np.full((M, K + 2), 99, np.int8)
+    scale = np.full(M, -1.0, np.float32)
+    _core.quantize_per_token_rows(in_type, M, K, x, x.shape[1], smooth, mode or "divide", q, K + 2, scale)
+    assert (q[:, K:] == 99).all(), "wrote outside q"
+    return q[:, :K], scale
+
+
+@pytest.mark.parametrize("path", ARM_PATHS)
+@pytest.mark.parametrize("in_type", QUANT_TYPES)
+def test_quantize_same_bytes_as_portable(path, in_type):
+    """The NEON quantizer's bytes and scale bits are the portable kernel's: random tokens, near and exact
+    rounding ties (each one float32 / float16 / bfloat16 ulp either side), zeros, NaN and Inf, subnormal and
+    zero scales, float32-max values; without smoothing and with a smoothing vector divided and multiplied; K
+    around the 4- and 16-value steps and their scalar tails, M around the four tokens read side by side."""
+    rng = np.random.default_rng(2529)
+    for mode in (None, "divide", "multiply"):
+        for K in QUANT_K:
+            for M in QUANT_M:
+                x, smooth = _quant_inputs(rng, M, K, in_type, mode)
+                with gemmkit.use_arch("generic"):
+                    want_q, want_s = _quantize_rows(in_type, x, K, smooth, mode)
+                with gemmkit.use_arch(path):
+                    got_q, got_s = _quantize_rows(in_type, x, K, smooth, mode)
+                where = f"{in_type} mode={mode} K={K} M={M}"
+                np.testing.assert_array_equal(got_s.view(np.uint32), want_s.view(np.uint32), err_msg=where)
+                np.testing.assert_array_equal(got_q, want_q, err_msg=where)
+
+
+def test_quantize_inputs_reach_every_lane():
+    """The inputs above take the divided and the offset-reciprocal lanes: exact ties, subnormal scales, NaN
+    tokens and zero tokens are present (a guard against a generator that silently lost a kind)."""
+    rng = np.random.default_rng(2529)
+    x, _ = _quant_inputs(rng, 37, 64, "float32", None)
+    with gemmkit.use_arch("generic"):
+        q, s = _quantize_rows("float32", x, 64, None, None)
+    assert np.isnan(s).sum() >= 6 and (s == 0).sum() >= 3
+    sub = (s > 0) & (s < np.finfo(np.float32).tiny)
+    assert sub.sum() >= 3
+    ties = x[2::TOKEN_KINDS, :64] / s[2::TOKEN_KINDS, None]
+    assert (ties % 1 == 0.5).mean() > 0.9 and (np.abs(q[2::TOKEN_KINDS]) % 2 == 0)[:, 1:].all()
