@@ -135,14 +135,5 @@ static GK_FORCEINLINE void qz_quantize_token(int type, int64_t K, const void *x,
 
 #include "quantize_rows.h"
 
-#define QZ_NEON(NAME, TYPE)                                                                                   \
-    static void NAME(int64_t M, int64_t K, const void *x, int64_t ldx, const float *smooth, int mode, int8_t *q, \
-                     int64_t ldq, float *scale) {                                                             \
-        qz_rows(TYPE, M, K, x, ldx, smooth, mode, q, ldq, scale);                                             \
-    }
-QZ_NEON(qz_neon_f32, GEMMKIT_OUT_FLOAT32)
-QZ_NEON(qz_neon_f16, GEMMKIT_OUT_FLOAT16)
-QZ_NEON(qz_neon_bf16, GEMMKIT_OUT_BFLOAT16)
-
-const gk_quant_kernel_t gk_quant_kernel_neon = {"quantize_neon_4lanes", {qz_neon_f32, qz_neon_f16, qz_neon_bf16}};
+GK_QZ_KERNEL_TABLE(gk_quant_kernel_neon, "quantize_neon_4lanes")
 #endif

@@ -1,5 +1,5 @@
-/* The loop over tokens shared by the SIMD quantizers: four tokens' max |x'| read side by side, then each
- * token quantized; included by csrc/kernels/quantize_<isa>.c after its qz_amax_rows and qz_quantize_token. */
+/* The loop over tokens shared by the SIMD quantizers (four tokens' max |x'| read side by side, then each token
+ * quantized) and their kernel table; included by quantize_<isa>.c after its qz_amax_rows and qz_quantize_token. */
 #ifndef GEMMKIT_QUANTIZE_ROWS_H
 #define GEMMKIT_QUANTIZE_ROWS_H
 
@@ -28,5 +28,17 @@ static GK_FORCEINLINE void qz_rows(int type, int64_t M, int64_t K, const void *x
     }
 #undef QZ_ROW
 }
+
+/* The kernel table `TABLE` named `NAME`: one entry per input type, each qz_rows for that type. */
+#define GK_QZ_ROWS_ENTRY(FN, TYPE)                                                                            \
+    static void FN(int64_t M, int64_t K, const void *x, int64_t ldx, const float *smooth, int mode, int8_t *q,    \
+                   int64_t ldq, float *scale) {                                                               \
+        qz_rows(TYPE, M, K, x, ldx, smooth, mode, q, ldq, scale);                                             \
+    }
+#define GK_QZ_KERNEL_TABLE(TABLE, NAME)                                                                       \
+    GK_QZ_ROWS_ENTRY(TABLE##_f32, GEMMKIT_OUT_FLOAT32)                                                        \
+    GK_QZ_ROWS_ENTRY(TABLE##_f16, GEMMKIT_OUT_FLOAT16)                                                        \
+    GK_QZ_ROWS_ENTRY(TABLE##_bf16, GEMMKIT_OUT_BFLOAT16)                                                      \
+    const gk_quant_kernel_t TABLE = {NAME, {TABLE##_f32, TABLE##_f16, TABLE##_bf16}};
 
 #endif
