@@ -31,6 +31,21 @@
 /* GEMV prefetch 2 KiB: the distance the Zen 5 tuning of the float GEMV found (+25 % at N = K = 4096 over
  * the hardware prefetchers alone). */
 #define GK_SMALL_DEFAULTS GK_SMALL_TUNED(160.0 * 160.0 * 160.0, 10.0 * 10.0 * 10.0, 10.0 * 10.0 * 10.0, 10.0 * 10.0 * 10.0, 2048, 0)
+/* The x86 paths' defaults for CPUs without a configuration of their own: the tiny limits of their 6-row
+ * in-place k loops. AVX2: Zen 2's (csrc/config/zen2.c), which carried to a CPU they were not tuned on:
+ * on Zen 4 (avx2 path, 1 thread, GFLOP/s float / double, the generic table -> these): gemmkit.matmul of
+ * 16 x 32^3 63 / 35 -> 101 / 52, 1000 x 32^3 64 / 19 -> 100 / 47, 1000 x 16^3 38 / 21 -> 73 / 45, 300 x 48^3
+ * 79 / 29 -> 108 / 30-35, 100 x 64^3 89 / 44 -> 107 / 43 (the issue's Zen 3: 1000 x 32^3 float 1.0x NumPy on
+ * the generic table, 1.9x on Zen 2's). AVX-512: products up to 32^3 whole in the tiny kernel (Zen 4 measured
+ * in csrc/config/zen4.c; by model, on a core with two 512-bit FMA pipes the 6-row zmm loop keeps 6 of the 8
+ * FMAs in flight it needs, where packing two 32 x 32 operands costs more than that quarter), a plain A up
+ * to 32^3 only (at 64^3 the packed 12 x 32 tile's full rate pays for the packing there). */
+#define GK_SMALL_AVX2_DEFAULTS                                                                       \
+    GK_SMALL_TUNED(160.0 * 160.0 * 160.0, 32.0 * 32.0 * 32.0, 64.0 * 64.0 * 64.0, 16.0 * 16.0 * 16.0, 2048, \
+                   16.0 * (1 << 20))
+#define GK_SMALL_AVX512_DEFAULTS                                                                     \
+    GK_SMALL_TUNED(160.0 * 160.0 * 160.0, 32.0 * 32.0 * 32.0, 32.0 * 32.0 * 32.0, 10.0 * 10.0 * 10.0, 2048, \
+                   16.0 * (1 << 20))
 
 /* AVX2 6 x 16 sgemm / 6 x 8 dgemm: A block 144 x 256 (sgemm 144 KiB, dgemm 96 x 256: 192 KiB) in a
  * 512 KiB L2, B block 256 x NC in a share of L3. */
@@ -79,11 +94,11 @@
  * the int16-widening int8 kernel and the AVX2 per-token quantization (configs avx2, zen2, avx_vnni). */
 #define GK_CONFIG_AVX2_BASE                                                                          \
     .arch = "avx2", .uarch = "any", .needs = GEMMKIT_CPU_AVX2, .cpu_match = NULL,                    \
-    GK_AVX2_KERNELS_AND_BLOCKS, .small = GK_SMALL_DEFAULTS
+    GK_AVX2_KERNELS_AND_BLOCKS, .small = GK_SMALL_AVX2_DEFAULTS
 /* AVX-512 (F/BW/DQ/VL): the 512-bit float kernels (complex types by 1m on them), the int16-widening int8
  * kernel and the AVX-512 per-token quantization (configs avx512, avx512_vnni, zen4; each spells its int8 blocks). */
 #define GK_CONFIG_AVX512_BASE                                                                        \
     .arch = "avx512", .uarch = "any", .needs = GEMMKIT_CPU_AVX512, .cpu_match = NULL,                \
-    GK_AVX512_FLOAT_KERNELS_AND_BLOCKS, .int8 = &gk_int8_kernel_avx512, .small = GK_SMALL_DEFAULTS
+    GK_AVX512_FLOAT_KERNELS_AND_BLOCKS, .int8 = &gk_int8_kernel_avx512, .small = GK_SMALL_AVX512_DEFAULTS
 
 #endif
