@@ -184,9 +184,7 @@ static gemmkit_status_t real_batch_item(void *ctx, int64_t i, int threads) {
     const char *A = (const char *)p->A + (size_t)i * b->sa, *B = (const char *)p->B + (size_t)i * b->sb;
     char *C = (char *)p->C + (size_t)i * b->sc;
     if (b->tiny) {
-        /* C past the caches only in rows of 4 lines or more: a fence after every product of shorter rows
-         * cost more than the stores saved (Zen 4, 10000 x 8^3 double: 17 -> 4.6 GFLOP/s) */
-        gk_tiny_stream_t st = {NULL, NULL, b->a_bytes, b->b_bytes, b->c_row_bytes >= 256};
+        gk_tiny_stream_t st = {NULL, NULL, b->a_bytes, b->b_bytes, 1};
         if (b->stream && i + 1 < b->batch) {
             st.next_a = b->sa ? A + b->sa : NULL; /* a shared operand (stride 0) stays in cache */
             st.next_b = b->sb ? B + b->sb : NULL;
@@ -214,7 +212,11 @@ gemmkit_status_t gk_real_gemm_batch(const gk_real_problem_t *p, int64_t batch, i
     if (batch == 1) return gk_real_gemm(p);
     const double bytes = (double)batch * (double)es *
                          ((double)p->M * (double)p->K + (double)p->K * (double)p->N + (double)p->M * (double)p->N);
-    b.stream = b.tiny && p->small->tiny_stream_min_bytes > 0 && bytes > p->small->tiny_stream_min_bytes;
+    /* streamed only where C's rows are 4 lines or more: with shorter rows the fence after each product's
+     * non-temporal stores cost more than they saved (Zen 4, 10000 x 8^3 double: 17 -> 4.6 GFLOP/s), and the
+     * prefetch alone did not pay (1000 x 32^3 float, 128-byte rows: 100-104 -> 97 GFLOP/s) */
+    b.stream = b.tiny && p->small->tiny_stream_min_bytes > 0 && bytes > p->small->tiny_stream_min_bytes &&
+               b.c_row_bytes >= 256;
     /* A product worth several threads gets them all, one product after the other; smaller ones go
      * whole to the threads, as many threads as the batch's total work is worth. */
     const double total = (double)p->M * (double)p->N * (double)p->K * (double)batch;

@@ -36,14 +36,19 @@ static int is_zen4(uint32_t id) {
 const gk_config_t gk_config_zen4 = {
     GK_CONFIG_AVX512_BASE, .arch = "avx512_vnni", .uarch = "zen4",
     .needs = GEMMKIT_CPU_AVX512 | GEMMKIT_CPU_AVX512_VNNI, .cpu_match = is_zen4, .int8 = &gk_int8_kernel_avx512_vnni,
+    /* float32 tiny products by the AVX2 6 x 16 loop (12 ymm chains), measured 2-10 % faster here than the
+     * 6-row zmm one (gemmkit.matmul, 1 thread, GFLOP/s zmm -> ymm: 16 x 32^3 91-93 -> 99-102, 1000 x 32^3
+     * 96-97 -> 100-104, 8 x 64^3 105-107 -> 110-111, 300 x 48^3 86-102 -> 107-108); double keeps the zmm one
+     * (level or ahead: 100 x 64^3 49-53 vs 42-51) */
+    .sgemm = &gk_sgemm_kernel_avx512_ymm_tiny,
     .int8_blocks = {.mc = 240, .nc = 4096, .kb = 4096, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20,
                     .dot_max_m = 16, .kmajor_max_m = 16},
     /* Tiny products whole in the unpacked kernel up to 32^3 multiply-adds (the 10^3 of the untuned table sent
      * 32^3 stacks to the packed path): gemmkit.matmul of stacks, 1 thread, interleaved with np.matmul on
      * this core, two alternations: 1000 x 32^3 float 0.54-0.55x -> 0.79-0.80x NumPy, double 0.58-0.60x ->
      * 0.73-0.74x. With the 6- and 5-row zmm k loop (kernels/real_zmm_tiny.h), a plain A up to 64^3, and
-     * batches past 8 MiB streamed (next product prefetched; C past the caches in rows of 256 bytes or
-     * more), 1 thread, GFLOP/s gemmkit / NumPy before -> after: 1000 x 32^3 float 92.6 / 105 -> 96.9 /
+     * batches past 8 MiB streamed where C's rows are 256 bytes or more (next product prefetched, C
+     * past the caches), 1 thread, GFLOP/s gemmkit / NumPy before -> after: 1000 x 32^3 float 92.6 / 105 -> 96.9 /
      * 105, double 34.0 / 48.2 -> 45.2 / 46.7; 300 x 48^3 float 61.2 / 110 -> 82.7-101 / 104-110, double
      * 31.6 / 48.4 -> 41.2-44.1 / 34.4-50.1; 100 x 64^3 float 91.4 / 112 -> 105 / 113, double 43.5 / 51.0
      * -> 48.6-49.8 / 42.8-50.8. Streaming 1000 x

@@ -129,4 +129,8 @@ const gk_real_kernel_t gk_sgemm_kernel_avx512 = {
     "ukernel_sgemm_avx512_12x32", 4, MR, NR, ukernel_sgemm_avx512_12x32, rows_kernels, sgemm_dot_avx512, tiny_sgemm_avx512, tiny_cgemm_avx512,
     gemv_rows_sgemm_avx512, gemv_dots_sgemm_avx512,
 };
+const gk_real_kernel_t gk_sgemm_kernel_avx512_ymm_tiny = {
+    "ukernel_sgemm_avx512_12x32", 4, MR, NR, ukernel_sgemm_avx512_12x32, rows_kernels, sgemm_dot_avx512, gk_tiny_sgemm_avx2, tiny_cgemm_avx512,
+    gemv_rows_sgemm_avx512, gemv_dots_sgemm_avx512,
+};
 #endif
