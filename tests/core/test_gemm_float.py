@@ -506,13 +506,13 @@ def test_tiny_products_every_row_remainder(op):
     ones that leave no rows over (10 = 5 5, 11 = 6 5, 17 = 6 6 5, 20 = 5 5 5 5, 31, 32 = 6 6 5 5 5 5) stored
     straight into C (alpha 1, beta 0) or through the scaling pass, and 1-4 remaining rows over one chunk of
     columns or two at once (N a whole number of chunk pairs: 8 / 16 doubles, 16 / 32 floats), on every path,
-    beside the chunk edges."""
+    beside the chunk edges and in half chunks (N <= 8 floats / 4 doubles)."""
     rng = np.random.default_rng(7)
     chunk = 16 if op == "sgemm" else 8
     for arch in gemmkit.available_archs():
         with kernel_path(arch, 1):
             for M in (1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13, 14, 17, 20, 31, 32):
-                for N in (chunk - 1, chunk, 2 * chunk, 2 * chunk + 1, 32):
+                for N in (chunk // 2 - 3, chunk // 2, chunk - 1, chunk, 2 * chunk, 2 * chunk + 1, 32):
                     for alpha, beta, c_nan in ((1.0, 0.0, True), (1.0, 0.0, False), (0.5, 0.0, True),
                                                (1.0, -1.5, False)):
                         run_case(rng, op, "N", "N", M, N, 29, alpha, beta, pads=(1, 0, 3), c_nan=c_nan)
