@@ -9,6 +9,14 @@
 #define GK_SGEMM_NEON_BLOCKS {.mc = 128, .kc = 256, .nc = 3072}
 #define GK_DGEMM_NEON_BLOCKS {.mc = 128, .kc = 256, .nc = 1536}
 
+/* Small problems: the defaults, but a plain A goes to the tiny kernel up to 64^3 (as on Zen 2 / Zen 4), where its
+ * 6- and 5-row k loops read A and B in place (real_neon_tiny.h). From a model, not a measurement on ARM hardware
+ * (bench/model_arm64_tiny.py, llvm-mca 19, cycles per k pass vs the FMLA-only bound): float 6 rows 12.54 / 12.02
+ * (96 %) on Neoverse N1, 6.30 / 6.02 (96 %) on V1, 8.38 / 8.03 (96 %) on Apple M1; 5 rows 95 / 95 / 95 %;
+ * double 6 rows 96 / 96 / 99.8 %, 5 rows 95 / 95 / 99.8 %. */
+#define GK_SMALL_NEON                                                                                \
+    GK_SMALL_TUNED(160.0 * 160.0 * 160.0, 10.0 * 10.0 * 10.0, 64.0 * 64.0 * 64.0, 10.0 * 10.0 * 10.0, 2048, 0)
+
 /* The NEON path's base (every AArch64 config is it plus the fields it changes, later designated
  * initializers overriding earlier ones: tests/core/test_config_bases.py checks that each differs only where it
  * says). int8 blocks: A block 128 rows, B blocks of 2048 columns, a 1024-deep k block of B panels. */
@@ -20,7 +28,7 @@
     .cgemm_blocks = GK_SGEMM_NEON_BLOCKS, .zgemm_blocks = GK_DGEMM_NEON_BLOCKS,                      \
     .int8_blocks = {.mc = 128, .nc = 2048, .kb = 1024, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20,    \
                     .dot_max_m = 16, .kmajor_max_m = 16},                                            \
-    .small = GK_SMALL_DEFAULTS
+    .small = GK_SMALL_NEON
 
 const gk_config_t gk_config_neon = {GK_CONFIG_NEON_BASE};
 

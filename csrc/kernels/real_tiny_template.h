@@ -3,7 +3,8 @@
 /* The including file defines: T, TINY_FN; optionally GK_TINY_SUMS6(K, a, lda, b, ldb, c, ldc), a k loop
  * over 6 rows of a plain A and GK_TINY_W columns of b read in place, the sums stored into 6 rows ldc apart,
  * and with it GK_TINY_SUMS6_NT, those stores non-temporal (rows 32-byte aligned), and optionally
- * GK_TINY_SUMS5 / GK_TINY_SUMS5_NT, the same over 5 rows; optionally
+ * GK_TINY_SUMS5 / GK_TINY_SUMS5_NT, the same over 5 rows, and GK_TINY_NT_FENCE() (default _mm_sfence()), what
+ * orders the _NT stores; optionally
  * GK_TINY_COPY_BT(B, ldb, K, N, NP, dst), B^T (N rows of K, ldb apart) into K rows of NP, zero past N. */
 #include <math.h>
 #define GK_TINY_CAT_(a, b) a##b
@@ -196,7 +197,12 @@ static GK_TINY_INLINE_COPIES void TINY_FN(int64_t M, int64_t N, int64_t K, const
         }
 #undef GK_TINY_SUMS
 #undef GK_TINY_SUMS_NT
-        if (nt) _mm_sfence(); /* the non-temporal stores ordered before whatever follows (another thread's read) */
+        /* the non-temporal stores ordered before whatever follows (another thread's read) */
+#if defined(GK_TINY_NT_FENCE)
+        if (nt) GK_TINY_NT_FENCE();
+#else
+        if (nt) _mm_sfence();
+#endif
     }
 #endif
     /* R and W constants at every call, so each instance keeps its sums in registers; the last M % 4

@@ -1,5 +1,6 @@
 /* AArch64 NEON sgemm microkernel (8 x 12: 24 accumulators, FMLA by element) with the GEMV kernels on NEON vectors
- * and the portable tiny kernels of this path; Advanced SIMD is baseline on AArch64, so this file needs no ISA flag. */
+ * and the tiny kernels (6- and 5-row in-place k loops: real_neon_tiny.h); Advanced SIMD is baseline on AArch64,
+ * so this file needs no ISA flag. */
 #include "../kernel.h"
 #if GEMMKIT_ARM
 #include <arm_neon.h>
@@ -48,7 +49,17 @@ static void ukernel_sgemm_neon_8x12(int64_t kc, const void *GK_RESTRICT av, int6
 
 #define TINY_FN tiny_sgemm_neon
 #define TINY_COMPLEX_FN tiny_cgemm_neon
+#define NTQ_V float32x4_t
+#define NTQ_SUF f32
+#include "real_neon_tiny.h"
 #include "real_tiny_template.h"
+#undef GK_TINY_SUMS6
+#undef GK_TINY_SUMS6_NT
+#undef GK_TINY_SUMS5
+#undef GK_TINY_SUMS5_NT
+#undef GK_TINY_NT_FENCE
+#undef NTQ_V
+#undef NTQ_SUF
 #undef TINY_FN
 #undef TINY_COMPLEX_FN
 

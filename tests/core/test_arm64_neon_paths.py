@@ -21,7 +21,7 @@ def test_quantized_add_kernel_of_every_arm_config():
         assert _core.config_fields(i)["qadd"] == "qadd_neon_16bytes", _core.configs()[i]
 
 
-def _gemv_case(rng, dtype, M, N, K, ta, tb, beta, pad=3):
+def _gemv_case(rng, dtype, M, N, K, ta, tb, beta, pad=3, alpha=0.75):
     """One product against float64, on operands inside padded parents (a write outside C shows)."""
     def padded(rows, cols):
         parent = np.full((rows + 1, cols + pad), SENTINEL, dtype)
@@ -33,7 +33,6 @@ def _gemv_case(rng, dtype, M, N, K, ta, tb, beta, pad=3):
     if beta == 0:
         pc[:M, :N] = np.nan  # beta == 0: C is not read
     before = pc.copy()
-    alpha = 0.75
     GEMM[dtype](ta, tb, M, N, K, alpha, pa, pa.shape[1], pb, pb.shape[1], beta, pc, pc.shape[1])
     A = pa[:pa.shape[0] - 1, :pa.shape[1] - pad].astype(np.float64)
     B = pb[:pb.shape[0] - 1, :pb.shape[1] - pad].astype(np.float64)
@@ -235,3 +234,31 @@ def test_quantize_inputs_reach_every_lane():
     assert sub.sum() >= 3
     ties = x[2::TOKEN_KINDS, :64] / s[2::TOKEN_KINDS, None]
     assert (ties % 1 == 0.5).mean() > 0.9 and (np.abs(q[2::TOKEN_KINDS]) % 2 == 0)[:, 1:].all()
+
+
+@pytest.fixture
+def tiny_everywhere():
+    """The tiny thresholds at their structural limits (32^3; 64^3 with a plain A) on every ARM path, restored after."""
+    from gemmkit import _tune
+    _core.tuning_clear()
+    for path in ARM_PATHS:
+        assert _core.tuning_set(path, "small.tiny_max_macs", 32.0 ** 3) is None
+        assert _core.tuning_set(path, "small.tiny_direct_max_macs", 64.0 ** 3) is None
+    yield
+    _core.tuning_clear()
+    _tune.load(warn=False)
+
+
+@pytest.mark.parametrize("path", ARM_PATHS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
+def test_tiny_inplace_row_blocks(path, dtype, rng, tiny_everywhere):
+    """The tiny kernel's 6- and 5-row in-place NEON k loops (real_neon_tiny.h), forced by the thresholds: every
+    row block split (6, 5 5, 6 5, 6 6 5, 5 5 5 5, 6 6 5 5 5 5, 8 = 4 4, 64 rows), then 1-4 rows left, whole chunks
+    (16 floats / 8 doubles) and a part chunk (B copied), alpha 1 beta 0 over NaN (stored straight), alpha != 1,
+    beta != 0, K 1, odd and 64."""
+    chunk = 16 if dtype == np.float32 else 8
+    with gemmkit.use_arch(path):
+        for M in (5, 6, 7, 8, 10, 11, 12, 13, 17, 20, 31, 32, 40, 64):
+            for N, K in ((chunk, 29), (2 * chunk + 1, 1), (3 * chunk, 64), (chunk + 3, 33)):
+                for alpha, beta in ((1.0, 0.0), (0.5, 0.0), (1.0, -1.5)):
+                    _gemv_case(rng, dtype, M, N, K, "N", "N", beta, pad=1 + M % 3, alpha=alpha)
