@@ -44,6 +44,9 @@ def ort_session(k, n, wq_kn, w_scale, threads):
     model.ir_version = 8
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = threads
+    # its pool's threads would otherwise spin after each call, holding the cores the next library in the
+    # interleaved rounds needs (gemmkit's 2-thread layer measured no faster than 1 thread beside them)
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     opts.inter_op_num_threads = 1
     return ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
 

@@ -98,6 +98,8 @@ class OnnxGemmOp(Op):
                     options = ort.SessionOptions()
                     options.intra_op_num_threads = ctx.nthreads
                     options.inter_op_num_threads = 1
+                    # no spinning pool threads holding the cores the next library in the round needs
+                    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
                     try:
                         session = ort.InferenceSession(model.SerializeToString(), options,
                                                        providers=["CPUExecutionProvider"])
