@@ -64,11 +64,6 @@ static void tiny_copy_bt_dgemm_avx2(const double *B, int64_t ldb, int64_t K, int
 #define GK_TINY_SUMS5_NT dgemm_tile_avx2_sums5_direct_nt_asm
 #endif
 #include "real_tiny_template.h"
-#undef GK_TINY_SUMS6
-#undef GK_TINY_COPY_BT
-#undef GK_TINY_SUMS6_NT
-#undef GK_TINY_SUMS5
-#undef GK_TINY_SUMS5_NT
 #undef TINY_FN
 #undef TINY_COMPLEX_FN
 

@@ -52,10 +52,6 @@ static const gk_ukernel_fn rows_kernels[MR] = {
 #define TINY_COMPLEX_FN tiny_zgemm_avx512
 #include "real_zmm_tiny.h"
 #include "real_tiny_template.h"
-#undef GK_TINY_SUMS6
-#undef GK_TINY_SUMS6_NT
-#undef GK_TINY_SUMS5
-#undef GK_TINY_SUMS5_NT
 #undef TINY_FN
 #undef TINY_COMPLEX_FN
 

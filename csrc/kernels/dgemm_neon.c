@@ -53,11 +53,6 @@ static void ukernel_dgemm_neon_8x6(int64_t kc, const void *GK_RESTRICT av, int64
 #define NTQ_SUF f64
 #include "real_neon_tiny.h"
 #include "real_tiny_template.h"
-#undef GK_TINY_SUMS6
-#undef GK_TINY_SUMS6_NT
-#undef GK_TINY_SUMS5
-#undef GK_TINY_SUMS5_NT
-#undef GK_TINY_NT_FENCE
 #undef NTQ_V
 #undef NTQ_SUF
 #undef TINY_FN

@@ -274,3 +274,11 @@ static void TINY_COMPLEX_FN(int64_t M, int64_t N, int64_t K, const void *alpha_p
     }
 }
 #endif
+
+/* The including file's optional hooks are this template's alone: undefined here, so it need not. */
+#undef GK_TINY_SUMS6
+#undef GK_TINY_SUMS6_NT
+#undef GK_TINY_SUMS5
+#undef GK_TINY_SUMS5_NT
+#undef GK_TINY_COPY_BT
+#undef GK_TINY_NT_FENCE

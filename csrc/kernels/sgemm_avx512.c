@@ -113,10 +113,6 @@ static void sgemm_dot_avx512(int64_t m, int64_t n, int64_t k, const void *alpha_
 #define TINY_COMPLEX_FN tiny_cgemm_avx512
 #include "real_zmm_tiny.h"
 #include "real_tiny_template.h"
-#undef GK_TINY_SUMS6
-#undef GK_TINY_SUMS6_NT
-#undef GK_TINY_SUMS5
-#undef GK_TINY_SUMS5_NT
 #undef TINY_FN
 #undef TINY_COMPLEX_FN
 
