@@ -83,10 +83,13 @@ extern const gk_real_kernel_t gk_sgemm_kernel_generic, gk_dgemm_kernel_generic;
 extern const gk_real_kernel_t gk_sgemm_kernel_avx2, gk_dgemm_kernel_avx2;
 extern const gk_real_kernel_t gk_cgemm_kernel_avx2, gk_zgemm_kernel_avx2; /* native complex */
 extern const gk_real_kernel_t gk_sgemm_kernel_avx512, gk_dgemm_kernel_avx512;
-/* The AVX-512 sgemm kernels with the AVX2 path's tiny kernel (6 rows x 2 ymm, assembly) for products of more
- * than 8 columns, for the cores where it measured faster than the zmm one (csrc/config/zen4.c); and that
- * tiny kernel itself. */
-extern const gk_real_kernel_t gk_sgemm_kernel_avx512_ymm_tiny;
+/* The AVX-512 sgemm / dgemm kernels with the AVX2 path's tiny kernels (6 rows x 2 ymm, assembly) for some
+ * widths (sgemm > 8 columns, dgemm 9-16), for the cores where they measured faster than the zmm ones
+ * (csrc/config/zen4.c); and those tiny kernels themselves. */
+extern const gk_real_kernel_t gk_sgemm_kernel_avx512_ymm_tiny, gk_dgemm_kernel_avx512_ymm_tiny;
+void gk_tiny_dgemm_avx2(int64_t M, int64_t N, int64_t K, const void *alpha, const void *A, int64_t lda, int transa,
+                        const void *B, int64_t ldb, int transb, const void *beta, void *C, int64_t ldc,
+                        const gk_tiny_stream_t *stream);
 void gk_tiny_sgemm_avx2(int64_t M, int64_t N, int64_t K, const void *alpha, const void *A, int64_t lda, int transa,
                         const void *B, int64_t ldb, int transb, const void *beta, void *C, int64_t ldc,
                         const gk_tiny_stream_t *stream);

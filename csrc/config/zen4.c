@@ -39,8 +39,8 @@ const gk_config_t gk_config_zen4 = {
     /* float32 tiny products of more than 8 columns by the AVX2 6 x 16 loop (12 ymm chains), 2-10 % faster than the
      * 6-row zmm one (gemmkit.matmul, 1 thread, GFLOP/s zmm -> ymm: 16 x 32^3 91-93 -> 99-102, 1000 x 32^3
      * 96-97 -> 100-104, 8 x 64^3 105-107 -> 110-111, 300 x 48^3 86-102 -> 107-108); double keeps the zmm one
-     * (level or ahead: 100 x 64^3 49-53 vs 42-51) */
-    .sgemm = &gk_sgemm_kernel_avx512_ymm_tiny,
+     * (level or ahead: 100 x 64^3 49-53 vs 42-51) but for 9-16 columns (1000 x 16^3 37.7 -> 42.6-43.0) */
+    .sgemm = &gk_sgemm_kernel_avx512_ymm_tiny, .dgemm = &gk_dgemm_kernel_avx512_ymm_tiny,
     .int8_blocks = {.mc = 240, .nc = 4096, .kb = 4096, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20,
                     .dot_max_m = 16, .kmajor_max_m = 16},
     /* Tiny products whole in the unpacked kernel up to 32^3 multiply-adds (the 10^3 of the untuned table sent

@@ -67,6 +67,12 @@ static void tiny_copy_bt_dgemm_avx2(const double *B, int64_t ldb, int64_t K, int
 #undef TINY_FN
 #undef TINY_COMPLEX_FN
 
+void gk_tiny_dgemm_avx2(int64_t M, int64_t N, int64_t K, const void *alpha, const void *A, int64_t lda, int transa,
+                        const void *B, int64_t ldb, int transb, const void *beta, void *C, int64_t ldc,
+                        const gk_tiny_stream_t *stream) {
+    tiny_dgemm_avx2(M, N, K, alpha, A, lda, transa, B, ldb, transb, beta, C, ldc, stream);
+}
+
 #define GEMV_ROWS_FN gemv_rows_dgemm_avx2
 #define GEMV_DOTS_FN gemv_dots_dgemm_avx2
 #include "real_gemv_template.h"
