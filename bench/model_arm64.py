@@ -147,9 +147,21 @@ def compute_only(body):
     return out + ["b\tkl"]
 
 
+def tools(cc=None, mca=None):
+    """The aarch64 C compiler (cc, $AARCH64_CC or aarch64-linux-gnu-gcc) and llvm-mca (19 first) to use."""
+    return (cc or os.environ.get("AARCH64_CC") or "aarch64-linux-gnu-gcc",
+            mca or shutil.which("llvm-mca-19") or shutil.which("llvm-mca"))
+
+
+def parse_args(doc, argv=None):
+    """The command line of the ARM model scripts: --cc."""
+    p = argparse.ArgumentParser(description=doc.splitlines()[0])
+    p.add_argument("--cc", help="aarch64 C compiler (default aarch64-linux-gnu-gcc or $AARCH64_CC)")
+    return p.parse_args(argv)
+
+
 def model(cc=None, mca=None):
-    cc = cc or os.environ.get("AARCH64_CC") or "aarch64-linux-gnu-gcc"
-    mca = mca or shutil.which("llvm-mca-19") or shutil.which("llvm-mca")
+    cc, mca = tools(cc, mca)
     kernels, base = arm_kernel_flags()
     asm = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -183,9 +195,7 @@ def table(rows):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--cc", help="aarch64 C compiler (default aarch64-linux-gnu-gcc or $AARCH64_CC)")
-    a = p.parse_args(argv)
+    a = parse_args(__doc__, argv)
     rows, mca = model(cc=a.cc)
     ver = subprocess.run([mca, "--version"], capture_output=True, text=True).stdout
     m = re.search(r"LLVM version (\S+)", ver)

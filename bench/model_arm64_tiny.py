@@ -6,17 +6,15 @@ every row ran before the in-place loops and the rows left after them still run).
 pass (-mcpu neoverse-n1, neoverse-v1, apple-m1), the FMLA bound (llvm-mca's cycles for the FMLAs alone, as
 bench/model_arm64.py measures it), % of the bound and scalar multiply-adds per cycle.
 """
-import argparse
-import os
-import shutil
-import subprocess
 import sys
 import tempfile
 
 try:
-    from .model_arm64 import arm_kernel_flags, compile_file, compute_only, functions, k_loop, macs_of, mca_cycles
+    from .model_arm64 import (arm_kernel_flags, compile_file, compute_only, functions, k_loop, macs_of, mca_cycles,
+                              parse_args, tools)
 except ImportError:  # run as a script: python bench/model_arm64_tiny.py
-    from model_arm64 import arm_kernel_flags, compile_file, compute_only, functions, k_loop, macs_of, mca_cycles
+    from model_arm64 import (arm_kernel_flags, compile_file, compute_only, functions, k_loop, macs_of, mca_cycles,
+                             parse_args, tools)
 
 CPUS = ("neoverse-n1", "neoverse-v1", "apple-m1")
 FILES = {"sgemm": ("csrc/kernels/sgemm_neon.c", "tiny_sgemm_neon"),
@@ -24,8 +22,7 @@ FILES = {"sgemm": ("csrc/kernels/sgemm_neon.c", "tiny_sgemm_neon"),
 
 
 def model(cc=None, mca=None):
-    cc = cc or os.environ.get("AARCH64_CC") or "aarch64-linux-gnu-gcc"
-    mca = mca or shutil.which("llvm-mca-19") or shutil.which("llvm-mca")
+    cc, mca = tools(cc, mca)
     kernels, base = arm_kernel_flags()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -54,9 +51,7 @@ def table(rows):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--cc", help="aarch64 C compiler (default aarch64-linux-gnu-gcc or $AARCH64_CC)")
-    a = p.parse_args(argv)
+    a = parse_args(__doc__, argv)
     rows, mca = model(cc=a.cc)
     print(f"{mca}, 300 iterations")
     print(table(rows))

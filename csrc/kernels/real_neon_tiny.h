@@ -37,8 +37,7 @@ static GK_FORCEINLINE void NTQ_CAT(TINY_FN, _neon_sums)(const int R, int64_t K, 
         for (int q = 0; q < 4; q++) NTQ_OP(vst1q)(c + r * ldc + q * NTQ_L, acc[r][q]);
 }
 
-/* Out of line, as the zmm loops (real_zmm_tiny.h): the big tiny function keeps its own registers. The _NT
- * variants store as the plain ones (the template fences nothing here: GK_TINY_NT_FENCE). */
+/* Out of line, as the zmm loops (real_zmm_tiny.h): the big tiny function keeps its own registers. */
 #define NTQ_SUMS(NAME, R)                                                                                    \
     static __attribute__((noinline, optimize("no-schedule-insns"))) void NTQ_CAT(TINY_FN, NAME)(int64_t K, const T *a, int64_t lda, const T *b, \
                                                                   int64_t ldb, T *c, int64_t ldc) {          \
@@ -50,7 +49,4 @@ NTQ_SUMS(_sums5, 5)
 #undef NTQ_OP
 #undef NTQ_L
 #define GK_TINY_SUMS6 NTQ_CAT(TINY_FN, _sums6)
-#define GK_TINY_SUMS6_NT NTQ_CAT(TINY_FN, _sums6)
 #define GK_TINY_SUMS5 NTQ_CAT(TINY_FN, _sums5)
-#define GK_TINY_SUMS5_NT NTQ_CAT(TINY_FN, _sums5)
-#define GK_TINY_NT_FENCE() ((void)0)

@@ -2,9 +2,9 @@
  * one pass with no tiles, plain C in fixed-width chunks (64 or 32 bytes) the ISA file's flags vectorise. */
 /* The including file defines: T, TINY_FN; optionally GK_TINY_SUMS6(K, a, lda, b, ldb, c, ldc), a k loop
  * over 6 rows of a plain A and GK_TINY_W columns of b read in place, the sums stored into 6 rows ldc apart,
- * and with it GK_TINY_SUMS6_NT, those stores non-temporal (rows 32-byte aligned), and optionally
- * GK_TINY_SUMS5 / GK_TINY_SUMS5_NT, the same over 5 rows, and GK_TINY_NT_FENCE() (default _mm_sfence()), what
- * orders the _NT stores; optionally
+ * and optionally GK_TINY_SUMS5, the same over 5 rows; optionally (x86) GK_TINY_SUMS6_NT (and _SUMS5_NT
+ * with SUMS5), the same with the stores non-temporal (rows 32-byte aligned; the template fences them), used
+ * for streamed batches; optionally
  * GK_TINY_COPY_BT(B, ldb, K, N, NP, dst), B^T (N rows of K, ldb apart) into K rows of NP, zero past N. */
 #include <math.h>
 #define GK_TINY_CAT_(a, b) a##b
@@ -151,9 +151,14 @@ static GK_TINY_INLINE_COPIES void TINY_FN(int64_t M, int64_t N, int64_t K, const
         const int64_t m6 = M == 8 || M == 9 ? 0 : (M - 5 * n5) / 6 * 6, rows = m6 + 5 * n5;
 #if defined(GK_TINY_SUMS5)
 #define GK_TINY_SUMS(R, ...) ((R) == 6 ? GK_TINY_SUMS6(__VA_ARGS__) : GK_TINY_SUMS5(__VA_ARGS__))
-#define GK_TINY_SUMS_NT(R, ...) ((R) == 6 ? GK_TINY_SUMS6_NT(__VA_ARGS__) : GK_TINY_SUMS5_NT(__VA_ARGS__))
 #else
 #define GK_TINY_SUMS(R, ...) GK_TINY_SUMS6(__VA_ARGS__)
+#endif
+#if !defined(GK_TINY_SUMS6_NT)
+#define GK_TINY_SUMS_NT GK_TINY_SUMS /* never called: nt is 0 */
+#elif defined(GK_TINY_SUMS5)
+#define GK_TINY_SUMS_NT(R, ...) ((R) == 6 ? GK_TINY_SUMS6_NT(__VA_ARGS__) : GK_TINY_SUMS5_NT(__VA_ARGS__))
+#else
 #define GK_TINY_SUMS_NT(R, ...) GK_TINY_SUMS6_NT(__VA_ARGS__)
 #endif
         /* streamed (a batch from memory): the next product's A and B fetched a slice per block, so each
@@ -164,7 +169,11 @@ static GK_TINY_INLINE_COPIES void TINY_FN(int64_t M, int64_t N, int64_t K, const
         const int64_t blocks = (m6 / 6 + n5) * ((N + GK_TINY_W - 1) / GK_TINY_W);
         const int64_t a_step = pf_a && blocks ? (stream->a_bytes + 64 * blocks - 1) / (64 * blocks) * 64 : 0;
         const int64_t b_step = pf_b && blocks ? (stream->b_bytes + 64 * blocks - 1) / (64 * blocks) * 64 : 0;
+#if defined(GK_TINY_SUMS6_NT)
         const int nt = stream && stream->nt_store && (uintptr_t)C % 32 == 0 && (ldc * (int64_t)sizeof(T)) % 32 == 0;
+#else
+        const int nt = 0;
+#endif
         for (int R = 6; i6 < rows; i6 += R) {
             R = i6 < m6 ? 6 : 5;
             for (int64_t j0 = 0; j0 < N; j0 += GK_TINY_W) {
@@ -197,11 +206,8 @@ static GK_TINY_INLINE_COPIES void TINY_FN(int64_t M, int64_t N, int64_t K, const
         }
 #undef GK_TINY_SUMS
 #undef GK_TINY_SUMS_NT
-        /* the non-temporal stores ordered before whatever follows (another thread's read) */
-#if defined(GK_TINY_NT_FENCE)
-        if (nt) GK_TINY_NT_FENCE();
-#else
-        if (nt) _mm_sfence();
+#if defined(GK_TINY_SUMS6_NT)
+        if (nt) _mm_sfence(); /* the non-temporal stores ordered before whatever follows (another thread's read) */
 #endif
     }
 #endif
@@ -281,4 +287,3 @@ static void TINY_COMPLEX_FN(int64_t M, int64_t N, int64_t K, const void *alpha_p
 #undef GK_TINY_SUMS5
 #undef GK_TINY_SUMS5_NT
 #undef GK_TINY_COPY_BT
-#undef GK_TINY_NT_FENCE
