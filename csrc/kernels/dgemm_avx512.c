@@ -65,12 +65,15 @@ const gk_real_kernel_t gk_dgemm_kernel_avx512 = {
     gemv_rows_dgemm_avx512, gemv_dots_dgemm_avx512,
 };
 /* Products of 9-16 columns by the AVX2 6 x 8 loop (Zen 4, gemmkit.matmul, GFLOP/s zmm -> ymm: 1000 x 16^3
- * 37.7 -> 42.6-43.0, 300 x 24 x 16 x 24 46 -> 49, 1000 x 32 x 16 x 32 43-45 -> 49; 12 columns level), the
- * others by this file's loops (8 columns: 20-21 vs 12 GFLOP/s; 32 and 64 level or ahead). */
+ * 37.7 -> 42.6-43.0, 300 x 24 x 16 x 24 46 -> 49, 1000 x 32 x 16 x 32 43-45 -> 49), except plain products
+ * whose op(B) rows are not whole 8-double chunks: those by this file's masked loops (matmul stacks 6^3 / 10^3
+ * / 12^3 / 20^3 float64 0.59 / 0.78 / 0.70 / 0.80 -> 1.19 / 1.17 / 1.05 / 1.02x np.matmul); the others by this
+ * file's loops (8 columns: 20-21 vs 12 GFLOP/s; 32 and 64 level or ahead). */
 static void tiny_dgemm_avx512_ymm(int64_t M, int64_t N, int64_t K, const void *alpha, const void *A, int64_t lda,
                                   int transa, const void *B, int64_t ldb, int transb, const void *beta, void *C,
                                   int64_t ldc, const gk_tiny_stream_t *stream) {
-    if (N > 8 && N <= 16) gk_tiny_dgemm_avx2(M, N, K, alpha, A, lda, transa, B, ldb, transb, beta, C, ldc, stream);
+    const int ragged = !transa && !transb && N % 8 != 0;
+    if (N > 8 && N <= 16 && !ragged) gk_tiny_dgemm_avx2(M, N, K, alpha, A, lda, transa, B, ldb, transb, beta, C, ldc, stream);
     else tiny_dgemm_avx512(M, N, K, alpha, A, lda, transa, B, ldb, transb, beta, C, ldc, stream);
 }
 const gk_real_kernel_t gk_dgemm_kernel_avx512_ymm_tiny = {

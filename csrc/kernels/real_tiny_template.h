@@ -5,7 +5,9 @@
  * and optionally GK_TINY_SUMS5, the same over 5 rows; optionally (x86) GK_TINY_SUMS6_NT (and _SUMS5_NT
  * with SUMS5), the same with the stores non-temporal (rows 32-byte aligned; the template fences them), used
  * for streamed batches; optionally
- * GK_TINY_COPY_BT(B, ldb, K, N, NP, dst), B^T (N rows of K, ldb apart) into K rows of NP, zero past N. */
+ * GK_TINY_COPY_BT(B, ldb, K, N, NP, dst), B^T (N rows of K, ldb apart) into K rows of NP, zero past N; and
+ * optionally GK_TINY_RAGGED(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc) with GK_TINY_RAGGED_W: the whole of
+ * a plain product whose N is not a multiple of GK_TINY_RAGGED_W (masked loops, nothing copied). */
 #include <math.h>
 #define GK_TINY_CAT_(a, b) a##b
 #define GK_TINY_CAT(a, b) GK_TINY_CAT_(a, b)
@@ -104,6 +106,12 @@ static GK_TINY_INLINE_COPIES void TINY_FN(int64_t M, int64_t N, int64_t K, const
     const T *A = (const T *)Av, *B = (const T *)Bv;
     T *C = (T *)Cv;
     const T alpha = *(const T *)alpha_p, beta = *(const T *)beta_p;
+#if defined(GK_TINY_RAGGED)
+    if (!transa && !transb && N % GK_TINY_RAGGED_W != 0) { /* the ISA's masked loops, B read in place */
+        GK_TINY_RAGGED(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
+#endif
     /* op(B) as K rows of NP (N rounded up to the chunk width W, zero-padded) contiguous values; W halved
      * for narrow products (N <= 8 floats / 4 doubles), where a full chunk would be half zeros */
     const int W = N > GK_TINY_W / 2 ? GK_TINY_W : GK_TINY_W / 2;
@@ -287,3 +295,5 @@ static void TINY_COMPLEX_FN(int64_t M, int64_t N, int64_t K, const void *alpha_p
 #undef GK_TINY_SUMS5
 #undef GK_TINY_SUMS5_NT
 #undef GK_TINY_COPY_BT
+#undef GK_TINY_RAGGED
+#undef GK_TINY_RAGGED_W

@@ -1,5 +1,6 @@
 /* The tiny path's in-place k loops on zmm (GK_TINY_SUMS6 / GK_TINY_SUMS5 of real_tiny_template.h): 6 or 5
- * rows of a plain A broadcast from memory against one zmm of b's row per k. Included after T, V, VSUF. */
+ * rows of a plain A broadcast from memory against one zmm of b's row per k, and the masked loops of ragged
+ * plain products (GK_TINY_RAGGED). Included after T, V, VSUF, VL. */
 #ifndef GEMMKIT_REAL_ZMM_TINY_H
 #define GEMMKIT_REAL_ZMM_TINY_H
 #define ZT_CAT_(a, b) a##b
@@ -40,7 +41,79 @@ ZT_SUMS(_sums6_nt, 6, 1)
 ZT_SUMS(_sums5, 5, 0)
 ZT_SUMS(_sums5_nt, 5, 1)
 #undef ZT_SUMS
+/* Ragged products (GK_TINY_RAGGED of real_tiny_template.h): a plain A and B whose N is not a whole number of
+ * zmm. R rows x C zmm chunks of columns (constants at each call), the last chunk of a row masked: B read in
+ * place (a masked load touches no byte past N, so no zero-padded copy of B), alpha and beta applied to the
+ * sums in registers and C written once with a masked store (C not read when beta is 0). Where the chunked
+ * loops ran them, B was copied zero-padded and the last chunk's sums went through a scratch tile: on Zen 4 a
+ * 12^3 float32 product took longer than a 16^3 one (figures: sgemm_avx512.c, dgemm_avx512.c). */
+#define ZT_MASK_T ZT_CAT(ZT_MASK_, VSUF)
+#define ZT_MASK_ps __mmask16
+#define ZT_MASK_pd __mmask8
+static GK_FORCEINLINE void ZT_CAT(TINY_FN, _ragged_block)(const int R, const int C, int64_t N, int64_t K, T alpha,
+                                                           const T *a, int64_t lda, const T *b, int64_t ldb, T beta,
+                                                           T *c, int64_t ldc) {
+    ZT_MASK_T m[2];
+#pragma GCC unroll 2
+    for (int q = 0; q < C; q++) {
+        const int64_t left = N - q * VL;
+        m[q] = left >= VL ? (ZT_MASK_T)~0u : (ZT_MASK_T)((1u << left) - 1u);
+    }
+    V acc0[6], acc1[6]; /* chunk 0 and 1 (two arrays: GCC left one 12-vector array in memory) */
+#pragma GCC unroll 6
+    for (int r = 0; r < R; r++) acc0[r] = acc1[r] = ZT_CAT(_mm512_setzero_, VSUF)();
+    for (int64_t k = 0; k < K; k++) {
+        const V b0 = ZT_OP(maskz_loadu)(m[0], b + k * ldb);
+        const V b1 = C == 2 ? ZT_OP(maskz_loadu)(m[1], b + k * ldb + VL) : b0;
+#pragma GCC unroll 6
+        for (int r = 0; r < R; r++) {
+            const V ar = ZT_OP(set1)(a[r * lda + k]);
+            acc0[r] = ZT_OP(fmadd)(ar, b0, acc0[r]);
+            if (C == 2) acc1[r] = ZT_OP(fmadd)(ar, b1, acc1[r]);
+        }
+    }
+    const V va = ZT_OP(set1)(alpha), vb = ZT_OP(set1)(beta);
+#pragma GCC unroll 6
+    for (int r = 0; r < R; r++)
+#pragma GCC unroll 2
+        for (int q = 0; q < C; q++) {
+            T *cq = c + r * ldc + q * VL;
+            V v = ZT_OP(mul)(q == 0 ? acc0[r] : acc1[r], va);
+            if (beta != (T)0) v = ZT_OP(fmadd)(ZT_OP(maskz_loadu)(m[q], cq), vb, v);
+            ZT_OP(mask_storeu)(cq, m[q], v);
+        }
+}
+/* Out of line, one function per (R, C), as the sums above. */
+#define ZT_RAGGED(R, C)                                                                                       \
+    static __attribute__((noinline)) void ZT_CAT(TINY_FN, _ragged_##R##x##C)(int64_t N, int64_t K, T alpha,    \
+        const T *a, int64_t lda, const T *b, int64_t ldb, T beta, T *c, int64_t ldc) {                        \
+        ZT_CAT(TINY_FN, _ragged_block)(R, C, N, K, alpha, a, lda, b, ldb, beta, c, ldc);                      \
+    }
+ZT_RAGGED(1, 1) ZT_RAGGED(2, 1) ZT_RAGGED(3, 1) ZT_RAGGED(4, 1) ZT_RAGGED(5, 1) ZT_RAGGED(6, 1)
+ZT_RAGGED(1, 2) ZT_RAGGED(2, 2) ZT_RAGGED(3, 2) ZT_RAGGED(4, 2) ZT_RAGGED(5, 2) ZT_RAGGED(6, 2)
+#undef ZT_RAGGED
+/* The whole product: the rows in ceil(M / 6) blocks of near-equal height (20 rows: 5 5 5 5, not 6 6 6 2,
+ * whose 2-row block waits on the FMA latency), the columns two chunks at a time, then one. */
+static void ZT_CAT(TINY_FN, _ragged)(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t lda,
+                                     const T *B, int64_t ldb, T beta, T *C, int64_t ldc) {
+    typedef void (*ragged_fn)(int64_t, int64_t, T, const T *, int64_t, const T *, int64_t, T, T *, int64_t);
+    static const ragged_fn fns[2][7] = {
+        {NULL, ZT_CAT(TINY_FN, _ragged_1x1), ZT_CAT(TINY_FN, _ragged_2x1), ZT_CAT(TINY_FN, _ragged_3x1),
+         ZT_CAT(TINY_FN, _ragged_4x1), ZT_CAT(TINY_FN, _ragged_5x1), ZT_CAT(TINY_FN, _ragged_6x1)},
+        {NULL, ZT_CAT(TINY_FN, _ragged_1x2), ZT_CAT(TINY_FN, _ragged_2x2), ZT_CAT(TINY_FN, _ragged_3x2),
+         ZT_CAT(TINY_FN, _ragged_4x2), ZT_CAT(TINY_FN, _ragged_5x2), ZT_CAT(TINY_FN, _ragged_6x2)}};
+    const int64_t blocks = (M + 5) / 6;
+    for (int64_t bi = 0; bi < blocks; bi++) {
+        const int64_t i0 = M * bi / blocks, rows = M * (bi + 1) / blocks - i0;
+        for (int64_t j0 = 0; j0 < N; j0 += 2 * VL) {
+            const int chunks = N - j0 > VL ? 2 : 1;
+            fns[chunks - 1][rows](N - j0, K, alpha, A + i0 * lda, lda, B + j0, ldb, beta, C + i0 * ldc + j0, ldc);
+        }
+    }
+}
 #undef ZT_OP
+#define GK_TINY_RAGGED_W VL
+#define GK_TINY_RAGGED ZT_CAT(TINY_FN, _ragged)
 #define GK_TINY_SUMS6 ZT_CAT(TINY_FN, _sums6)
 #define GK_TINY_SUMS6_NT ZT_CAT(TINY_FN, _sums6_nt)
 #define GK_TINY_SUMS5 ZT_CAT(TINY_FN, _sums5)
