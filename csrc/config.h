@@ -37,6 +37,7 @@ typedef struct {
     double tiny_max_macs;      /* real products with M, N, K <= GK_TINY_MAX and no more multiply-adds
                                 * than this run whole in the kernel's `tiny` (batches of small matrices) */
     double tiny_direct_max_macs; /* ... and those read in place (GK_TINY_DIRECT_MAX) up to this many */
+    double plain_max_macs;     /* a plain A x plain B on one thread: the kernel's `plain` up to this many */
     double tiny_stream_min_bytes; /* batches of tiny products with more operand bytes than this (beyond the
                                    * caches) are streamed (gk_tiny_stream_t); 0: never */
     double tiny_complex_max_macs; /* complex products, counted in complex multiply-adds, in `tiny_complex`

@@ -149,6 +149,8 @@ gemmkit_status_t gk_real_gemm_batch(const gk_real_problem_t *p, int64_t batch, i
  * packing or threads (csrc/gemm_small.c): returns 1 when it computed p, 0 when it does not fit. */
 int gk_real_tiny_fits(const gk_real_problem_t *p);
 int gk_real_tiny(const gk_real_problem_t *p);
+/* A plain product of one thread's worth by the kernel's `plain` loops (csrc/gemm_small.c): 1 when it computed p. */
+int gk_real_plain(const gk_real_problem_t *p);
 
 /* Few rows or few columns of C (sgemm, dgemm): the GEMV or dot-product kernels, the big operand streamed
  * in place (csrc/gemm_small.c). Returns 1 and sets *st when it handled the problem, 0 when the packed

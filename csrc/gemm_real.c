@@ -132,6 +132,7 @@ gemmkit_status_t gk_real_gemm(const gk_real_problem_t *p) {
     gemmkit_status_t st;
     if (gk_real_tiny(p)) return gemmkit_success;
     if (p->type->gemv_path && p->type->gemv_path(p, &st)) return st;
+    if (gk_real_plain(p)) return gemmkit_success;
     real_job_t job = {p, 0, 0, p->type->store_c != NULL};
     const int mr = p->kern->mr;
     /* Small real problems skip packing where they can (the kernel's own type, A, B and C, in place). So do

@@ -181,6 +181,18 @@ int gk_real_tiny(const gk_real_problem_t *p) {
     return 1;
 }
 
+/* A plain real product of one thread's worth (p->threads, else gk_threads_for) up to small.plain_max_macs: the
+ * kernel's `plain` loops, nothing packed. */
+int gk_real_plain(const gk_real_problem_t *p) {
+    if (!p->kern->plain || p->transa || p->transb || p->type->is_complex || p->type->widened || p->type->store_c)
+        return 0;
+    const double macs = (double)p->M * (double)p->N * (double)p->K;
+    if (macs > p->small->plain_max_macs || (p->threads ? p->threads : gk_threads_for(p->M, p->N, p->K)) != 1)
+        return 0;
+    p->kern->plain(p->M, p->N, p->K, &p->alpha, p->A, p->lda, p->B, p->ldb, &p->beta, p->C, p->ldc);
+    return 1;
+}
+
 /* ---- int8: few rows of C ---------------------------------------------------------------------- */
 
 /* Few rows of C: dot products of the rows of A' with the columns of op(B), B read in place (kernel->dot

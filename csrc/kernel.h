@@ -51,6 +51,10 @@ typedef struct {
     int64_t a_bytes, b_bytes;
     int nt_store;
 } gk_tiny_stream_t;
+/* A plain A (M x K, rows lda apart) times a plain B (K x N, rows ldb apart) into C, whole, on the calling thread
+ * (gk_real_kernel_t.plain). */
+typedef void (*gk_plain_fn)(int64_t M, int64_t N, int64_t K, const void *alpha, const void *A, int64_t lda,
+                            const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc);
 typedef void (*gk_tiny_fn)(int64_t M, int64_t N, int64_t K, const void *alpha, const void *A, int64_t lda,
                            int transa, const void *B, int64_t ldb, int transb, const void *beta, void *C,
                            int64_t ldc, const gk_tiny_stream_t *stream);
@@ -76,6 +80,9 @@ typedef struct {
      * pairs along k, not conjugated, alpha not folded in) into its panels, as gk_pack_a_cx (pack.h) does;
      * mc and kc in complex elements. NULL: the portable packer. */
     void (*pack_a_plain)(const void *A, int64_t lda, int64_t mc, int64_t kc, void *GK_RESTRICT dst);
+    /* Optional: a plain A times a plain B of any size with nothing packed or copied (both read in place, the
+     * column edges masked), on one thread; used up to the config's small.plain_max_macs. NULL: none. */
+    gk_plain_fn plain;
 } gk_real_kernel_t;
 
 extern const gk_real_kernel_t gk_sgemm_kernel_generic, gk_dgemm_kernel_generic;

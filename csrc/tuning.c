@@ -10,14 +10,15 @@
 
 enum { P_S_MC, P_S_KC, P_S_NC, P_D_MC, P_D_KC, P_D_NC, P_C_MC, P_C_KC, P_C_NC, P_Z_MC, P_Z_KC, P_Z_NC,
        P_I8_KB, P_I8_L2, P_I8_L3,
-       P_TINY, P_TINY_DIRECT, P_TINY_COMPLEX, P_DIRECT, P_DIRECT_B, P_GEMV_M, P_GEMV_N, P_GEMV_PF, P_DOT_M,
+       P_TINY, P_TINY_DIRECT, P_TINY_COMPLEX, P_PLAIN, P_DIRECT, P_DIRECT_B, P_GEMV_M, P_GEMV_N, P_GEMV_PF, P_DOT_M,
        P_THREAD_MACS, N_PARAMS };
 
 static const char *const param_names[N_PARAMS] = {
     "sgemm.mc", "sgemm.kc", "sgemm.nc", "dgemm.mc", "dgemm.kc", "dgemm.nc",
     "cgemm.mc", "cgemm.kc", "cgemm.nc", "zgemm.mc", "zgemm.kc", "zgemm.nc",
     "int8.kb", "int8.l2_bytes", "int8.l3_bytes",
-    "small.tiny_max_macs", "small.tiny_direct_max_macs", "small.tiny_complex_max_macs", "small.direct_max_macs",
+    "small.tiny_max_macs", "small.tiny_direct_max_macs", "small.tiny_complex_max_macs", "small.plain_max_macs",
+    "small.direct_max_macs",
     "small.direct_b_max_macs", "small.gemv_max_m", "small.gemv_max_n", "small.gemv_pf_bytes", "small.dot_max_m",
     "threads.min_macs",
 };
@@ -99,7 +100,7 @@ static int valid_value(const gk_config_t *c, int p, double v) {
     case P_I8_L3: return is_integer(v) && v >= 65536 && v <= (double)GK_TUNE_BLOCK_BYTES_MAX;
     case P_TINY: case P_TINY_COMPLEX: return v <= 32.0 * 32.0 * 32.0;
     case P_TINY_DIRECT: return v <= 64.0 * 64.0 * 64.0;
-    case P_DIRECT: case P_DIRECT_B: return v <= 512.0 * 512.0 * 512.0;
+    case P_PLAIN: case P_DIRECT: case P_DIRECT_B: return v <= 512.0 * 512.0 * 512.0;
     case P_GEMV_M: case P_GEMV_N: return is_integer(v) && v <= 8;
     case P_GEMV_PF: return is_integer(v) && v <= 16384 && (int64_t)v % 64 == 0;
     case P_DOT_M: return is_integer(v) && v <= 32;
@@ -122,6 +123,7 @@ static double get_param(const effective_t *e, int p) {
     case P_TINY: return c->small.tiny_max_macs;
     case P_TINY_DIRECT: return c->small.tiny_direct_max_macs;
     case P_TINY_COMPLEX: return c->small.tiny_complex_max_macs;
+    case P_PLAIN: return c->small.plain_max_macs;
     case P_DIRECT: return c->small.direct_max_macs;
     case P_DIRECT_B: return c->small.direct_b_max_macs;
     case P_GEMV_M: return c->small.gemv_max_m;
@@ -147,6 +149,7 @@ static void set_param(effective_t *e, int p, double v) {
     case P_TINY: c->small.tiny_max_macs = v; break;
     case P_TINY_DIRECT: c->small.tiny_direct_max_macs = v; break;
     case P_TINY_COMPLEX: c->small.tiny_complex_max_macs = v; break;
+    case P_PLAIN: c->small.plain_max_macs = v; break;
     case P_DIRECT: c->small.direct_max_macs = v; break;
     case P_DIRECT_B: c->small.direct_b_max_macs = v; break;
     case P_GEMV_M: c->small.gemv_max_m = (int)v; break;

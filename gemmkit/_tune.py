@@ -388,6 +388,13 @@ def _steps(quick):
         return t.threshold("small.direct_b_max_macs", [float((n - 1) ** 3), float(n ** 3)],
                            lambda: [gemmkit.matmul(a, b, out=c) for _ in range(20)])
 
+    def plain(t):  # a plain product of one thread's worth: the kernel's `plain` loops or the packed driver
+        import gemmkit
+        n = 160
+        a, b, c = t.operands(np.float64, n, n, n)
+        return t.threshold("small.plain_max_macs", [float((n - 1) ** 3), float(n ** 3)],
+                           lambda: gemmkit.matmul(a, b, out=c))
+
     def threads(t):
         import gemmkit
         if t.nthreads < 2:
@@ -411,7 +418,7 @@ def _steps(quick):
              ("thread split", threads)]
     if not quick:
         steps[5:5] = [("tiny direct threshold", tiny_direct), ("tiny complex threshold", tiny_complex),
-                      ("plain B in place", direct_b)]
+                      ("plain B in place", direct_b), ("plain products unpacked", plain)]
     return steps
 
 

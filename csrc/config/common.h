@@ -23,11 +23,18 @@
  * complex macs; batches of tiny products streamed from memory past TINY_STREAM bytes (0: never); an int8
  * plain B read in place rather than its prepacked form up to 4 rows (AVX2 on Zen 2, N = K = 4096: 2.4 vs
  * 3.1 ms at M = 4; from 6 to 16 rows both within 2 %). */
+/* Plain products up to 200^3 whole in a kernel's `plain` loops, where the kernel has them (AVX-512): on Zen 4,
+ * 1 thread, gemmkit.matmul / np.matmul float32 | float64, packed -> plain: 65^3 0.66 -> 0.96 | 0.75 -> 0.95,
+ * 72^3 0.75 -> 1.02 | 0.85 -> 1.02, 100^3 0.72 -> 0.93 | 0.78 -> 0.95, 127^3 1.17 -> 1.23 | 1.16 -> 1.20, 160^3
+ * 1.05 -> 1.07 | 1.00 -> 1.20, 200^3 0.99 -> 1.05 | 1.01 -> 1.11; past it float64 lost (255^3 1.14 -> 0.93: B
+ * re-read from beyond L2 by every block of rows). Products worth more than one thread go to the packed path. */
+#define GK_PLAIN_MAX_MACS (200.0 * 200.0 * 200.0)
 #define GK_SMALL_TUNED(DIRECT_B, TINY, TINY_DIRECT, TINY_COMPLEX, GEMV_PF, TINY_STREAM)              \
     {.direct_max_macs = 160.0 * 160.0 * 160.0, .direct_b_max_macs = (DIRECT_B), .direct_max_row_panels = 4, \
      .skinny_kc = 16, .dot_max_m = 16, .gemv_max_m = 2, .gemv_max_n = 2, .gemv_pf_bytes = (GEMV_PF),  \
      .int8_kmajor_over_packed_max_m = 4, .tiny_max_macs = (TINY), .tiny_direct_max_macs = (TINY_DIRECT), \
-     .tiny_complex_max_macs = (TINY_COMPLEX), .tiny_stream_min_bytes = (TINY_STREAM)}
+     .tiny_complex_max_macs = (TINY_COMPLEX), .tiny_stream_min_bytes = (TINY_STREAM),                   \
+     .plain_max_macs = GK_PLAIN_MAX_MACS}
 /* GEMV prefetch 2 KiB: the distance the Zen 5 tuning of the float GEMV found (+25 % at N = K = 4096 over
  * the hardware prefetchers alone). */
 #define GK_SMALL_DEFAULTS GK_SMALL_TUNED(160.0 * 160.0 * 160.0, 10.0 * 10.0 * 10.0, 10.0 * 10.0 * 10.0, 10.0 * 10.0 * 10.0, 2048, 0)

@@ -123,7 +123,7 @@ static void sgemm_dot_avx512(int64_t m, int64_t n, int64_t k, const void *alpha_
 GK_ASSERT_REAL_TILE(MR, NR, 4);
 const gk_real_kernel_t gk_sgemm_kernel_avx512 = {
     "ukernel_sgemm_avx512_12x32", 4, MR, NR, ukernel_sgemm_avx512_12x32, rows_kernels, sgemm_dot_avx512, tiny_sgemm_avx512, tiny_cgemm_avx512,
-    gemv_rows_sgemm_avx512, gemv_dots_sgemm_avx512,
+    gemv_rows_sgemm_avx512, gemv_dots_sgemm_avx512, .plain = tiny_sgemm_avx512_plain,
 };
 /* Products of more than 8 columns by the AVX2 6 x 16 loop where op(B)'s rows are whole 16-float chunks or
  * either operand is transposed; plain products of other widths by this file's masked loops (B in place, no
@@ -139,6 +139,6 @@ static void tiny_sgemm_avx512_ymm(int64_t M, int64_t N, int64_t K, const void *a
 }
 const gk_real_kernel_t gk_sgemm_kernel_avx512_ymm_tiny = {
     "ukernel_sgemm_avx512_12x32", 4, MR, NR, ukernel_sgemm_avx512_12x32, rows_kernels, sgemm_dot_avx512, tiny_sgemm_avx512_ymm, tiny_cgemm_avx512,
-    gemv_rows_sgemm_avx512, gemv_dots_sgemm_avx512,
+    gemv_rows_sgemm_avx512, gemv_dots_sgemm_avx512, .plain = tiny_sgemm_avx512_plain,
 };
 #endif
