@@ -1,6 +1,6 @@
-/* AArch64 NEON dgemm microkernel (8 x 6: 24 accumulators, FMLA by element) with the GEMV kernels on NEON vectors
- * and the tiny kernels (6- and 5-row in-place k loops: real_neon_tiny.h); Advanced SIMD is baseline on AArch64,
- * so this file needs no ISA flag. */
+/* AArch64 NEON dgemm microkernel (8 x 6: 24 accumulators, FMLA by element) with 1..7-row variants for edge
+ * row panels (real_neon_tile.h), the GEMV kernels on NEON vectors and the tiny kernels (6- and 5-row in-place k
+ * loops: real_neon_tiny.h); Advanced SIMD is baseline on AArch64, so this file needs no ISA flag. */
 #include "../kernel.h"
 #if GEMMKIT_ARM
 #include <arm_neon.h>
@@ -9,43 +9,24 @@
 #define MR 8
 #define NR 6
 
-/* Rows: (row, A vector, lane); per k the 8 values of A are a0 .. a3, two rows each. */
-#define D_ROWS(X) X(0, a0, 0) X(1, a0, 1) X(2, a1, 0) X(3, a1, 1) X(4, a2, 0) X(5, a2, 1) X(6, a3, 0) X(7, a3, 1)
-#define D_DECL(i, av, l) float64x2_t c##i##0 = vdupq_n_f64(0.), c##i##1 = c##i##0, c##i##2 = c##i##0;
-#define D_FMA(i, av, l)                                                                              \
-    c##i##0 = vfmaq_laneq_f64(c##i##0, b0, av, l);                                                   \
-    c##i##1 = vfmaq_laneq_f64(c##i##1, b1, av, l);                                                   \
-    c##i##2 = vfmaq_laneq_f64(c##i##2, b2, av, l);
-#define D_STORE(i, av, l)                                                                            \
-    {                                                                                                \
-        double *ci = c + (i) * ldc;                                                                  \
-        if (beta == 0.) {                                                                            \
-            vst1q_f64(ci, vmulq_n_f64(c##i##0, alpha));                                              \
-            vst1q_f64(ci + 2, vmulq_n_f64(c##i##1, alpha));                                          \
-            vst1q_f64(ci + 4, vmulq_n_f64(c##i##2, alpha));                                          \
-        } else {                                                                                     \
-            vst1q_f64(ci, vaddq_f64(vmulq_n_f64(c##i##0, alpha), vmulq_n_f64(vld1q_f64(ci), beta)));         \
-            vst1q_f64(ci + 2, vaddq_f64(vmulq_n_f64(c##i##1, alpha), vmulq_n_f64(vld1q_f64(ci + 2), beta))); \
-            vst1q_f64(ci + 4, vaddq_f64(vmulq_n_f64(c##i##2, alpha), vmulq_n_f64(vld1q_f64(ci + 4), beta))); \
-        }                                                                                            \
-    }
+#define NTT_V float64x2_t
+#define NTT_SUF f64
+#include "real_neon_tile.h"
 
-static void ukernel_dgemm_neon_8x6(int64_t kc, const void *GK_RESTRICT av, int64_t rsa, const void *GK_RESTRICT bv,
-                                   int64_t rsb, void *GK_RESTRICT cv, int64_t ldc, const void *alpha_p,
-                                   const void *beta_p) {
-    const double *a = (const double *)av, *b = (const double *)bv;
-    double *c = (double *)cv;
-    const double alpha = *(const double *)alpha_p, beta = *(const double *)beta_p;
-    D_ROWS(D_DECL)
-    for (int64_t k = 0; k < kc; k++) {
-        const float64x2_t a0 = vld1q_f64(a), a1 = vld1q_f64(a + 2), a2 = vld1q_f64(a + 4), a3 = vld1q_f64(a + 6);
-        const float64x2_t b0 = vld1q_f64(b), b1 = vld1q_f64(b + 2), b2 = vld1q_f64(b + 4);
-        D_ROWS(D_FMA)
-        a += rsa;
-        b += rsb;
-    }
-    D_ROWS(D_STORE)
-}
+/* The full tile and its first 1..7 rows (edge row panels, skinny M), straight into C: one body. */
+GK_NEON_ROWS_KERNEL(ukernel_dgemm_neon_1x6, 1)
+GK_NEON_ROWS_KERNEL(ukernel_dgemm_neon_2x6, 2)
+GK_NEON_ROWS_KERNEL(ukernel_dgemm_neon_3x6, 3)
+GK_NEON_ROWS_KERNEL(ukernel_dgemm_neon_4x6, 4)
+GK_NEON_ROWS_KERNEL(ukernel_dgemm_neon_5x6, 5)
+GK_NEON_ROWS_KERNEL(ukernel_dgemm_neon_6x6, 6)
+GK_NEON_ROWS_KERNEL(ukernel_dgemm_neon_7x6, 7)
+GK_NEON_ROWS_KERNEL(ukernel_dgemm_neon_8x6, 8)
+
+static const gk_ukernel_fn rows_kernels[MR] = {
+    NULL, ukernel_dgemm_neon_1x6, ukernel_dgemm_neon_2x6, ukernel_dgemm_neon_3x6,
+    ukernel_dgemm_neon_4x6, ukernel_dgemm_neon_5x6, ukernel_dgemm_neon_6x6, ukernel_dgemm_neon_7x6,
+};
 
 #define TINY_FN tiny_dgemm_neon
 #define TINY_COMPLEX_FN tiny_zgemm_neon
@@ -77,7 +58,7 @@ static inline void gv_neon_storeu(double *p, float64x2_t v) { vst1q_f64(p, v); }
 
 GK_ASSERT_REAL_TILE(MR, NR, 8);
 const gk_real_kernel_t gk_dgemm_kernel_neon = {
-    "ukernel_dgemm_neon_8x6", 8, MR, NR, ukernel_dgemm_neon_8x6, NULL, NULL, tiny_dgemm_neon, tiny_zgemm_neon,
+    "ukernel_dgemm_neon_8x6", 8, MR, NR, ukernel_dgemm_neon_8x6, rows_kernels, NULL, tiny_dgemm_neon, tiny_zgemm_neon,
     gemv_rows_dgemm_neon, gemv_dots_dgemm_neon,
 };
 #endif

@@ -15,6 +15,7 @@ KERNELS = {  # path -> (sgemm, dgemm, int8) kernel names
     "i8mm": ("ukernel_sgemm_neon_8x12", "ukernel_dgemm_neon_8x6", "ukernel_i8_i8mm_8x8"),
 }
 ARM_PATHS = [a for a in ("neon", "dotprod", "i8mm") if a in gemmkit.available_archs()]
+SENTINEL_C = -7777.25  # fills the padding around C: must survive every call
 
 
 @pytest.mark.parametrize("cpu,expected", [
@@ -99,3 +100,56 @@ def test_float_tiles_and_k_blocks(op):
                         tol = (4 + K) * eps * (abs(alpha) * np.abs(Aop) @ np.abs(Bop) + 2) + eps
                         assert np.all(np.abs(C[:, :N] - ref) <= tol), (op, M, N, K, ta, tb)
                         assert np.array_equal(C[:, N:], C0[:, N:]), "wrote past N"
+
+
+@pytest.mark.parametrize("op", ["sgemm", "dgemm"])
+def test_float_tiles_every_row_remainder(op):
+    """Every row remainder 1..7 of the 8-row NEON tiles (ukernel_rows, straight into C): M = 64 + r (past the tiny
+    and GEMV paths) and a skinny M = r (3..7, K past 64), N around the 12 / 6 columns (full-width panels and an
+    edge one), K of one step, a few and across the 256-deep k block (later blocks add to C), alpha / beta special
+    values, beta 0 over NaN (C not read), C inside a padded parent whose sentinels must stay, every transpose, 1 or
+    2 threads; against float64, and each edge row bit for bit the same row computed inside a whole tile."""
+    if "neon" not in ARM_PATHS:
+        pytest.skip("no neon path")
+    dt = np.float32 if op == "sgemm" else np.float64
+    gemm = getattr(gemmkit, op)
+    mr, nr, pad = 8, (12 if op == "sgemm" else 6), 3
+    eps = np.finfo(dt).eps
+    rng = np.random.default_rng(25)
+    # (N, K, alpha, beta, NaN in C)
+    combos = [(nr, 1, 1.0, 0.0, True), (nr + 1, 7, -0.5, 0.0, True), (2 * nr + 1, 257, 1.0, 1.0, False),
+              (nr, 300, 0.75, -1.5, False), (2 * nr, 3, 2.0, 0.5, False), (nr + 1, 513, 1.0, 0.0, True),
+              (nr, 5, 0.0, 2.5, False)]
+    cases = [(64 + r, *combos[(r + i) % len(combos)]) for r in range(1, mr) for i in range(len(combos))]
+    cases += [(r, 2 * nr + 1, 129, -1.0, 0.0, True) for r in range(3, mr)]
+    cases += [(r, nr, 257, 0.5, -1.0, False) for r in range(3, mr)]
+
+    def run(ta, tb, A, B, C0, M, N, K, alpha, beta):
+        parent = np.full((M + 1, N + pad), SENTINEL_C, dt)
+        parent[:M, :N] = C0
+        gemm(ta, tb, M, N, K, alpha, A, A.shape[1], B, B.shape[1], beta, parent, N + pad)
+        outside = np.ones(parent.shape, bool)
+        outside[:M, :N] = False
+        assert np.all(parent[outside] == SENTINEL_C), ("wrote outside C", op, M, N, K, ta, tb)
+        return parent[:M, :N]
+
+    with gemmkit.use_arch("neon"):
+        for i, (M, N, K, alpha, beta, nan) in enumerate(cases):
+            ta, tb = ("NN", "TN", "NT", "TT")[i % 4]
+            gemmkit.set_num_threads(1 + i % 2)
+            Mf = -(-M // mr) * mr                       # the same rows inside whole tiles
+            Af = rng.uniform(-1, 1, (Mf, K)).astype(dt)
+            B = rng.uniform(-1, 1, (K, N) if tb == "N" else (N, K)).astype(dt)
+            Cf = rng.uniform(-1, 1, (Mf, N)).astype(dt)
+            if nan:
+                Cf[:] = np.nan
+            A = Af[:M] if ta == "N" else np.ascontiguousarray(Af[:M].T)
+            got = run(ta, tb, A, B, Cf[:M], M, N, K, alpha, beta)
+            whole = run(ta, tb, Af if ta == "N" else np.ascontiguousarray(Af.T), B, Cf, Mf, N, K, alpha, beta)
+            ctx = (op, M, N, K, ta, tb, alpha, beta)
+            Aop, Bop = Af[:M].astype(np.float64), (B if tb == "N" else B.T).astype(np.float64)
+            cterm = beta * Cf[:M].astype(np.float64) if beta else 0.0
+            ref = alpha * (Aop @ Bop) + cterm
+            tol = (4 + K) * eps * (abs(alpha) * (np.abs(Aop) @ np.abs(Bop)) + np.abs(cterm)) + eps
+            assert np.all(np.abs(got - ref) <= tol), ctx
+            assert np.array_equal(got, whole[:M]), ("edge rows differ from the whole tile's", *ctx)
