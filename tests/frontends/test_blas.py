@@ -215,7 +215,7 @@ def _k0_with_infinite_alpha(case):
     alpha * (empty sum) = NaN instead, so SciPy's answer there depends on the CPU. Such calls are compared
     with SciPy called with alpha = 1, which is the reference result."""
     alpha = ALPHAS[case["alpha"]]
-    big = np.finfo(np.float32).max if case["p"] == "s" else np.inf
+    big = float(np.finfo(np.float32).max) if case["p"] == "s" else np.inf
     return (case["k"] == 0 and case["p"] in "sd" and isinstance(alpha, float)
             and not abs(alpha) < big)
 
