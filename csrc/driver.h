@@ -81,12 +81,16 @@ typedef struct {
 } gk_real_type_t;
 
 extern const gk_real_type_t gk_type_sgemm, gk_type_dgemm, gk_type_cgemm, gk_type_zgemm;
-/* float16 (portable, and by F16C where kernels/half_avx2.c is built) and bfloat16, on the float kernel */
+/* float16 (portable, by F16C where kernels/half_avx2.c is built, by NEON where kernels/half_neon.c is) and
+ * bfloat16, on the float kernel */
 extern const gk_real_type_t gk_type_hgemm, gk_type_bf16gemm;
 /* bfloat16 operands, float C (oneDNN's gemm_bf16bf16f32; NumPy's matmul of bfloat16 arrays) */
 extern const gk_real_type_t gk_type_bf16bf16f32;
 #if GEMMKIT_X86
 extern const gk_real_type_t gk_type_hgemm_f16c;
+#endif
+#if GEMMKIT_ARM
+extern const gk_real_type_t gk_type_hgemm_neon;
 #endif
 
 typedef union { float f; double d; } gk_real_scalar_t;

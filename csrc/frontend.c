@@ -218,6 +218,9 @@ static const gk_real_type_t *hgemm_type(void) {
 #if GEMMKIT_X86
     if (strcmp(gk_config()->arch, "generic") != 0) return &gk_type_hgemm_f16c; /* those paths need F16C */
 #endif
+#if GEMMKIT_ARM
+    if (strcmp(gk_config()->arch, "generic") != 0) return &gk_type_hgemm_neon; /* Advanced SIMD: baseline */
+#endif
     return &gk_type_hgemm;
 }
 

@@ -262,3 +262,96 @@ def test_tiny_inplace_row_blocks(path, dtype, rng, tiny_everywhere):
             for N, K in ((chunk, 29), (2 * chunk + 1, 1), (3 * chunk, 64), (chunk + 3, 33)):
                 for alpha, beta in ((1.0, 0.0), (0.5, 0.0), (1.0, -1.5)):
                     _gemv_case(rng, dtype, M, N, K, "N", "N", beta, pad=1 + M % 3, alpha=alpha)
+
+
+def _hgemm_padded(ta, tb, alpha, A, B, beta, C, pad):
+    """hgemm on A, B, C placed inside parents `pad` columns wider (a sentinel there: lda, ldb, ldc padded);
+    returns C's parent after the call."""
+    def parent(x):
+        p = np.full((x.shape[0], x.shape[1] + pad), np.float16(-7.0))
+        p[:, :x.shape[1]] = x
+        return p
+    pa, pb, pc = parent(A), parent(B), parent(C)
+    M, N = C.shape
+    K = A.shape[0] if ta == "T" else A.shape[1]
+    _core.hgemm(ta, tb, M, N, K, alpha, pa, pa.shape[1], pb, pb.shape[1], beta, pc, pc.shape[1])
+    return pc
+
+
+def _same_half_bits(got, want, what):
+    """Bit for bit, except that a NaN only has to be a NaN (its payload is the hardware's: F16C and FCVTN may
+    keep different bits of it; the portable converters follow F16C)."""
+    gn, wn = np.isnan(got), np.isnan(want)
+    assert np.array_equal(gn, wn), what
+    g, w = got.view(np.uint16)[~gn], want.view(np.uint16)[~wn]
+    bad = np.flatnonzero(g != w)
+    assert bad.size == 0, (what, [(hex(g[i]), hex(w[i])) for i in bad[:5]])
+
+
+@pytest.mark.parametrize("path", ARM_PATHS)
+def test_hgemm_neon_converters_same_bits_as_generic(path):
+    """float16 on the NEON converters (kernels/half_neon.c: 8-wide FCVTL / FCVTN, a 4-wide step, scalar tails)
+    against the portable path (generic): the same bits. Products of integers exact in float (every sum exact,
+    whatever the kernel's order or FMA), so the only rounding is the final narrowing, with power-of-two alphas
+    taking results to float16 overflow, subnormals and zero; beta 0 over NaN and beta != 0 (C widened); shapes
+    around the 8 / 4 lanes, the 8 x 12 panels and their edges, every transpose, padded lda / ldb / ldc. Then
+    the widening alone (K 1 against ones) of every kind of float16, and the narrowing alone (alpha 0: C := beta C)
+    of arbitrary floats: ties, subnormal results, values around 65504 / 65520 (overflow to infinity), NaN."""
+    rng = np.random.default_rng(2525)
+    f16 = np.float16
+    for i, (M, N, K) in enumerate(((1, 1, 1), (3, 5, 7), (8, 12, 16), (9, 13, 11), (4, 20, 9), (17, 29, 23),
+                                   (13, 37, 40))):
+        ta, tb = "NT"[i % 2], "NT"[(i // 2) % 2]
+        A = rng.integers(-256, 257, size=(K, M) if ta == "T" else (M, K)).astype(f16)
+        B = rng.integers(-256, 257, size=(N, K) if tb == "T" else (K, N)).astype(f16)
+        exact = op_t(A, ta).astype(np.float64) @ op_t(B, tb).astype(np.float64)
+        C0 = rng.integers(-256, 257, size=(M, N)).astype(f16)
+        for alpha, beta in ((1.0, 0.0), (2.0 ** -34, 0.0), (2.0 ** -30, 0.0), (2.0 ** -2, 0.0), (2.0 ** -9, -1.0),
+                            (1.0, 0.5)):
+            C = np.full((M, N), np.nan, f16) if beta == 0 else C0
+            pad = 1 + (M + N) % 3
+            with gemmkit.use_arch(path):
+                got = _hgemm_padded(ta, tb, alpha, A, B, beta, C, pad)
+            with gemmkit.use_arch("generic"):
+                want = _hgemm_padded(ta, tb, alpha, A, B, beta, C, pad)
+            what = (path, M, N, K, ta, tb, alpha, beta)
+            _same_half_bits(got, want, what)
+            with np.errstate(over="ignore"):
+                ref = (alpha * exact + (beta * C0.astype(np.float64) if beta else 0.0)).astype(np.float32).astype(f16)
+            _same_half_bits(got[:, :N], ref, what)
+            assert np.all(got[:, N:] == f16(-7.0)), ("wrote outside C", what)
+
+    # the widening: every finite float16 kind (zeros, subnormals, normals up to 65504) through both packer
+    # layouts (K 1: A's column, B's row of ones), then narrowed back unchanged
+    bits = rng.integers(0, 0x7C00, size=(45, 1), dtype=np.uint16) | (rng.integers(0, 2, (45, 1), np.uint16) << 15)
+    bits[:6, 0] = (0x0000, 0x8000, 0x0001, 0x83FF, 0x7BFF, 0x0400)
+    A = bits.view(f16)
+    for ta, tb in ("NN", "TT", "NT", "TN"):
+        Ak = A if ta == "N" else A.T.copy()
+        ones = np.ones((1, 19) if tb == "N" else (19, 1), f16)
+        C = np.full((45, 19), np.nan, f16)
+        with gemmkit.use_arch(path):
+            got = _hgemm_padded(ta, tb, 1.0, Ak, ones, 0.0, C, 2)
+        with gemmkit.use_arch("generic"):
+            want = _hgemm_padded(ta, tb, 1.0, Ak, ones, 0.0, C, 2)
+        _same_half_bits(got, want, ("widen", ta, tb))
+        assert np.array_equal(got[:, :19], np.repeat(A, 19, axis=1)), ("widen", ta, tb)  # -0 == 0 here
+
+    # the narrowing: C := beta * C (alpha 0) rounds float products of every size once, by row (n 1 .. 43)
+    C0 = np.concatenate([rng.uniform(-1, 1, (6, 43)), rng.uniform(60000, 65504, (2, 43)),
+                         rng.uniform(-2.0 ** -14, 2.0 ** -14, (3, 43))]).astype(f16)
+    C0[0, :5] = (np.nan, np.inf, -np.inf, 0.0, -0.0)
+    for beta in (0.7, 1.0 + 2.0 ** -11, 1.0009765625 + 2.0 ** -12, 3e-5, 2.0 ** -13 * 1.37, 1.00006, -1.3):
+        for N in (1, 3, 4, 7, 8, 9, 12, 43):
+            with gemmkit.use_arch(path):
+                got = _hgemm_padded("N", "N", 0.0, C0[:, :1], C0[:1, :N], beta, C0[:, :N], 1 + N % 2)
+            with gemmkit.use_arch("generic"):
+                want = _hgemm_padded("N", "N", 0.0, C0[:, :1], C0[:1, :N], beta, C0[:, :N], 1 + N % 2)
+            _same_half_bits(got, want, ("narrow", beta, N))
+            with np.errstate(over="ignore", invalid="ignore"):
+                ref = (C0[:, :N].astype(np.float32) * np.float32(beta)).astype(f16)
+            _same_half_bits(got[:, :N], ref, ("narrow", beta, N))
+
+
+def op_t(x, t):
+    return x.T if t == "T" else x
