@@ -1,5 +1,6 @@
 /* The real-domain block packers, written once and instantiated by pack_real.c (float, double, and float16 /
- * bfloat16 widened to float) and kernels/half_avx2.c (float16 by F16C). T = packed (kernel) element type,
+ * bfloat16 widened to float), kernels/half_avx2.c and kernels/half_neon.c (float16 by F16C / by FCVTL).
+ * T = packed (kernel) element type,
  * SFX = name suffix, ROWS_SIMD = optional in-register transposing copy of ROWS_SIMD_N rows (ROWS_SIMD_PAIR: of
  * 2, for a panel width that is not a multiple of ROWS_SIMD_N); optional TS = the caller's
  * element type when it differs, with GK_PACK_LOAD(x) (one value to T) and GK_PACK_ROW(dst, src, n). */

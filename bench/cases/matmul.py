@@ -1,12 +1,13 @@
 """gemmkit.matmul against np.matmul, out= given: float32 and float64 squares 64..2048 and stacks of small
-products (10 000 × 8³, 1 000 × 32³, 100 × 64³; NumPy runs one small BLAS call per matrix), and squares of
-complex64, complex128 and float16 (NumPy's float16 matmul is a plain loop: capped)."""
+products (10 000 × 8³, 1 000 × 12³, 1 000 × 32³, 100 × 64³, 20 × 100³: sides that are and are not whole
+vectors; NumPy runs one small BLAS call per matrix), and squares of complex64, complex128 and float16
+(NumPy's float16 matmul is a plain loop: capped)."""
 from .common import QUICK_SQUARES, Case, Op, aligned_empty, machine_epsilon, random, square_sizes
 
 ORDER = 60
 SQUARES = [64, 128, 256, 512, 1024, 2048]
 SMALLER_SQUARES = [64, 256, 1024]          # complex and float16: the shape of the curve, not every point
-STACKS = [(10000, 8), (1000, 32), (100, 64)]
+STACKS = [(10000, 8), (1000, 12), (1000, 32), (100, 64), (20, 100)]
 NUMPY_FLOAT16_MAX_N = 256                  # np.matmul on float16 runs at ~0.15 GFLOP/s (0.2 s at 256³)
 
 
