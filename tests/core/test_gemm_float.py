@@ -532,7 +532,7 @@ def test_tiny_products_every_row_remainder(op):
 def test_tiny_ragged_columns(op):
     """Plain A and B whose N is not a whole number of vectors (the AVX-512 tiny path's masked loops read B in
     place and store C under a mask): every N up to two chunks and a bit past them, row counts that make blocks
-    of 1-6 rows, K from 1, alpha / beta (beta 0 over NaN), padded operands whose pads must stay untouched (a
+    of 1-8 rows, K from 1, alpha / beta (beta 0 over NaN), padded operands whose pads must stay untouched (a
     mask one lane too wide writes C's pad or reads B's NaN pad into the result), on every path."""
     rng = np.random.default_rng(17)
     chunk = 16 if op == "sgemm" else 8
@@ -550,7 +550,7 @@ def test_tiny_ragged_columns(op):
 @pytest.mark.parametrize("op", ["sgemm", "dgemm"])
 def test_plain_products_past_the_tiny_limits(op, threads):
     """Plain A x plain B past the tiny path's limits and up to small.plain_max_macs (200^3): on AVX-512 the
-    kernel's `plain` loops (nothing packed: zmm pairs, a zmm or a masked ymm last chunk, row blocks of <= 6),
+    kernel's `plain` loops (nothing packed: zmm pairs, a zmm or a masked ymm last chunk, row blocks of <= 8),
     elsewhere and past one thread's worth the packed driver: every class of column edge, alpha / beta, beta 0
     over NaN, padded operands, every path."""
     rng = np.random.default_rng(23)
