@@ -68,7 +68,8 @@ const gk_real_kernel_t gk_dgemm_kernel_avx512 = {
  * 37.7 -> 42.6-43.0, 300 x 24 x 16 x 24 46 -> 49, 1000 x 32 x 16 x 32 43-45 -> 49), except plain products
  * whose op(B) rows are not whole 8-double chunks: those by this file's masked loops (matmul stacks 6^3 / 10^3
  * / 12^3 / 20^3 float64 0.59 / 0.78 / 0.70 / 0.80 -> 1.19 / 1.17 / 1.05 / 1.02x np.matmul); the others by this
- * file's loops (8 columns: 20-21 vs 12 GFLOP/s; 32 and 64 level or ahead). */
+ * file's tiny kernel, whose plain products outside streamed batches take the masked loops too (8^3 / 24^3 /
+ * 32^3 / 64^3 stacks 0.97 / 0.91 / 0.91 / 0.95 -> 1.18 / 1.01 / 0.98 / 0.99x np.matmul). */
 static void tiny_dgemm_avx512_ymm(int64_t M, int64_t N, int64_t K, const void *alpha, const void *A, int64_t lda,
                                   int transa, const void *B, int64_t ldb, int transb, const void *beta, void *C,
                                   int64_t ldc, const gk_tiny_stream_t *stream) {

@@ -107,7 +107,9 @@ static GK_TINY_INLINE_COPIES void TINY_FN(int64_t M, int64_t N, int64_t K, const
     T *C = (T *)Cv;
     const T alpha = *(const T *)alpha_p, beta = *(const T *)beta_p;
 #if defined(GK_TINY_RAGGED)
-    if (!transa && !transb && N % GK_TINY_RAGGED_W != 0) { /* the ISA's masked loops, B read in place */
+    /* the ISA's masked loops, B read in place: plain products, but those of a streamed batch (the next
+     * product prefetched, C stored past the caches) only where N is not whole vectors */
+    if (!transa && !transb && (N % GK_TINY_RAGGED_W != 0 || !stream)) {
         GK_TINY_RAGGED(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
         return;
     }

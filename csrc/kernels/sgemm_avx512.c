@@ -125,15 +125,15 @@ const gk_real_kernel_t gk_sgemm_kernel_avx512 = {
     "ukernel_sgemm_avx512_12x32", 4, MR, NR, ukernel_sgemm_avx512_12x32, rows_kernels, sgemm_dot_avx512, tiny_sgemm_avx512, tiny_cgemm_avx512,
     gemv_rows_sgemm_avx512, gemv_dots_sgemm_avx512, .plain = tiny_sgemm_avx512_plain,
 };
-/* Products of more than 8 columns by the AVX2 6 x 16 loop where op(B)'s rows are whole 16-float chunks or
- * either operand is transposed; plain products of other widths by this file's masked loops (B in place, no
- * copy, no scratch tile: matmul stacks 10^3 / 12^3 / 20^3 / 24^3 float32 0.59 / 0.57 / 0.77 / 0.78 -> 1.13 /
- * 1.08 / 1.03 / 1.00x np.matmul on Zen 4); narrower ones by the half chunks (the AVX2 kernel's 8-column
- * products: 10000 x 8^3 12 vs 26 GFLOP/s on Zen 4). */
+/* Plain products by this file's masked loops (B in place, no copy, no scratch tile: matmul stacks 10^3 /
+ * 12^3 / 20^3 / 24^3 float32 0.59 / 0.57 / 0.77 / 0.78 -> 1.13 / 1.08 / 1.03 / 1.00x np.matmul on Zen 4, 16^3
+ * 1.01 -> 1.08, 32^3 - 64^3 level), except streamed batches whose rows are whole 16-float chunks; those and
+ * transposed products of more than 8 columns by the AVX2 6 x 16 loop, narrower ones by the half chunks (the
+ * AVX2 kernel's 8-column products: 10000 x 8^3 12 vs 26 GFLOP/s on Zen 4). */
 static void tiny_sgemm_avx512_ymm(int64_t M, int64_t N, int64_t K, const void *alpha, const void *A, int64_t lda,
                                   int transa, const void *B, int64_t ldb, int transb, const void *beta, void *C,
                                   int64_t ldc, const gk_tiny_stream_t *stream) {
-    const int ragged = !transa && !transb && N % 16 != 0;
+    const int ragged = !transa && !transb && (N % 16 != 0 || !stream); /* the masked loops */
     if (N > 8 && !ragged) gk_tiny_sgemm_avx2(M, N, K, alpha, A, lda, transa, B, ldb, transb, beta, C, ldc, stream);
     else tiny_sgemm_avx512(M, N, K, alpha, A, lda, transa, B, ldb, transb, beta, C, ldc, stream);
 }
