@@ -6,8 +6,9 @@
  * with SUMS5), the same with the stores non-temporal (rows 32-byte aligned; the template fences them), used
  * for streamed batches; optionally
  * GK_TINY_COPY_BT(B, ldb, K, N, NP, dst), B^T (N rows of K, ldb apart) into K rows of NP, zero past N; and
- * optionally GK_TINY_RAGGED(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc) with GK_TINY_RAGGED_W: the whole of
- * a plain product whose N is not a multiple of GK_TINY_RAGGED_W (masked loops, nothing copied). */
+ * optionally GK_TINY_MASKED(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc) with GK_TINY_MASKED_W: the whole of
+ * a plain product by masked loops, nothing copied (every plain product, but in a streamed batch only those
+ * whose N is not a multiple of GK_TINY_MASKED_W). */
 #include <math.h>
 #define GK_TINY_CAT_(a, b) a##b
 #define GK_TINY_CAT(a, b) GK_TINY_CAT_(a, b)
@@ -106,11 +107,11 @@ static GK_TINY_INLINE_COPIES void TINY_FN(int64_t M, int64_t N, int64_t K, const
     const T *A = (const T *)Av, *B = (const T *)Bv;
     T *C = (T *)Cv;
     const T alpha = *(const T *)alpha_p, beta = *(const T *)beta_p;
-#if defined(GK_TINY_RAGGED)
+#if defined(GK_TINY_MASKED)
     /* the ISA's masked loops, B read in place: plain products, but those of a streamed batch (the next
      * product prefetched, C stored past the caches) only where N is not whole vectors */
-    if (!transa && !transb && (N % GK_TINY_RAGGED_W != 0 || !stream)) {
-        GK_TINY_RAGGED(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (!transa && !transb && (N % GK_TINY_MASKED_W != 0 || !stream)) {
+        GK_TINY_MASKED(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
         return;
     }
 #endif
@@ -297,5 +298,5 @@ static void TINY_COMPLEX_FN(int64_t M, int64_t N, int64_t K, const void *alpha_p
 #undef GK_TINY_SUMS5
 #undef GK_TINY_SUMS5_NT
 #undef GK_TINY_COPY_BT
-#undef GK_TINY_RAGGED
-#undef GK_TINY_RAGGED_W
+#undef GK_TINY_MASKED
+#undef GK_TINY_MASKED_W

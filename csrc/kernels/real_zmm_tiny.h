@@ -1,6 +1,6 @@
 /* The tiny path's in-place k loops on zmm (GK_TINY_SUMS6 / GK_TINY_SUMS5 of real_tiny_template.h): 6 or 5
- * rows of a plain A broadcast from memory against one zmm of b's row per k, and the masked loops of ragged
- * plain products (GK_TINY_RAGGED). Included after T, V, VSUF, VL. */
+ * rows of a plain A broadcast from memory against one zmm of b's row per k, and the masked loops of plain
+ * products (GK_TINY_MASKED, and the kernel's `plain` entry). Included after T, V, VSUF, VL. */
 #ifndef GEMMKIT_REAL_ZMM_TINY_H
 #define GEMMKIT_REAL_ZMM_TINY_H
 #define ZT_CAT_(a, b) a##b
@@ -41,8 +41,8 @@ ZT_SUMS(_sums6_nt, 6, 1)
 ZT_SUMS(_sums5, 5, 0)
 ZT_SUMS(_sums5_nt, 5, 1)
 #undef ZT_SUMS
-/* Ragged products (GK_TINY_RAGGED of real_tiny_template.h): a plain A and B whose N is not a whole number of
- * zmm. R rows x C zmm chunks of columns (constants at each call), the last chunk of a row masked: B read in
+/* Masked loops (GK_TINY_MASKED of real_tiny_template.h, gk_plain_fn): a plain A and B, N any width. R rows x C
+ * zmm chunks of columns (constants at each call), the last chunk of a row masked: B read in
  * place (a masked load touches no byte past N, so no zero-padded copy of B), alpha and beta applied to the
  * sums in registers and C written once with a masked store (C not read when beta is 0). Where the chunked
  * loops ran them, B was copied zero-padded and the last chunk's sums went through a scratch tile: on Zen 4 a
@@ -51,7 +51,7 @@ ZT_SUMS(_sums5_nt, 5, 1)
 #define ZT_MASK_T ZT_CAT(ZT_MASK_, VSUF)
 #define ZT_MASK_ps __mmask16
 #define ZT_MASK_pd __mmask8
-static GK_FORCEINLINE void ZT_CAT(TINY_FN, _ragged_block)(const int R, const int C, int64_t N, int64_t K, T alpha,
+static GK_FORCEINLINE void ZT_CAT(TINY_FN, _masked_block)(const int R, const int C, int64_t N, int64_t K, T alpha,
                                                            const T *a, int64_t lda, const T *b, int64_t ldb, T beta,
                                                            T *c, int64_t ldc) {
     ZT_MASK_T m[2];
@@ -91,7 +91,7 @@ static GK_FORCEINLINE void ZT_CAT(TINY_FN, _ragged_block)(const int R, const int
 #define ZT_HV_ps __m256
 #define ZT_HV_pd __m256d
 #define ZT_HOP(op) ZT_CAT(ZT_CAT(_mm256_, op), ZT_CAT(_, VSUF))
-static GK_FORCEINLINE void ZT_CAT(TINY_FN, _ragged_half)(const int R, int64_t N, int64_t K, T alpha, const T *a,
+static GK_FORCEINLINE void ZT_CAT(TINY_FN, _masked_half)(const int R, int64_t N, int64_t K, T alpha, const T *a,
                                                           int64_t lda, const T *b, int64_t ldb, T beta, T *c,
                                                           int64_t ldc) {
     const __mmask8 m = (__mmask8)((1u << N) - 1u); /* N <= VL / 2 */
@@ -112,35 +112,35 @@ static GK_FORCEINLINE void ZT_CAT(TINY_FN, _ragged_half)(const int R, int64_t N,
     }
 }
 /* Out of line, one function per (R, C), as the sums above (C = 0: the half-width chunk). */
-#define ZT_RAGGED(R, C)                                                                                       \
-    static __attribute__((noinline)) void ZT_CAT(TINY_FN, _ragged_##R##x##C)(int64_t N, int64_t K, T alpha,    \
+#define ZT_MASKED(R, C)                                                                                       \
+    static __attribute__((noinline)) void ZT_CAT(TINY_FN, _masked_##R##x##C)(int64_t N, int64_t K, T alpha,    \
         const T *a, int64_t lda, const T *b, int64_t ldb, T beta, T *c, int64_t ldc) {                        \
-        ZT_CAT(TINY_FN, _ragged_block)(R, C, N, K, alpha, a, lda, b, ldb, beta, c, ldc);                      \
+        ZT_CAT(TINY_FN, _masked_block)(R, C, N, K, alpha, a, lda, b, ldb, beta, c, ldc);                      \
     }
-#define ZT_RAGGED_HALF(R)                                                                                     \
-    static __attribute__((noinline)) void ZT_CAT(TINY_FN, _ragged_##R##x0)(int64_t N, int64_t K, T alpha,       \
+#define ZT_MASKED_HALF(R)                                                                                     \
+    static __attribute__((noinline)) void ZT_CAT(TINY_FN, _masked_##R##x0)(int64_t N, int64_t K, T alpha,       \
         const T *a, int64_t lda, const T *b, int64_t ldb, T beta, T *c, int64_t ldc) {                        \
-        ZT_CAT(TINY_FN, _ragged_half)(R, N, K, alpha, a, lda, b, ldb, beta, c, ldc);                          \
+        ZT_CAT(TINY_FN, _masked_half)(R, N, K, alpha, a, lda, b, ldb, beta, c, ldc);                          \
     }
-ZT_RAGGED_HALF(1) ZT_RAGGED_HALF(2) ZT_RAGGED_HALF(3) ZT_RAGGED_HALF(4) ZT_RAGGED_HALF(5) ZT_RAGGED_HALF(6) ZT_RAGGED_HALF(7) ZT_RAGGED_HALF(8)
-#undef ZT_RAGGED_HALF
-ZT_RAGGED(1, 1) ZT_RAGGED(2, 1) ZT_RAGGED(3, 1) ZT_RAGGED(4, 1) ZT_RAGGED(5, 1) ZT_RAGGED(6, 1) ZT_RAGGED(7, 1) ZT_RAGGED(8, 1)
-ZT_RAGGED(1, 2) ZT_RAGGED(2, 2) ZT_RAGGED(3, 2) ZT_RAGGED(4, 2) ZT_RAGGED(5, 2) ZT_RAGGED(6, 2) ZT_RAGGED(7, 2) ZT_RAGGED(8, 2)
-#undef ZT_RAGGED
+ZT_MASKED_HALF(1) ZT_MASKED_HALF(2) ZT_MASKED_HALF(3) ZT_MASKED_HALF(4) ZT_MASKED_HALF(5) ZT_MASKED_HALF(6) ZT_MASKED_HALF(7) ZT_MASKED_HALF(8)
+#undef ZT_MASKED_HALF
+ZT_MASKED(1, 1) ZT_MASKED(2, 1) ZT_MASKED(3, 1) ZT_MASKED(4, 1) ZT_MASKED(5, 1) ZT_MASKED(6, 1) ZT_MASKED(7, 1) ZT_MASKED(8, 1)
+ZT_MASKED(1, 2) ZT_MASKED(2, 2) ZT_MASKED(3, 2) ZT_MASKED(4, 2) ZT_MASKED(5, 2) ZT_MASKED(6, 2) ZT_MASKED(7, 2) ZT_MASKED(8, 2)
+#undef ZT_MASKED
 /* The whole product: the rows in ceil(M / 8) blocks of near-equal height (20 rows: 6 7 7, not 8 8 4, whose
  * 4-row block waits on the FMA latency; 8-row blocks ran 2-4 % faster than 6-row ones on Zen 4 at 65^3-200^3:
  * one broadcast of A per two FMAs either way, but fewer passes over B), the columns two chunks at a time,
  * then one, or a half. */
-static void ZT_CAT(TINY_FN, _ragged)(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t lda,
+static void ZT_CAT(TINY_FN, _masked)(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t lda,
                                      const T *B, int64_t ldb, T beta, T *C, int64_t ldc) {
-    typedef void (*ragged_fn)(int64_t, int64_t, T, const T *, int64_t, const T *, int64_t, T, T *, int64_t);
-    static const ragged_fn fns[3][ZT_RMAX + 1] = {
-        {NULL, ZT_CAT(TINY_FN, _ragged_1x0), ZT_CAT(TINY_FN, _ragged_2x0), ZT_CAT(TINY_FN, _ragged_3x0),
-         ZT_CAT(TINY_FN, _ragged_4x0), ZT_CAT(TINY_FN, _ragged_5x0), ZT_CAT(TINY_FN, _ragged_6x0), ZT_CAT(TINY_FN, _ragged_7x0), ZT_CAT(TINY_FN, _ragged_8x0)},
-        {NULL, ZT_CAT(TINY_FN, _ragged_1x1), ZT_CAT(TINY_FN, _ragged_2x1), ZT_CAT(TINY_FN, _ragged_3x1),
-         ZT_CAT(TINY_FN, _ragged_4x1), ZT_CAT(TINY_FN, _ragged_5x1), ZT_CAT(TINY_FN, _ragged_6x1), ZT_CAT(TINY_FN, _ragged_7x1), ZT_CAT(TINY_FN, _ragged_8x1)},
-        {NULL, ZT_CAT(TINY_FN, _ragged_1x2), ZT_CAT(TINY_FN, _ragged_2x2), ZT_CAT(TINY_FN, _ragged_3x2),
-         ZT_CAT(TINY_FN, _ragged_4x2), ZT_CAT(TINY_FN, _ragged_5x2), ZT_CAT(TINY_FN, _ragged_6x2), ZT_CAT(TINY_FN, _ragged_7x2), ZT_CAT(TINY_FN, _ragged_8x2)}};
+    typedef void (*masked_fn)(int64_t, int64_t, T, const T *, int64_t, const T *, int64_t, T, T *, int64_t);
+    static const masked_fn fns[3][ZT_RMAX + 1] = {
+        {NULL, ZT_CAT(TINY_FN, _masked_1x0), ZT_CAT(TINY_FN, _masked_2x0), ZT_CAT(TINY_FN, _masked_3x0),
+         ZT_CAT(TINY_FN, _masked_4x0), ZT_CAT(TINY_FN, _masked_5x0), ZT_CAT(TINY_FN, _masked_6x0), ZT_CAT(TINY_FN, _masked_7x0), ZT_CAT(TINY_FN, _masked_8x0)},
+        {NULL, ZT_CAT(TINY_FN, _masked_1x1), ZT_CAT(TINY_FN, _masked_2x1), ZT_CAT(TINY_FN, _masked_3x1),
+         ZT_CAT(TINY_FN, _masked_4x1), ZT_CAT(TINY_FN, _masked_5x1), ZT_CAT(TINY_FN, _masked_6x1), ZT_CAT(TINY_FN, _masked_7x1), ZT_CAT(TINY_FN, _masked_8x1)},
+        {NULL, ZT_CAT(TINY_FN, _masked_1x2), ZT_CAT(TINY_FN, _masked_2x2), ZT_CAT(TINY_FN, _masked_3x2),
+         ZT_CAT(TINY_FN, _masked_4x2), ZT_CAT(TINY_FN, _masked_5x2), ZT_CAT(TINY_FN, _masked_6x2), ZT_CAT(TINY_FN, _masked_7x2), ZT_CAT(TINY_FN, _masked_8x2)}};
     const int64_t blocks = (M + ZT_RMAX - 1) / ZT_RMAX;
     for (int64_t bi = 0; bi < blocks; bi++) {
         const int64_t i0 = M * bi / blocks, rows = M * (bi + 1) / blocks - i0;
@@ -153,12 +153,15 @@ static void ZT_CAT(TINY_FN, _ragged)(int64_t M, int64_t N, int64_t K, T alpha, c
 /* The kernel's `plain` entry (gk_plain_fn): any plain product by the same loops. */
 static void ZT_CAT(TINY_FN, _plain)(int64_t M, int64_t N, int64_t K, const void *alpha, const void *A, int64_t lda,
                                     const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc) {
-    ZT_CAT(TINY_FN, _ragged)(M, N, K, *(const T *)alpha, (const T *)A, lda, (const T *)B, ldb, *(const T *)beta,
+    ZT_CAT(TINY_FN, _masked)(M, N, K, *(const T *)alpha, (const T *)A, lda, (const T *)B, ldb, *(const T *)beta,
                              (T *)C, ldc);
 }
 #undef ZT_OP
-#define GK_TINY_RAGGED_W VL
-#define GK_TINY_RAGGED ZT_CAT(TINY_FN, _ragged)
+#undef ZT_HOP
+#undef ZT_HV
+#undef ZT_MASK_T
+#define GK_TINY_MASKED_W VL
+#define GK_TINY_MASKED ZT_CAT(TINY_FN, _masked)
 #define GK_TINY_SUMS6 ZT_CAT(TINY_FN, _sums6)
 #define GK_TINY_SUMS6_NT ZT_CAT(TINY_FN, _sums6_nt)
 #define GK_TINY_SUMS5 ZT_CAT(TINY_FN, _sums5)

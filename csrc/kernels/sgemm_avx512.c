@@ -133,8 +133,8 @@ const gk_real_kernel_t gk_sgemm_kernel_avx512 = {
 static void tiny_sgemm_avx512_ymm(int64_t M, int64_t N, int64_t K, const void *alpha, const void *A, int64_t lda,
                                   int transa, const void *B, int64_t ldb, int transb, const void *beta, void *C,
                                   int64_t ldc, const gk_tiny_stream_t *stream) {
-    const int ragged = !transa && !transb && (N % 16 != 0 || !stream); /* the masked loops */
-    if (N > 8 && !ragged) gk_tiny_sgemm_avx2(M, N, K, alpha, A, lda, transa, B, ldb, transb, beta, C, ldc, stream);
+    const int masked = !transa && !transb && (N % 16 != 0 || !stream); /* the masked loops */
+    if (N > 8 && !masked) gk_tiny_sgemm_avx2(M, N, K, alpha, A, lda, transa, B, ldb, transb, beta, C, ldc, stream);
     else tiny_sgemm_avx512(M, N, K, alpha, A, lda, transa, B, ldb, transb, beta, C, ldc, stream);
 }
 const gk_real_kernel_t gk_sgemm_kernel_avx512_ymm_tiny = {
