@@ -132,6 +132,9 @@ static void pack_kcontig(const uint8_t *src, int64_t ld, int64_t kc, int64_t w, 
                          uint8_t xr, int is_signed, uint8_t *GK_RESTRICT dst, int32_t *GK_RESTRICT sums) {
     const int64_t groups = (kc + kg - 1) / kg, kfull = kc / kg * kg;
     int64_t x_fast = 0, k16 = 0; /* rows [0, x_fast) have k in [0, k16) packed by the SSE path */
+    /* rows [w, pw) pad the panel with zeros: the whole panel cleared in one write, then the rows [0, w) over it
+     * (a few-row A panel, one row of twelve, was cleared group by group in 4-byte pieces: a third of a GEMV) */
+    if (w < pw) memset(dst, 0, (size_t)(groups * pw * kg) * es);
 #if GK_PACK_SSE
     if (es == 1 && kg == 4 && kc >= 16) {
         /* k in blocks of GK_PACK_KCONTIG_KB, all rows per block: the block's groups (KB / 4 x pw x 4
@@ -147,15 +150,10 @@ static void pack_kcontig(const uint8_t *src, int64_t ld, int64_t kc, int64_t w, 
         for (int64_t x = 0; x < x_fast; x++) sums[x] = (int32_t)s64[x];
     }
 #endif
-    for (int64_t x = 0; x < pw; x++) {
+    for (int64_t x = 0; x < w; x++) {
         const int64_t k0 = x < x_fast ? k16 : 0; /* where this row's scalar packing starts */
         const uint8_t *s = src + x * ld;
         int32_t sum = 0;
-        if (x >= w) {
-            for (int64_t g = 0; g < groups; g++)
-                memset(dst + (size_t)((g * pw + x) * kg) * es, 0, (size_t)kg * es);
-            continue;
-        }
         if (es == 1 && kg == 4) {
             const uint32_t x4 = 0x01010101u * xr;
             if (k0 > 0) sum = sums[x];
