@@ -1,5 +1,5 @@
-/* The streaming-read reference of the bench's GEMV cases (bench/cases/gemv.py): sums the bytes of a buffer
-   as a GEMV must read them, on 1 or more threads; bench/machine.py compiles it into a shared library. */
+/* The streaming references of the bench: a read of a buffer as a GEMV must read it (bench/cases/gemv.py), and
+   a read that writes a byte per 4 bytes read, the traffic of a float32 quantizer (bench/w8a8_bench.py). */
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -31,17 +31,35 @@ static uint64_t read_share(const uint64_t *p, size_t n) {
     return sum;
 }
 
-typedef struct { const uint64_t *p; size_t n; uint64_t sum; } share_t;
+/* The same 4 streams, each 64-byte line read leaving 16 bytes at out (its quarter of out): the memory traffic of
+   quantizing float32 to int8 in one pass (plain stores, as the quantizer's). */
+static uint64_t read_narrow_share(const uint64_t *p, size_t n, uint64_t *out) {
+    const size_t q = n / 4 / 8 * 8;
+    v2u s = {0, 0};
+    for (size_t i = 0; i < q; i += 8) {
+        for (int t = 0; t < 4; t++) {
+            const uint64_t *pt = p + t * q + i;
+            const v2u v = (load2(pt) ^ load2(pt + 2)) ^ (load2(pt + 4) ^ load2(pt + 6));
+            __builtin_memcpy(out + (t * q + i) / 4, &v, sizeof v);
+            s += v;
+        }
+    }
+    uint64_t sum = s[0] + s[1];
+    for (size_t i = 4 * q; i < n; i++) sum += p[i];
+    return sum;
+}
+
+typedef struct { const uint64_t *p; size_t n; uint64_t *out; uint64_t sum; } share_t;
 
 static void *read_thread(void *arg) {
     share_t *s = (share_t *)arg;
-    s->sum = read_share(s->p, s->n);
+    s->sum = s->out ? read_narrow_share(s->p, s->n, s->out) : read_share(s->p, s->n);
     return NULL;
 }
 
-/* Reads `bytes` bytes (a multiple of 8) at p on `threads` threads (1 .. 64), the calling one included;
-   returns their sum so that nothing is optimised away. */
-uint64_t stream_read(const void *p, size_t bytes, int threads) {
+/* Both references: `bytes` at p on `threads` threads (1 .. 64), the calling one included, each thread writing its
+   share's quarter-sized part of out unless out is NULL; returns the sum so that nothing is optimised away. */
+static uint64_t stream_run(const void *p, size_t bytes, void *out, int threads) {
     share_t sh[64];
     pthread_t tid[64];
     int started[64] = {0};
@@ -52,6 +70,7 @@ uint64_t stream_read(const void *p, size_t bytes, int threads) {
         const size_t a = n * t / threads, b = n * (t + 1) / threads;
         sh[t].p = (const uint64_t *)p + a;
         sh[t].n = b - a;
+        sh[t].out = out ? (uint64_t *)out + a / 4 : NULL;
         sh[t].sum = 0;
     }
     for (int t = 1; t < threads; t++) started[t] = pthread_create(&tid[t], NULL, read_thread, &sh[t]) == 0;
@@ -63,4 +82,14 @@ uint64_t stream_read(const void *p, size_t bytes, int threads) {
         sum += sh[t].sum;
     }
     return sum;
+}
+
+/* Reads `bytes` bytes (a multiple of 8) at p on `threads` threads (1 .. 64), the calling one included;
+   returns their sum so that nothing is optimised away. */
+uint64_t stream_read(const void *p, size_t bytes, int threads) { return stream_run(p, bytes, NULL, threads); }
+
+/* As stream_read, and writes bytes / 4 bytes at out (8-byte aligned; a multiple of 256 bytes read per thread
+   writes every one of them): a float32 -> int8 quantizer's traffic. */
+uint64_t stream_read_narrow(const void *p, size_t bytes, void *out, int threads) {
+    return stream_run(p, bytes, out, threads);
 }

@@ -2,8 +2,9 @@
 """Benchmark of the dynamic W8A8 layer gemmkit.quant.Int8Linear (float32 in: per-token quantize + exact int8
 GEMM + per-token x per-channel epilogue, float32 out) against ONNX Runtime's DynamicQuantizeMatMul on the
 same float input and int8 weight (one activation scale PER TENSOR there, uint8 activations; PER TOKEN here)
-and the NumPy quantize + quant.matmul_per_token pipeline; and quantize_per_token alone against a streaming
-read of the same input (bench/stream_read.c).
+and the NumPy quantize + quant.matmul_per_token pipeline; and quantize_per_token alone (into given outputs, and
+allocating them) against a streaming read of the same input and a read that also writes its int8 bytes, the
+quantizer's own traffic (bench/stream_read.c).
 
     taskset -c 0 python bench/w8a8_bench.py --threads 1
     python bench/w8a8_bench.py --threads 2 [--sizes 1,16,128] [--target 0.5] [--repeat 3] [--clock cpu]
@@ -60,7 +61,9 @@ def numpy_quantize(x):
     return q.astype(np.int8), scale[:, 0]
 
 
-def stream_reader():
+def stream_reader(name="stream_read"):
+    """bench/stream_read.c's `name`: stream_read(p, bytes, threads) or stream_read_narrow(p, bytes, out,
+    threads); None (and a note) without a C compiler."""
     try:
         import machine
         lib, why = machine.compile_library()
@@ -69,8 +72,10 @@ def stream_reader():
     if lib is None:
         print(f"note: no streaming-read reference ({why})")
         return None
-    fn = ctypes.CDLL(lib).stream_read
-    fn.restype, fn.argtypes = ctypes.c_uint64, [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    fn = getattr(ctypes.CDLL(lib), name)
+    fn.restype = ctypes.c_uint64
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_size_t] + ([ctypes.c_void_p] if name == "stream_read_narrow" else []) + [
+        ctypes.c_int]
     return fn
 
 
@@ -112,14 +117,18 @@ def layer_table(sizes, threads, target, rng, read=None, clock=time.perf_counter)
     return rows
 
 
-def quantize_table(sizes, threads, target, rng, read, clock=time.perf_counter):
+def quantize_table(sizes, threads, target, rng, read, read_narrow=None, clock=time.perf_counter):
     rows = []
     for m in sizes:
         x = rng.standard_normal((m, K)).astype(np.float32)
-        fns = {"quantize_per_token": lambda: quant.quantize_per_token(x),
+        q, scale = np.empty((m, K), np.int8), np.empty(m, np.float32)
+        fns = {"quantize_per_token": lambda: quant.quantize_per_token(x, out=q, scale_out=scale),
+               "quantize_per_token allocating": lambda: quant.quantize_per_token(x),
                "NumPy quantize": lambda: numpy_quantize(x)}
         if read is not None:
             fns["stream read of x"] = lambda: read(x.ctypes.data, x.nbytes, threads)
+        if read_narrow is not None:
+            fns["stream read of x, write of q"] = lambda: read_narrow(x.ctypes.data, x.nbytes, q.ctypes.data, threads)
         rows.append((m, x.nbytes, bench(fns, target, clock)))
     return rows
 
@@ -138,7 +147,7 @@ def main():
     gemmkit.set_num_threads(args.threads)
     rng = np.random.default_rng(0)
     cfg = gemmkit.show_config(print_out=False)
-    read = stream_reader()
+    read, read_narrow = stream_reader(), stream_reader("stream_read_narrow")
     print(f"gemmkit {cfg['version']} path {cfg['arch']} ({cfg['int8']['kernel']}, {_quant_kernel()}), "
           f"threads {args.threads}; median {args.clock} time per call")
     for rep in range(args.repeat):
@@ -162,15 +171,18 @@ def main():
                              f"{wbytes / t['stream read of the weight'] / 1e9:.1f} GB/s (16 MiB int8)")
         for n in notes:
             print(n)
-        print(f"\nrepeat {rep + 1}: quantize alone, x float32 (M, {K})")
-        print("| M | x MiB | quantize_per_token GB/s | stream read GB/s | quantize / read | NumPy quantize GB/s |")
-        print("| ---: | ---: | ---: | ---: | ---: | ---: |")
+        print(f"\nrepeat {rep + 1}: quantize alone, x float32 (M, {K}); GB/s of x; 'read + write': a read of x "
+              "writing a byte per value, the quantizer's traffic; 'allocating': new q and scale arrays per call")
+        print("| M | x MiB | quantize_per_token GB/s | allocating GB/s | stream read GB/s | read + write GB/s | "
+              "quantize / read | quantize / (read + write) | NumPy quantize GB/s |")
+        print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
         for m, nbytes, t in quantize_table([int(v) for v in args.quant_sizes.split(",")], args.threads,
-                                           args.target, rng, read, clock):
-            gq = nbytes / t["quantize_per_token"] / 1e9
-            rd = nbytes / t["stream read of x"] / 1e9 if "stream read of x" in t else float("nan")
-            npq = nbytes / t["NumPy quantize"] / 1e9
-            print(f"| {m} | {nbytes / 2**20:.2f} | {gq:.1f} | {rd:.1f} | {gq / rd:.2f} | {npq:.1f} |")
+                                           args.target, rng, read, read_narrow, clock):
+            def rate(name):
+                return nbytes / t[name] / 1e9 if name in t else float("nan")
+            gq, rd, rw = rate("quantize_per_token"), rate("stream read of x"), rate("stream read of x, write of q")
+            print(f"| {m} | {nbytes / 2**20:.2f} | {gq:.1f} | {rate('quantize_per_token allocating'):.1f} | {rd:.1f} | "
+                  f"{rw:.1f} | {gq / rd:.2f} | {gq / rw:.2f} | {rate('NumPy quantize'):.1f} |")
 
 
 def _quant_kernel():
