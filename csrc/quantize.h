@@ -14,6 +14,8 @@ typedef void (*gk_quant_rows_fn)(int64_t M, int64_t K, const void *x, int64_t ld
 typedef struct {
     const char *name;
     gk_quant_rows_fn rows[3]; /* by in_type - 1: float32, float16, bfloat16 */
+    /* the same for an x held in the caches (GK_QZ_IN_CACHE_BYTES), where it is faster; NULL: rows always */
+    gk_quant_rows_fn rows_in_cache[3];
 } gk_quant_kernel_t;
 extern const gk_quant_kernel_t gk_quant_kernel_generic;
 #if GEMMKIT_X86

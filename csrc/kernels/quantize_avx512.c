@@ -74,8 +74,13 @@ static GK_FORCEINLINE void qz_amax_rows(int type, int n, const void *const *x, i
 /* One token's bytes q[0..K) from its scale (> 0, finite). 64 values a step, narrowed by vpackssdw / vpacksswb
  * and one dword permute into a plain 64-byte store (a vpmovsdb to memory is slow on Zen 4); one tie test per
  * 64 values, the rare group with a near tie divided whole; a subnormal scale divides every value. */
-static GK_FORCEINLINE void qz_quantize_token(int type, int64_t K, const void *x, const float *smooth, int mode,
-                                             float scale, int8_t *q) {
+static GK_FORCEINLINE void qz_quantize_token_next(int type, int64_t K, const void *x, const float *smooth, int mode,
+                                                  float scale, int8_t *q, const void *next, uint32_t *next_amax) {
+    const __m512i absmask = _mm512_set1_epi32(0x7fffffff);
+    __m512i m[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
+#define QZ_NEXT_MAX(u, k, msk)                                                                                  \
+    m[u] = _mm512_max_epi32(                                                                                    \
+        m[u], _mm512_and_si512(_mm512_castps_si512(qz_value16(type, next, smooth, mode, k, msk)), absmask))
     const __m512 vs = _mm512_set1_ps(scale);
     const int fast = scale >= FLT_MIN;
     const __m512 vinv = _mm512_set1_ps(fast ? 1.0f / scale : 0.0f);
@@ -85,6 +90,8 @@ static GK_FORCEINLINE void qz_quantize_token(int type, int64_t K, const void *x,
         __m512i r[4], lo, hi;
         __m512 v[4];
         __mmask16 near[4];
+        if (next)
+            for (int u = 0; u < 4; u++) QZ_NEXT_MAX(u, k + 16 * u, 0xffff);
         for (int u = 0; u < 4; u++) v[u] = qz_value16(type, x, smooth, mode, k + 16 * u, 0xffff);
         if (fast) {
             for (int u = 0; u < 4; u++) r[u] = qz_fast16(v[u], vinv, &near[u]);
@@ -102,19 +109,30 @@ static GK_FORCEINLINE void qz_quantize_token(int type, int64_t K, const void *x,
         _mm512_storeu_si512((void *)(q + k), _mm512_permutexvar_epi32(order, _mm512_packs_epi16(lo, hi)));
     }
     for (; k < K; k += 16) {
-        const __mmask16 m = qz_tail_mask(K - k);
-        const __m512 v = qz_value16(type, x, smooth, mode, k, m);
+        const __mmask16 msk = qz_tail_mask(K - k);
+        const __m512 v = qz_value16(type, x, smooth, mode, k, msk);
         __m512i r = _mm512_setzero_si512();
         __mmask16 near = 1;
+        if (next) QZ_NEXT_MAX(0, k, msk);
         if (fast) {
             r = _mm512_sub_epi32(qz_fast16(v, vinv, &near), _mm512_set1_epi32(384));
-            near &= m;
+            near &= msk;
         }
         if (near) r = qz_divide16(v, vs);
-        _mm_mask_storeu_epi8(q + k, m, _mm512_cvtsepi32_epi8(r));
+        _mm_mask_storeu_epi8(q + k, msk, _mm512_cvtsepi32_epi8(r));
     }
+#undef QZ_NEXT_MAX
+    if (next)
+        *next_amax = (uint32_t)_mm512_reduce_max_epi32(
+            _mm512_max_epi32(_mm512_max_epi32(m[0], m[1]), _mm512_max_epi32(m[2], m[3])));
 }
 
+static GK_FORCEINLINE void qz_quantize_token(int type, int64_t K, const void *x, const float *smooth, int mode,
+                                             float scale, int8_t *q) {
+    qz_quantize_token_next(type, K, x, smooth, mode, scale, q, NULL, NULL);
+}
+
+#define QZ_HAVE_TOKEN_NEXT 1 /* qz_quantize_token_next: quantize_rows.h's qz_rows_pipelined too */
 #include "quantize_rows.h"
 
 GK_QZ_KERNEL_TABLE(gk_quant_kernel_avx512, "quantize_avx512_16lanes")

@@ -116,6 +116,31 @@ def test_quantize_threads_and_layouts(arch, nthreads):
     assert_quant_equal(quant.quantize_per_token(xs), reference(xs))
 
 
+def test_quantize_past_the_caches(arch, nthreads):
+    """An x larger than a quarter of the last-level cache: the AVX-512 kernel takes its four-token loop there
+    (csrc/quantize.c, qz_in_cache_bytes) and its pipelined one below; both give the reference's bytes, with
+    special tokens, the smoothing and a strided x."""
+    caches = gemmkit.show_config(print_out=False)["caches"]
+    last = caches["L3"]["size"] or caches["L2"]["size"] or (8 << 20)
+    k = 1024 + 37
+    m = (last // 4) // (2 * k) + 9  # bfloat16: 2 bytes a value, just past the limit
+    if m * k * 2 > 160 << 20:
+        pytest.skip(f"a last-level cache of {last >> 20} MiB: x would be {m * k * 2 >> 20} MiB")
+    rng = np.random.default_rng(11)
+    x = tokens(rng, m, k, np.float32)
+    x[2] = 0.0
+    x[m // 2, 7] = np.nan
+    x[m - 1, 3] = np.inf
+    xb = x.astype(BF16)
+    assert_quant_equal(quant.quantize_per_token(xb), reference(xb))
+    sm = (rng.random(k) * 4 + 0.1).astype(np.float32)
+    assert_quant_equal(quant.quantize_per_token(xb, smooth=sm), reference(xb, smooth=sm))
+    wide = np.zeros((m, k + 40), np.float32)
+    wide[:, 5:5 + k] = x
+    xs = wide[:, 5:5 + k]
+    assert_quant_equal(quant.quantize_per_token(xs), reference(xs))
+
+
 def test_quantize_out_arguments():
     rng = np.random.default_rng(8)
     x = rng.standard_normal((4, 6, 50)).astype(np.float32)
