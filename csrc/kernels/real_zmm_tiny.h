@@ -47,39 +47,46 @@ ZT_SUMS(_sums5_nt, 5, 1)
  * sums in registers and C written once with a masked store (C not read when beta is 0). Where the chunked
  * loops ran them, B was copied zero-padded and the last chunk's sums went through a scratch tile: on Zen 4 a
  * 12^3 float32 product took longer than a 16^3 one (figures: sgemm_avx512.c, dgemm_avx512.c). */
-#define ZT_RMAX 8 /* rows per block at most */
+#define ZT_RMAX 8 /* rows per block at most (one or two chunks) */
+#define ZT_R4MAX 6 /* ... of four chunks: 24 sums, four of B, one of A in the 32 registers */
 #define ZT_MASK_T ZT_CAT(ZT_MASK_, VSUF)
 #define ZT_MASK_ps __mmask16
 #define ZT_MASK_pd __mmask8
 static GK_FORCEINLINE void ZT_CAT(TINY_FN, _masked_block)(const int R, const int C, int64_t N, int64_t K, T alpha,
                                                            const T *a, int64_t lda, const T *b, int64_t ldb, T beta,
                                                            T *c, int64_t ldc) {
-    ZT_MASK_T m[2];
-#pragma GCC unroll 2
+    ZT_MASK_T m[4];
+#pragma GCC unroll 4
     for (int q = 0; q < C; q++) {
         const int64_t left = N - q * VL;
         m[q] = left >= VL ? (ZT_MASK_T)~0u : (ZT_MASK_T)((1u << left) - 1u);
     }
-    V acc0[ZT_RMAX], acc1[ZT_RMAX]; /* chunk 0 and 1 (two arrays: GCC left one 12-vector array in memory) */
+    /* one array per chunk (GCC left one 12-vector array in memory) */
+    V acc0[ZT_RMAX], acc1[ZT_RMAX], acc2[ZT_RMAX], acc3[ZT_RMAX];
 #pragma GCC unroll 8
-    for (int r = 0; r < R; r++) acc0[r] = acc1[r] = ZT_CAT(_mm512_setzero_, VSUF)();
+    for (int r = 0; r < R; r++) acc0[r] = acc1[r] = acc2[r] = acc3[r] = ZT_CAT(_mm512_setzero_, VSUF)();
     for (int64_t k = 0; k < K; k++) {
-        const V b0 = ZT_OP(maskz_loadu)(m[0], b + k * ldb);
-        const V b1 = C == 2 ? ZT_OP(maskz_loadu)(m[1], b + k * ldb + VL) : b0;
+        const T *bk = b + k * ldb;
+        const V b0 = ZT_OP(maskz_loadu)(m[0], bk);
+        const V b1 = C >= 2 ? ZT_OP(maskz_loadu)(m[1], bk + VL) : b0;
+        const V b2 = C >= 3 ? ZT_OP(maskz_loadu)(m[2], bk + 2 * VL) : b0;
+        const V b3 = C >= 4 ? ZT_OP(maskz_loadu)(m[3], bk + 3 * VL) : b0;
 #pragma GCC unroll 8
         for (int r = 0; r < R; r++) {
             const V ar = ZT_OP(set1)(a[r * lda + k]);
             acc0[r] = ZT_OP(fmadd)(ar, b0, acc0[r]);
-            if (C == 2) acc1[r] = ZT_OP(fmadd)(ar, b1, acc1[r]);
+            if (C >= 2) acc1[r] = ZT_OP(fmadd)(ar, b1, acc1[r]);
+            if (C >= 3) acc2[r] = ZT_OP(fmadd)(ar, b2, acc2[r]);
+            if (C >= 4) acc3[r] = ZT_OP(fmadd)(ar, b3, acc3[r]);
         }
     }
     const V va = ZT_OP(set1)(alpha), vb = ZT_OP(set1)(beta);
 #pragma GCC unroll 8
     for (int r = 0; r < R; r++)
-#pragma GCC unroll 2
+#pragma GCC unroll 4
         for (int q = 0; q < C; q++) {
             T *cq = c + r * ldc + q * VL;
-            V v = ZT_OP(mul)(q == 0 ? acc0[r] : acc1[r], va);
+            V v = ZT_OP(mul)(q == 0 ? acc0[r] : q == 1 ? acc1[r] : q == 2 ? acc2[r] : acc3[r], va);
             if (beta != (T)0) v = ZT_OP(fmadd)(ZT_OP(maskz_loadu)(m[q], cq), vb, v);
             ZT_OP(mask_storeu)(cq, m[q], v);
         }
@@ -126,11 +133,12 @@ ZT_MASKED_HALF(1) ZT_MASKED_HALF(2) ZT_MASKED_HALF(3) ZT_MASKED_HALF(4) ZT_MASKE
 #undef ZT_MASKED_HALF
 ZT_MASKED(1, 1) ZT_MASKED(2, 1) ZT_MASKED(3, 1) ZT_MASKED(4, 1) ZT_MASKED(5, 1) ZT_MASKED(6, 1) ZT_MASKED(7, 1) ZT_MASKED(8, 1)
 ZT_MASKED(1, 2) ZT_MASKED(2, 2) ZT_MASKED(3, 2) ZT_MASKED(4, 2) ZT_MASKED(5, 2) ZT_MASKED(6, 2) ZT_MASKED(7, 2) ZT_MASKED(8, 2)
+ZT_MASKED(1, 4) ZT_MASKED(2, 4) ZT_MASKED(3, 4) ZT_MASKED(4, 4) ZT_MASKED(5, 4) ZT_MASKED(6, 4)
 #undef ZT_MASKED
-/* The whole product: the rows in ceil(M / 8) blocks of near-equal height (20 rows: 6 7 7, not 8 8 4, whose
- * 4-row block waits on the FMA latency; 8-row blocks ran 2-4 % faster than 6-row ones on Zen 4 at 65^3-200^3:
- * one broadcast of A per two FMAs either way, but fewer passes over B), the columns two chunks at a time,
- * then one, or a half. */
+/* The whole product by column groups: four chunks at a time while more than three are left, in rows of
+ * ceil(M / 6) near-equal blocks (24 sums, one broadcast of A per four FMAs); then two chunks, one, or a half, in
+ * ceil(M / 8) near-equal blocks (20 rows: 6 7 7, not 8 8 4, whose 4-row block waits on the FMA latency; 8-row
+ * blocks ran 2-4 % faster than 6-row ones on Zen 4 at 65^3-200^3 for two chunks: fewer passes over B). */
 static void ZT_CAT(TINY_FN, _masked)(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t lda,
                                      const T *B, int64_t ldb, T beta, T *C, int64_t ldc) {
     typedef void (*masked_fn)(int64_t, int64_t, T, const T *, int64_t, const T *, int64_t, T, T *, int64_t);
@@ -141,12 +149,31 @@ static void ZT_CAT(TINY_FN, _masked)(int64_t M, int64_t N, int64_t K, T alpha, c
          ZT_CAT(TINY_FN, _masked_4x1), ZT_CAT(TINY_FN, _masked_5x1), ZT_CAT(TINY_FN, _masked_6x1), ZT_CAT(TINY_FN, _masked_7x1), ZT_CAT(TINY_FN, _masked_8x1)},
         {NULL, ZT_CAT(TINY_FN, _masked_1x2), ZT_CAT(TINY_FN, _masked_2x2), ZT_CAT(TINY_FN, _masked_3x2),
          ZT_CAT(TINY_FN, _masked_4x2), ZT_CAT(TINY_FN, _masked_5x2), ZT_CAT(TINY_FN, _masked_6x2), ZT_CAT(TINY_FN, _masked_7x2), ZT_CAT(TINY_FN, _masked_8x2)}};
+    static const masked_fn fns4[ZT_R4MAX + 1] = {NULL, ZT_CAT(TINY_FN, _masked_1x4), ZT_CAT(TINY_FN, _masked_2x4),
+        ZT_CAT(TINY_FN, _masked_3x4), ZT_CAT(TINY_FN, _masked_4x4), ZT_CAT(TINY_FN, _masked_5x4), ZT_CAT(TINY_FN, _masked_6x4)};
+    int64_t j0 = 0;
+    if (N > 3 * VL) {
+        const int64_t blocks = (M + ZT_R4MAX - 1) / ZT_R4MAX, n4 = (N - 1) / (4 * VL) * (4 * VL);
+        for (int64_t bi = 0; bi < blocks; bi++) {
+            const int64_t i0 = M * bi / blocks, rows = M * (bi + 1) / blocks - i0;
+            for (int64_t j = 0; j < n4; j += 4 * VL)
+                fns4[rows](N - j, K, alpha, A + i0 * lda, lda, B + j, ldb, beta, C + i0 * ldc + j, ldc);
+        }
+        j0 = n4;
+        if (N - j0 > 3 * VL) { /* the last group whole when it is more than three chunks */
+            for (int64_t bi = 0; bi < blocks; bi++) {
+                const int64_t i0 = M * bi / blocks, rows = M * (bi + 1) / blocks - i0;
+                fns4[rows](N - j0, K, alpha, A + i0 * lda, lda, B + j0, ldb, beta, C + i0 * ldc + j0, ldc);
+            }
+            return;
+        }
+    }
     const int64_t blocks = (M + ZT_RMAX - 1) / ZT_RMAX;
     for (int64_t bi = 0; bi < blocks; bi++) {
         const int64_t i0 = M * bi / blocks, rows = M * (bi + 1) / blocks - i0;
-        for (int64_t j0 = 0; j0 < N; j0 += 2 * VL) {
-            const int chunks = N - j0 > VL ? 2 : N - j0 > VL / 2 ? 1 : 0;
-            fns[chunks][rows](N - j0, K, alpha, A + i0 * lda, lda, B + j0, ldb, beta, C + i0 * ldc + j0, ldc);
+        for (int64_t j = j0; j < N; j += 2 * VL) {
+            const int chunks = N - j > VL ? 2 : N - j > VL / 2 ? 1 : 0;
+            fns[chunks][rows](N - j, K, alpha, A + i0 * lda, lda, B + j, ldb, beta, C + i0 * ldc + j, ldc);
         }
     }
 }

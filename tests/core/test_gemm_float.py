@@ -531,15 +531,19 @@ def test_tiny_products_every_row_remainder(op):
 @pytest.mark.parametrize("op", ["sgemm", "dgemm"])
 def test_tiny_ragged_columns(op):
     """Plain A and B whose N is not a whole number of vectors (the AVX-512 tiny path's masked loops read B in
-    place and store C under a mask): every N up to two chunks and a bit past them, row counts that make blocks
-    of 1-8 rows, K from 1, alpha / beta (beta 0 over NaN), padded operands whose pads must stay untouched (a
-    mask one lane too wide writes C's pad or reads B's NaN pad into the result), on every path."""
+    place and store C under a mask): every N up to four chunks and a bit past them, and past eight (groups of
+    four chunks, then two, one or a half), row counts that make blocks of 1-8 rows (1-6 for four chunks), K from
+    1, alpha / beta (beta 0 over NaN), padded operands whose pads must stay untouched (a mask one lane too wide
+    writes C's pad or reads B's NaN pad into the result), on every path."""
     rng = np.random.default_rng(17)
     chunk = 16 if op == "sgemm" else 8
+    widths = list(range(1, 4 * chunk + 4)) + [5 * chunk, 6 * chunk - 1, 7 * chunk + 3, 8 * chunk, 8 * chunk + 1,
+                                              9 * chunk + chunk // 2]
     for arch in gemmkit.available_archs():
         with kernel_path(arch, 1):
-            for N in range(1, 2 * chunk + 4):
-                for M, K in ((1, 5), (2, 1), (3, 17), (5, 8), (7, 29), (13, 3), (20, 12), (32, 32)):
+            for N in widths:
+                for M, K in ((1, 5), (2, 1), (3, 17), (4, 9), (5, 8), (6, 7), (7, 29), (11, 2), (13, 3), (20, 12),
+                             (32, 32)):
                     alpha, beta, c_nan = ((1.0, 0.0, True), (0.5, 0.0, True), (1.0, -1.5, False),
                                           (-2.0, 0.25, False))[(N + M) % 4]
                     run_case(rng, op, "N", "N", M, N, K, alpha, beta, pads=((N + K) % 3, (M + 1) % 3, 1 + N % 2),
