@@ -215,9 +215,15 @@ gemmkit_status_t gk_real_gemm_batch(const gk_real_problem_t *p, int64_t batch, i
                          ((double)p->M * (double)p->K + (double)p->K * (double)p->N + (double)p->M * (double)p->N);
     /* streamed only where C's rows are 4 lines or more: with shorter rows the fence after each product's
      * non-temporal stores cost more than they saved (Zen 4, 10000 x 8^3 double: 17 -> 4.6 GFLOP/s), and the
-     * prefetch alone did not pay (1000 x 32^3 float, 128-byte rows: 100-104 -> 97 GFLOP/s) */
+     * prefetch alone did not pay (1000 x 32^3 float, 128-byte rows: 100-104 -> 97 GFLOP/s); and only past 32
+     * k steps: a shorter k loop does not carry each block's fixed cost (a slice of the next product fetched,
+     * six rows stored past the caches), where the masked loops' 24-sum blocks run from the caches (Zen 4, 1
+     * thread, GFLOP/s streamed / not, np.matmul: double 1000 x 32^3 18.7 / 43.0 / 45.0, 10000 x 32^3 27.8 /
+     * 41.2 / 38.6, 2000 x 64 x 32 x 32 33.3 / 45.3 / 46.2, float 3000 x 32 x 64 x 32 41.9 / 93.3 / 97.9; at 40
+     * k steps mixed: double 40^3 36.4 / 23.8, float 32 x 64 x 40 78.7 / 92.2; from 48 streamed wins: double
+     * 32 x 32 x 48 41.1 / 33.2, 48^3 30.7 / 23.7) */
     b.stream = b.tiny && p->small->tiny_stream_min_bytes > 0 && bytes > p->small->tiny_stream_min_bytes &&
-               b.c_row_bytes >= 256;
+               b.c_row_bytes >= 256 && p->K > 32;
     /* A product worth several threads gets them all, one product after the other; smaller ones go
      * whole to the threads, as many threads as the batch's total work is worth. */
     const double total = (double)p->M * (double)p->N * (double)p->K * (double)batch;

@@ -158,14 +158,14 @@ def _aligned_empty(shape, dtype, offset):
 @pytest.mark.parametrize("threads", THREAD_COUNTS)
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_gemm_batch_streamed_from_memory(dtype, threads):
-    """Batches of tiny products past the caches (19-24 MiB of operands, C rows of 256 bytes: streamed where the
-    configuration says so (Zen 2, Zen 4, the AVX2 and AVX-512 defaults), the next product fetched while one
-    computes and C stored non-temporally where 32-byte aligned): aligned and unaligned C, a shared (stride 0)
-    A, an A with gaps between its rows, NaN in C under beta 0, alpha 1 (the direct store) and not, every
-    path."""
+    """Batches of tiny products past the caches (19-27 MiB of operands, C rows of 256 bytes, more than 32 k
+    steps: streamed where the configuration says so (Zen 2, Zen 4, the AVX2 and AVX-512 defaults), the next
+    product fetched while one computes and C stored non-temporally where 32-byte aligned): aligned and
+    unaligned C, a shared (stride 0) A, an A with gaps between its rows, NaN in C under beta 0, alpha 1 (the
+    direct store) and not, every path."""
     rng = np.random.default_rng(11)
-    b_, n = (400, 64) if dtype == "float32" else (1000, 32)
-    A, B = _values(rng, (b_, n, n), dtype), _values(rng, (b_, n, n), dtype)
+    b_, n, k = (400, 64, 64) if dtype == "float32" else (1000, 32, 40)
+    A, B = _values(rng, (b_, n, k), dtype), _values(rng, (b_, k, n), dtype)
     for arch in AVAILABLE_ARCHS:
         with kernel_path(arch, threads):
             for offset, alpha in ((0, 1.0), (8, 1.0), (32, -0.5)):
@@ -176,10 +176,10 @@ def test_gemm_batch_streamed_from_memory(dtype, threads):
             C[...] = np.nan
             _check("N", "N", 1.0, np.broadcast_to(A[:1], A.shape), B, 0.0, C)
             # rows of A three times as far apart as they are long: nothing of it fetched ahead
-            A_wide = np.zeros((b_, n, 3 * n), dtype)
-            A_wide[:, :, :n] = A
+            A_wide = np.zeros((b_, n, 3 * k), dtype)
+            A_wide[:, :, :k] = A
             C[...] = np.nan
-            _check("N", "N", 1.0, A_wide[:, :, :n], B, 0.0, C)
+            _check("N", "N", 1.0, A_wide[:, :, :k], B, 0.0, C)
 
 
 def test_gemm_batch_refuses_overlapping_outputs_and_bad_shapes():
