@@ -1,5 +1,5 @@
-/* AVX-512 (F/BW/DQ/VL) kernel of gemmkit_quantize_per_token: tokens four at a time, the max of |x'| over the
- * four read side by side (four memory streams), then each token's offset reciprocal fma with a tie test. */
+/* AVX-512 (F/BW/DQ/VL) kernel of gemmkit_quantize_per_token: each token's offset reciprocal fma with a tie test,
+ * the max of |x'| of four tokens read side by side (from memory), or of the next token in the same loop (cached). */
 #include "quantize_scalar.h"
 #if GEMMKIT_X86
 #include <float.h>
@@ -73,7 +73,9 @@ static GK_FORCEINLINE void qz_amax_rows(int type, int n, const void *const *x, i
 
 /* One token's bytes q[0..K) from its scale (> 0, finite). 64 values a step, narrowed by vpackssdw / vpacksswb
  * and one dword permute into a plain 64-byte store (a vpmovsdb to memory is slow on Zen 4); one tie test per
- * 64 values, the rare group with a near tie divided whole; a subnormal scale divides every value. */
+ * 64 values, the rare group with a near tie divided whole; a subnormal scale divides every value. Where next
+ * is given, the max |x'| bits of the K values there go to *next_amax, read in the same loop (the pipelined
+ * rows of quantize_rows.h); qz_quantize_token is the same without. */
 static GK_FORCEINLINE void qz_quantize_token_next(int type, int64_t K, const void *x, const float *smooth, int mode,
                                                   float scale, int8_t *q, const void *next, uint32_t *next_amax) {
     const __m512i absmask = _mm512_set1_epi32(0x7fffffff);
