@@ -14,19 +14,7 @@
 #include "real_neon_tile.h"
 
 /* The full tile and its first 1..7 rows (edge row panels, skinny M), straight into C: one body. */
-GK_NEON_ROWS_KERNEL(ukernel_dgemm_neon_1x6, 1)
-GK_NEON_ROWS_KERNEL(ukernel_dgemm_neon_2x6, 2)
-GK_NEON_ROWS_KERNEL(ukernel_dgemm_neon_3x6, 3)
-GK_NEON_ROWS_KERNEL(ukernel_dgemm_neon_4x6, 4)
-GK_NEON_ROWS_KERNEL(ukernel_dgemm_neon_5x6, 5)
-GK_NEON_ROWS_KERNEL(ukernel_dgemm_neon_6x6, 6)
-GK_NEON_ROWS_KERNEL(ukernel_dgemm_neon_7x6, 7)
-GK_NEON_ROWS_KERNEL(ukernel_dgemm_neon_8x6, 8)
-
-static const gk_ukernel_fn rows_kernels[MR] = {
-    NULL, ukernel_dgemm_neon_1x6, ukernel_dgemm_neon_2x6, ukernel_dgemm_neon_3x6,
-    ukernel_dgemm_neon_4x6, ukernel_dgemm_neon_5x6, ukernel_dgemm_neon_6x6, ukernel_dgemm_neon_7x6,
-};
+GK_NEON_ROWS_KERNELS(ukernel_dgemm_neon, 6)
 
 #define TINY_FN tiny_dgemm_neon
 #define TINY_COMPLEX_FN tiny_zgemm_neon

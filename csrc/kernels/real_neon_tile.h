@@ -65,3 +65,11 @@ static GK_FORCEINLINE void NTT_CAT(NTT_SUF, _neon_tile_rows)(const int m, int64_
         NTT_CAT(NTT_SUF, _neon_tile_rows)(M, kc, (const T *)av, rsa, (const T *)bv, rsb, (T *)cv, ldc,   \
                                           *(const T *)alpha_p, *(const T *)beta_p);                   \
     }
+/* The full tile P_8xW and its first 1..7 rows P_1xW .. P_7xW (edge row panels, skinny M), and the kernel table's
+ * `rows_kernels` of them (MR = 8). */
+#define GK_NEON_ROWS_KERNELS(P, W)                                                                    \
+    GK_NEON_ROWS_KERNEL(P##_1x##W, 1) GK_NEON_ROWS_KERNEL(P##_2x##W, 2) GK_NEON_ROWS_KERNEL(P##_3x##W, 3)   \
+    GK_NEON_ROWS_KERNEL(P##_4x##W, 4) GK_NEON_ROWS_KERNEL(P##_5x##W, 5) GK_NEON_ROWS_KERNEL(P##_6x##W, 6)   \
+    GK_NEON_ROWS_KERNEL(P##_7x##W, 7) GK_NEON_ROWS_KERNEL(P##_8x##W, 8)                               \
+    static const gk_ukernel_fn rows_kernels[MR] = {NULL, P##_1x##W, P##_2x##W, P##_3x##W,              \
+                                                   P##_4x##W, P##_5x##W, P##_6x##W, P##_7x##W};

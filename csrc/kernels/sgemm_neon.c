@@ -14,19 +14,7 @@
 #include "real_neon_tile.h"
 
 /* The full tile and its first 1..7 rows (edge row panels, skinny M), straight into C: one body. */
-GK_NEON_ROWS_KERNEL(ukernel_sgemm_neon_1x12, 1)
-GK_NEON_ROWS_KERNEL(ukernel_sgemm_neon_2x12, 2)
-GK_NEON_ROWS_KERNEL(ukernel_sgemm_neon_3x12, 3)
-GK_NEON_ROWS_KERNEL(ukernel_sgemm_neon_4x12, 4)
-GK_NEON_ROWS_KERNEL(ukernel_sgemm_neon_5x12, 5)
-GK_NEON_ROWS_KERNEL(ukernel_sgemm_neon_6x12, 6)
-GK_NEON_ROWS_KERNEL(ukernel_sgemm_neon_7x12, 7)
-GK_NEON_ROWS_KERNEL(ukernel_sgemm_neon_8x12, 8)
-
-static const gk_ukernel_fn rows_kernels[MR] = {
-    NULL, ukernel_sgemm_neon_1x12, ukernel_sgemm_neon_2x12, ukernel_sgemm_neon_3x12,
-    ukernel_sgemm_neon_4x12, ukernel_sgemm_neon_5x12, ukernel_sgemm_neon_6x12, ukernel_sgemm_neon_7x12,
-};
+GK_NEON_ROWS_KERNELS(ukernel_sgemm_neon, 12)
 
 #define TINY_FN tiny_sgemm_neon
 #define TINY_COMPLEX_FN tiny_cgemm_neon
