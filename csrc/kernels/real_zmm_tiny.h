@@ -152,20 +152,13 @@ static void ZT_CAT(TINY_FN, _masked)(int64_t M, int64_t N, int64_t K, T alpha, c
     static const masked_fn fns4[ZT_R4MAX + 1] = {NULL, ZT_CAT(TINY_FN, _masked_1x4), ZT_CAT(TINY_FN, _masked_2x4),
         ZT_CAT(TINY_FN, _masked_3x4), ZT_CAT(TINY_FN, _masked_4x4), ZT_CAT(TINY_FN, _masked_5x4), ZT_CAT(TINY_FN, _masked_6x4)};
     int64_t j0 = 0;
-    if (N > 3 * VL) {
-        const int64_t blocks = (M + ZT_R4MAX - 1) / ZT_R4MAX, n4 = (N - 1) / (4 * VL) * (4 * VL);
+    if (N > 3 * VL) { /* groups of four chunks while more than three are left (the last one's tail masked) */
+        const int64_t blocks = (M + ZT_R4MAX - 1) / ZT_R4MAX;
+        j0 = ((N - 3 * VL - 1) / (4 * VL) + 1) * (4 * VL);
         for (int64_t bi = 0; bi < blocks; bi++) {
             const int64_t i0 = M * bi / blocks, rows = M * (bi + 1) / blocks - i0;
-            for (int64_t j = 0; j < n4; j += 4 * VL)
+            for (int64_t j = 0; j < j0; j += 4 * VL)
                 fns4[rows](N - j, K, alpha, A + i0 * lda, lda, B + j, ldb, beta, C + i0 * ldc + j, ldc);
-        }
-        j0 = n4;
-        if (N - j0 > 3 * VL) { /* the last group whole when it is more than three chunks */
-            for (int64_t bi = 0; bi < blocks; bi++) {
-                const int64_t i0 = M * bi / blocks, rows = M * (bi + 1) / blocks - i0;
-                fns4[rows](N - j0, K, alpha, A + i0 * lda, lda, B + j0, ldb, beta, C + i0 * ldc + j0, ldc);
-            }
-            return;
         }
     }
     const int64_t blocks = (M + ZT_RMAX - 1) / ZT_RMAX;
