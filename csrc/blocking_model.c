@@ -29,7 +29,7 @@ static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
  *   L1:  C_Ar / C_Br = (mr S_A) / (nr S), C_Ar + C_Br <= W1 - 1 (one way for the C tile / streaming) ->
  *        C_Br = floor((W1 - 1) / (1 + mr S_A / (nr S))), kc = C_Br N1 C1 / (nr S)   (rounded down to 8)
  *   L2:  (this core's share) C_Bc = ceil(nr kc S / (N2 C2)) ways hold the B micro-panel passing through,
- *        C_Ac = W2 - 1 - C_Bc -> mc = C_Ac N2 C2 / (kc S_A)                          (rounded down to mr)
+ *        C_Ac = min(W2 - 1 - C_Bc, W2 / 4) -> mc = C_Ac N2 C2 / (kc S_A)             (rounded down to mr)
  *   L3:  this core's share of L3 (size / cores sharing it), C_A3 = ceil(mc kc S_A / (N3 C3)),
  *        C_B3 = W3 - 1 - C_A3 -> nc = C_B3 N3 C3 / (kc S), and the B block at most GK_MODEL_B_BLOCK_MAX
  *        bytes (the workspace a thread keeps, threading.c)                           (rounded down to nr)
@@ -42,6 +42,15 @@ static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
  * about the same bytes, kc 160 / 256 / 320 / 512: 100.6 / 103.3 / 104.5 / 106.5 GFLOP/s, dgemm kc 128 /
  * 256 / 512: 41 / 43.6 / 44.8 (the B micro-panel then streams from L2, which feeds it: Zen 2's and
  * Zen 5's hand configs had found k blocks of 512 floats too).
+ * A third departure: the A block takes at most a quarter of the L2 ways (C_Ac <= W2 / 4). With k blocks of
+ * 2 KiB the B micro-panel (32-64 KiB) streams from L2 beside A, with the lines the prefetchers bring and C's;
+ * the paper's W2 - 1 - C_Bc ways measured slower on every core at hand, and a quarter is what the hand
+ * configs had found (Zen 4 and Zen 5 mc 120, Zen 2 72: the model now gives 120, 120, 60). Emerald Rapids
+ * (Xeon family 6 model 207, L2 2 MiB 16-way, KVM guest, 1 thread pinned, one process, every candidate
+ * interleaved with NumPy; gemmkit / NumPy by mc, k blocks 512 float / 256 double, nc 2048): sgemm 2048^3
+ * mc 240 1.08, 384 1.06, 480 0.95, 888 (the paper's) 0.93; dgemm 2048^3 240 0.87, 384 0.94, 888 0.84;
+ * dgemm 1024^3 240 0.90, 480 0.86, 888 0.85; sgemm 1024^3 flat (0.99-1.03). The quarter gives 252 there.
+ * Zen 4 dgemm 1024^3: mc 96-240 1.00-1.03, 384 0.99, 888 0.96.
  * A missing level (size 0) leaves its block at the fallback given. Returns 1 when L1 and L2 were known. */
 int gk_model_blocks(const gk_cache_info_t *ci, int mr, int nr, int elem, int complex_native, gk_blocks_t *out) {
     if (!ci || !out || mr <= 0 || nr <= 0 || elem <= 0) return 0;
@@ -58,7 +67,7 @@ int gk_model_blocks(const gk_cache_info_t *ci, int mr, int nr, int elem, int com
     kc = GK_MIN(kc, (int64_t)GK_TUNE_KC_MAX / kmul);
     /* L2: mc */
     const int64_t cbc = ceil_div(nr * kc * S, N2 * l2.line);
-    const int64_t cac = GK_MAX((int64_t)1, l2.ways - 1 - cbc);
+    const int64_t cac = GK_MAX((int64_t)1, GK_MIN(l2.ways - 1 - cbc, l2.ways / 4));
     int64_t mc = cac * N2 * l2.line / (kc * SA);
     mc = GK_MAX((int64_t)mr, GK_MIN(mc, (int64_t)GK_TUNE_MC_MAX) / mr * mr);
     /* L3: nc (real-domain columns for a native complex kernel: its B panel holds nr reals per k) */
@@ -78,22 +87,21 @@ int gk_model_blocks(const gk_cache_info_t *ci, int mr, int nr, int elem, int com
     return 1;
 }
 
-/* int8: the same L1 rule for the k block kb whose kb x nr B sub-panel (elem bytes a value) stays in L1
- * while the mr x kb A panels stream (rounded down to 64, a multiple of every k group); the A block
- * budget l2_bytes = C_Ac ways of L2 (C_Ac = W2 - 1 - C_Bc as above); the B block budget l3_bytes = the
- * L3 ways of this core's share less one for A, at most GK_MODEL_B_BLOCK_MAX. The caps mc / nc, the k
- * chunk and the few-row limits stay the configuration's. Returns 1 when L1 and L2 were known. */
+/* int8: the k block kb = GK_MODEL_INT8_KB k steps (its kb x nr B sub-panel streams from L2, as the float
+ * kernels' at the k floor: the paper's L1 rule, kb 640 on Zen 4 and 1024 on Emerald Rapids, lost to 4096 on
+ * both: Zen 4 gemm_u8s8s32 2048^3 379-382 -> 409-413 GOP/s (config/zen4.c); Emerald Rapids, interleaved,
+ * 2048^3 311 -> 318-324, 1024^3 282-287 -> 300-302); the A block budget l2_bytes = C_Ac ways of L2 (C_Ac =
+ * min(W2 - 1 - C_Bc, W2 / 4) as above); the B block budget l3_bytes = the L3 ways of this core's share less
+ * one for A, at most GK_MODEL_B_BLOCK_MAX. The caps mc / nc, the k chunk and the few-row limits stay the
+ * configuration's. Returns 1 when L1 and L2 were known. */
 int gk_model_int8_blocks(const gk_cache_info_t *ci, int mr, int nr, int elem, gk_int8_blocks_t *io) {
     if (!ci || !io || mr <= 0 || nr <= 0 || elem <= 0) return 0;
     const gk_cache_level_t l2 = core_share(&ci->l2);
     const int64_t N1 = sets_of(&ci->l1), N2 = sets_of(&l2);
     if (N1 == 0 || N2 == 0 || ci->l1.ways < 2 || l2.ways < 3) return 0;
-    int64_t cbr = (int64_t)((double)(ci->l1.ways - 1) / (1.0 + (double)mr / (double)nr));
-    if (cbr < 1) cbr = 1;
-    int64_t kb = cbr * N1 * ci->l1.line / ((int64_t)nr * elem);
-    kb = GK_MIN((int64_t)GK_TUNE_KB_MAX, GK_MAX((int64_t)64, kb / 64 * 64));
+    const int64_t kb = GK_MODEL_INT8_KB;
     const int64_t cbc = ceil_div((int64_t)nr * kb * elem, N2 * l2.line);
-    const int64_t cac = GK_MAX((int64_t)1, l2.ways - 1 - cbc);
+    const int64_t cac = GK_MAX((int64_t)1, GK_MIN(l2.ways - 1 - cbc, l2.ways / 4));
     io->kb = kb;
     io->l2_bytes = GK_MIN((int64_t)GK_MODEL_B_BLOCK_MAX, cac * N2 * l2.line);
     const gk_cache_level_t l3 = core_share(&ci->l3);

@@ -23,6 +23,7 @@ const gk_cache_info_t *gk_cache_info(void);
 #define GK_TUNE_BLOCK_BYTES_MAX ((int64_t)8 << 20)
 #define GK_MODEL_B_BLOCK_MAX ((int64_t)4 << 20)
 #define GK_MODEL_KC_MIN_BYTES 2048 /* a k block at least this many bytes of an A row (blocking_model.c) */
+#define GK_MODEL_INT8_KB 4096     /* int8 k block of the model (blocking_model.c), at most GK_TUNE_KB_MAX */
 
 int gk_model_blocks(const gk_cache_info_t *ci, int mr, int nr, int elem, int complex_native, gk_blocks_t *out);
 int gk_model_int8_blocks(const gk_cache_info_t *ci, int mr, int nr, int elem, gk_int8_blocks_t *io);

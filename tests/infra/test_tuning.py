@@ -37,63 +37,64 @@ NEOVERSE_V1 = _h(64 * K, 4, 1 * M, 8, 32 * M, 16, 64)   # Graviton3: the same si
 APPLE_M1 = _h(128 * K, 8, 12 * M, 12, 0, 0, 1, line=128, l2_cores=4)  # Firestorm: 12 MiB L2 for 4 cores, no L3
 
 # Expected blockings, derived by hand from the formulas of csrc/blocking_model.c (Low et al. 2016, with its
-# two departures). Bytes per way: B1 = L1 / W1, B2 = L2 share / W2, B3 = L3 share / W3 (share: size / cores
+# three departures). Bytes per way: B1 = L1 / W1, B2 = L2 share / W2, B3 = L3 share / W3 (share: size / cores
 # sharing it).
 #   kc = floor((W1 - 1) / (1 + mr S_A / (nr S))) * B1 / (nr S), down to a multiple of 8, at least 2048 / S_A
-#   mc = (W2 - 1 - ceil(nr kc S / B2)) * B2 / (kc S_A), down to a multiple of mr
+#   mc = min(W2 - 1 - ceil(nr kc S / B2), floor(W2 / 4)) * B2 / (kc S_A), down to a multiple of mr
 #   nc = max(W3 - 1 - ceil(mc kc S_A / B3), floor((W3 - 1) / 2)) * B3 (at most 4 MiB) / (kc S), down to nr
 # (S_A = S for real kernels, 2 S for a native complex one whose kc and nc are then reported doubled / real).
 #
 # Zen 4, sgemm 12 x 32 (S 4): B1 = 4096, C_Br = floor(7 / (1 + 48/128)) = floor(5.09) = 5, 5*4096/128 = 160
-#   < 2048/4 = 512: kc = 512; B2 = 131072, ceil(32*512*4 / 131072) = 1, mc = 6*131072/2048 = 384; L3 share
-#   4 MiB, B3 = 262144, ceil(384*2048 / 262144) = 3, C_B3 = max(12, 7) = 12, nc = 3145728/2048 = 1536.
+#   < 2048/4 = 512: kc = 512; B2 = 131072, ceil(32*512*4 / 131072) = 1, C_Ac = min(6, 2) = 2, mc =
+#   2*131072/2048 = 128 -> 120; L3 share 4 MiB, B3 = 262144, ceil(120*2048 / 262144) = 1, C_B3 = max(14, 7)
+#   = 14, nc = 3670016/2048 = 1792.
 # Zen 4, dgemm 12 x 16 (S 8): C_Br = floor(7 / 1.75) = 4, 4*4096/128 = 128 < 256: kc = 256; ceil(16*256*8 /
-#   131072) = 1, mc = 6*131072/2048 = 384; ceil(384*2048 / 262144) = 3, C_B3 = 12, nc = 3145728/2048 = 1536.
+#   131072) = 1, mc = 2*131072/2048 = 128 -> 120; ceil(120*2048 / 262144) = 1, C_B3 = 14, nc = 1792.
 # Zen 5, sgemm 12 x 32: B1 = 4096, C_Br = floor(11 / 1.375) = 8, 8*4096/128 = 256 < 512: kc = 512; B2 =
-#   65536, ceil(65536 / 65536) = 1, mc = 14*65536/2048 = 448 -> 444; B3 = 262144, ceil(444*2048 / 262144) =
-#   ceil(3.47) = 4, C_B3 = 11, nc = 2883584/2048 = 1408.
-# Skylake-SP, sgemm 12 x 32: kc = 512 (160 from L1); B2 = 65536, mc = 14*65536/2048 = 448 -> 444; B3 =
-#   1441792/11 = 131072, ceil(444*2048 / 131072) = ceil(6.94) = 7, C_B3 = max(11 - 1 - 7, 5) = 5,
-#   nc = 655360/2048 = 320.
-# Ice Lake SP, sgemm 12 x 32: kc = 512 (256 from L1); B2 = 1310720/20 = 65536, mc = 18*65536/2048 = 576;
-#   B3 = 1572864/12 = 131072, ceil(576*2048 / 131072) = 9, C_B3 = max(2, 5) = 5, nc = 655360/2048 = 320.
-# Sapphire Rapids, sgemm 12 x 32: kc = 512; B2 = 131072, ceil(65536 / 131072) = 1, mc = 14*131072/2048 = 896
-#   -> 888; B3 = 1966080/15 = 131072, ceil(888*2048 / 131072) = ceil(13.9) = 14, C_B3 = max(0, 7) = 7,
-#   nc = 917504/2048 = 448.
+#   65536, ceil(65536 / 65536) = 1, C_Ac = min(14, 4) = 4, mc = 4*65536/2048 = 128 -> 120; B3 = 262144,
+#   ceil(120*2048 / 262144) = 1, C_B3 = 14, nc = 1792.
+# Skylake-SP, sgemm 12 x 32: kc = 512 (160 from L1); B2 = 65536, C_Ac = min(14, 4), mc = 128 -> 120; B3 =
+#   1441792/11 = 131072, ceil(120*2048 / 131072) = 2, C_B3 = max(11 - 1 - 2, 5) = 8, nc = 1048576/2048 = 512.
+# Ice Lake SP, sgemm 12 x 32: kc = 512 (256 from L1); B2 = 1310720/20 = 65536, C_Ac = min(18, 5), mc =
+#   5*65536/2048 = 160 -> 156; B3 = 1572864/12 = 131072, ceil(156*2048 / 131072) = 3, C_B3 = max(8, 5) = 8,
+#   nc = 512.
+# Sapphire Rapids, sgemm 12 x 32: kc = 512; B2 = 131072, ceil(65536 / 131072) = 1, C_Ac = min(14, 4), mc =
+#   4*131072/2048 = 256 -> 252; B3 = 1966080/15 = 131072, ceil(252*2048 / 131072) = ceil(3.94) = 4, C_B3 =
+#   max(10, 7) = 10, nc = 1310720/2048 = 640.
 # Zen 2 / Zen 3 (the same L1, L2 and a 4 MiB L3 share), sgemm 6 x 16 (S 4): C_Br = floor(7 / (1 + 24/64))
-#   = 5, 5*4096/64 = 320 < 512: kc = 512; B2 = 65536, ceil(16*512*4 / 65536) = 1, mc = 6*65536/2048 = 192;
-#   B3 = 262144, ceil(192*2048 / 262144) = 2, C_B3 = 13, nc = 3407872/2048 = 1664.
-# Zen 2, dgemm 6 x 8 (S 8): C_Br = floor(7 / 1.75) = 4, kc = 4*4096/64 = 256 (= 2048/8); mc = 6*65536/2048 =
-#   192; ceil(192*2048 / 262144) = 2, nc = 13*262144/2048 = 1664.
+#   = 5, 5*4096/64 = 320 < 512: kc = 512; B2 = 65536, ceil(16*512*4 / 65536) = 1, C_Ac = min(6, 2), mc =
+#   2*65536/2048 = 64 -> 60; B3 = 262144, ceil(60*2048 / 262144) = 1, C_B3 = 14, nc = 3670016/2048 = 1792.
+# Zen 2, dgemm 6 x 8 (S 8): C_Br = floor(7 / 1.75) = 4, kc = 4*4096/64 = 256 (= 2048/8); mc = 2*65536/2048 =
+#   64 -> 60; ceil(60*2048 / 262144) = 1, nc = 14*262144/2048 = 1792.
 # Zen 2, native zgemm 3 x 4 (S 8, S_A 16): C_Br = floor(7 / (1 + 48/32)) = 2, 2*4096/32 = 256 complex (>=
-#   2048/16 = 128) -> kc 512; mc = 6*65536/(256*16) = 96; ceil(96*4096 / 262144) = 2, nc = 13*262144/2048 =
-#   1664.
+#   2048/16 = 128) -> kc 512; mc = 2*65536/(256*16) = 32 -> 30; ceil(30*4096 / 262144) = 1, nc =
+#   14*262144/2048 = 1792.
 # Zen 2, native cgemm 3 x 8 (S 4, S_A 8): C_Br = floor(7 / (1 + 24/32)) = 4, 4*4096/32 = 512 complex (>= 256)
-#   -> kc 1024; mc = 6*65536/(512*8) = 96; ceil(96*4096 / 262144) = 2, nc = 13*262144/2048 = 1664.
+#   -> kc 1024; mc = 2*65536/(512*8) = 32 -> 30; ceil(30*4096 / 262144) = 1, nc = 14*262144/2048 = 1792.
 # Neoverse N1 / V1, generic sgemm 4 x 16 (S 4): B1 = 16384, C_Br = floor(3 / 1.25) = 2, kc = 2*16384/64 =
-#   512; B2 = 131072, mc = 6*131072/2048 = 384; L3 share 512 KiB, B3 = 32768, ceil(384*2048 / 32768) = 24,
-#   C_B3 = max(-9, 7) = 7, nc = 229376/2048 = 112.
+#   512; B2 = 131072, C_Ac = min(6, 2), mc = 2*131072/2048 = 128; L3 share 512 KiB, B3 = 32768,
+#   ceil(128*2048 / 32768) = 8, C_B3 = max(7, 7) = 7, nc = 229376/2048 = 112.
 # Neoverse N1, generic dgemm 4 x 8 (S 8): C_Br = floor(3 / 1.5) = 2, kc = 2*16384/64 = 512; mc =
-#   6*131072/4096 = 192; ceil(192*4096 / 32768) = 24, C_B3 = 7, nc = 229376/4096 = 56.
+#   2*131072/4096 = 64; ceil(64*4096 / 32768) = 8, C_B3 = 7, nc = 229376/4096 = 56.
 # Apple M1, generic sgemm 4 x 16 (line 128): B1 = 16384, C_Br = floor(7 / 1.25) = 5, kc = 5*16384/64 =
-#   1280; L2 share 3 MiB, B2 = 262144, ceil(16*1280*4 / 262144) = 1, mc = 10*262144/5120 = 512; no L3:
-#   nc = the fallback given (2048).
+#   1280; L2 share 3 MiB, B2 = 262144, ceil(16*1280*4 / 262144) = 1, C_Ac = min(10, 3), mc = 3*262144/5120
+#   = 153.6 -> 152; no L3: nc = the fallback given (2048).
 MODEL_CASES = [
-    ("zen4 sgemm", ZEN4, 12, 32, 4, False, (384, 512, 1536)),
-    ("zen4 dgemm", ZEN4, 12, 16, 8, False, (384, 256, 1536)),
-    ("zen5 sgemm", ZEN5, 12, 32, 4, False, (444, 512, 1408)),
-    ("skylake-sp sgemm", SKYLAKE_SP, 12, 32, 4, False, (444, 512, 320)),
-    ("ice lake sgemm", ICE_LAKE_SP, 12, 32, 4, False, (576, 512, 320)),
-    ("sapphire rapids sgemm", SAPPHIRE_RAPIDS, 12, 32, 4, False, (888, 512, 448)),
-    ("zen2 sgemm", ZEN2, 6, 16, 4, False, (192, 512, 1664)),
-    ("zen3 sgemm", ZEN3, 6, 16, 4, False, (192, 512, 1664)),
-    ("zen2 dgemm", ZEN2, 6, 8, 8, False, (192, 256, 1664)),
-    ("zen2 zgemm native", ZEN2, 3, 4, 8, True, (96, 512, 1664)),
-    ("zen2 cgemm native", ZEN2, 3, 8, 4, True, (96, 1024, 1664)),
-    ("neoverse n1 sgemm", NEOVERSE_N1, 4, 16, 4, False, (384, 512, 112)),
-    ("neoverse v1 sgemm", NEOVERSE_V1, 4, 16, 4, False, (384, 512, 112)),
-    ("neoverse n1 dgemm", NEOVERSE_N1, 4, 8, 8, False, (192, 512, 56)),
-    ("apple m1 sgemm", APPLE_M1, 4, 16, 4, False, (512, 1280, 2048)),
+    ("zen4 sgemm", ZEN4, 12, 32, 4, False, (120, 512, 1792)),
+    ("zen4 dgemm", ZEN4, 12, 16, 8, False, (120, 256, 1792)),
+    ("zen5 sgemm", ZEN5, 12, 32, 4, False, (120, 512, 1792)),
+    ("skylake-sp sgemm", SKYLAKE_SP, 12, 32, 4, False, (120, 512, 512)),
+    ("ice lake sgemm", ICE_LAKE_SP, 12, 32, 4, False, (156, 512, 512)),
+    ("sapphire rapids sgemm", SAPPHIRE_RAPIDS, 12, 32, 4, False, (252, 512, 640)),
+    ("zen2 sgemm", ZEN2, 6, 16, 4, False, (60, 512, 1792)),
+    ("zen3 sgemm", ZEN3, 6, 16, 4, False, (60, 512, 1792)),
+    ("zen2 dgemm", ZEN2, 6, 8, 8, False, (60, 256, 1792)),
+    ("zen2 zgemm native", ZEN2, 3, 4, 8, True, (30, 512, 1792)),
+    ("zen2 cgemm native", ZEN2, 3, 8, 4, True, (30, 1024, 1792)),
+    ("neoverse n1 sgemm", NEOVERSE_N1, 4, 16, 4, False, (128, 512, 112)),
+    ("neoverse v1 sgemm", NEOVERSE_V1, 4, 16, 4, False, (128, 512, 112)),
+    ("neoverse n1 dgemm", NEOVERSE_N1, 4, 8, 8, False, (64, 512, 56)),
+    ("apple m1 sgemm", APPLE_M1, 4, 16, 4, False, (152, 1280, 2048)),
 ]
 
 
@@ -106,10 +107,11 @@ def test_model_blocks_recorded_hierarchies(name, caches, mr, nr, elem, cplx, exp
 
 
 def test_model_int8_zen4():
-    # int8 12 x 32 (bytes): C_Br = floor(7 / (1 + 12/32)) = 5, kb = 5*4096/32 = 640 (a multiple of 64);
-    # A budget = (8 - 1 - ceil(32*640 / 131072)) ways = 6 * 131072 = 786432; B budget = (16 - 2) ways of
-    # the 4 MiB share = 14 * 262144 = 3670016.
-    assert _core.model_int8_blocks(ZEN4, 12, 32, 1) == (640, 786432, 3670016)
+    # int8 12 x 32 (bytes): kb = GK_MODEL_INT8_KB = 4096; A budget = min(8 - 1 - ceil(32*4096 / 131072),
+    # 8 / 4) ways = 2 * 131072 = 262144; B budget = (16 - 2) ways of the 4 MiB share = 14 * 262144 = 3670016.
+    assert _core.model_int8_blocks(ZEN4, 12, 32, 1) == (4096, 262144, 3670016)
+    # Sapphire Rapids: A budget min(16 - 1 - 1, 4) ways of 131072 = 524288; B budget (15 - 2) * 131072.
+    assert _core.model_int8_blocks(SAPPHIRE_RAPIDS, 12, 32, 1) == (4096, 524288, 1703936)
 
 
 def test_model_needs_l1_and_l2():
