@@ -2,6 +2,7 @@
  * types, on a float or double microkernel: its packers, its macro-kernel (edge tiles, no-pack paths), batches. */
 #include <string.h>
 #include "driver.h"
+#include "tuning.h"
 
 typedef struct {
     const gk_real_problem_t *p;
@@ -128,6 +129,26 @@ static void real_macro(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t jc, i
     if (job->convert_c && last) p->type->store_c(p, ic, jc, mc, nc, cbuf + (ic - t->m0) * c_ld, c_ld);
 }
 
+/* Few rows of C (M <= KC / 2) against a packed B: packing B, one pass over it from memory, is then a large
+ * part of the time, and B's rows stream faster in longer pieces (Zen 4, a C harness packing a 4096^2 float64
+ * B from memory: rows read NC elements at a time, 8 KiB pieces 10.6 GB/s, 16 KiB 15.6, 32 KiB 20.4, whole
+ * rows 24.7). So B blocks of rows up to 32 KiB wide, the k block shortened to keep the block within
+ * GK_MODEL_B_BLOCK_MAX: C's extra passes (2 M / kc of B's traffic, from the caches) cost less than they
+ * save while M <= KC / 2. Zen 4, 1 thread, gemmkit.matmul / np.matmul, N = K = 4096, interleaved in one
+ * process, NC x KC 1024 x 512 -> 4096 x 256: float32 M = 64 0.97 -> 1.13, 128 1.00 -> 1.08, 256 0.99-1.03
+ * -> 1.05, 512 1.02 -> 1.03, 1024 1.03 -> 1.01 (hence the M limit); float64 (1024 x 256 -> 4096 x 128)
+ * M = 64 0.86 -> 0.96, 128 0.91 -> 0.94, 256 0.94 -> 0.92 (past KC / 2 = 128). */
+static void few_rows_blocks(const gk_real_problem_t *p, int threads, int64_t *nc, int64_t *kc) {
+    const int64_t es = p->kern->elem, nr = p->kern->nr;
+    int tm, tn; /* the columns of one thread's block of C, as the driver will split them */
+    gk_partition_2d(p->M, p->N, p->kern->mr, (int)nr, threads, &tm, &tn);
+    const int64_t n_cols = (p->N + (int64_t)tn * nr - 1) / ((int64_t)tn * nr) * nr;
+    const int64_t wide = GK_MIN(GK_MAX(*nc, (int64_t)(32 << 10) / es / nr * nr), n_cols);
+    if (wide <= *nc) return;
+    *nc = wide;
+    *kc = GK_MAX((int64_t)8, GK_MIN(*kc, GK_MODEL_B_BLOCK_MAX / (wide * es) / 8 * 8));
+}
+
 gemmkit_status_t gk_real_gemm(const gk_real_problem_t *p) {
     gemmkit_status_t st;
     if (gk_real_tiny(p)) return gemmkit_success;
@@ -144,13 +165,14 @@ gemmkit_status_t gk_real_gemm(const gk_real_problem_t *p) {
     job.direct_a = real && small && p->transa;
     const int small_b = job.direct_a ? small : macs <= p->small->direct_b_max_macs;
     job.direct_b = real && !p->transb && (small_b || p->M <= p->small->direct_max_row_panels * mr);
+    int64_t nc = p->blocks.nc, kc = job.direct_b && !small_b ? p->small->skinny_kc : p->blocks.kc;
+    const int threads = p->threads ? p->threads : gk_threads_for(p->M, p->N, p->K);
+    if (real && !job.direct_b && p->M <= kc / 2) few_rows_blocks(p, threads, &nc, &kc);
     /* complex: the real-domain macs count 4x the complex ones, but a complex multiply-add is 4 real */
     const gk_loops_t L = {
         .M = p->M, .N = p->N, .K = p->K, .mr = mr, .nr = p->kern->nr,
-        .mc = p->blocks.mc, .nc = p->blocks.nc,
-        .kc = job.direct_b && !small_b ? p->small->skinny_kc : p->blocks.kc,
-        .threads = p->threads ? p->threads : gk_threads_for(p->M, p->N, p->K),
-        .share_b = !job.direct_b, .ctx = &job,
+        .mc = p->blocks.mc, .nc = nc, .kc = kc,
+        .threads = threads, .share_b = !job.direct_b, .ctx = &job,
         .a_bytes = real_a_bytes, .b_bytes = real_b_bytes, .thread_begin = real_thread_begin,
         .pack_b = real_pack_b, .b_ready = real_b_ready, .pack_a = real_pack_a, .macro = real_macro,
     };

@@ -589,6 +589,25 @@ def test_multiple_cache_blocks(op, threads):
 
 
 @pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("op", ["sgemm", "dgemm"])
+def test_few_rows_wide_b_blocks(op, threads):
+    """Few rows of C (M <= KC / 2) against a packed B: the driver widens the B blocks to rows of 32 KiB and
+    shortens the k block to keep them within 4 MiB (csrc/gemm_real.c few_rows_blocks). N past 1.25 wide
+    blocks (a wide block, then the rest), K past the short k block, M between the in-place-B row limit
+    and KC / 2, on every path, every transpose, 1 and 2 threads."""
+    rng = np.random.default_rng(13)
+    es = 4 if op == "sgemm" else 8
+    wide = (32 << 10) // es
+    for arch in gemmkit.available_archs():
+        with kernel_path(arch, threads):
+            kc = gemmkit.show_config(print_out=False)[op]["KC"]
+            M = min(61, kc // 2)
+            for n, t in enumerate(("NN", "TN", "NT", "TT")):
+                run_case(rng, op, t[0], t[1], M, wide + wide // 4 + 37, 4 * 1024 * 1024 // (wide * es) * 2 + 13,
+                         1.0 if n % 2 else -0.5, 0.0 if n < 2 else 0.75, pads=(n % 2, 1, 0), c_nan=n == 0)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("op", ["sgemm", "dgemm", "zgemm", "int8"])
 def test_column_blocks_around_nc(op, threads):
     """N just past NC (the driver takes a last column block up to a quarter longer than NC whole, its
