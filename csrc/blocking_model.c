@@ -20,6 +20,13 @@ static gk_cache_level_t core_share(const gk_cache_level_t *c) {
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/* C_Ac: the L2 ways (of the share l2, N2 sets) the A block may take beside a B micro-panel of b_bytes
+ * passing through: W2 - 1 - C_Bc, at most a quarter of the ways (the third departure below), at least 1. */
+static int64_t a_block_ways(const gk_cache_level_t *l2, int64_t N2, int64_t b_bytes) {
+    const int64_t cbc = ceil_div(b_bytes, N2 * l2->line);
+    return GK_MAX((int64_t)1, GK_MIN(l2->ways - 1 - cbc, l2->ways / 4));
+}
+
 /* The model for one micro-kernel. Notation of the paper: W ways, N sets, C line bytes of a level; S the
  * bytes of one B value (one column of a k step of the B micro-panel: nr * S bytes per k), S_A the bytes
  * of one A value (S for real kernels, 2 S for a native complex kernel whose MR rows are (re, im) pairs).
@@ -66,8 +73,7 @@ int gk_model_blocks(const gk_cache_info_t *ci, int mr, int nr, int elem, int com
     kc = GK_MAX(kc, (int64_t)GK_MODEL_KC_MIN_BYTES / SA / 8 * 8);
     kc = GK_MIN(kc, (int64_t)GK_TUNE_KC_MAX / kmul);
     /* L2: mc */
-    const int64_t cbc = ceil_div(nr * kc * S, N2 * l2.line);
-    const int64_t cac = GK_MAX((int64_t)1, GK_MIN(l2.ways - 1 - cbc, l2.ways / 4));
+    const int64_t cac = a_block_ways(&l2, N2, nr * kc * S);
     int64_t mc = cac * N2 * l2.line / (kc * SA);
     mc = GK_MAX((int64_t)mr, GK_MIN(mc, (int64_t)GK_TUNE_MC_MAX) / mr * mr);
     /* L3: nc (real-domain columns for a native complex kernel: its B panel holds nr reals per k) */
@@ -100,8 +106,7 @@ int gk_model_int8_blocks(const gk_cache_info_t *ci, int mr, int nr, int elem, gk
     const int64_t N1 = sets_of(&ci->l1), N2 = sets_of(&l2);
     if (N1 == 0 || N2 == 0 || ci->l1.ways < 2 || l2.ways < 3) return 0;
     const int64_t kb = GK_MODEL_INT8_KB;
-    const int64_t cbc = ceil_div((int64_t)nr * kb * elem, N2 * l2.line);
-    const int64_t cac = GK_MAX((int64_t)1, GK_MIN(l2.ways - 1 - cbc, l2.ways / 4));
+    const int64_t cac = a_block_ways(&l2, N2, (int64_t)nr * kb * elem);
     io->kb = kb;
     io->l2_bytes = GK_MIN((int64_t)GK_MODEL_B_BLOCK_MAX, cac * N2 * l2.line);
     const gk_cache_level_t l3 = core_share(&ci->l3);
