@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -268,6 +269,15 @@ def test_timing_medians_and_failures():
     assert isinstance(res["bad"], timing.Failed) and "RuntimeError: no" in res["bad"].err
     assert clock.wall_s > 0
     assert timing.Meas([3.0, 1.0, 2.0], 1).median == 2.0
+
+
+def test_timing_rewarms_after_another_library():
+    """A one-call sample of a library follows an untimed call of the same library, not another's."""
+    log = []
+    fns = {k: (lambda k=k: (log.append(k), time.sleep(2e-3))) for k in "ab"}
+    timing.run_group(fns, 0.0, timing.Clock("wall"), min_reps=4)
+    rounds = log[-8:]
+    assert rounds == ["a", "a", "b", "b"] * 2, log
 
 
 def test_report_formatting(ctx):

@@ -10,6 +10,7 @@ from .machine import LoadMeter, wait_idle
 
 SLOW_CALL_S = 0.25        # calls slower than this get 2 timed samples
 VERY_SLOW_CALL_S = 2.0    # ... and slower than this only the warm-up call
+REWARM_BELOW_S = 0.05    # interleaved single-call samples shorter than this get an untimed call first
 SETTLE_S = 0.3            # several threads: pause before each library so others' spinning workers sleep
 CONTENDED_SHARE = 0.15    # other processes' share of our CPUs above which a case is redone / flagged
 
@@ -65,7 +66,10 @@ def run_group(fns, target, clock, min_reps=3, min_sample=1e-3, max_samples=2000,
     """Time the callables of `fns` (key -> fn); returns key -> Meas or Failed.
 
     interleave=True (one thread): the libraries take turns sample by sample, so a burst of background load
-    hits them alike. interleave=False: each library in one block after `settle` s of sleep."""
+    hits them alike; a sample of one call under REWARM_BELOW_S follows an untimed call of the same library,
+    so that each is timed on the caches as it leaves them (oneDNN's int8 scratch pads evicted the operands
+    the next library then read from memory: gemmkit u8s8s32 16 x 4096^2 after oneDNN 132 GOP/s, after itself
+    161-178, Zen 4). interleave=False: each library in one block after `settle` s of sleep."""
     res, plan = {}, {}
 
     def prepare(key, fn):
@@ -91,11 +95,17 @@ def run_group(fns, target, clock, min_reps=3, min_sample=1e-3, max_samples=2000,
             return
         inner = max(1, math.ceil(min_sample / max(est, 1e-9)))
         ns = 2 if est >= SLOW_CALL_S else max(min_reps, min(max_samples, round(target / (inner * est))))
-        plan[key] = {"fn": fn, "inner": inner, "n": ns, "s": []}
+        plan[key] = {"fn": fn, "inner": inner, "n": ns, "s": [], "rewarm": interleave and inner == 1 and
+                     est < REWARM_BELOW_S}
+
+    last = [None]
 
     def sample(key, p):
         fn, inner = p["fn"], p["inner"]
         try:
+            if p["rewarm"] and last[0] != key:
+                fn()  # untimed: the caches as this library leaves them, not as the previous one did
+            last[0] = key
             w0, c0 = time.perf_counter(), time.process_time()
             for _ in range(inner):
                 fn()
