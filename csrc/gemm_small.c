@@ -77,7 +77,11 @@ int gk_real_gemv(const gk_real_problem_t *p, gemmkit_status_t *st) {
     job.y = (char *)p->C;
     const void *xsrc;
     int64_t x_rs, x_cs;              /* the vectors x[i][l] at xsrc + i * x_rs + l * x_cs */
-    if (p->transb && kern->dot && M <= sm->dot_max_m) {
+    /* a big S from L3 or memory: the GEMV kernels' 4 long runs read it faster than the dot path's 4 adjacent
+     * rows (Zen 4, 1 x 4096^2 float32 x B^T: 12.7-16.7 -> 18.0-19.6 GB/s; only AVX-512 sgemm has a dot path) */
+    const int gemv_spread = M <= sm->gemv_max_m && kern->gemv_rows &&
+                            (double)N * (double)p->ldb * es >= GK_GEMV_SPREAD_MIN_BYTES;
+    if (p->transb && kern->dot && M <= sm->dot_max_m && !gemv_spread) {
         job.dot = kern->dot;
         job.dots = 1;
     } else if (M <= sm->gemv_max_m && kern->gemv_rows) {

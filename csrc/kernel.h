@@ -30,6 +30,10 @@ typedef void (*gk_dot_fn)(int64_t m, int64_t n, int64_t k, const void *alpha, co
 typedef void (*gk_gemv_fn)(int64_t m, int64_t n, int64_t k, const void *alpha, const void *x, int64_t ldx,
                            const void *S, int64_t lds, const void *beta, void *y, int64_t rsy, int64_t csy,
                            int64_t pf);
+/* An S of this many bytes or more: the x86 kernels stream it as 4 long runs, one per quarter of its rows
+ * (GV_SPREAD, csrc/kernels/real_gemv_template.h), and few rows of C against a transposed B then take
+ * gemv_dots rather than the kernel's dot path (csrc/gemm_small.c). */
+#define GK_GEMV_SPREAD_MIN_BYTES ((double)(8 << 20))
 
 /* The whole of a tiny complex product (complex M, N, K <= GK_TINY_MAX), elements (re, im) pairs of the
  * kernel's real type: op(X) = X, X^T, conj(X) or X^H by transx / conjx; alpha 2 reals, beta real (a

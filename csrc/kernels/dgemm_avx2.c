@@ -75,6 +75,7 @@ void gk_tiny_dgemm_avx2(int64_t M, int64_t N, int64_t K, const void *alpha, cons
 
 #define GEMV_ROWS_FN gemv_rows_dgemm_avx2
 #define GEMV_DOTS_FN gemv_dots_dgemm_avx2
+#define GV_SPREAD 1
 #include "real_gemv_template.h"
 
 GK_ASSERT_REAL_TILE(MR, NR, 8);

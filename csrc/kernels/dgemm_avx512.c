@@ -57,6 +57,7 @@ static const gk_ukernel_fn rows_kernels[MR] = {
 
 #define GEMV_ROWS_FN gemv_rows_dgemm_avx512
 #define GEMV_DOTS_FN gemv_dots_dgemm_avx512
+#define GV_SPREAD 1
 #include "real_gemv_template.h"
 
 GK_ASSERT_REAL_TILE(MR, NR, 8);

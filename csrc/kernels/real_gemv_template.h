@@ -35,6 +35,12 @@
  * in longer contiguous runs than 16 KiB: on Zen 2 at 4096^2 +6 % for one double vector, +10-13 % for two,
  * and no change at 1024^2 (L3-resident); 64 KiB gained no more. */
 #define GV_ACC_BYTES (32 << 10)
+/* GV_SPREAD (the including file; 0 by default): an S of GK_GEMV_SPREAD_MIN_BYTES or more streams as 4 long runs,
+ * one per quarter of its rows (gemv_rows) or of its columns' rows (gemv_dots), not 4-8 adjacent rows at a
+ * time: Zen 4, float32 4096^2 from memory, a C harness 20-22 -> 26 GB/s (a plain 4-stream read 26-27.5). */
+#ifndef GV_SPREAD
+#define GV_SPREAD 0
+#endif
 
 /* The sum of one vector's lanes. */
 static GK_FORCEINLINE T GV_CAT(GEMV_DOTS_FN, _hsum)(GV v) {
@@ -54,18 +60,18 @@ static GK_FORCEINLINE void GV_CAT(GEMV_ROWS_FN, _store)(const int mm, int64_t nb
     }
 }
 
-/* acc[i][0:nb] += sum_{q < RP} x[i][q] S[q][0:nb] for mm rows: RP rows of S stream together, one cache
- * line of each per step. */
+/* acc[i][0:nb] += sum_{q < RP} x[i][q step] S[q step][0:nb] for mm rows: RP rows of S, `step` rows apart,
+ * stream together, one cache line of each per step. */
 static GK_FORCEINLINE void GV_CAT(GEMV_ROWS_FN, _pass)(const int mm, const int RP, int64_t nb, const T *x,
                                                            int64_t ldx, const T *S, int64_t lds, T *acc,
-                                                           int64_t lda, int64_t pf) {
+                                                           int64_t lda, int64_t pf, int64_t step) {
     GV xv[2][8];
     const T *s[8];
 #pragma GCC unroll 8
     for (int q = 0; q < RP; q++) {
-        s[q] = S + q * lds;
+        s[q] = S + q * step * lds;
 #pragma GCC unroll 2
-        for (int i = 0; i < mm; i++) xv[i][q] = GV_SET1(x[i * ldx + q]);
+        for (int i = 0; i < mm; i++) xv[i][q] = GV_SET1(x[i * ldx + q * step]);
     }
     const int64_t nl = nb / GV_LINE * GV_LINE;
     int64_t j = 0;
@@ -98,7 +104,7 @@ static GK_FORCEINLINE void GV_CAT(GEMV_ROWS_FN, _pass)(const int mm, const int R
         for (int i = 0; i < mm; i++) {
             T t = (T)0;
 #pragma GCC unroll 8
-            for (int q = 0; q < RP; q++) t += x[i * ldx + q] * s[q][j];
+            for (int q = 0; q < RP; q++) t += x[i * ldx + q * step] * s[q][j];
             acc[i * lda + j] += t;
         }
 }
@@ -116,10 +122,19 @@ static GK_FORCEINLINE void GV_CAT(GEMV_ROWS_FN, _block)(const int mm, int64_t n,
         memset(acc, 0, sizeof(T) * (size_t)(mm * nb));
         const T *Sj = S + j0;
         int64_t l = 0;
+#if GV_SPREAD
+        if (nb == n && (double)k * (double)lds * sizeof(T) >= GK_GEMV_SPREAD_MIN_BYTES) {
+            /* 4 streams over the 4 quarters of S's rows (rows l, l + k/4, ...): each then reads on along
+             * its quarter, where 4-8 adjacent rows at a time restart every stream every row */
+            const int64_t span = k / 4;
+            for (; l < span; l++) GV_CAT(GEMV_ROWS_FN, _pass)(mm, 4, nb, x + l, ldx, Sj + l * lds, lds, acc, nb, pf, span);
+            l = 4 * span;
+        }
+#endif
         if (mm == 1)
-            for (; l + 8 <= k; l += 8) GV_CAT(GEMV_ROWS_FN, _pass)(1, 8, nb, x + l, ldx, Sj + l * lds, lds, acc, nb, pf);
-        for (; l + 4 <= k; l += 4) GV_CAT(GEMV_ROWS_FN, _pass)(mm, 4, nb, x + l, ldx, Sj + l * lds, lds, acc, nb, pf);
-        for (; l < k; l++) GV_CAT(GEMV_ROWS_FN, _pass)(mm, 1, nb, x + l, ldx, Sj + l * lds, lds, acc, nb, 0);
+            for (; l + 8 <= k; l += 8) GV_CAT(GEMV_ROWS_FN, _pass)(1, 8, nb, x + l, ldx, Sj + l * lds, lds, acc, nb, pf, 1);
+        for (; l + 4 <= k; l += 4) GV_CAT(GEMV_ROWS_FN, _pass)(mm, 4, nb, x + l, ldx, Sj + l * lds, lds, acc, nb, pf, 1);
+        for (; l < k; l++) GV_CAT(GEMV_ROWS_FN, _pass)(mm, 1, nb, x + l, ldx, Sj + l * lds, lds, acc, nb, 0, 1);
         GV_CAT(GEMV_ROWS_FN, _store)(mm, nb, acc, nb, alpha, beta, y + j0 * csy, rsy, csy);
     }
 }
@@ -136,11 +151,14 @@ static void GEMV_ROWS_FN(int64_t m, int64_t n, int64_t k, const void *alpha_p, c
     }
 }
 
-/* y[i][j0 + jj) for mm (1, 2) rows of x against JJ rows of S, as dot products along k: the JJ rows stream
- * together one cache line per step into mm x JJ vector sums, reduced at the end. */
+/* y[i][q step] for mm (1, 2) rows of x against JJ rows of S (`step` rows apart), as dot products along k:
+ * the JJ rows stream together one cache line per step into mm x JJ vector sums, reduced at the end. */
 static GK_FORCEINLINE void GV_CAT(GEMV_DOTS_FN, _block)(const int mm, const int JJ, int64_t k, const T *x,
                                                             int64_t ldx, const T *S, int64_t lds, T alpha,
-                                                            T beta, T *y, int64_t rsy, int64_t csy, int64_t pf) {
+                                                            T beta, T *y, int64_t rsy, int64_t csy, int64_t pf,
+                                                            int64_t step) {
+    lds *= step;
+    csy *= step;
     /* NA independent sums per dot product: one for blocks of 8 (8 chains already), four for 1 or 2 dot
      * products, which a single chain would hold to one FMA latency per vector (3 x 1 x 3000: 2x) */
     const int NA = mm * JJ <= 2 ? 4 : 1;
@@ -209,12 +227,22 @@ static void GEMV_DOTS_FN(int64_t m, int64_t n, int64_t k, const void *alpha_p, c
         const T *xi = x + i * ldx;
         T *yi = y + i * rsy;
         int64_t j = 0;
+#if GV_SPREAD
+        if ((double)n * (double)lds * sizeof(T) >= GK_GEMV_SPREAD_MIN_BYTES) { /* rows j, j + n/4, ...: 4 long runs */
+            const int64_t span = n / 4;
+            if (m - i >= 2)
+                for (; j < span; j++) GV_CAT(GEMV_DOTS_FN, _block)(2, 4, k, xi, ldx, S + j * lds, lds, alpha, beta, yi + j * csy, rsy, csy, pf, span);
+            else
+                for (; j < span; j++) GV_CAT(GEMV_DOTS_FN, _block)(1, 4, k, xi, ldx, S + j * lds, lds, alpha, beta, yi + j * csy, rsy, csy, pf, span);
+            j = 4 * span;
+        }
+#endif
         if (m - i >= 2) {
-            for (; j + 4 <= n; j += 4) GV_CAT(GEMV_DOTS_FN, _block)(2, 4, k, xi, ldx, S + j * lds, lds, alpha, beta, yi + j * csy, rsy, csy, pf);
-            for (; j < n; j++) GV_CAT(GEMV_DOTS_FN, _block)(2, 1, k, xi, ldx, S + j * lds, lds, alpha, beta, yi + j * csy, rsy, csy, 0);
+            for (; j + 4 <= n; j += 4) GV_CAT(GEMV_DOTS_FN, _block)(2, 4, k, xi, ldx, S + j * lds, lds, alpha, beta, yi + j * csy, rsy, csy, pf, 1);
+            for (; j < n; j++) GV_CAT(GEMV_DOTS_FN, _block)(2, 1, k, xi, ldx, S + j * lds, lds, alpha, beta, yi + j * csy, rsy, csy, 0, 1);
         } else {
-            for (; j + 8 <= n; j += 8) GV_CAT(GEMV_DOTS_FN, _block)(1, 8, k, xi, ldx, S + j * lds, lds, alpha, beta, yi + j * csy, rsy, csy, pf);
-            for (; j < n; j++) GV_CAT(GEMV_DOTS_FN, _block)(1, 1, k, xi, ldx, S + j * lds, lds, alpha, beta, yi + j * csy, rsy, csy, 0);
+            for (; j + 8 <= n; j += 8) GV_CAT(GEMV_DOTS_FN, _block)(1, 8, k, xi, ldx, S + j * lds, lds, alpha, beta, yi + j * csy, rsy, csy, pf, 1);
+            for (; j < n; j++) GV_CAT(GEMV_DOTS_FN, _block)(1, 1, k, xi, ldx, S + j * lds, lds, alpha, beta, yi + j * csy, rsy, csy, 0, 1);
         }
     }
 }
@@ -222,3 +250,4 @@ static void GEMV_DOTS_FN(int64_t m, int64_t n, int64_t k, const void *alpha_p, c
 #undef GV_LINE
 #undef GV_PER_LINE
 #undef GV_ACC_BYTES
+#undef GV_SPREAD

@@ -118,6 +118,7 @@ static void sgemm_dot_avx512(int64_t m, int64_t n, int64_t k, const void *alpha_
 
 #define GEMV_ROWS_FN gemv_rows_sgemm_avx512
 #define GEMV_DOTS_FN gemv_dots_sgemm_avx512
+#define GV_SPREAD 1
 #include "real_gemv_template.h"
 
 GK_ASSERT_REAL_TILE(MR, NR, 4);

@@ -74,6 +74,15 @@ def test_large_vector_products_split_across_threads(arch, nthreads, dtype, rng):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
+def test_big_s_streamed_in_quarters(arch, nthreads, dtype, rng):
+    """S of 1 MiB or more (GK_GEMV_SPREAD_MIN_BYTES): the x86 kernels stream the 4 quarters of its rows
+    together; rows / dot products left over past 4 x (k // 4) or 4 x (n // 4) (1-3 here) come after."""
+    for M, N, K, tr in [(1, 4101, 1027, "NN"), (2, 2001, 1001, "NN"), (1, 1031, 4099, "NT"), (2, 1030, 2001, "NT"),
+                        (4099, 1, 1001, "NN"), (1003, 2, 2002, "TN"), (1, 2001, 1002, "TT")]:
+        run_case(rng, dtype, M, N, K, tr[0], tr[1], beta=0.0 if K % 2 else 0.5, pad=3)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
 def test_matmul_with_vectors(arch, nthreads, dtype, rng):
     """matmul's 1-D operands (a row times a matrix, a matrix times a column), plain and transposed views."""
     A = rng.uniform(-1, 1, (300, 500)).astype(dtype)
