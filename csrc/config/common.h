@@ -29,12 +29,14 @@
  * 1.05 -> 1.07 | 1.00 -> 1.20, 200^3 0.99 -> 1.05 | 1.01 -> 1.11; past it float64 lost (255^3 1.14 -> 0.93: B
  * re-read from beyond L2 by every block of rows). Products worth more than one thread go to the packed path. */
 #define GK_PLAIN_MAX_MACS (200.0 * 200.0 * 200.0)
-#define GK_SMALL_TUNED(DIRECT_B, TINY, TINY_DIRECT, TINY_COMPLEX, GEMV_PF, TINY_STREAM)              \
+#define GK_SMALL_TUNED_PLAIN(DIRECT_B, TINY, TINY_DIRECT, TINY_COMPLEX, GEMV_PF, TINY_STREAM, PLAIN)  \
     {.direct_max_macs = 160.0 * 160.0 * 160.0, .direct_b_max_macs = (DIRECT_B), .direct_max_row_panels = 4, \
      .skinny_kc = 16, .dot_max_m = 16, .gemv_max_m = 2, .gemv_max_n = 2, .gemv_pf_bytes = (GEMV_PF),  \
      .int8_kmajor_over_packed_max_m = 4, .tiny_max_macs = (TINY), .tiny_direct_max_macs = (TINY_DIRECT), \
      .tiny_complex_max_macs = (TINY_COMPLEX), .tiny_stream_min_bytes = (TINY_STREAM),                   \
-     .plain_max_macs = GK_PLAIN_MAX_MACS}
+     .plain_max_macs = (PLAIN)}
+#define GK_SMALL_TUNED(DIRECT_B, TINY, TINY_DIRECT, TINY_COMPLEX, GEMV_PF, TINY_STREAM)              \
+    GK_SMALL_TUNED_PLAIN(DIRECT_B, TINY, TINY_DIRECT, TINY_COMPLEX, GEMV_PF, TINY_STREAM, GK_PLAIN_MAX_MACS)
 /* GEMV prefetch 2 KiB: the distance the Zen 5 tuning of the float GEMV found (+25 % at N = K = 4096 over
  * the hardware prefetchers alone). */
 #define GK_SMALL_DEFAULTS GK_SMALL_TUNED(160.0 * 160.0 * 160.0, 10.0 * 10.0 * 10.0, 10.0 * 10.0 * 10.0, 10.0 * 10.0 * 10.0, 2048, 0)

@@ -26,6 +26,14 @@
  * 94.8 vs 98.1, dgemm 36.8 vs 38.5, cgemm 103.0 vs 105.0, zgemm 40.8 vs 40.9; -8 % .. +9 % over the table).
  * The hand values stay here (they did not lose); `gemmkit tune` on this core confirmed them (no block beat
  * them by 2 %; docs/performance/zen4.md, "Notes on this CPU"). */
+/* Plain products of one thread's worth in the kernel's `plain` loops up to 320^3 multiply-adds (the table's
+ * 200^3 elsewhere), while B, re-read in place by every block of 6 rows, stays within this core's 1 MiB L2.
+ * gemmkit.matmul / np.matmul, 1 thread, both limits interleaved in one process, packed -> plain: float32 224^3
+ * 1.08 -> 1.15, 256^3 1.06 -> 1.13, 320^3 1.07 -> 1.14; float64 224^3 1.04 -> 1.14, 256^3 1.08 -> 1.20, 320^3
+ * 1.01-1.05 -> 1.12-1.15. Past it B outgrows L2 and the result turns on the L3 this core shares: float64 384^3
+ * 1.05 -> 1.05 and 1.03 -> 0.97, 512^3 1.05 -> 1.08 and 1.04 -> 0.95 (two runs); float32 512^3 1.10 -> 1.14 and
+ * 1.12 -> 1.09. */
+#define ZEN4_PLAIN_MAX_MACS (320.0 * 320.0 * 320.0)
 static int is_zen4(uint32_t id) {
     const uint32_t model = GK_CPU_MODEL(id);
     return GK_CPU_VENDOR(id) == GK_CPU_AMD && GK_CPU_FAMILY(id) == 0x19 &&
@@ -53,7 +61,7 @@ const gk_config_t gk_config_zen4 = {
      * 31.6 / 48.4 -> 41.2-44.1 / 34.4-50.1; 100 x 64^3 float 91.4 / 112 -> 105 / 113, double 43.5 / 51.0
      * -> 48.6-49.8 / 42.8-50.8. Streaming 1000 x
      * 32^3 float (12 MiB) measured neutral (96.1 vs 97.5). */
-    .small = GK_SMALL_TUNED(160.0 * 160.0 * 160.0, 32.0 * 32.0 * 32.0, 64.0 * 64.0 * 64.0, 10.0 * 10.0 * 10.0, 0,
-                            8.0 * (1 << 20)),
+    .small = GK_SMALL_TUNED_PLAIN(160.0 * 160.0 * 160.0, 32.0 * 32.0 * 32.0, 64.0 * 64.0 * 64.0, 10.0 * 10.0 * 10.0, 0,
+                                  8.0 * (1 << 20), ZEN4_PLAIN_MAX_MACS),
 };
 #endif

@@ -553,13 +553,13 @@ def test_tiny_ragged_columns(op):
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("op", ["sgemm", "dgemm"])
 def test_plain_products_past_the_tiny_limits(op, threads):
-    """Plain A x plain B past the tiny path's limits and up to small.plain_max_macs (200^3): on AVX-512 the
+    """Plain A x plain B past the tiny path's limits and up to small.plain_max_macs (200^3, Zen 4 320^3): on AVX-512 the
     kernel's `plain` loops (nothing packed: zmm quads in row blocks of <= 6, then pairs, a zmm or a masked ymm
     last chunk in row blocks of <= 8), elsewhere and past one thread's worth the packed driver: every class of
     column edge, alpha / beta, beta 0 over NaN, padded operands, every path."""
     rng = np.random.default_rng(23)
     shapes = ((65, 65, 65), (100, 100, 100), (72, 40, 130), (7, 200, 33), (130, 9, 70), (3, 71, 80),
-              (150, 104, 96), (97, 88, 111), (199, 201, 199))
+              (150, 104, 96), (97, 88, 111), (199, 201, 199), (257, 263, 250), (70, 700, 600))
     cases = ((1.0, 0.0, True), (0.5, 0.0, True), (1.0, -1.5, False), (-2.0, 0.25, False))
     for arch in gemmkit.available_archs():
         with kernel_path(arch, threads):
