@@ -30,6 +30,13 @@
         c##i##1 = I8_STEP(c##i##1, x, b1);                                                           \
     }
 #define I8_SAVE(i) I8_STORE(s + (i) * NR, c##i##0); I8_STORE(s + (i) * NR + I8_LANES, c##i##1);
+/* the GK_EP_INT32 epilogue in registers: C row i = sums + row_i32[i] + col_i32[0:NR) */
+#define I8_PUT(i)                                                                                    \
+    {                                                                                                \
+        const I8_VEC r = I8_BCAST(row_i32[i]);                                                       \
+        I8_STORE(cdst + (i) * ldc, I8_ADD(I8_ADD(c##i##0, r), col0));                               \
+        I8_STORE(cdst + (i) * ldc + I8_LANES, I8_ADD(I8_ADD(c##i##1, r), col1));                    \
+    }
 #define I8_LOOP(count)                                                                               \
     for (int64_t g = 0; g < (count); g++) {                                                          \
         const I8_VEC b0 = I8_LOAD(b), b1 = I8_LOAD(b + I8_LANES * 4);                                \
@@ -43,8 +50,11 @@
 #ifndef I8_PF_C_GROUPS
 #define I8_PF_C_GROUPS 64
 #endif
+/* cdst != NULL (int32 C, ldc elements apart, with the GK_EP_INT32 terms row_i32 / col_i32): the sums
+ * finished in registers and stored to C instead of s (no round trip through the tile: int8 1024^3 +2-3 %). */
 static inline void int8_tile_sums(int64_t kgroups, const uint8_t *GK_RESTRICT a, const uint8_t *GK_RESTRICT b,
-                                int32_t *GK_RESTRICT s, int accumulate, const void *c, int64_t ldc_bytes) {
+                                int32_t *GK_RESTRICT s, int accumulate, const void *c, int64_t ldc_bytes,
+                                int32_t *cdst, int64_t ldc, const int32_t *row_i32, const int32_t *col_i32) {
     I8_ROWS(I8_DECL)
     const int64_t tail = c != NULL ? GK_MIN(kgroups, (int64_t)I8_PF_C_GROUPS) : 0;
     I8_LOOP(kgroups - tail)
@@ -53,8 +63,14 @@ static inline void int8_tile_sums(int64_t kgroups, const uint8_t *GK_RESTRICT a,
             for (int x = 0; x < NR; x += 16) GK_PREFETCH((const char *)c + i * ldc_bytes + 4 * x);
         I8_LOOP(tail)
     }
+    if (cdst != NULL) {
+        const I8_VEC col0 = I8_LOAD(col_i32), col1 = I8_LOAD(col_i32 + I8_LANES);
+        I8_ROWS(I8_PUT)
+        return;
+    }
     I8_ROWS(I8_SAVE)
 }
+#undef I8_PUT
 #undef I8_LOOP
 
 /* Sums of the first m (< MR) rows: an accumulator array, fully unrolled for each constant m. */

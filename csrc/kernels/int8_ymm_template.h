@@ -37,6 +37,7 @@ static inline void int8_ymm_store8(int32_t *c, __m256i s, __m256d rc, const doub
 #define I8_LOAD(p) _mm256_loadu_si256((const __m256i *)(p))
 #define I8_STORE(p, v) _mm256_storeu_si256((__m256i *)(p), (v))
 #define I8_BCAST(w) _mm256_set1_epi32(w)
+#define I8_ADD(x, y) _mm256_add_epi32(x, y)
 #include "int8_tile_sums.h"
 
 /* float32 -> 8 bfloat16, round to nearest even on the bits (gk_float_to_bfloat16_bits, 8 lanes). */
@@ -110,7 +111,7 @@ static void I8_KERNEL_NAME(int64_t kgroups, const void *GK_RESTRICT av, const vo
                            int32_t *GK_RESTRICT s, int accumulate, void *GK_RESTRICT cv, int64_t ldc,
                            const gk_int8_epilogue_t *ep) {
     int8_tile_sums(kgroups, (const uint8_t *)av, (const uint8_t *)bv, s, accumulate, ep != NULL ? cv : NULL,
-                 ep != NULL ? ldc * gk_dst_size(ep->dst) : 0);
+                 ep != NULL ? ldc * gk_dst_size(ep->dst) : 0, NULL, 0, NULL, NULL);
     if (ep != NULL) I8_PASTE(I8_KERNEL_NAME, _finish)(MR, s, cv, ldc, ep);
 }
 

@@ -40,6 +40,7 @@ static inline void int8_zmm_store16(int32_t *c, __m512i s, __m512d rc, const dou
 #define I8_LOAD(p) _mm512_loadu_si512((const void *)(p))
 #define I8_STORE(p, v) _mm512_storeu_si512((void *)(p), (v))
 #define I8_BCAST(w) _mm512_set1_epi32(w)
+#define I8_ADD(x, y) _mm512_add_epi32(x, y)
 #include "int8_tile_sums.h"
 
 /* float32 -> 16 bfloat16, round to nearest even on the bits (gk_float_to_bfloat16_bits, 16 lanes). */
@@ -134,9 +135,11 @@ static void I8_PASTE(I8_KERNEL_NAME, _finish)(const int m, const int32_t *GK_RES
 static void I8_KERNEL_NAME(int64_t kgroups, const void *GK_RESTRICT av, const void *GK_RESTRICT bv,
                            int32_t *GK_RESTRICT s, int accumulate, void *GK_RESTRICT c, int64_t ldc,
                            const gk_int8_epilogue_t *ep) {
+    const int direct = ep != NULL && ep->dst == GK_DST_INT32 && ep->mode == GK_EP_INT32;
     int8_tile_sums(kgroups, (const uint8_t *)av, (const uint8_t *)bv, s, accumulate, ep != NULL ? c : NULL,
-                 ep != NULL ? ldc * gk_dst_size(ep->dst) : 0);
-    if (ep != NULL) I8_PASTE(I8_KERNEL_NAME, _finish)(MR, s, c, ldc, ep);
+                 ep != NULL ? ldc * gk_dst_size(ep->dst) : 0, direct ? (int32_t *)c : NULL, ldc,
+                 direct ? ep->row_i32 : NULL, direct ? ep->col_i32 : NULL);
+    if (ep != NULL && !direct) I8_PASTE(I8_KERNEL_NAME, _finish)(MR, s, c, ldc, ep);
 }
 
 #include "int8_row_kernels.h"
