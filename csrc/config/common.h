@@ -29,8 +29,21 @@
  * 1.05 -> 1.07 | 1.00 -> 1.20, 200^3 0.99 -> 1.05 | 1.01 -> 1.11; past it float64 lost (255^3 1.14 -> 0.93: B
  * re-read from beyond L2 by every block of rows). Products worth more than one thread go to the packed path. */
 #define GK_PLAIN_MAX_MACS (200.0 * 200.0 * 200.0)
+/* Few rows of C against a plain B read in place (k blocks of skinny_kc) rather than packed up to this many MR-row
+ * panels; more rows pack B. x86: one panel (four before). Zen 4, gemmkit.matmul / np.matmul, 1 thread, builds
+ * alternated, four panels -> one: avx512 float32 32 x 2048^2 0.90 -> 1.27, 48 x 2048^2 0.72 -> 1.24, 40 x 4096^2
+ * 0.92 -> 1.41, 16 x 4096^2 1.27 -> 1.57, float64 32 x 2048^2 0.69 -> 1.04, 48 x 1024 x 4096 0.60 -> 1.02; avx2
+ * (6-row panels) float32 24 x 2048^2 0.72 -> 1.27, 8 x 1024^2 0.76 -> 1.27, float64 16 x 4096^2 0.65 -> 1.02;
+ * 24 x 1024^2 and 32 x 512^2 level or ahead. No panel (B always packed) was mixed (float32 8 x 4096^2 1.90 ->
+ * 1.61, 4 x 2048^2 1.13 -> 1.24). AArch64 keeps four: not measured on ARM hardware. */
+#if GEMMKIT_ARM
+#define GK_DIRECT_MAX_ROW_PANELS 4
+#else
+#define GK_DIRECT_MAX_ROW_PANELS 1
+#endif
 #define GK_SMALL_TUNED_PLAIN(DIRECT_B, TINY, TINY_DIRECT, TINY_COMPLEX, GEMV_PF, TINY_STREAM, PLAIN)  \
-    {.direct_max_macs = 160.0 * 160.0 * 160.0, .direct_b_max_macs = (DIRECT_B), .direct_max_row_panels = 4, \
+    {.direct_max_macs = 160.0 * 160.0 * 160.0, .direct_b_max_macs = (DIRECT_B),                        \
+     .direct_max_row_panels = GK_DIRECT_MAX_ROW_PANELS,                                               \
      .skinny_kc = 16, .dot_max_m = 16, .gemv_max_m = 2, .gemv_max_n = 2, .gemv_pf_bytes = (GEMV_PF),  \
      .int8_kmajor_over_packed_max_m = 4, .tiny_max_macs = (TINY), .tiny_direct_max_macs = (TINY_DIRECT), \
      .tiny_complex_max_macs = (TINY_COMPLEX), .tiny_stream_min_bytes = (TINY_STREAM),                   \
