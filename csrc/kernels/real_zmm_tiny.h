@@ -87,8 +87,13 @@ static GK_FORCEINLINE void ZT_CAT(TINY_FN, _masked_block)(const int R, const int
         for (int q = 0; q < C; q++) {
             T *cq = c + r * ldc + q * VL;
             V v = ZT_OP(mul)(q == 0 ? acc0[r] : q == 1 ? acc1[r] : q == 2 ? acc2[r] : acc3[r], va);
-            if (beta != (T)0) v = ZT_OP(fmadd)(ZT_OP(maskz_loadu)(m[q], cq), vb, v);
-            ZT_OP(mask_storeu)(cq, m[q], v);
+            if (q < C - 1 || m[q] == (ZT_MASK_T)~0u) { /* whole chunks: plain loads and stores */
+                if (beta != (T)0) v = ZT_OP(fmadd)(ZT_OP(loadu)(cq), vb, v);
+                ZT_OP(storeu)(cq, v);
+            } else {
+                if (beta != (T)0) v = ZT_OP(fmadd)(ZT_OP(maskz_loadu)(m[q], cq), vb, v);
+                ZT_OP(mask_storeu)(cq, m[q], v);
+            }
         }
 }
 /* The same over one half-width (ymm, AVX-512VL) chunk: a last chunk of at most VL / 2 columns, at half the cost of
