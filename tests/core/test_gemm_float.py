@@ -569,6 +569,21 @@ def test_plain_products_past_the_tiny_limits(op, threads):
 
 
 @pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("op", ["sgemm", "dgemm"])
+def test_few_columns_plain_any_size(op, threads):
+    """Few columns (N <= 64) against a B within 512 KiB: on AVX-512 the `plain` loops at any size, rows split
+    among the threads in 8-row blocks (rows left over, a thread with none); elsewhere the packed driver."""
+    rng = np.random.default_rng(29)
+    shapes = ((3001, 16, 700), (1000, 7, 300), (97, 64, 500), (2001, 33, 60), (9, 40, 1000), (517, 3, 2000))
+    cases = ((1.0, 0.0, True), (0.5, 0.0, True), (1.0, -1.5, False), (-2.0, 0.25, False))
+    for arch in gemmkit.available_archs():
+        with kernel_path(arch, threads):
+            for n, (M, N, K) in enumerate(shapes):
+                alpha, beta, c_nan = cases[n % 4]
+                run_case(rng, op, "N", "N", M, N, K, alpha, beta, pads=(n % 3, (n + 1) % 3, 1 + n % 2), c_nan=c_nan)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("op", ["dgemm", "cgemm", "zgemm"])
 def test_multiple_cache_blocks(op, threads):
     """M, N, K past MC, NC and KC of the path in use, so every loop of the driver runs more than once
