@@ -30,26 +30,26 @@
  * re-read from beyond L2 by every block of rows). Products worth more than one thread go to the packed path. */
 #define GK_PLAIN_MAX_MACS (200.0 * 200.0 * 200.0)
 /* Few rows of C against a plain B read in place (k blocks of skinny_kc) rather than packed up to this many MR-row
- * panels; more rows pack B. x86: one panel (four before). Zen 4, gemmkit.matmul / np.matmul, 1 thread, builds
- * alternated, four panels -> one: avx512 float32 32 x 2048^2 0.90 -> 1.27, 48 x 2048^2 0.72 -> 1.24, 40 x 4096^2
- * 0.92 -> 1.41, 16 x 4096^2 1.27 -> 1.57, float64 32 x 2048^2 0.69 -> 1.04, 48 x 1024 x 4096 0.60 -> 1.02; avx2
- * (6-row panels) float32 24 x 2048^2 0.72 -> 1.27, 8 x 1024^2 0.76 -> 1.27, float64 16 x 4096^2 0.65 -> 1.02;
- * 24 x 1024^2 and 32 x 512^2 level or ahead. No panel (B always packed) was mixed (float32 8 x 4096^2 1.90 ->
- * 1.61, 4 x 2048^2 1.13 -> 1.24). AArch64 keeps four: not measured on ARM hardware. */
+ * panels; more rows pack B. The x86 tables: three (four before). Emerald Rapids (Xeon family 6 model 207, a lent
+ * VM, gemmkit.matmul / np.matmul, 1 thread, wheels of four and of one panel alternated): in place won at 16 rows
+ * (float32 16 x 4096^2 1.48-1.74 vs 1.04-1.08 packed) and 32 (float64 32 x 2048^2 0.82-0.83 vs 0.68-0.79), packing
+ * at 48 (float32 48 x 1024 x 4096 0.62-0.77 -> 0.97-1.05, float64 0.65-0.69 -> 0.86-1.25). Zen 4 packs past one
+ * panel (csrc/config/zen4.c). AArch64 keeps four: not measured on ARM hardware. */
 #if GEMMKIT_ARM
 #define GK_DIRECT_MAX_ROW_PANELS 4
 #else
-#define GK_DIRECT_MAX_ROW_PANELS 1
+#define GK_DIRECT_MAX_ROW_PANELS 3
 #endif
-#define GK_SMALL_TUNED_PLAIN(DIRECT_B, TINY, TINY_DIRECT, TINY_COMPLEX, GEMV_PF, TINY_STREAM, PLAIN)  \
+#define GK_SMALL_TUNED_FULL(DIRECT_B, TINY, TINY_DIRECT, TINY_COMPLEX, GEMV_PF, TINY_STREAM, PLAIN, ROW_PANELS) \
     {.direct_max_macs = 160.0 * 160.0 * 160.0, .direct_b_max_macs = (DIRECT_B),                        \
-     .direct_max_row_panels = GK_DIRECT_MAX_ROW_PANELS,                                               \
+     .direct_max_row_panels = (ROW_PANELS),                                                           \
      .skinny_kc = 16, .dot_max_m = 16, .gemv_max_m = 2, .gemv_max_n = 2, .gemv_pf_bytes = (GEMV_PF),  \
      .int8_kmajor_over_packed_max_m = 4, .tiny_max_macs = (TINY), .tiny_direct_max_macs = (TINY_DIRECT), \
      .tiny_complex_max_macs = (TINY_COMPLEX), .tiny_stream_min_bytes = (TINY_STREAM),                   \
      .plain_max_macs = (PLAIN)}
 #define GK_SMALL_TUNED(DIRECT_B, TINY, TINY_DIRECT, TINY_COMPLEX, GEMV_PF, TINY_STREAM)              \
-    GK_SMALL_TUNED_PLAIN(DIRECT_B, TINY, TINY_DIRECT, TINY_COMPLEX, GEMV_PF, TINY_STREAM, GK_PLAIN_MAX_MACS)
+    GK_SMALL_TUNED_FULL(DIRECT_B, TINY, TINY_DIRECT, TINY_COMPLEX, GEMV_PF, TINY_STREAM, GK_PLAIN_MAX_MACS,     \
+                        GK_DIRECT_MAX_ROW_PANELS)
 /* GEMV prefetch 2 KiB: the distance the Zen 5 tuning of the float GEMV found (+25 % at N = K = 4096 over
  * the hardware prefetchers alone). */
 #define GK_SMALL_DEFAULTS GK_SMALL_TUNED(160.0 * 160.0 * 160.0, 10.0 * 10.0 * 10.0, 10.0 * 10.0 * 10.0, 10.0 * 10.0 * 10.0, 2048, 0)

@@ -34,6 +34,13 @@
  * 1.05 -> 1.05 and 1.03 -> 0.97, 512^3 1.05 -> 1.08 and 1.04 -> 0.95 (two runs); float32 512^3 1.10 -> 1.14 and
  * 1.12 -> 1.09. */
 #define ZEN4_PLAIN_MAX_MACS (320.0 * 320.0 * 320.0)
+/* Few rows of C read a plain B in place up to one 12-row panel (the x86 tables: three), more rows pack it.
+ * gemmkit.matmul / np.matmul, 1 thread, builds alternated, four panels -> one: float32 32 x 2048^2 0.90 -> 1.27,
+ * 48 x 2048^2 0.72 -> 1.24, 40 x 4096^2 0.92 -> 1.41, 16 x 4096^2 1.27 -> 1.57, float64 32 x 2048^2 0.69 -> 1.04,
+ * 48 x 1024 x 4096 0.60 -> 1.02, 16 x 4096^2 0.92 -> 1.10; the avx2 path (6-row panels) float32 24 x 2048^2 0.72
+ * -> 1.27, 8 x 1024^2 0.76 -> 1.27, float64 16 x 4096^2 0.65 -> 1.02; 2 threads alike. No panel (B always packed)
+ * was mixed (float32 8 x 4096^2 1.90 -> 1.61, 4 x 2048^2 1.13 -> 1.24). */
+#define ZEN4_DIRECT_MAX_ROW_PANELS 1
 static int is_zen4(uint32_t id) {
     const uint32_t model = GK_CPU_MODEL(id);
     return GK_CPU_VENDOR(id) == GK_CPU_AMD && GK_CPU_FAMILY(id) == 0x19 &&
@@ -61,7 +68,7 @@ const gk_config_t gk_config_zen4 = {
      * 31.6 / 48.4 -> 41.2-44.1 / 34.4-50.1; 100 x 64^3 float 91.4 / 112 -> 105 / 113, double 43.5 / 51.0
      * -> 48.6-49.8 / 42.8-50.8. Streaming 1000 x
      * 32^3 float (12 MiB) measured neutral (96.1 vs 97.5). */
-    .small = GK_SMALL_TUNED_PLAIN(160.0 * 160.0 * 160.0, 32.0 * 32.0 * 32.0, 64.0 * 64.0 * 64.0, 10.0 * 10.0 * 10.0, 0,
-                                  8.0 * (1 << 20), ZEN4_PLAIN_MAX_MACS),
+    .small = GK_SMALL_TUNED_FULL(160.0 * 160.0 * 160.0, 32.0 * 32.0 * 32.0, 64.0 * 64.0 * 64.0, 10.0 * 10.0 * 10.0, 0,
+                                 8.0 * (1 << 20), ZEN4_PLAIN_MAX_MACS, ZEN4_DIRECT_MAX_ROW_PANELS),
 };
 #endif
