@@ -550,6 +550,17 @@ def test_tiny_ragged_columns(op):
                              c_nan=c_nan)
 
 
+def run_plain_shapes(op, threads, seed, shapes):
+    """Plain A x plain B of each shape on every path: alpha / beta in turn, beta 0 over NaN, padded operands."""
+    rng = np.random.default_rng(seed)
+    cases = ((1.0, 0.0, True), (0.5, 0.0, True), (1.0, -1.5, False), (-2.0, 0.25, False))
+    for arch in gemmkit.available_archs():
+        with kernel_path(arch, threads):
+            for n, (M, N, K) in enumerate(shapes):
+                alpha, beta, c_nan = cases[n % 4]
+                run_case(rng, op, "N", "N", M, N, K, alpha, beta, pads=(n % 3, (n + 1) % 3, 1 + n % 2), c_nan=c_nan)
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("op", ["sgemm", "dgemm"])
 def test_plain_products_past_the_tiny_limits(op, threads):
@@ -557,15 +568,9 @@ def test_plain_products_past_the_tiny_limits(op, threads):
     kernel's `plain` loops (nothing packed: zmm quads in row blocks of <= 6, then pairs, a zmm or a masked ymm
     last chunk in row blocks of <= 8), elsewhere and past one thread's worth the packed driver: every class of
     column edge, alpha / beta, beta 0 over NaN, padded operands, every path."""
-    rng = np.random.default_rng(23)
-    shapes = ((65, 65, 65), (100, 100, 100), (72, 40, 130), (7, 200, 33), (130, 9, 70), (3, 71, 80),
-              (150, 104, 96), (97, 88, 111), (199, 201, 199), (257, 263, 250), (70, 700, 600))
-    cases = ((1.0, 0.0, True), (0.5, 0.0, True), (1.0, -1.5, False), (-2.0, 0.25, False))
-    for arch in gemmkit.available_archs():
-        with kernel_path(arch, threads):
-            for n, (M, N, K) in enumerate(shapes):
-                alpha, beta, c_nan = cases[n % 4]
-                run_case(rng, op, "N", "N", M, N, K, alpha, beta, pads=(n % 3, (n + 1) % 3, 1 + n % 2), c_nan=c_nan)
+    run_plain_shapes(op, threads, 23, ((65, 65, 65), (100, 100, 100), (72, 40, 130), (7, 200, 33), (130, 9, 70),
+                                       (3, 71, 80), (150, 104, 96), (97, 88, 111), (199, 201, 199), (257, 263, 250),
+                                       (70, 700, 600)))
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -573,14 +578,8 @@ def test_plain_products_past_the_tiny_limits(op, threads):
 def test_few_columns_plain_any_size(op, threads):
     """Few columns (N <= 64) against a B within 512 KiB: on AVX-512 the `plain` loops at any size, rows split
     among the threads in 8-row blocks (rows left over, a thread with none); elsewhere the packed driver."""
-    rng = np.random.default_rng(29)
-    shapes = ((3001, 16, 700), (1000, 7, 300), (97, 64, 500), (2001, 33, 60), (9, 40, 1000), (517, 3, 2000))
-    cases = ((1.0, 0.0, True), (0.5, 0.0, True), (1.0, -1.5, False), (-2.0, 0.25, False))
-    for arch in gemmkit.available_archs():
-        with kernel_path(arch, threads):
-            for n, (M, N, K) in enumerate(shapes):
-                alpha, beta, c_nan = cases[n % 4]
-                run_case(rng, op, "N", "N", M, N, K, alpha, beta, pads=(n % 3, (n + 1) % 3, 1 + n % 2), c_nan=c_nan)
+    run_plain_shapes(op, threads, 29, ((3001, 16, 700), (1000, 7, 300), (97, 64, 500), (2001, 33, 60), (9, 40, 1000),
+                                       (517, 3, 2000)))
 
 
 @pytest.mark.parametrize("threads", [1, 2])
