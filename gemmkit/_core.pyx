@@ -814,6 +814,12 @@ cdef object _gemm_stacks(int ab_num, int ab_buf, int c_num, transa, transb, alph
 cdef object _offset_vector(object co, char oc, int64_t M, int64_t N):
     """co as a contiguous int32 NumPy array, its length checked against offsetc."""
     cdef int64_t need = 1 if oc == b'F' else (M if oc == b'C' else N)
+    cdef cnp.ndarray nd
+    if type(co) is np.ndarray:  # the usual call: already a contiguous int32 vector (no NumPy calls, ~2 us)
+        nd = <cnp.ndarray>co
+        if (cnp.PyArray_TYPE(nd) == cnp.NPY_INT32 and cnp.PyArray_NDIM(nd) == 1 and
+                cnp.PyArray_IS_C_CONTIGUOUS(nd) and cnp.PyArray_DIM(nd, 0) >= need):
+            return co
     if co is None:
         raise TypeError("co must be an int32 array, an int or a sequence of ints, got None")
     try:
@@ -843,28 +849,51 @@ cdef object _gemm_int8(str fn, bint a_signed, transa, transb, offsetc, M_, N_, K
     cdef int64_t M, N, K, lda, ldb, ldc
     M, N, K, lda, ldb, ldc = _sizes(ta, tb, M_, N_, K_, lda_, ldb_, ldc_)
     cdef float alpha = _real_arg(alpha_, "alpha", True), beta = _real_arg(beta_, "beta", True)
-    lo, hi = (-128, 127) if a_signed else (0, 255)
-    if _is_bool(ao) or not isinstance(ao, (int, np.integer)) or not lo <= ao <= hi:
-        raise ValueError(f"ao must be an integer in [{lo}, {hi}], got {ao!r}")
-    if _is_bool(bo) or not isinstance(bo, (int, np.integer)) or not -128 <= bo <= 127:
-        raise ValueError(f"bo must be an integer in [-128, 127], got {bo!r}")
+    cdef int lo = -128 if a_signed else 0, hi = 127 if a_signed else 255
+    if not (type(ao) is int and lo <= ao <= hi):  # (a Python int: the usual call, checked in C)
+        if _is_bool(ao) or not isinstance(ao, (int, np.integer)) or not lo <= ao <= hi:
+            raise ValueError(f"ao must be an integer in [{lo}, {hi}], got {ao!r}")
+    if not (type(bo) is int and -128 <= bo <= 127):
+        if _is_bool(bo) or not isinstance(bo, (int, np.integer)) or not -128 <= bo <= 127:
+            raise ValueError(f"bo must be an integer in [-128, 127], got {bo!r}")
     co_arr = _offset_vector(co, oc, M, N)
-    cdef _Buffer a = _Buffer(), b = _Buffer(), c = _Buffer(), o = _Buffer()
-    _acquire_abc(a, b, c, A, B, C, cnp.NPY_INT8 if a_signed else cnp.NPY_UINT8, cnp.NPY_INT8, cnp.NPY_INT32, ta, tb,
-                 M, N, K, lda, ldb, ldc, alpha != 0.0)
-    o.acquire(co_arr, "co", cnp.NPY_INT32, 0, 0, 1, False)
+    cdef int a_num = cnp.NPY_INT8 if a_signed else cnp.NPY_UINT8
+    cdef bint work = M > 0 and N > 0
+    cdef bint reads_ab = work and K > 0 and alpha != 0.0
+    cdef char *pa = NULL
+    cdef char *pb = NULL
+    cdef char *pc = NULL
+    cdef _Buffer a, b, c, o
+    if (_ndarray_matrix(C, cnp.NPY_INT32, M if work else 0, N if work else 0, ldc, True, &pc)  # NumPy arrays:
+            and _ndarray_matrix(A, a_num, ((K if _is_t(ta) else M) if reads_ab else 0),       # no buffer objects
+                                ((M if _is_t(ta) else K) if reads_ab else 0), lda, False, &pa)
+            and _ndarray_matrix(B, cnp.NPY_INT8, ((N if _is_t(tb) else K) if reads_ab else 0),
+                                ((K if _is_t(tb) else N) if reads_ab else 0), ldb, False, &pb)):
+        pass
+    else:
+        a, b, c = _Buffer(), _Buffer(), _Buffer()
+        _acquire_abc(a, b, c, A, B, C, a_num, cnp.NPY_INT8, cnp.NPY_INT32, ta, tb, M, N, K, lda, ldb, ldc,
+                     alpha != 0.0)
+        pa, pb, pc = a.ptr, b.ptr, c.ptr
+    cdef const int32_t *po = NULL
+    if type(co_arr) is np.ndarray and cnp.PyArray_ISALIGNED(<cnp.ndarray>co_arr):
+        po = <const int32_t *>cnp.PyArray_DATA(<cnp.ndarray>co_arr)  # contiguous int32 (_offset_vector)
+    else:
+        o = _Buffer()
+        o.acquire(co_arr, "co", cnp.NPY_INT32, 0, 0, 1, False)
+        po = <const int32_t *>o.ptr
     cdef int st
     cdef int ao_i = ao, bo_i = bo
     if a_signed:
         with nogil:
-            st = gemmkit_gemm_s8s8s32(ta, tb, oc, M, N, K, alpha, <const int8_t *>a.ptr, lda,
-                                      <int8_t>ao_i, <const int8_t *>b.ptr, ldb, <int8_t>bo_i, beta,
-                                      <int32_t *>c.ptr, ldc, <const int32_t *>o.ptr)
+            st = gemmkit_gemm_s8s8s32(ta, tb, oc, M, N, K, alpha, <const int8_t *>pa, lda,
+                                      <int8_t>ao_i, <const int8_t *>pb, ldb, <int8_t>bo_i, beta,
+                                      <int32_t *>pc, ldc, po)
     else:
         with nogil:
-            st = gemmkit_gemm_u8s8s32(ta, tb, oc, M, N, K, alpha, <const uint8_t *>a.ptr, lda,
-                                      <uint8_t>ao_i, <const int8_t *>b.ptr, ldb, <int8_t>bo_i, beta,
-                                      <int32_t *>c.ptr, ldc, <const int32_t *>o.ptr)
+            st = gemmkit_gemm_u8s8s32(ta, tb, oc, M, N, K, alpha, <const uint8_t *>pa, lda,
+                                      <uint8_t>ao_i, <const int8_t *>pb, ldb, <int8_t>bo_i, beta,
+                                      <int32_t *>pc, ldc, po)
     raise_status(st, fn)
     return C
 
