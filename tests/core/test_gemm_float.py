@@ -550,15 +550,15 @@ def test_tiny_ragged_columns(op):
                              c_nan=c_nan)
 
 
-def run_plain_shapes(op, threads, seed, shapes):
-    """Plain A x plain B of each shape on every path: alpha / beta in turn, beta 0 over NaN, padded operands."""
+def run_plain_shapes(op, threads, seed, shapes, tb="N"):
+    """Plain A x op(B) of each shape on every path: alpha / beta in turn, beta 0 over NaN, padded operands."""
     rng = np.random.default_rng(seed)
     cases = ((1.0, 0.0, True), (0.5, 0.0, True), (1.0, -1.5, False), (-2.0, 0.25, False))
     for arch in gemmkit.available_archs():
         with kernel_path(arch, threads):
             for n, (M, N, K) in enumerate(shapes):
                 alpha, beta, c_nan = cases[n % 4]
-                run_case(rng, op, "N", "N", M, N, K, alpha, beta, pads=(n % 3, (n + 1) % 3, 1 + n % 2), c_nan=c_nan)
+                run_case(rng, op, "N", tb, M, N, K, alpha, beta, pads=(n % 3, (n + 1) % 3, 1 + n % 2), c_nan=c_nan)
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -580,6 +580,15 @@ def test_few_columns_plain_any_size(op, threads):
     among the threads in 8-row blocks (rows left over, a thread with none); elsewhere the packed driver."""
     run_plain_shapes(op, threads, 29, ((3001, 16, 700), (1000, 7, 300), (97, 64, 500), (2001, 33, 60), (9, 40, 1000),
                                        (517, 3, 2000)))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("op", ["sgemm", "dgemm"])
+def test_transposed_b_copied_for_the_plain_loops(op, threads):
+    """A transposed B within 512 KiB copied plain for the `plain` loops on AVX-512 (few columns from 32 rows up,
+    or K below the dot path's 64), every path: the copy's rows and columns, padded B."""
+    run_plain_shapes(op, threads, 31, ((64, 3, 1000), (203, 17, 130), (40, 64, 700), (16, 3000, 16), (7, 900, 5),
+                                       (33, 61, 63)), tb="T")
 
 
 @pytest.mark.parametrize("threads", [1, 2])
