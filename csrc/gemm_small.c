@@ -204,8 +204,8 @@ static void plain_task(void *ctx, int tid, int nthreads) {
     int64_t i0, i1;
     gk_split_range(p->M, (int)job->unit, nthreads, tid, &i0, &i1);
     if (i0 >= i1) return;
-    p->kern->plain(i1 - i0, p->N, p->K, &p->alpha, (const char *)p->A + (size_t)(i0 * p->lda) * es, p->lda,
-                   job->B, job->ldb, &p->beta, (char *)p->C + (size_t)(i0 * p->ldc) * es, p->ldc);
+    p->kern->plain(i1 - i0, p->N, p->K, &p->alpha, (const char *)p->A + (size_t)(p->transa ? i0 : i0 * p->lda) * es,
+                   p->lda, p->transa, job->B, job->ldb, &p->beta, (char *)p->C + (size_t)(i0 * p->ldc) * es, p->ldc);
 }
 
 /* op(B) = B^T (N x K stored, ld apart) as a plain K x N copy in the calling thread's B workspace; NULL when out
@@ -233,12 +233,12 @@ static const void *plain_b_copy(const gk_real_problem_t *p) {
  * transposed B within the same 512 KiB copied plain first (K x N values: the packed driver ran float32 64 x 3 x
  * 1000 with B^T at 0.10x NumPy, 3/32 of its tile's columns in use, and the dot path 16 x 3000 x 16 at 0.49x). */
 int gk_real_plain(const gk_real_problem_t *p) {
-    if (!p->kern->plain || p->transa || p->type->is_complex || p->type->widened || p->type->store_c) return 0;
+    if (!p->kern->plain || p->type->is_complex || p->type->widened || p->type->store_c) return 0;
     const double macs = (double)p->M * (double)p->N * (double)p->K;
     const int threads = p->threads ? p->threads : gk_threads_for(p->M, p->N, p->K);
     const int few_cols = p->N <= GK_PLAIN_FEW_COLS &&
                          (double)p->K * (double)p->N * p->kern->elem <= GK_PLAIN_FEW_COLS_B_BYTES;
-    if (!few_cols && (macs > p->small->plain_max_macs || threads != 1)) return 0;
+    if (!few_cols && (macs > p->small->plain_max_macs || threads != 1 || p->transa)) return 0;
     /* a transposed B: the copy (K x N, one value at a time) pays off over 32 rows or more, or where K is too short
      * for the dot path (float64 3 x 64 x 1000 lost 0.40 -> 0.17x NumPy to it, 16 x 64 x 200 0.69 -> 0.38) */
     if (p->transb && ((double)p->K * (double)p->N * p->kern->elem > GK_PLAIN_FEW_COLS_B_BYTES ||
@@ -251,7 +251,7 @@ int gk_real_plain(const gk_real_problem_t *p) {
         if (job.B == NULL) return 0; /* (the packed driver reports the lack of memory) */
     }
     if (threads <= 1) {
-        p->kern->plain(p->M, p->N, p->K, &p->alpha, p->A, p->lda, job.B, job.ldb, &p->beta, p->C, p->ldc);
+        p->kern->plain(p->M, p->N, p->K, &p->alpha, p->A, p->lda, p->transa, job.B, job.ldb, &p->beta, p->C, p->ldc);
         return 1;
     }
     gk_parallel_run(plain_task, &job, threads);

@@ -55,10 +55,10 @@ typedef struct {
     int64_t a_bytes, b_bytes;
     int nt_store;
 } gk_tiny_stream_t;
-/* A plain A (M x K, rows lda apart) times a plain B (K x N, rows ldb apart) into C, whole, on the calling thread
- * (gk_real_kernel_t.plain). */
+/* op(A) (M x K: A plain, rows lda apart, or transposed when transa) times a plain B (K x N, rows ldb apart) into
+ * C, whole, on the calling thread (gk_real_kernel_t.plain). */
 typedef void (*gk_plain_fn)(int64_t M, int64_t N, int64_t K, const void *alpha, const void *A, int64_t lda,
-                            const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc);
+                            int transa, const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc);
 typedef void (*gk_tiny_fn)(int64_t M, int64_t N, int64_t K, const void *alpha, const void *A, int64_t lda,
                            int transa, const void *B, int64_t ldb, int transb, const void *beta, void *C,
                            int64_t ldc, const gk_tiny_stream_t *stream);

@@ -53,8 +53,8 @@ ZT_SUMS(_sums5_nt, 5, 1)
 #define ZT_MASK_ps __mmask16
 #define ZT_MASK_pd __mmask8
 static GK_FORCEINLINE void ZT_CAT(TINY_FN, _masked_block)(const int R, const int C, int64_t N, int64_t K, T alpha,
-                                                           const T *a, int64_t lda, const T *b, int64_t ldb, T beta,
-                                                           T *c, int64_t ldc) {
+                                                           const T *a, int64_t lda, int64_t csa, const T *b,
+                                                           int64_t ldb, T beta, T *c, int64_t ldc) {
     ZT_MASK_T m[4];
 #pragma GCC unroll 4
     for (int q = 0; q < C; q++) {
@@ -66,14 +66,14 @@ static GK_FORCEINLINE void ZT_CAT(TINY_FN, _masked_block)(const int R, const int
 #pragma GCC unroll 8
     for (int r = 0; r < R; r++) acc0[r] = acc1[r] = acc2[r] = acc3[r] = ZT_CAT(_mm512_setzero_, VSUF)();
     for (int64_t k = 0; k < K; k++) {
-        const T *bk = b + k * ldb;
+        const T *bk = b + k * ldb, *ak = a + k * csa; /* A's (r, k) at a + r * lda + k * csa */
         const V b0 = ZT_OP(maskz_loadu)(m[0], bk);
         const V b1 = C >= 2 ? ZT_OP(maskz_loadu)(m[1], bk + VL) : b0;
         const V b2 = C >= 3 ? ZT_OP(maskz_loadu)(m[2], bk + 2 * VL) : b0;
         const V b3 = C >= 4 ? ZT_OP(maskz_loadu)(m[3], bk + 3 * VL) : b0;
 #pragma GCC unroll 8
         for (int r = 0; r < R; r++) {
-            const V ar = ZT_OP(set1)(a[r * lda + k]);
+            const V ar = ZT_OP(set1)(ak[r * lda]);
             acc0[r] = ZT_OP(fmadd)(ar, b0, acc0[r]);
             if (C >= 2) acc1[r] = ZT_OP(fmadd)(ar, b1, acc1[r]);
             if (C >= 3) acc2[r] = ZT_OP(fmadd)(ar, b2, acc2[r]);
@@ -104,8 +104,8 @@ static GK_FORCEINLINE void ZT_CAT(TINY_FN, _masked_block)(const int R, const int
 #define ZT_HV_pd __m256d
 #define ZT_HOP(op) ZT_CAT(ZT_CAT(_mm256_, op), ZT_CAT(_, VSUF))
 static GK_FORCEINLINE void ZT_CAT(TINY_FN, _masked_half)(const int R, int64_t N, int64_t K, T alpha, const T *a,
-                                                          int64_t lda, const T *b, int64_t ldb, T beta, T *c,
-                                                          int64_t ldc) {
+                                                          int64_t lda, int64_t csa, const T *b, int64_t ldb, T beta,
+                                                          T *c, int64_t ldc) {
     const __mmask8 m = (__mmask8)((1u << N) - 1u); /* N <= VL / 2 */
     ZT_HV acc[ZT_RMAX];
 #pragma GCC unroll 8
@@ -113,7 +113,7 @@ static GK_FORCEINLINE void ZT_CAT(TINY_FN, _masked_half)(const int R, int64_t N,
     for (int64_t k = 0; k < K; k++) {
         const ZT_HV bk = ZT_HOP(maskz_loadu)(m, b + k * ldb);
 #pragma GCC unroll 8
-        for (int r = 0; r < R; r++) acc[r] = ZT_HOP(fmadd)(ZT_HOP(set1)(a[r * lda + k]), bk, acc[r]);
+        for (int r = 0; r < R; r++) acc[r] = ZT_HOP(fmadd)(ZT_HOP(set1)(a[r * lda + k * csa]), bk, acc[r]);
     }
     const ZT_HV va = ZT_HOP(set1)(alpha), vb = ZT_HOP(set1)(beta);
 #pragma GCC unroll 8
@@ -126,13 +126,13 @@ static GK_FORCEINLINE void ZT_CAT(TINY_FN, _masked_half)(const int R, int64_t N,
 /* Out of line, one function per (R, C), as the sums above (C = 0: the half-width chunk). */
 #define ZT_MASKED(R, C)                                                                                       \
     static __attribute__((noinline)) void ZT_CAT(TINY_FN, _masked_##R##x##C)(int64_t N, int64_t K, T alpha,    \
-        const T *a, int64_t lda, const T *b, int64_t ldb, T beta, T *c, int64_t ldc) {                        \
-        ZT_CAT(TINY_FN, _masked_block)(R, C, N, K, alpha, a, lda, b, ldb, beta, c, ldc);                      \
+        const T *a, int64_t lda, int64_t csa, const T *b, int64_t ldb, T beta, T *c, int64_t ldc) {           \
+        ZT_CAT(TINY_FN, _masked_block)(R, C, N, K, alpha, a, lda, csa, b, ldb, beta, c, ldc);                 \
     }
 #define ZT_MASKED_HALF(R)                                                                                     \
     static __attribute__((noinline)) void ZT_CAT(TINY_FN, _masked_##R##x0)(int64_t N, int64_t K, T alpha,       \
-        const T *a, int64_t lda, const T *b, int64_t ldb, T beta, T *c, int64_t ldc) {                        \
-        ZT_CAT(TINY_FN, _masked_half)(R, N, K, alpha, a, lda, b, ldb, beta, c, ldc);                          \
+        const T *a, int64_t lda, int64_t csa, const T *b, int64_t ldb, T beta, T *c, int64_t ldc) {           \
+        ZT_CAT(TINY_FN, _masked_half)(R, N, K, alpha, a, lda, csa, b, ldb, beta, c, ldc);                     \
     }
 ZT_MASKED_HALF(1) ZT_MASKED_HALF(2) ZT_MASKED_HALF(3) ZT_MASKED_HALF(4) ZT_MASKED_HALF(5) ZT_MASKED_HALF(6) ZT_MASKED_HALF(7) ZT_MASKED_HALF(8)
 #undef ZT_MASKED_HALF
@@ -144,9 +144,9 @@ ZT_MASKED(1, 4) ZT_MASKED(2, 4) ZT_MASKED(3, 4) ZT_MASKED(4, 4) ZT_MASKED(5, 4) 
  * ceil(M / 6) near-equal blocks (24 sums, one broadcast of A per four FMAs); then two chunks, one, or a half, in
  * ceil(M / 8) near-equal blocks (20 rows: 6 7 7, not 8 8 4, whose 4-row block waits on the FMA latency; 8-row
  * blocks ran 2-4 % faster than 6-row ones on Zen 4 at 65^3-200^3 for two chunks: fewer passes over B). */
-static void ZT_CAT(TINY_FN, _masked)(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t lda,
-                                     const T *B, int64_t ldb, T beta, T *C, int64_t ldc) {
-    typedef void (*masked_fn)(int64_t, int64_t, T, const T *, int64_t, const T *, int64_t, T, T *, int64_t);
+static void ZT_CAT(TINY_FN, _masked_strided)(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t lda,
+                                             int64_t csa, const T *B, int64_t ldb, T beta, T *C, int64_t ldc) {
+    typedef void (*masked_fn)(int64_t, int64_t, T, const T *, int64_t, int64_t, const T *, int64_t, T, T *, int64_t);
     static const masked_fn fns[3][ZT_RMAX + 1] = {
         {NULL, ZT_CAT(TINY_FN, _masked_1x0), ZT_CAT(TINY_FN, _masked_2x0), ZT_CAT(TINY_FN, _masked_3x0),
          ZT_CAT(TINY_FN, _masked_4x0), ZT_CAT(TINY_FN, _masked_5x0), ZT_CAT(TINY_FN, _masked_6x0), ZT_CAT(TINY_FN, _masked_7x0), ZT_CAT(TINY_FN, _masked_8x0)},
@@ -163,7 +163,7 @@ static void ZT_CAT(TINY_FN, _masked)(int64_t M, int64_t N, int64_t K, T alpha, c
         for (int64_t bi = 0; bi < blocks; bi++) {
             const int64_t i0 = M * bi / blocks, rows = M * (bi + 1) / blocks - i0;
             for (int64_t j = 0; j < j0; j += 4 * VL)
-                fns4[rows](N - j, K, alpha, A + i0 * lda, lda, B + j, ldb, beta, C + i0 * ldc + j, ldc);
+                fns4[rows](N - j, K, alpha, A + i0 * lda, lda, csa, B + j, ldb, beta, C + i0 * ldc + j, ldc);
         }
     }
     const int64_t blocks = (M + ZT_RMAX - 1) / ZT_RMAX;
@@ -171,15 +171,21 @@ static void ZT_CAT(TINY_FN, _masked)(int64_t M, int64_t N, int64_t K, T alpha, c
         const int64_t i0 = M * bi / blocks, rows = M * (bi + 1) / blocks - i0;
         for (int64_t j = j0; j < N; j += 2 * VL) {
             const int chunks = N - j > VL ? 2 : N - j > VL / 2 ? 1 : 0;
-            fns[chunks][rows](N - j, K, alpha, A + i0 * lda, lda, B + j, ldb, beta, C + i0 * ldc + j, ldc);
+            fns[chunks][rows](N - j, K, alpha, A + i0 * lda, lda, csa, B + j, ldb, beta, C + i0 * ldc + j, ldc);
         }
     }
 }
-/* The kernel's `plain` entry (gk_plain_fn): any plain product by the same loops. */
+/* A plain A (rows lda apart, k contiguous). */
+static void ZT_CAT(TINY_FN, _masked)(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t lda,
+                                     const T *B, int64_t ldb, T beta, T *C, int64_t ldc) {
+    ZT_CAT(TINY_FN, _masked_strided)(M, N, K, alpha, A, lda, 1, B, ldb, beta, C, ldc);
+}
+/* The kernel's `plain` entry (gk_plain_fn): any product of a plain B by the same loops, A plain or transposed
+ * (broadcast from A^T's column: row r's k-th value at A + k * lda + r). */
 static void ZT_CAT(TINY_FN, _plain)(int64_t M, int64_t N, int64_t K, const void *alpha, const void *A, int64_t lda,
-                                    const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc) {
-    ZT_CAT(TINY_FN, _masked)(M, N, K, *(const T *)alpha, (const T *)A, lda, (const T *)B, ldb, *(const T *)beta,
-                             (T *)C, ldc);
+                                    int transa, const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc) {
+    ZT_CAT(TINY_FN, _masked_strided)(M, N, K, *(const T *)alpha, (const T *)A, transa ? 1 : lda, transa ? lda : 1,
+                                     (const T *)B, ldb, *(const T *)beta, (T *)C, ldc);
 }
 #undef ZT_OP
 #undef ZT_HOP

@@ -550,15 +550,15 @@ def test_tiny_ragged_columns(op):
                              c_nan=c_nan)
 
 
-def run_plain_shapes(op, threads, seed, shapes, tb="N"):
-    """Plain A x op(B) of each shape on every path: alpha / beta in turn, beta 0 over NaN, padded operands."""
+def run_plain_shapes(op, threads, seed, shapes, ta="N", tb="N"):
+    """op(A) x op(B) of each shape on every path: alpha / beta in turn, beta 0 over NaN, padded operands."""
     rng = np.random.default_rng(seed)
     cases = ((1.0, 0.0, True), (0.5, 0.0, True), (1.0, -1.5, False), (-2.0, 0.25, False))
     for arch in gemmkit.available_archs():
         with kernel_path(arch, threads):
             for n, (M, N, K) in enumerate(shapes):
                 alpha, beta, c_nan = cases[n % 4]
-                run_case(rng, op, "N", tb, M, N, K, alpha, beta, pads=(n % 3, (n + 1) % 3, 1 + n % 2), c_nan=c_nan)
+                run_case(rng, op, ta, tb, M, N, K, alpha, beta, pads=(n % 3, (n + 1) % 3, 1 + n % 2), c_nan=c_nan)
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -580,6 +580,16 @@ def test_few_columns_plain_any_size(op, threads):
     among the threads in 8-row blocks (rows left over, a thread with none); elsewhere the packed driver."""
     run_plain_shapes(op, threads, 29, ((3001, 16, 700), (1000, 7, 300), (97, 64, 500), (2001, 33, 60), (9, 40, 1000),
                                        (517, 3, 2000)))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("op", ["sgemm", "dgemm"])
+def test_few_columns_transposed_a_plain(op, threads):
+    """Few columns with a transposed A: the `plain` loops broadcast from A^T's columns (rows split among the
+    threads at a column offset of A^T), a transposed B copied as well, every path."""
+    shapes = ((3001, 16, 700), (97, 64, 500), (517, 3, 2000), (40, 33, 61))
+    run_plain_shapes(op, threads, 37, shapes, ta="T")
+    run_plain_shapes(op, threads, 41, shapes, ta="T", tb="T")
 
 
 @pytest.mark.parametrize("threads", [1, 2])
