@@ -239,6 +239,10 @@ int gk_real_plain(const gk_real_problem_t *p) {
     const int few_cols = p->N <= GK_PLAIN_FEW_COLS &&
                          (double)p->K * (double)p->N * p->kern->elem <= GK_PLAIN_FEW_COLS_B_BYTES;
     if (!few_cols && (macs > p->small->plain_max_macs || threads != 1 || p->transa)) return 0;
+    /* a transposed A: each 8-row block takes one value per row from every k's line of A^T; float64 uses the whole
+     * line then, with no reuse by the next block, and lost past L2 (1000 x 16 x 3000: Zen 4 1.65 -> 1.41x NumPy,
+     * Emerald Rapids 0.91-0.99 -> 0.67-0.75), where float32 gained (3000 x 16 x 1000 0.42 -> 0.72-0.78 there) */
+    if (p->transa && p->kern->elem == 8 && (double)p->M * (double)p->K * 8.0 > (double)(1 << 20)) return 0;
     /* a transposed B: the copy (K x N, one value at a time) pays off over 32 rows or more, or where K is too short
      * for the dot path (float64 3 x 64 x 1000 lost 0.40 -> 0.17x NumPy to it, 16 x 64 x 200 0.69 -> 0.38) */
     if (p->transb && ((double)p->K * (double)p->N * p->kern->elem > GK_PLAIN_FEW_COLS_B_BYTES ||
