@@ -43,8 +43,8 @@ static void gemv_task(void *ctx, int tid, int nthreads) {
         job->dot(job->m, j1 - j0, job->k, &job->alpha, job->x, job->ldx, S, job->lds, &job->beta, y, job->rsy);
 }
 
-/* x[i][l] = X[i * rs + l * cs] (m x k) into a contiguous buffer of the calling thread; NULL when out of
- * memory. */
+/* x[i][l] = X[i * rs + l * cs] (m x k) into a contiguous buffer of the calling thread (its A workspace: the GEMV's
+ * vectors, the plain loops' copy of a transposed B); NULL when out of memory. */
 static const char *gather_vectors(int es, int64_t m, int64_t k, const void *X, int64_t rs, int64_t cs) {
     char *x = (char *)gk_thread_workspace(GK_WS_A, (size_t)es * (size_t)(m * k));
     if (!x) return NULL;
@@ -208,26 +208,6 @@ static void plain_task(void *ctx, int tid, int nthreads) {
                    p->lda, p->transa, job->B, job->ldb, &p->beta, (char *)p->C + (size_t)(i0 * p->ldc) * es, p->ldc);
 }
 
-/* op(B) = B^T (N x K stored, ld apart) as a plain K x N copy in the calling thread's B workspace; NULL when out
- * of memory. */
-static const void *plain_b_copy(const gk_real_problem_t *p) {
-    const int64_t N = p->N, K = p->K, ld = p->ldb;
-    void *dst = gk_thread_workspace(GK_WS_B, (size_t)(K * N) * (size_t)p->kern->elem);
-    if (dst == NULL) return NULL;
-    for (int64_t j = 0; j < N; j++) {
-        if (p->kern->elem == 4) {
-            const float *src = (const float *)p->B + j * ld;
-            float *d = (float *)dst + j;
-            for (int64_t k = 0; k < K; k++) d[k * N] = src[k];
-        } else {
-            const double *src = (const double *)p->B + j * ld;
-            double *d = (double *)dst + j;
-            for (int64_t k = 0; k < K; k++) d[k * N] = src[k];
-        }
-    }
-    return dst;
-}
-
 /* A plain real product in the kernel's `plain` loops, nothing packed: one thread's worth (p->threads, else
  * gk_threads_for) up to small.plain_max_macs, or few columns against a B in L2 (above) on every thread; a
  * transposed B within the same 512 KiB copied plain first (K x N values: the packed driver ran float32 64 x 3 x
@@ -236,8 +216,8 @@ int gk_real_plain(const gk_real_problem_t *p) {
     if (!p->kern->plain || p->type->is_complex || p->type->widened || p->type->store_c) return 0;
     const double macs = (double)p->M * (double)p->N * (double)p->K;
     const int threads = p->threads ? p->threads : gk_threads_for(p->M, p->N, p->K);
-    const int few_cols = p->N <= GK_PLAIN_FEW_COLS &&
-                         (double)p->K * (double)p->N * p->kern->elem <= GK_PLAIN_FEW_COLS_B_BYTES;
+    const int b_fits = (double)p->K * (double)p->N * p->kern->elem <= GK_PLAIN_FEW_COLS_B_BYTES;
+    const int few_cols = p->N <= GK_PLAIN_FEW_COLS && b_fits;
     if (!few_cols && (macs > p->small->plain_max_macs || threads != 1 || p->transa)) return 0;
     /* a transposed A: each 8-row block takes one value per row from every k's line of A^T; float64 uses the whole
      * line then, with no reuse by the next block, and lost past L2 (1000 x 16 x 3000: Zen 4 1.65 -> 1.41x NumPy,
@@ -245,12 +225,10 @@ int gk_real_plain(const gk_real_problem_t *p) {
     if (p->transa && p->kern->elem == 8 && (double)p->M * (double)p->K * 8.0 > (double)(1 << 20)) return 0;
     /* a transposed B: the copy (K x N, one value at a time) pays off over 32 rows or more, or where K is too short
      * for the dot path (float64 3 x 64 x 1000 lost 0.40 -> 0.17x NumPy to it, 16 x 64 x 200 0.69 -> 0.38) */
-    if (p->transb && ((double)p->K * (double)p->N * p->kern->elem > GK_PLAIN_FEW_COLS_B_BYTES ||
-                      (p->M < 32 && p->K >= 64)))
-        return 0;
+    if (p->transb && (!b_fits || (p->M < 32 && p->K >= 64))) return 0;
     plain_job_t job = {p, p->B, p->ldb, 8}; /* whole 8-row blocks per thread (the plain loops' row block) */
-    if (p->transb) {
-        job.B = plain_b_copy(p);
+    if (p->transb) { /* op(B)[k][j] = B[j * ldb + k], gathered K x N */
+        job.B = gather_vectors(p->kern->elem, p->K, p->N, p->B, 1, p->ldb);
         job.ldb = p->N;
         if (job.B == NULL) return 0; /* (the packed driver reports the lack of memory) */
     }

@@ -540,6 +540,19 @@ cdef bint _ndarray_matrix(object X, int num, int64_t rows, int64_t cols, int64_t
     return True
 
 
+cdef bint _ndarray_abc(object A, object B, object C, int a_num, int b_num, int c_num, char ta, char tb,
+                       int64_t M, int64_t N, int64_t K, int64_t lda, int64_t ldb, int64_t ldc, bint reads_ab,
+                       char **pa, char **pb, char **pc) noexcept:
+    """The quick form of _acquire_abc (reads_ab: there is a product and A, B are read): True with the three data
+    pointers when A, B and C are NumPy arrays _ndarray_matrix takes; False sends them through _acquire_abc."""
+    cdef bint work = M > 0 and N > 0
+    return (_ndarray_matrix(C, c_num, M if work else 0, N if work else 0, ldc, True, pc)
+            and _ndarray_matrix(A, a_num, ((K if _is_t(ta) else M) if reads_ab else 0),
+                                ((M if _is_t(ta) else K) if reads_ab else 0), lda, False, pa)
+            and _ndarray_matrix(B, b_num, ((N if _is_t(tb) else K) if reads_ab else 0),
+                                ((K if _is_t(tb) else N) if reads_ab else 0), ldb, False, pb))
+
+
 cdef object _gemm(str fn, int ab_num, int c_num, transa, transb, M_, N_, K_, alpha, A, lda_, B, ldb_, beta, C, ldc_):
     """Every plain GEMM entry: checks in oneDNN's order, buffers acquired, C computed in place by gemm_nogil.
     Complex types take 'C' / 'R' flags and complex scalars; float32, complex64 and the 16-bit types take
@@ -569,11 +582,7 @@ cdef object _gemm(str fn, int ab_num, int c_num, transa, transb, M_, N_, K_, alp
     cdef char *pb = NULL
     cdef char *pc = NULL
     if (ab_num != BFLOAT16 and c_num != BFLOAT16  # NumPy arrays of the plain types: no buffer protocol round trip
-            and _ndarray_matrix(C, c_num, M if work else 0, N if work else 0, ldc, True, &pc)
-            and _ndarray_matrix(A, ab_num, ((K if _is_t(ta) else M) if reads_ab else 0),
-                                ((M if _is_t(ta) else K) if reads_ab else 0), lda, False, &pa)
-            and _ndarray_matrix(B, ab_num, ((N if _is_t(tb) else K) if reads_ab else 0),
-                                ((K if _is_t(tb) else N) if reads_ab else 0), ldb, False, &pb)):
+            and _ndarray_abc(A, B, C, ab_num, ab_num, c_num, ta, tb, M, N, K, lda, ldb, ldc, reads_ab, &pa, &pb, &pc)):
         with nogil:
             st = gemm_nogil(ab_num, c_num, ta, tb, M, N, K, al, pa, lda, 0, pb, ldb, 0, be, pc, ldc, 0, 1)
         raise_status(st, fn)
@@ -858,19 +867,13 @@ cdef object _gemm_int8(str fn, bint a_signed, transa, transb, offsetc, M_, N_, K
             raise ValueError(f"bo must be an integer in [-128, 127], got {bo!r}")
     co_arr = _offset_vector(co, oc, M, N)
     cdef int a_num = cnp.NPY_INT8 if a_signed else cnp.NPY_UINT8
-    cdef bint work = M > 0 and N > 0
-    cdef bint reads_ab = work and K > 0 and alpha != 0.0
+    cdef bint reads_ab = M > 0 and N > 0 and K > 0 and alpha != 0.0
     cdef char *pa = NULL
     cdef char *pb = NULL
     cdef char *pc = NULL
     cdef _Buffer a, b, c, o
-    if (_ndarray_matrix(C, cnp.NPY_INT32, M if work else 0, N if work else 0, ldc, True, &pc)  # NumPy arrays:
-            and _ndarray_matrix(A, a_num, ((K if _is_t(ta) else M) if reads_ab else 0),       # no buffer objects
-                                ((M if _is_t(ta) else K) if reads_ab else 0), lda, False, &pa)
-            and _ndarray_matrix(B, cnp.NPY_INT8, ((N if _is_t(tb) else K) if reads_ab else 0),
-                                ((K if _is_t(tb) else N) if reads_ab else 0), ldb, False, &pb)):
-        pass
-    else:
+    if not _ndarray_abc(A, B, C, a_num, cnp.NPY_INT8, cnp.NPY_INT32, ta, tb, M, N, K, lda, ldb, ldc, reads_ab,
+                        &pa, &pb, &pc):  # NumPy arrays: no buffer objects
         a, b, c = _Buffer(), _Buffer(), _Buffer()
         _acquire_abc(a, b, c, A, B, C, a_num, cnp.NPY_INT8, cnp.NPY_INT32, ta, tb, M, N, K, lda, ldb, ldc,
                      alpha != 0.0)
