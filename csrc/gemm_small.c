@@ -11,6 +11,12 @@
  *    products, a transposed A row after row; C^T is written through its strides.
  * The vectors x (rows of op(A), or columns of op(B)) are read in place when contiguous in k, else copied
  * (m * k values, small next to S). */
+/* Few columns (N <= GK_DOT_MAX_N) of C against a plain A, K >= GK_DOT_COLS_MIN_K: the kernel's dot path (where it
+ * has one) over A's rows, every column at once. */
+#define GK_DOT_MAX_N 4
+#define GK_DOT_COLS_MIN_K 64
+/* ... and against a transposed A: the kernel's `cols` loops (sums along A's rows, C written through a tile) */
+#define GK_COLS_MIN_K 16
 /* K block of a broadcast x (x_cs == 0): the values gathered once and reused for every block. */
 #define GK_GEMV_BROADCAST_KB ((int64_t)1 << 16)
 
@@ -18,6 +24,7 @@ typedef struct {
     gk_gemv_fn gemv;            /* NULL: the kernel's dot path (kern->dot) */
     gk_dot_fn dot;
     int dots;                   /* S's rows are the output's columns (gemv_dots, dot) */
+    int split_m;                /* threads split the m rows of x (the dot path on few columns), not S's */
     int es;
     int64_t m, n, k;
     gk_real_scalar_t alpha, beta;
@@ -30,6 +37,14 @@ typedef struct {
 static void gemv_task(void *ctx, int tid, int nthreads) {
     const gemv_job_t *job = (const gemv_job_t *)ctx;
     int64_t j0, j1;
+    if (job->split_m) { /* rows of C in blocks of 16 (whole dot blocks, and C's lines apart between threads) */
+        gk_split_range(job->m, 16, nthreads, tid, &j0, &j1);
+        if (j0 < j1)
+            job->dot(j1 - j0, job->n, job->k, &job->alpha, job->x + (size_t)(j0 * job->ldx) * (size_t)job->es,
+                     job->ldx, job->S, job->lds, &job->beta, job->y + (size_t)(j0 * job->rsy) * (size_t)job->es,
+                     job->rsy);
+        return;
+    }
     /* columns of the output in whole cache lines of S's rows (gemv_rows) */
     gk_split_range(job->n, 64 / job->es, nthreads, tid, &j0, &j1);
     if (j0 >= j1) return;
@@ -62,8 +77,28 @@ static const char *gather_vectors(int es, int64_t m, int64_t k, const void *X, i
     return x;
 }
 
+/* Few columns against a transposed A by the kernel's `cols` loops: rows of C split among threads in 64s. */
+typedef struct { const gk_real_problem_t *p; int64_t rsb, csb; } cols_job_t;
+
+static void cols_task(void *ctx, int tid, int nthreads) {
+    const cols_job_t *job = (const cols_job_t *)ctx;
+    const gk_real_problem_t *p = job->p;
+    const size_t es = (size_t)p->kern->elem;
+    int64_t i0, i1;
+    gk_split_range(p->M, 64, nthreads, tid, &i0, &i1);
+    if (i0 < i1)
+        p->kern->cols(i1 - i0, p->N, p->K, &p->alpha, (const char *)p->A + (size_t)i0 * es, p->lda, p->B, job->rsb,
+                      job->csb, &p->beta, (char *)p->C + (size_t)(i0 * p->ldc) * es, p->ldc);
+}
+
 int gk_real_gemv(const gk_real_problem_t *p, gemmkit_status_t *st) {
     const gk_real_kernel_t *kern = p->kern;
+    if (p->transa && kern->cols && p->N <= GK_DOT_MAX_N && p->M > p->N && p->K >= GK_COLS_MIN_K) {
+        cols_job_t job = {p, p->transb ? 1 : p->ldb, p->transb ? p->ldb : 1};
+        gk_parallel_run(cols_task, &job, p->threads ? p->threads : gk_threads_for(p->M, p->N, p->K));
+        *st = gemmkit_success;
+        return 1;
+    }
     const gk_small_t *sm = p->small;
     const int64_t M = p->M, N = p->N, K = p->K;
     const int es = kern->elem;
@@ -82,7 +117,10 @@ int gk_real_gemv(const gk_real_problem_t *p, gemmkit_status_t *st) {
     const int gemv_spread = M <= sm->gemv_max_m && kern->gemv_rows &&
                             (double)N * (double)p->ldb * es >= GK_GEMV_SPREAD_MIN_BYTES;
     /* the dot path's sums take a reduction each: short ones (K < 64) go to the plain loops instead */
-    if (p->transb && kern->dot && M <= sm->dot_max_m && !gemv_spread && (K >= 64 || !kern->plain)) {
+    if (!p->transa && kern->dot && N <= GK_DOT_MAX_N && M > N && K >= GK_DOT_COLS_MIN_K) {
+        job.dot = kern->dot; /* few columns: dot products of A's rows, in place, with op(B)'s columns */
+        job.split_m = 1;
+    } else if (p->transb && kern->dot && M <= sm->dot_max_m && !gemv_spread && (K >= 64 || !kern->plain)) {
         job.dot = kern->dot;
         job.dots = 1;
     } else if (M <= sm->gemv_max_m && kern->gemv_rows) {
@@ -94,7 +132,19 @@ int gk_real_gemv(const gk_real_problem_t *p, gemmkit_status_t *st) {
     } else {
         return 0;
     }
-    if (job.dot || M <= sm->gemv_max_m) { /* few rows: S = op(B), x = rows of op(A), y = C */
+    if (job.split_m) {                   /* few columns by the dot path: x = A's rows, S = op(B)^T, y = C */
+        job.m = M; job.n = N;
+        job.S = (const char *)p->B; job.lds = p->ldb;
+        job.rsy = p->ldc; job.csy = 1;
+        xsrc = p->A;
+        x_rs = p->lda;
+        x_cs = 1;
+        if (!p->transb) { /* op(B)'s columns gathered, N x K */
+            job.S = gather_vectors(es, N, K, p->B, 1, p->ldb);
+            job.lds = K;
+            if (!job.S) { *st = gemmkit_out_of_memory; return 1; }
+        }
+    } else if (job.dot || M <= sm->gemv_max_m) { /* few rows: S = op(B), x = rows of op(A), y = C */
         job.m = M; job.n = N;
         job.S = (const char *)p->B; job.lds = p->ldb;
         job.rsy = p->ldc; job.csy = 1;
@@ -218,8 +268,11 @@ int gk_real_plain(const gk_real_problem_t *p) {
     const int threads = p->threads ? p->threads : gk_threads_for(p->M, p->N, p->K);
     const int b_fits = (double)p->K * (double)p->N * p->kern->elem <= GK_PLAIN_FEW_COLS_B_BYTES;
     const int few_cols = p->N <= GK_PLAIN_FEW_COLS && b_fits;
-    if (!few_cols && (macs > p->small->plain_max_macs || threads != 1 || p->transa)) return 0;
-    /* a transposed A: each 8-row block takes one value per row from every k's line of A^T; float64 uses the whole
+    if (!few_cols && (macs > p->small->plain_max_macs || threads != 1)) return 0;
+    /* a transposed A: each 8-row block takes one value per row from every k's line of A^T (one thread's worth: Zen 4,
+     * gemmkit.matmul / np.matmul TN, packed -> plain, float32 / float64: 3 x 64 x 3000 0.48 / 0.55 -> 1.70 / 1.82,
+     * 16 x 3000 x 256 0.99 / 0.89 -> 1.50 / 1.15, 64 x 256 x 256 1.00 / 1.05 -> 1.25 / 1.22, 200^3 0.95 / 0.99 -> 1.15 /
+     * 1.17, 300^3 0.96 / 0.94 -> 1.12 / 1.06); float64 uses the whole
      * line then, with no reuse by the next block, and lost past L2 (1000 x 16 x 3000: Zen 4 1.65 -> 1.41x NumPy,
      * Emerald Rapids 0.91-0.99 -> 0.67-0.75), where float32 gained (3000 x 16 x 1000 0.42 -> 0.72-0.78 there) */
     if (p->transa && p->kern->elem == 8 && (double)p->M * (double)p->K * 8.0 > (double)(1 << 20)) return 0;

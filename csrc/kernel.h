@@ -22,6 +22,11 @@ typedef void (*gk_ukernel_fn)(int64_t kc, const void *GK_RESTRICT a, int64_t rsa
 typedef void (*gk_dot_fn)(int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, int64_t lda,
                           const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc);
 
+/* Few columns of C against a transposed A, A read in place (k rows of m values, lda apart): C[0:m, 0:n] (n <= 4) =
+ * alpha A^T op(B) + beta C, op(B)[l][j] at B + l * rsb + j * csb. */
+typedef void (*gk_cols_fn)(int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, int64_t lda,
+                           const void *B, int64_t rsb, int64_t csb, const void *beta, void *C, int64_t ldc);
+
 /* GEMV kernels (csrc/kernels/real_gemv_template.h): a matrix S streamed once in place against m short
  * vectors x (rows of k contiguous values, ldx apart), y[i][j] at y + i * rsy + j * csy (beta == 0: y not
  * read); pf > 0: every stream's cache line is requested pf elements ahead.
@@ -87,6 +92,7 @@ typedef struct {
     /* Optional: a plain A times a plain B of any size with nothing packed or copied (both read in place, the
      * column edges masked), on one thread; used up to the config's small.plain_max_macs. NULL: none. */
     gk_plain_fn plain;
+    gk_cols_fn cols;           /* optional: few columns of C against a transposed A (NULL: none) */
 } gk_real_kernel_t;
 
 extern const gk_real_kernel_t gk_sgemm_kernel_generic, gk_dgemm_kernel_generic;

@@ -1,5 +1,5 @@
-/* AVX-512F dgemm: 12 x 16 microkernel (24 zmm accumulators) with 1..11-row variants for edge row
- * panels; compiled with AVX-512 flags, run only where dispatch found AVX-512. */
+/* AVX-512F dgemm: 12 x 16 microkernel (24 zmm accumulators) with 1..11-row variants and a dot path (few rows x
+ * B^T, few columns); compiled with AVX-512 flags, run only where dispatch found AVX-512. */
 #include "../kernel.h"
 #if GEMMKIT_X86
 #include <immintrin.h>
@@ -48,6 +48,12 @@ static const gk_ukernel_fn rows_kernels[MR] = {
     ukernel_dgemm_avx512_10x16, ukernel_dgemm_avx512_11x16,
 };
 
+#define DOT_FN dgemm_dot_avx512
+#define COLS_FN dgemm_cols_avx512
+#include "real_zmm_dot.h"
+#undef DOT_FN
+#undef COLS_FN
+
 #define TINY_FN tiny_dgemm_avx512
 #define TINY_COMPLEX_FN tiny_zgemm_avx512
 #include "real_zmm_tiny.h"
@@ -62,8 +68,9 @@ static const gk_ukernel_fn rows_kernels[MR] = {
 
 GK_ASSERT_REAL_TILE(MR, NR, 8);
 const gk_real_kernel_t gk_dgemm_kernel_avx512 = {
-    "ukernel_dgemm_avx512_12x16", 8, MR, NR, ukernel_dgemm_avx512_12x16, rows_kernels, NULL, tiny_dgemm_avx512, tiny_zgemm_avx512,
+    "ukernel_dgemm_avx512_12x16", 8, MR, NR, ukernel_dgemm_avx512_12x16, rows_kernels, dgemm_dot_avx512, tiny_dgemm_avx512, tiny_zgemm_avx512,
     gemv_rows_dgemm_avx512, gemv_dots_dgemm_avx512, .plain = tiny_dgemm_avx512_plain,
+    .cols = dgemm_cols_avx512,
 };
 /* Products of 9-16 columns by the AVX2 6 x 8 loop (Zen 4, gemmkit.matmul, GFLOP/s zmm -> ymm: 1000 x 16^3
  * 37.7 -> 42.6-43.0, 300 x 24 x 16 x 24 46 -> 49, 1000 x 32 x 16 x 32 43-45 -> 49), except plain products
@@ -79,7 +86,8 @@ static void tiny_dgemm_avx512_ymm(int64_t M, int64_t N, int64_t K, const void *a
     else tiny_dgemm_avx512(M, N, K, alpha, A, lda, transa, B, ldb, transb, beta, C, ldc, stream);
 }
 const gk_real_kernel_t gk_dgemm_kernel_avx512_ymm_tiny = {
-    "ukernel_dgemm_avx512_12x16", 8, MR, NR, ukernel_dgemm_avx512_12x16, rows_kernels, NULL, tiny_dgemm_avx512_ymm, tiny_zgemm_avx512,
+    "ukernel_dgemm_avx512_12x16", 8, MR, NR, ukernel_dgemm_avx512_12x16, rows_kernels, dgemm_dot_avx512, tiny_dgemm_avx512_ymm, tiny_zgemm_avx512,
     gemv_rows_dgemm_avx512, gemv_dots_dgemm_avx512, .plain = tiny_dgemm_avx512_plain,
+    .cols = dgemm_cols_avx512,
 };
 #endif

@@ -1,7 +1,6 @@
 /* AVX-512F sgemm: 12 x 32 microkernel (24 zmm accumulators) with 1..11-row variants and a dot path for
  * few rows x B^T; compiled with AVX-512 flags, run only where dispatch found AVX-512. */
 #include "../kernel.h"
-#include "dot_walk.h"
 #if GEMMKIT_X86
 #include <immintrin.h>
 
@@ -49,65 +48,11 @@ static const gk_ukernel_fn rows_kernels[MR] = {
     ukernel_sgemm_avx512_10x32, ukernel_sgemm_avx512_11x32,
 };
 
-/* C[i][j..j+NJ) for the first m (<= 4) rows, as dot products along k: B's rows stream in place,
- * 16 k at a time (masked tail), into m x NJ vector sums reduced at the end. */
-static GK_FORCEINLINE void sgemm_dot_block(const int m, const int nj, int64_t k, float alpha,
-                                           const float *A, int64_t lda, const float *B, int64_t ldb,
-                                           float beta, float *C, int64_t ldc) {
-    __m512 acc[4][4];
-#pragma GCC unroll 4
-    for (int i = 0; i < m; i++)
-#pragma GCC unroll 4
-        for (int j = 0; j < nj; j++) acc[i][j] = _mm512_setzero_ps();
-    int64_t p = 0;
-    for (; p + 16 <= k; p += 16) {
-        __m512 bv[4], av[4];
-#pragma GCC unroll 4
-        for (int j = 0; j < nj; j++) {
-            bv[j] = _mm512_loadu_ps(B + j * ldb + p);
-            _mm_prefetch((const char *)(B + j * ldb + p + 256), _MM_HINT_T0);
-        }
-#pragma GCC unroll 4
-        for (int i = 0; i < m; i++) av[i] = _mm512_loadu_ps(A + i * lda + p);
-#pragma GCC unroll 4
-        for (int i = 0; i < m; i++)
-#pragma GCC unroll 4
-            for (int j = 0; j < nj; j++) acc[i][j] = _mm512_fmadd_ps(av[i], bv[j], acc[i][j]);
-    }
-    if (p < k) {
-        const __mmask16 mask = (__mmask16)((1u << (k - p)) - 1u);
-        __m512 bv[4], av[4];
-#pragma GCC unroll 4
-        for (int j = 0; j < nj; j++) bv[j] = _mm512_maskz_loadu_ps(mask, B + j * ldb + p);
-#pragma GCC unroll 4
-        for (int i = 0; i < m; i++) av[i] = _mm512_maskz_loadu_ps(mask, A + i * lda + p);
-#pragma GCC unroll 4
-        for (int i = 0; i < m; i++)
-#pragma GCC unroll 4
-            for (int j = 0; j < nj; j++) acc[i][j] = _mm512_fmadd_ps(av[i], bv[j], acc[i][j]);
-    }
-#pragma GCC unroll 4
-    for (int i = 0; i < m; i++)
-#pragma GCC unroll 4
-        for (int j = 0; j < nj; j++) {
-            float v = alpha * _mm512_reduce_add_ps(acc[i][j]);
-            C[i * ldc + j] = beta == 0.0f ? v : v + beta * C[i * ldc + j];
-        }
-}
-
-#define DOT_ROWS(mm, nj)                                                                             \
-    case mm:                                                                                         \
-        sgemm_dot_block(mm, nj, k, alpha, A + i * lda, lda, B + j * ldb, ldb, beta, C + i * ldc + j, ldc); \
-        break;
-
-static void sgemm_dot_avx512(int64_t m, int64_t n, int64_t k, const void *alpha_p, const void *Av, int64_t lda,
-                             const void *Bv, int64_t ldb, const void *beta_p, void *Cv, int64_t ldc) {
-    const float *A = (const float *)Av, *B = (const float *)Bv;
-    float *C = (float *)Cv;
-    const float alpha = *(const float *)alpha_p, beta = *(const float *)beta_p;
-    GK_DOT_WALK(m, n, DOT_ROWS);
-}
-#undef DOT_ROWS
+#define DOT_FN sgemm_dot_avx512
+#define COLS_FN sgemm_cols_avx512
+#include "real_zmm_dot.h"
+#undef DOT_FN
+#undef COLS_FN
 
 #define TINY_FN tiny_sgemm_avx512
 #define TINY_COMPLEX_FN tiny_cgemm_avx512
@@ -125,6 +70,7 @@ GK_ASSERT_REAL_TILE(MR, NR, 4);
 const gk_real_kernel_t gk_sgemm_kernel_avx512 = {
     "ukernel_sgemm_avx512_12x32", 4, MR, NR, ukernel_sgemm_avx512_12x32, rows_kernels, sgemm_dot_avx512, tiny_sgemm_avx512, tiny_cgemm_avx512,
     gemv_rows_sgemm_avx512, gemv_dots_sgemm_avx512, .plain = tiny_sgemm_avx512_plain,
+    .cols = sgemm_cols_avx512,
 };
 /* Plain products by this file's masked loops (B in place, no copy, no scratch tile: matmul stacks 10^3 /
  * 12^3 / 20^3 / 24^3 float32 0.59 / 0.57 / 0.77 / 0.78 -> 1.13 / 1.08 / 1.03 / 1.00x np.matmul on Zen 4, 16^3
@@ -141,5 +87,6 @@ static void tiny_sgemm_avx512_ymm(int64_t M, int64_t N, int64_t K, const void *a
 const gk_real_kernel_t gk_sgemm_kernel_avx512_ymm_tiny = {
     "ukernel_sgemm_avx512_12x32", 4, MR, NR, ukernel_sgemm_avx512_12x32, rows_kernels, sgemm_dot_avx512, tiny_sgemm_avx512_ymm, tiny_cgemm_avx512,
     gemv_rows_sgemm_avx512, gemv_dots_sgemm_avx512, .plain = tiny_sgemm_avx512_plain,
+    .cols = sgemm_cols_avx512,
 };
 #endif

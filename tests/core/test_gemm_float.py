@@ -575,6 +575,16 @@ def test_plain_products_past_the_tiny_limits(op, threads):
 
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("op", ["sgemm", "dgemm"])
+def test_plain_products_transposed_a(op, threads):
+    """A transposed A in one thread's worth of plain product: on AVX-512 the `plain` loops broadcast from A^T's
+    columns (few rows or many, op(B) plain or copied), float64 only while A is within 1 MiB; every path."""
+    shapes = ((65, 65, 65), (72, 40, 130), (3, 71, 80), (150, 104, 96), (199, 201, 199), (9, 300, 1000), (7, 200, 33))
+    run_plain_shapes(op, threads, 61, shapes, ta="T")
+    run_plain_shapes(op, threads, 67, shapes[::2], ta="T", tb="T")
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("op", ["sgemm", "dgemm"])
 def test_few_columns_plain_any_size(op, threads):
     """Few columns (N <= 64) against a B within 512 KiB: on AVX-512 the `plain` loops at any size, rows split
     among the threads in 8-row blocks (rows left over, a thread with none); elsewhere the packed driver."""
@@ -599,6 +609,38 @@ def test_transposed_b_copied_for_the_plain_loops(op, threads):
     or K below the dot path's 64), every path: the copy's rows and columns, padded B."""
     run_plain_shapes(op, threads, 31, ((64, 3, 1000), (203, 17, 130), (40, 64, 700), (16, 3000, 16), (7, 900, 5),
                                        (33, 61, 63)), tb="T")
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("op", ["sgemm", "dgemm"])
+@pytest.mark.parametrize("tb", ["N", "T"])
+def test_few_columns_dot_path(op, threads, tb):
+    """1-4 columns of C against a plain A, K >= 64: on AVX-512 the dot path over A's rows (blocks of 4 rows by every
+    column, the 16 sums reduced together and stored masked, rows split among threads in 16s), op(B)'s columns gathered
+    or a B^T read in place; elsewhere the GEMV / plain / packed paths: K tails, row remainders, alpha / beta, NaN."""
+    run_plain_shapes(op, threads, 43, ((1001, 3, 64), (37, 1, 100), (18, 2, 65), (517, 4, 2000), (33, 3, 79),
+                                       (5, 4, 1000), (70, 3, 1023), (2, 1, 300)), tb=tb)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("op", ["sgemm", "dgemm"])
+@pytest.mark.parametrize("tb", ["N", "T"])
+def test_few_columns_transposed_a(op, threads, tb):
+    """1-4 columns of C against a transposed A, K >= 16: on AVX-512 the `cols` loops (up to 4 vectors of A^T's columns,
+    the last masked, by a broadcast of each column of op(B); C written through a tile; rows split among threads in
+    64s); elsewhere the GEMV / plain / packed paths."""
+    run_plain_shapes(op, threads, 59, ((1001, 3, 64), (37, 1, 100), (18, 2, 16), (517, 4, 2000), (130, 3, 17),
+                                       (65, 4, 300), (5, 4, 1000), (2, 1, 40), (49, 2, 15)), ta="T", tb=tb)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("op", ["sgemm", "dgemm"])
+def test_few_rows_dot_path(op, threads):
+    """Few rows (<= 16) of C against a transposed B, K >= 64: on AVX-512 the dot path over B^T's rows (blocks of 4
+    columns by <= 4 rows, the column remainder in one block), A plain or transposed (copied), every path."""
+    shapes = ((1, 37, 1000), (3, 5, 64), (4, 6, 65), (5, 7, 130), (16, 41, 200), (9, 1030, 71))
+    run_plain_shapes(op, threads, 47, shapes, tb="T")
+    run_plain_shapes(op, threads, 53, shapes[::2], ta="T", tb="T")
 
 
 @pytest.mark.parametrize("threads", [1, 2])
