@@ -119,7 +119,8 @@ int gk_real_gemv(const gk_real_problem_t *p, gemmkit_status_t *st) {
      * rows (Zen 4, 1 x 4096^2 float32 x B^T: 12.7-16.7 -> 18.0-19.6 GB/s; only AVX-512 sgemm has a dot path) */
     const int gemv_spread = M <= sm->gemv_max_m && kern->gemv_rows &&
                             (double)N * (double)p->ldb * es >= GK_GEMV_SPREAD_MIN_BYTES;
-    if (!p->transa && kern->dot && N <= GK_DOT_MAX_N && M > N && K >= GK_DOT_MIN_K) {
+    const int short_k = K < 64 / es && M >= 64 / es; /* sums shorter than a vector: A's columns gathered */
+    if (!p->transa && kern->dot && N <= GK_DOT_MAX_N && M > N && (K >= GK_DOT_MIN_K || short_k)) {
         job.dot = kern->dot; /* few columns: dot products of A's rows, in place, with op(B)'s columns */
         job.split_m = 1;
     } else if (p->transb && kern->dot && M <= sm->dot_max_m && !gemv_spread && (K >= GK_DOT_MIN_K || !kern->plain)) {

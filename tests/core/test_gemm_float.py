@@ -624,6 +624,23 @@ def test_few_columns_dot_path(op, threads, tb):
 
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("op", ["sgemm", "dgemm"])
+def test_few_columns_short_sums(op, threads):
+    """1-4 columns of C, K below one vector (16 floats, 8 doubles): on AVX-512 the dot path's short loops, VL rows at a
+    time, A's columns split from whole vectors (dense A, K <= 8) or gathered, C's columns merged into whole vectors
+    (dense C) or written through a tile; every K, row remainders, alpha / beta, NaN, every path."""
+    rng = np.random.default_rng(71)
+    cases = ((1.0, 0.0, True), (0.5, 0.0, False), (1.0, -1.5, False), (-2.0, 0.25, False))
+    for arch in gemmkit.available_archs():
+        with kernel_path(arch, threads):
+            for K in range(1, 16):
+                for n, (M, N) in enumerate(((1000, 1), (37, 2), (203, 3), (16, 4), (17, 3))):
+                    alpha, beta, c_nan = cases[(K + n) % 4]
+                    for pads in ((0, 0, 0), (1, 0, 2)):  # dense A and C, then padded (gathers, the tile)
+                        run_case(rng, op, "N", "NT"[(K + n) % 2], M, N, K, alpha, beta, pads=pads, c_nan=c_nan)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("op", ["sgemm", "dgemm"])
 @pytest.mark.parametrize("tb", ["N", "T"])
 def test_few_columns_transposed_a(op, threads, tb):
     """1-4 columns of C against a transposed A, K >= 16: on AVX-512 the `cols` loops (up to 4 vectors of A^T's columns,
