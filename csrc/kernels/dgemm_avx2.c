@@ -1,5 +1,6 @@
 /* AVX2 + FMA dgemm microkernel (6 x 8: 12 ymm accumulators) with 1..5-row variants for edge row panels,
- * and on its k loop the native zgemm kernel (3 x 4 complex); compiled alone with -mavx2 -mfma. */
+ * the dot path and few-columns loops (real_ymm_dot.h), and on its k loop the native zgemm kernel (3 x 4 complex);
+ * compiled alone with -mavx2 -mfma. */
 #include "../kernel.h"
 #if GEMMKIT_X86
 #include <immintrin.h>
@@ -73,6 +74,12 @@ void gk_tiny_dgemm_avx2(int64_t M, int64_t N, int64_t K, const void *alpha, cons
     tiny_dgemm_avx2(M, N, K, alpha, A, lda, transa, B, ldb, transb, beta, C, ldc, stream);
 }
 
+#define DOT_FN dgemm_dot_avx2
+#define COLS_FN dgemm_cols_avx2
+#include "real_ymm_dot.h"
+#undef DOT_FN
+#undef COLS_FN
+
 #define GEMV_ROWS_FN gemv_rows_dgemm_avx2
 #define GEMV_DOTS_FN gemv_dots_dgemm_avx2
 #define GV_SPREAD 1
@@ -80,8 +87,8 @@ void gk_tiny_dgemm_avx2(int64_t M, int64_t N, int64_t K, const void *alpha, cons
 
 GK_ASSERT_REAL_TILE(MR, NR, 8);
 const gk_real_kernel_t gk_dgemm_kernel_avx2 = {
-    "ukernel_dgemm_avx2_6x8", 8, MR, NR, ukernel_dgemm_avx2_6x8, rows_kernels, NULL, tiny_dgemm_avx2, tiny_zgemm_avx2,
-    gemv_rows_dgemm_avx2, gemv_dots_dgemm_avx2,
+    "ukernel_dgemm_avx2_6x8", 8, MR, NR, ukernel_dgemm_avx2_6x8, rows_kernels, dgemm_dot_avx2, tiny_dgemm_avx2, tiny_zgemm_avx2,
+    gemv_rows_dgemm_avx2, gemv_dots_dgemm_avx2, .cols = dgemm_cols_avx2,
 };
 
 #define CX_TILE_FN zgemm_tile_avx2

@@ -1,19 +1,14 @@
-/* The AVX-512 dot path (kernel.h gk_dot_fn) for float and double, C = alpha A B^T + beta C with both operands contiguous
- * in k in blocks of up to 4 x 4 sums reduced together; and few columns of C against a transposed A (gk_cols_fn). */
+/* The AVX-512 dot path (kernel.h gk_dot_fn) for float and double, C = alpha A B^T + beta C with both operands
+ * contiguous in k, in blocks of up to 4 x 4 sums reduced together; and few columns against a transposed A (gk_cols_fn). */
 /* The including file defines T, V, VSUF, VL (16 floats or 8 doubles a vector), DOT_FN and COLS_FN, and includes
- * real_zmm_template.h first (VOP). Two walks over C:
- *  - few columns (n <= 4: op(B)'s columns, gathered or a B^T in place, against many rows of A): row blocks of 4
- *    outer, every column at once, so A streams once;
- *  - otherwise (few rows of A against a long B^T): column blocks of 4 outer, row blocks of 4 inner, so B streams
- *    once and A's rows (few) stay in L1. */
+ * real_zmm_template.h first (VOP). This header gives real_dot_template.h its 4 x 4 blocks' reduction and store and
+ * its short sums (few columns, k < VL: rows fill the lanes). */
 
 #define ZD_MAX 4 /* rows and columns of a block */
 #define ZD_CAT_(a, b) a##b
 #define ZD_CAT(a, b) ZD_CAT_(a, b)
 #define ZD_FN(name) ZD_CAT(DOT_FN, _##name)
-/* A loaded vector kept in a register: GCC otherwise folds the load into each of its FMAs (A's 4 rows loaded 3 times
- * a step in a 4 x 3 block: 19 loads for 12 FMAs) */
-#if defined(__GNUC__)
+#if defined(__GNUC__) /* (real_dot_template.h's DT_IN_REGISTER) */
 #define ZD_IN_REGISTER(v) __asm__("" : "+v"(v))
 #else
 #define ZD_IN_REGISTER(v) ((void)0)
@@ -93,54 +88,6 @@ static GK_FORCEINLINE void ZD_FN(store)(const int mm, const int nj, __m512d s[ZD
 #endif
 #undef ZD_STORE_ROW
 
-/* C[0:mm][0:nj] = alpha A[0:mm] . B[0:nj] + beta C, sums along k, VL values at a time (a masked tail); the
- * operand named by `pf` (A's rows or B's rows, the one streamed from memory) is prefetched 16 vectors ahead. */
-static GK_FORCEINLINE void ZD_FN(block)(const int mm, const int nj, int64_t k, T alpha, const T *A, int64_t lda,
-                                        const T *B, int64_t ldb, T beta, T *C, int64_t ldc, const int pf_b) {
-    V s[ZD_MAX][ZD_MAX];
-#pragma GCC unroll 4
-    for (int i = 0; i < ZD_MAX; i++)
-#pragma GCC unroll 4
-        for (int j = 0; j < ZD_MAX; j++) s[i][j] = VOP(setzero)();
-    int64_t p = 0;
-    for (; p + VL <= k; p += VL) {
-        V bv[ZD_MAX], av[ZD_MAX];
-#pragma GCC unroll 4
-        for (int j = 0; j < nj; j++) {
-            bv[j] = VOP(loadu)(B + j * ldb + p);
-            ZD_IN_REGISTER(bv[j]);
-            if (pf_b) _mm_prefetch((const char *)(B + j * ldb + p + 16 * VL), _MM_HINT_T0);
-        }
-#pragma GCC unroll 4
-        for (int i = 0; i < mm; i++) {
-            av[i] = VOP(loadu)(A + i * lda + p);
-            ZD_IN_REGISTER(av[i]);
-            if (!pf_b) _mm_prefetch((const char *)(A + i * lda + p + 16 * VL), _MM_HINT_T0);
-        }
-#pragma GCC unroll 4
-        for (int i = 0; i < mm; i++)
-#pragma GCC unroll 4
-            for (int j = 0; j < nj; j++) s[i][j] = VOP(fmadd)(av[i], bv[j], s[i][j]);
-    }
-    if (p < k) {
-#if VL == 16
-        const __mmask16 mask = (__mmask16)((1u << (k - p)) - 1u);
-#else
-        const __mmask8 mask = (__mmask8)((1u << (k - p)) - 1u);
-#endif
-        V bv[ZD_MAX], av[ZD_MAX];
-#pragma GCC unroll 4
-        for (int j = 0; j < nj; j++) bv[j] = VOP(maskz_loadu)(mask, B + j * ldb + p);
-#pragma GCC unroll 4
-        for (int i = 0; i < mm; i++) av[i] = VOP(maskz_loadu)(mask, A + i * lda + p);
-#pragma GCC unroll 4
-        for (int i = 0; i < mm; i++)
-#pragma GCC unroll 4
-            for (int j = 0; j < nj; j++) s[i][j] = VOP(fmadd)(av[i], bv[j], s[i][j]);
-    }
-    ZD_FN(store)(mm, nj, s, alpha, beta, C, ldc);
-}
-
 /* Few columns and short sums (k < VL): VL rows of C at a time, A's k columns as vectors times a broadcast of op(B)'s
  * value each (a vector of one row's k values would be mostly empty; this fills every lane), C's columns as vectors:
  *  - dense A (lda == k <= ZD_SPLIT_MAX): the VL rows' k vectors loaded whole and split into columns in registers,
@@ -164,8 +111,8 @@ typedef int64_t ZD_FN(it);
 #define ZD_ROW_INDEX(lda) _mm256_mullo_epi32(_mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0), _mm256_set1_epi32((int)(lda)))
 #define ZD_IDX __m256i
 #endif
-/* A permutation from a list of vectors: lane t of the result is value g of the list (g < 2 VL pairs... ): pair g / 2VL,
- * index g % 2VL there; mask[p]: the lanes taken from pair p. */
+/* A permutation from a list of vectors: lane t of the result is value g of the list, taken from pair g / 2VL (vectors
+ * 2p and 2p + 1) at index g % 2VL; mask[p]: the lanes taken from pair p. */
 typedef struct {
     GK_ALIGN64 ZD_FN(it) idx[ZD_SPLIT_MAX / 2][VL];
     ZD_MASK mask[ZD_SPLIT_MAX / 2];
@@ -181,7 +128,8 @@ static GK_FORCEINLINE V ZD_FN(permute)(const int nv, const V *v, const ZD_FN(per
     if (nv == 1) return ZD_PERMUTE2(v[0], pm->idx[0], v[0]);
     V r = ZD_PERMUTE2(v[0], pm->idx[0], v[1]);
 #pragma GCC unroll 4
-    for (int p = 1; p < (nv + 1) / 2; p++) r = VOP(mask_mov)(r, pm->mask[p], ZD_PERMUTE2(v[2 * p], pm->idx[p], v[2 * p + 1]));
+    for (int p = 1; p < (nv + 1) / 2; p++)
+        r = VOP(mask_mov)(r, pm->mask[p], ZD_PERMUTE2(v[2 * p], pm->idx[p], v[2 * p + 1]));
     return r;
 }
 
@@ -253,20 +201,30 @@ static GK_FORCEINLINE void ZD_FN(short_cols_k)(const int nj, const int kk, int64
     }
 }
 
-#define ZD_SHORT_K(kk)                                                                                          \
+#define ZD_SHORT_K(nj, kk)                                                                                      \
     case kk:                                                                                                    \
         ZD_FN(short_cols_k)(nj, kk, m, alpha, A, lda, B, ldb, beta, C, ldc);                                    \
         break;
-static GK_FORCEINLINE void ZD_FN(short_cols)(const int nj, int64_t m, int64_t k, T alpha, const T *A, int64_t lda,
-                                             const T *B, int64_t ldb, T beta, T *C, int64_t ldc) {
-    switch (k) {
-        ZD_SHORT_K(1) ZD_SHORT_K(2) ZD_SHORT_K(3) ZD_SHORT_K(4) ZD_SHORT_K(5) ZD_SHORT_K(6) ZD_SHORT_K(7)
 #if VL == 16
-        ZD_SHORT_K(8) ZD_SHORT_K(9) ZD_SHORT_K(10) ZD_SHORT_K(11) ZD_SHORT_K(12) ZD_SHORT_K(13) ZD_SHORT_K(14)
-        ZD_SHORT_K(15)
+#define ZD_SHORT_KS(nj)                                                                                         \
+    ZD_SHORT_K(nj, 1) ZD_SHORT_K(nj, 2) ZD_SHORT_K(nj, 3) ZD_SHORT_K(nj, 4) ZD_SHORT_K(nj, 5) ZD_SHORT_K(nj, 6)      \
+    ZD_SHORT_K(nj, 7) ZD_SHORT_K(nj, 8) ZD_SHORT_K(nj, 9) ZD_SHORT_K(nj, 10) ZD_SHORT_K(nj, 11) ZD_SHORT_K(nj, 12)   \
+    ZD_SHORT_K(nj, 13) ZD_SHORT_K(nj, 14) ZD_SHORT_K(nj, 15)
+#else
+#define ZD_SHORT_KS(nj)                                                                                         \
+    ZD_SHORT_K(nj, 1) ZD_SHORT_K(nj, 2) ZD_SHORT_K(nj, 3) ZD_SHORT_K(nj, 4) ZD_SHORT_K(nj, 5) ZD_SHORT_K(nj, 6)      \
+    ZD_SHORT_K(nj, 7)
 #endif
-    }
+#define ZD_SHORT_N(nj)                                                                                          \
+    case nj:                                                                                                    \
+        switch (k) { ZD_SHORT_KS(nj) }                                                                          \
+        break;
+static void ZD_FN(short_cols)(int64_t n, int64_t m, int64_t k, T alpha, const T *A, int64_t lda, const T *B,
+                              int64_t ldb, T beta, T *C, int64_t ldc) {
+    switch (n) { ZD_SHORT_N(1) ZD_SHORT_N(2) ZD_SHORT_N(3) ZD_SHORT_N(4) }
 }
+#undef ZD_SHORT_N
+#undef ZD_SHORT_KS
 #undef ZD_SHORT_K
 #undef ZD_IDX
 #undef ZD_MASK
@@ -275,112 +233,20 @@ static GK_FORCEINLINE void ZD_FN(short_cols)(const int nj, int64_t m, int64_t k,
 #undef ZD_PERMUTE2
 #undef ZD_SPLIT_MAX
 
-#define ZD_ROWS(mm, nj, pf_b)                                                                                   \
-    case mm:                                                                                                    \
-        ZD_FN(block)(mm, nj, k, alpha, A + i * lda, lda, B + j * ldb, ldb, beta, C + i * ldc + j, ldc, pf_b);   \
-        break;
-#define ZD_COLS(nj, pf_b)                                                                                       \
-    case nj:                                                                                                    \
-        switch (GK_MIN((int64_t)ZD_MAX, m - i)) { ZD_ROWS(1, nj, pf_b) ZD_ROWS(2, nj, pf_b) ZD_ROWS(3, nj, pf_b) \
-                                                  ZD_ROWS(4, nj, pf_b) }                                        \
-        break;
-
-static void DOT_FN(int64_t m, int64_t n, int64_t k, const void *alpha_p, const void *Av, int64_t lda, const void *Bv,
-                   int64_t ldb, const void *beta_p, void *Cv, int64_t ldc) {
-    const T *A = (const T *)Av, *B = (const T *)Bv;
-    T *C = (T *)Cv;
-    const T alpha = *(const T *)alpha_p, beta = *(const T *)beta_p;
-    if (n <= ZD_MAX && k < VL && m >= VL && lda <= INT32_MAX / VL) { /* few columns, short sums: A's columns */
-        switch (n) {
-        case 1: ZD_FN(short_cols)(1, m, k, alpha, A, lda, B, ldb, beta, C, ldc); break;
-        case 2: ZD_FN(short_cols)(2, m, k, alpha, A, lda, B, ldb, beta, C, ldc); break;
-        case 3: ZD_FN(short_cols)(3, m, k, alpha, A, lda, B, ldb, beta, C, ldc); break;
-        default: ZD_FN(short_cols)(4, m, k, alpha, A, lda, B, ldb, beta, C, ldc); break;
-        }
-        return;
-    }
-    if (n <= ZD_MAX) { /* few columns: A streams */
-        const int64_t j = 0;
-        for (int64_t i = 0; i < m; i += ZD_MAX) switch (n) { ZD_COLS(1, 0) ZD_COLS(2, 0) ZD_COLS(3, 0) ZD_COLS(4, 0) }
-        return;
-    }
-    for (int64_t j = 0; j < n; j += ZD_MAX) /* few rows: B streams */
-        for (int64_t i = 0; i < m; i += ZD_MAX)
-            switch (GK_MIN((int64_t)ZD_MAX, n - j)) { ZD_COLS(1, 1) ZD_COLS(2, 1) ZD_COLS(3, 1) ZD_COLS(4, 1) }
-}
-
-#undef ZD_ROWS
-#undef ZD_COLS
-
-#ifdef COLS_FN
-/* Few columns of C against a transposed A (kernel.h gk_cols_fn): C[i][j] = alpha sum_l A[l][i] B[l rsb + j csb] +
- * beta C[i][j], j < n <= 4. Vectors along i: rv (<= 4) vectors of A's row l (the last one masked) times n broadcasts
- * of op(B) per step, the rv x n sums in registers over all of k, then written through a tile (C^T to C). */
-static GK_FORCEINLINE void ZD_FN(cols_block)(const int rv, const int nj, int64_t mb, int64_t k, T alpha,
-                                             const T *A, int64_t lda, const T *B, int64_t rsb, int64_t csb, T beta,
-                                             T *C, int64_t ldc) {
-    V s[ZD_MAX][ZD_MAX];
-#pragma GCC unroll 4
-    for (int r = 0; r < ZD_MAX; r++)
-#pragma GCC unroll 4
-        for (int j = 0; j < ZD_MAX; j++) s[r][j] = VOP(setzero)();
-    const int64_t tail = mb - (int64_t)(rv - 1) * VL; /* values in the last vector, 1..VL */
+#define DT_ROWS ZD_MAX
+#define DT_COLS ZD_MAX
+#define DT_CV ZD_MAX
 #if VL == 16
-    const __mmask16 mask = (__mmask16)(tail >= 16 ? 0xffffu : (1u << tail) - 1u);
+#define DT_MASK_T __mmask16
 #else
-    const __mmask8 mask = (__mmask8)(tail >= 8 ? 0xffu : (1u << tail) - 1u);
+#define DT_MASK_T __mmask8
 #endif
-    for (int64_t l = 0; l < k; l++) {
-        const T *a = A + l * lda;
-        const T *b = B + l * rsb;
-        V av[ZD_MAX];
-#pragma GCC unroll 4
-        for (int r = 0; r < rv; r++) {
-            av[r] = r + 1 < rv ? VOP(loadu)(a + r * VL) : VOP(maskz_loadu)(mask, a + r * VL);
-            ZD_IN_REGISTER(av[r]);
-        }
-#pragma GCC unroll 4
-        for (int j = 0; j < nj; j++) {
-            const V bj = VOP(set1)(b[j * csb]);
-#pragma GCC unroll 4
-            for (int r = 0; r < rv; r++) s[r][j] = VOP(fmadd)(av[r], bj, s[r][j]);
-        }
-    }
-    GK_ALIGN64 T t[ZD_MAX][ZD_MAX * VL]; /* t[j][i] = C[i][j] */
-#pragma GCC unroll 4
-    for (int j = 0; j < nj; j++)
-#pragma GCC unroll 4
-        for (int r = 0; r < rv; r++) VOP(store)(t[j] + r * VL, VOP(mul)(VOP(set1)(alpha), s[r][j]));
-    for (int64_t i = 0; i < mb; i++) {
-        T *c = C + i * ldc;
-        if (beta == (T)0)
-            for (int j = 0; j < nj; j++) c[j] = t[j][i];
-        else
-            for (int j = 0; j < nj; j++) c[j] = t[j][i] + beta * c[j];
-    }
-}
-
-#define ZD_CB(rv, nj)                                                                                           \
-    case rv:                                                                                                    \
-        ZD_FN(cols_block)(rv, nj, mb, k, alpha, A + i, lda, B, rsb, csb, beta, C + i * ldc, ldc);              \
-        break;
-#define ZD_CN(nj)                                                                                               \
-    case nj:                                                                                                    \
-        switch ((mb + VL - 1) / VL) { ZD_CB(1, nj) ZD_CB(2, nj) ZD_CB(3, nj) ZD_CB(4, nj) }                      \
-        break;
-static void COLS_FN(int64_t m, int64_t n, int64_t k, const void *alpha_p, const void *Av, int64_t lda, const void *Bv,
-                    int64_t rsb, int64_t csb, const void *beta_p, void *Cv, int64_t ldc) {
-    const T *A = (const T *)Av, *B = (const T *)Bv;
-    T *C = (T *)Cv;
-    const T alpha = *(const T *)alpha_p, beta = *(const T *)beta_p;
-    for (int64_t i = 0; i < m; i += ZD_MAX * VL) {
-        const int64_t mb = GK_MIN((int64_t)ZD_MAX * VL, m - i);
-        switch (n) { ZD_CN(1) ZD_CN(2) ZD_CN(3) ZD_CN(4) }
-    }
-}
-#undef ZD_CB
-#undef ZD_CN
-#endif
+#define DT_TAIL_MASK(n) ((DT_MASK_T)((n) >= VL ? ~0u : (1u << (n)) - 1u))
+#define DT_MASKLOAD(mask, p) VOP(maskz_loadu)((mask), (p))
+#define DT_IN_REGISTER(v) ZD_IN_REGISTER(v)
+#define DT_STORE ZD_FN(store)
+#define DT_SHORT_COLS ZD_FN(short_cols)
+#include "real_dot_template.h"
 #undef ZD_FN
 #undef ZD_CAT
 #undef ZD_CAT_

@@ -1,5 +1,6 @@
 /* AVX2 + FMA sgemm microkernel (6 x 16: 12 ymm accumulators) with 1..5-row variants for edge row panels,
- * and on its k loop the native cgemm kernel (3 x 8 complex); compiled alone with -mavx2 -mfma. */
+ * the dot path and few-columns loops (real_ymm_dot.h), and on its k loop the native cgemm kernel (3 x 8 complex);
+ * compiled alone with -mavx2 -mfma. */
 #include "../kernel.h"
 #if GEMMKIT_X86
 #include <immintrin.h>
@@ -81,6 +82,12 @@ void gk_tiny_sgemm_avx2(int64_t M, int64_t N, int64_t K, const void *alpha, cons
     tiny_sgemm_avx2(M, N, K, alpha, A, lda, transa, B, ldb, transb, beta, C, ldc, stream);
 }
 
+#define DOT_FN sgemm_dot_avx2
+#define COLS_FN sgemm_cols_avx2
+#include "real_ymm_dot.h"
+#undef DOT_FN
+#undef COLS_FN
+
 #define GEMV_ROWS_FN gemv_rows_sgemm_avx2
 #define GEMV_DOTS_FN gemv_dots_sgemm_avx2
 #define GV_SPREAD 1
@@ -88,8 +95,8 @@ void gk_tiny_sgemm_avx2(int64_t M, int64_t N, int64_t K, const void *alpha, cons
 
 GK_ASSERT_REAL_TILE(MR, NR, 4);
 const gk_real_kernel_t gk_sgemm_kernel_avx2 = {
-    "ukernel_sgemm_avx2_6x16", 4, MR, NR, ukernel_sgemm_avx2_6x16, rows_kernels, NULL, tiny_sgemm_avx2, tiny_cgemm_avx2,
-    gemv_rows_sgemm_avx2, gemv_dots_sgemm_avx2,
+    "ukernel_sgemm_avx2_6x16", 4, MR, NR, ukernel_sgemm_avx2_6x16, rows_kernels, sgemm_dot_avx2, tiny_sgemm_avx2, tiny_cgemm_avx2,
+    gemv_rows_sgemm_avx2, gemv_dots_sgemm_avx2, .cols = sgemm_cols_avx2,
 };
 
 #define CX_TILE_FN cgemm_tile_avx2

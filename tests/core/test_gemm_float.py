@@ -615,9 +615,10 @@ def test_transposed_b_copied_for_the_plain_loops(op, threads):
 @pytest.mark.parametrize("op", ["sgemm", "dgemm"])
 @pytest.mark.parametrize("tb", ["N", "T"])
 def test_few_columns_dot_path(op, threads, tb):
-    """1-4 columns of C against a plain A, K >= 16: on AVX-512 the dot path over A's rows (blocks of 4 rows by every
-    column, the 16 sums reduced together and stored masked, rows split among threads in 16s), op(B)'s columns gathered
-    or a B^T read in place; elsewhere the GEMV / plain / packed paths: K tails, row remainders, alpha / beta, NaN."""
+    """1-4 columns of C against a plain A, K >= 16: on AVX-512 and AVX2 the dot path over A's rows (blocks of 4 / 2 rows
+    by every column, the sums reduced together and stored masked, rows split among threads in 16s), op(B)'s columns
+    gathered or a B^T read in place; elsewhere the GEMV / plain / packed paths: K tails, row remainders, alpha / beta,
+    NaN."""
     run_plain_shapes(op, threads, 43, ((1001, 3, 64), (37, 1, 100), (18, 2, 65), (517, 4, 2000), (33, 3, 79),
                                        (5, 4, 1000), (70, 3, 1023), (2, 1, 300), (300, 3, 16), (41, 4, 33), (23, 2, 15)), tb=tb)
 
@@ -643,9 +644,9 @@ def test_few_columns_short_sums(op, threads):
 @pytest.mark.parametrize("op", ["sgemm", "dgemm"])
 @pytest.mark.parametrize("tb", ["N", "T"])
 def test_few_columns_transposed_a(op, threads, tb):
-    """1-4 columns of C against a transposed A, K >= 16: on AVX-512 the `cols` loops (up to 4 vectors of A^T's columns,
-    the last masked, by a broadcast of each column of op(B); C written through a tile; rows split among threads in
-    64s); elsewhere the GEMV / plain / packed paths."""
+    """1-4 columns of C against a transposed A, K >= 16: on AVX-512 and AVX2 the `cols` loops (up to 4 / 2 vectors of
+    A^T's columns, the last masked, by a broadcast of each column of op(B); C written through a tile; rows split among
+    threads in 64s); elsewhere the GEMV / plain / packed paths."""
     run_plain_shapes(op, threads, 59, ((1001, 3, 64), (37, 1, 100), (18, 2, 16), (517, 4, 2000), (130, 3, 17),
                                        (65, 4, 300), (5, 4, 1000), (2, 1, 40), (49, 2, 15)), ta="T", tb=tb)
 
@@ -653,8 +654,8 @@ def test_few_columns_transposed_a(op, threads, tb):
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("op", ["sgemm", "dgemm"])
 def test_few_rows_dot_path(op, threads):
-    """Few rows (<= 16) of C against a transposed B, K >= 16: on AVX-512 the dot path over B^T's rows (blocks of 4
-    columns by <= 4 rows, the column remainder in one block), A plain or transposed (copied), every path."""
+    """Few rows (<= 16) of C against a transposed B, K >= 16: on AVX-512 and AVX2 the dot path over B^T's rows (blocks
+    of 4 columns by <= 4 / 2 rows, the column remainder in one block), A plain or transposed (copied), every path."""
     shapes = ((1, 37, 1000), (3, 5, 64), (4, 6, 65), (5, 7, 130), (16, 41, 200), (9, 1030, 71), (7, 9, 16), (16, 30, 47),
               (3, 3000, 17))
     run_plain_shapes(op, threads, 47, shapes, tb="T")
