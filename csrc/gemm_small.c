@@ -6,12 +6,14 @@
 /* Which kernel streams the big operand S (no packing: packing would copy all of it for a handful of uses):
  *  - few rows (M <= small.gemv_max_m): S = B. A plain B streams row after row (gemv_rows, C's rows as
  *    the sums); a transposed B row by row as dot products (gemv_dots), or, up to small.dot_max_m rows,
- *    by the kernel's own dot path where it has one (AVX-512 sgemm);
+ *    by the kernel's own dot path where it has one (the AVX-512 and AVX2 kernels);
  *  - few columns (N <= small.gemv_max_n): the same on C^T = op(B)^T op(A)^T, S = A: a plain A by dot
- *    products, a transposed A row after row; C^T is written through its strides.
+ *    products, a transposed A row after row; C^T is written through its strides. Up to GK_DOT_MAX_N columns the
+ *    kernel's dot path (a plain A) or `cols` loops (a transposed A) take them first, where it has them.
  * The vectors x (rows of op(A), or columns of op(B)) are read in place when contiguous in k, else copied
  * (m * k values, small next to S). */
-/* The kernel's dot path (where it has one) for sums of GK_DOT_MIN_K terms or more (shorter ones go to the plain loops):
+/* The kernel's dot path (where it has one) for sums of GK_DOT_MIN_K terms or more (shorter ones go to the plain loops
+ * or, on few columns, to the dot path's short sums: below):
  * few rows of C against a transposed B, and few columns (N <= GK_DOT_MAX_N) against a plain A, there over A's rows,
  * every column at once; few columns against a transposed A by the kernel's `cols` loops (sums along A's rows, C
  * written through a tile) for as many terms. Zen 4, gemmkit.matmul / np.matmul, 1 thread, float32 / float64, K 64 -> 16:
@@ -116,7 +118,7 @@ int gk_real_gemv(const gk_real_problem_t *p, gemmkit_status_t *st) {
     const void *xsrc;
     int64_t x_rs, x_cs;              /* the vectors x[i][l] at xsrc + i * x_rs + l * x_cs */
     /* a big S from L3 or memory: the GEMV kernels' 4 long runs read it faster than the dot path's 4 adjacent
-     * rows (Zen 4, 1 x 4096^2 float32 x B^T: 12.7-16.7 -> 18.0-19.6 GB/s; only AVX-512 sgemm has a dot path) */
+     * rows (Zen 4, 1 x 4096^2 float32 x B^T: 12.7-16.7 -> 18.0-19.6 GB/s) */
     const int gemv_spread = M <= sm->gemv_max_m && kern->gemv_rows &&
                             (double)N * (double)p->ldb * es >= GK_GEMV_SPREAD_MIN_BYTES;
     /* sums shorter than a vector: the AVX-512 dot path fills its lanes with rows (dot_short_sums); the others' masked
