@@ -548,3 +548,12 @@ def test_model_of_the_avx2_sgemm_loop_on_zen2():
     for r in rows:   # Zen 2: 2 FMA / cycle, 1 vpmaddwd / cycle; both loops run at that bound in llvm-mca
         assert r["bound"] / r["cycles"] >= model.MIN_FRACTION, r
     assert "| znver2 | avx2/zen2 | sgemm |" in model.table(rows)
+
+
+def test_shape_scan_ranks_every_shape_worst_first():
+    """bench/shape_scan.py: every M x N x K of the sides within the limits, in the layout asked, worst ratio first."""
+    from gemmkit_bench import shape_scan
+    rows = shape_scan.scan("float32", "NT", [3, 16], min_macs=27, max_macs=16 * 16 * 3, rounds=1)
+    assert sorted((m, n, k) for _, m, n, k in rows) == [(m, n, k) for m in (3, 16) for n in (3, 16) for k in (3, 16)
+                                                         if 27 <= m * n * k <= 16 * 16 * 3]
+    assert [r for r, *_ in rows] == sorted(r for r, *_ in rows) and all(r > 0 for r, *_ in rows)
