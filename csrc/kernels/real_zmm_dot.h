@@ -165,6 +165,22 @@ static GK_FORCEINLINE void ZD_FN(short_cols_k)(const int nj, const int kk, int64
             }
             v[kk < ZD_SPLIT_MAX ? kk : ZD_SPLIT_MAX] = v[(kk < ZD_SPLIT_MAX ? kk : ZD_SPLIT_MAX) - 1];
         }
+#if VL == 16
+        if (nj == 1 && kk == 8 && dense_a) { /* one column of 8 terms: each row half a vector, summed by halves */
+            const __m512 xp = _mm512_broadcast_f32x8(_mm256_loadu_ps(B));
+            __m512 x[4]; /* 128-bit lane l of x[q]: row 4q + l, 4 partial sums */
+#pragma GCC unroll 4
+            for (int q = 0; q < 4; q++) {
+                const __m512 a0 = _mm512_mul_ps(v[2 * q], xp), a1 = _mm512_mul_ps(v[2 * q + 1], xp);
+                x[q] = _mm512_add_ps(_mm512_shuffle_f32x4(a0, a1, 0x88), _mm512_shuffle_f32x4(a0, a1, 0xDD));
+            }
+            const __m512 y0 = _mm512_add_ps(_mm512_shuffle_ps(x[0], x[1], 0x44), _mm512_shuffle_ps(x[0], x[1], 0xEE));
+            const __m512 y1 = _mm512_add_ps(_mm512_shuffle_ps(x[2], x[3], 0x44), _mm512_shuffle_ps(x[2], x[3], 0xEE));
+            const __m512 z = _mm512_add_ps(_mm512_shuffle_ps(y0, y1, 0x88), _mm512_shuffle_ps(y0, y1, 0xDD));
+            /* z[4 l + c] = row 4c + l: back to row order */
+            s[0] = _mm512_permutexvar_ps(_mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0), z);
+        } else
+#endif
 #pragma GCC unroll 16
         for (int l = 0; l < kk; l++) {
             const V av = dense_a ? ZD_FN(permute)(kk, v, &split[l])
