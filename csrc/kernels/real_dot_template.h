@@ -9,7 +9,7 @@
  *   DT_STORE             its function (mm, nj, V s[DT_ROWS][DT_COLS], alpha, beta, C, ldc): C = alpha sums + beta C
  *   DT_SHORT_COLS        optional: its function (n, m, k, alpha, A, lda, B, ldb, beta, C, ldc) for few columns with
  *                        sums shorter than a vector (k < VL, m >= VL, lda <= INT32_MAX / VL)
- * (undefined again at the end of this file).
+ * (undefined again at the end of this file), and may call <DOT_FN>_dt_tile_to_c (below) after including it.
  * Two walks over C in DOT_FN:
  *  - few columns (n <= DT_COLS: op(B)'s columns, gathered or a B^T in place, against many rows of A): row blocks
  *    outer, every column at once, so A streams once;
@@ -102,6 +102,18 @@ static void DOT_FN(int64_t m, int64_t n, int64_t k, const void *alpha_p, const v
 #undef DT_BLOCKS
 #undef DT_NJ
 
+/* C[i][0:nj] = t[j][i] (t's rows ldt apart) + beta C[i][0:nj] for i < mb: sums kept as C's columns, to C's rows
+ * (beta == 0: C not read). */
+static void DT_FN(tile_to_c)(int nj, int64_t mb, const T *t, int64_t ldt, T beta, T *C, int64_t ldc) {
+    for (int64_t i = 0; i < mb; i++) {
+        T *c = C + i * ldc;
+        if (beta == (T)0)
+            for (int j = 0; j < nj; j++) c[j] = t[j * ldt + i];
+        else
+            for (int j = 0; j < nj; j++) c[j] = t[j * ldt + i] + beta * c[j];
+    }
+}
+
 /* Few columns of C against a transposed A (gk_cols_fn): C[i][j] = alpha sum_l A[l][i] B[l rsb + j csb] + beta C[i][j],
  * j < n <= 4. Vectors along i: rv (<= DT_CV) vectors of A's row l (the last one masked) times a broadcast of each of
  * op(B)'s nj values, the rv x nj sums in registers over all of k, then written through a tile (C^T to C). */
@@ -135,13 +147,8 @@ static GK_FORCEINLINE void DT_FN(cols_block)(const int rv, const int nj, int64_t
     for (int j = 0; j < nj; j++)
 #pragma GCC unroll 4
         for (int r = 0; r < rv; r++) VOP(store)(t[j] + r * VL, VOP(mul)(VOP(set1)(alpha), s[r][j]));
-    for (int64_t i = 0; i < GK_MIN(mb, (int64_t)rv * VL); i++) { /* (mb <= rv VL: the bound said for the compiler) */
-        T *c = C + i * ldc;
-        if (beta == (T)0)
-            for (int j = 0; j < nj; j++) c[j] = t[j][i];
-        else
-            for (int j = 0; j < nj; j++) c[j] = t[j][i] + beta * c[j];
-    }
+    /* (mb <= rv VL: the bound said for the compiler) */
+    DT_FN(tile_to_c)(nj, GK_MIN(mb, (int64_t)rv * VL), t[0], DT_CV * VL, beta, C, ldc);
 }
 
 #define DT_CB(rv, nj)                                                                                           \

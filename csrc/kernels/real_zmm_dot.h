@@ -88,6 +88,25 @@ static GK_FORCEINLINE void ZD_FN(store)(const int mm, const int nj, __m512d s[ZD
 #endif
 #undef ZD_STORE_ROW
 
+/* Few columns and short sums (below, after the template, whose C tile store they share). */
+static void ZD_FN(short_cols)(int64_t n, int64_t m, int64_t k, T alpha, const T *A, int64_t lda, const T *B,
+                              int64_t ldb, T beta, T *C, int64_t ldc);
+
+#define DT_ROWS ZD_MAX
+#define DT_COLS ZD_MAX
+#define DT_CV ZD_MAX
+#if VL == 16
+#define DT_MASK_T __mmask16
+#else
+#define DT_MASK_T __mmask8
+#endif
+#define DT_TAIL_MASK(n) ((DT_MASK_T)((n) >= VL ? ~0u : (1u << (n)) - 1u))
+#define DT_MASKLOAD(mask, p) VOP(maskz_loadu)((mask), (p))
+#define DT_IN_REGISTER(v) ZD_IN_REGISTER(v)
+#define DT_STORE ZD_FN(store)
+#define DT_SHORT_COLS ZD_FN(short_cols)
+#include "real_dot_template.h"
+
 /* Few columns and short sums (k < VL): VL rows of C at a time, A's k columns as vectors times a broadcast of op(B)'s
  * value each (a vector of one row's k values would be mostly empty; this fills every lane), C's columns as vectors:
  *  - dense A (lda == k <= ZD_SPLIT_MAX): the VL rows' k vectors loaded whole and split into columns in registers,
@@ -142,7 +161,7 @@ static GK_FORCEINLINE void ZD_FN(short_cols_k)(const int nj, const int kk, int64
     for (int t = 0; t < VL; t++) {
         if (dense_a)
             for (int l = 0; l < kk; l++) ZD_FN(perm_lane)(&split[l], t, t * kk + l); /* column l: A[t][l] */
-        for (int q = 0; q < nj; q++) { /* C's values q VL + t: row f / nj, column f % nj */
+        for (int q = 0; q < (dense_c ? nj : 0); q++) { /* C's values q VL + t: row f / nj, column f % nj */
             const int f = q * VL + t;
             ZD_FN(perm_lane)(&merge[q], t, (f % nj) * VL + f / nj);
         }
@@ -206,13 +225,7 @@ static GK_FORCEINLINE void ZD_FN(short_cols_k)(const int nj, const int kk, int64
             GK_ALIGN64 T t[ZD_MAX][VL]; /* t[j][r] = C[i + r][j] */
 #pragma GCC unroll 4
             for (int j = 0; j < nj; j++) VOP(store)(t[j], s[j]);
-            for (int64_t r = 0; r < mb; r++) {
-                T *c = C + (i + r) * ldc;
-                if (beta == (T)0)
-                    for (int j = 0; j < nj; j++) c[j] = t[j][r];
-                else
-                    for (int j = 0; j < nj; j++) c[j] = t[j][r] + beta * c[j];
-            }
+            ZD_FN(dt_tile_to_c)(nj, mb, t[0], VL, beta, C + i * ldc, ldc);
         }
     }
 }
@@ -248,21 +261,6 @@ static void ZD_FN(short_cols)(int64_t n, int64_t m, int64_t k, T alpha, const T 
 #undef ZD_ROW_INDEX
 #undef ZD_PERMUTE2
 #undef ZD_SPLIT_MAX
-
-#define DT_ROWS ZD_MAX
-#define DT_COLS ZD_MAX
-#define DT_CV ZD_MAX
-#if VL == 16
-#define DT_MASK_T __mmask16
-#else
-#define DT_MASK_T __mmask8
-#endif
-#define DT_TAIL_MASK(n) ((DT_MASK_T)((n) >= VL ? ~0u : (1u << (n)) - 1u))
-#define DT_MASKLOAD(mask, p) VOP(maskz_loadu)((mask), (p))
-#define DT_IN_REGISTER(v) ZD_IN_REGISTER(v)
-#define DT_STORE ZD_FN(store)
-#define DT_SHORT_COLS ZD_FN(short_cols)
-#include "real_dot_template.h"
 #undef ZD_FN
 #undef ZD_CAT
 #undef ZD_CAT_
