@@ -80,6 +80,10 @@ void gk_tiny_dgemm_avx2(int64_t M, int64_t N, int64_t K, const void *alpha, cons
 #undef DOT_FN
 #undef COLS_FN
 
+#define PLAIN_FN dgemm_plain_avx2
+#include "real_ymm_plain.h"
+#undef PLAIN_FN
+
 #define GEMV_ROWS_FN gemv_rows_dgemm_avx2
 #define GEMV_DOTS_FN gemv_dots_dgemm_avx2
 #define GV_SPREAD 1
@@ -88,7 +92,7 @@ void gk_tiny_dgemm_avx2(int64_t M, int64_t N, int64_t K, const void *alpha, cons
 GK_ASSERT_REAL_TILE(MR, NR, 8);
 const gk_real_kernel_t gk_dgemm_kernel_avx2 = {
     "ukernel_dgemm_avx2_6x8", 8, MR, NR, ukernel_dgemm_avx2_6x8, rows_kernels, dgemm_dot_avx2, tiny_dgemm_avx2, tiny_zgemm_avx2,
-    gemv_rows_dgemm_avx2, gemv_dots_dgemm_avx2, .cols = dgemm_cols_avx2,
+    gemv_rows_dgemm_avx2, gemv_dots_dgemm_avx2, .cols = dgemm_cols_avx2, .plain = dgemm_plain_avx2,
 };
 
 #define CX_TILE_FN zgemm_tile_avx2

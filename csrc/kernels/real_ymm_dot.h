@@ -14,16 +14,6 @@
 #define YD_IN_REGISTER(v) ((void)0)
 #endif
 
-/* Lane masks of the first n (0..VL) values, for maskload / maskstore. */
-static GK_FORCEINLINE __m256i YD_FN(mask)(int64_t n) {
-    static const int32_t ones[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
-#if VL == 8
-    return _mm256_loadu_si256((const __m256i *)(ones + 8 - n));
-#else
-    return _mm256_cvtepi32_epi64(_mm_loadu_si128((const __m128i *)(ones + 8 - n)));
-#endif
-}
-
 #if VL == 8
 /* C[i][0:nj] for the block's 2 rows from its 2 x 4 sums s[i][j]: a tree of 128-bit halves and horizontal adds
  * (v_{2t + i} = s[i][t]: row 0 in the low 128 bits of the result, row 1 in the high). */
@@ -35,7 +25,7 @@ static GK_FORCEINLINE void YD_FN(store)(const int mm, const int nj, V s[YD_ROWS]
         w[t] = _mm256_add_ps(_mm256_permute2f128_ps(s[0][t], s[1][t], 0x20),
                              _mm256_permute2f128_ps(s[0][t], s[1][t], 0x31));
     const V z = _mm256_hadd_ps(_mm256_hadd_ps(w[0], w[1]), _mm256_hadd_ps(w[2], w[3]));
-    const __m128i cm = _mm256_castsi256_si128(YD_FN(mask)(nj));
+    const __m128i cm = _mm256_castsi256_si128(GK_YMM_CAT(TILE_FN, _lane_mask)(nj));
     const __m128 va = _mm_set1_ps(alpha), vb = _mm_set1_ps(beta);
 #pragma GCC unroll 2
     for (int i = 0; i < mm; i++) {
@@ -50,7 +40,7 @@ static GK_FORCEINLINE void YD_FN(store)(const int mm, const int nj, V s[YD_ROWS]
  * a horizontal add ([s0, s1, s2, s3] in order). */
 static GK_FORCEINLINE void YD_FN(store)(const int mm, const int nj, V s[YD_ROWS][YD_COLS], T alpha, T beta, T *C,
                                         int64_t ldc) {
-    const __m256i cm = YD_FN(mask)(nj);
+    const __m256i cm = GK_YMM_CAT(TILE_FN, _lane_mask)(nj);
     const V va = _mm256_set1_pd(alpha), vb = _mm256_set1_pd(beta);
 #pragma GCC unroll 2
     for (int i = 0; i < mm; i++) {
@@ -70,7 +60,7 @@ static GK_FORCEINLINE void YD_FN(store)(const int mm, const int nj, V s[YD_ROWS]
 #define DT_COLS YD_COLS
 #define DT_CV 2 /* (2 x 4 sums, 2 loaded vectors, a broadcast) */
 #define DT_MASK_T __m256i
-#define DT_TAIL_MASK(n) YD_FN(mask)(n)
+#define DT_TAIL_MASK(n) GK_YMM_CAT(TILE_FN, _lane_mask)(n)
 #define DT_MASKLOAD(mask, p) VOP(maskload)((p), (mask))
 #define DT_IN_REGISTER(v) YD_IN_REGISTER(v)
 #define DT_STORE YD_FN(store)

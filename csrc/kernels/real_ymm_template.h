@@ -6,6 +6,16 @@
 #define GK_YMM_CAT(a, b) GK_YMM_CAT_(a, b)
 #define VOP(op) GK_YMM_CAT(_mm256_##op##_, VSUF)
 
+/* Lane masks of the first n (0..VL) values, for maskload / maskstore (the dot path's and the plain loops' tails). */
+static GK_FORCEINLINE __m256i GK_YMM_CAT(TILE_FN, _lane_mask)(int64_t n) {
+    static const int32_t ones[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+#if VL == 8
+    return _mm256_loadu_si256((const __m256i *)(ones + 8 - n));
+#else
+    return _mm256_cvtepi32_epi64(_mm_loadu_si128((const __m128i *)(ones + 8 - n)));
+#endif
+}
+
 /* The first m rows of a C tile (2 vectors each) fetched into L1 before the k loop, so that their misses
  * overlap it: C's rows lie ldc apart, in big problems a power of two of bytes that the hardware prefetchers
  * do not follow (a cache-line-aligned C ran dgemm 2048 at 40 instead of 46 GFLOP/s on Zen 2). Both ends of

@@ -1,0 +1,178 @@
+/* The plain loops (kernel.h gk_plain_fn; the AVX-512 tiny kernel's GK_TINY_MASKED): op(A), A plain or transposed,
+ * times a plain B read in place, nothing packed or copied; written once for the zmm and ymm paths. */
+/* The including header defines T, VL, PLAIN_FN (the gk_plain_fn's name; its helpers' prefix) and the ISA's operations on a vector of VL
+ * values (PL_V) and a chunk's lane mask (PL_M): PL_MASK(n) (the first n lanes; n >= VL: all), PL_ZERO(), PL_LOADU(p),
+ * PL_MASKZ_LOADU(m, p), PL_STOREU(p, v), PL_MASK_STOREU(p, m, v), PL_SET1(x), PL_FMADD(a, b, c), PL_MUL(a, b);
+ * PL_RMAX (rows of a block of one or two chunks: 8 or 6), PL_R4MAX (rows of a block of four chunks; 0: no such
+ * blocks) and PL_HALF (1: it defined PLAIN_FN##_masked_<R>x0, R = 1..PL_RMAX, for a last chunk of at most VL / 2
+ * columns). */
+#define PL_CAT_(a, b) a##b
+#define PL_CAT(a, b) PL_CAT_(a, b)
+#define PL_FN(name) PL_CAT(PLAIN_FN, name)
+
+/* R rows x C chunks of VL columns (constants at each call), the last chunk's columns masked (N - (C - 1) * VL of
+ * them, up to VL): B read in place (a masked load touches no byte past N, so no zero-padded copy of B), alpha and beta
+ * applied to the sums in registers and C written once, its last chunk by a masked store (C not read when beta is 0).
+ * A's (r, k) at a + r * lda + k * csa. Where the chunked loops ran them, B was copied zero-padded and the last
+ * chunk's sums went through a scratch tile: on Zen 4 a 12^3 float32 product took longer than a 16^3 one (figures:
+ * sgemm_avx512.c, dgemm_avx512.c). */
+static GK_FORCEINLINE void PL_FN(_masked_block)(const int R, const int C, int64_t N, int64_t K, T alpha, const T *a,
+                                                int64_t lda, int64_t csa, const T *b, int64_t ldb, T beta, T *c,
+                                                int64_t ldc) {
+    const int64_t last = N - (int64_t)(C - 1) * VL; /* the last chunk's columns */
+    const int last_whole = last >= VL;
+    const PL_M m = PL_MASK(last);
+    /* one array per chunk (GCC left one 12-vector array in memory) */
+    PL_V acc0[8], acc1[8], acc2[8], acc3[8];
+#pragma GCC unroll 8
+    for (int r = 0; r < R; r++) acc0[r] = acc1[r] = acc2[r] = acc3[r] = PL_ZERO();
+    for (int64_t k = 0; k < K; k++) {
+        const T *bk = b + k * ldb, *ak = a + k * csa;
+#define PL_B(q) ((q) == C - 1 ? PL_MASKZ_LOADU(m, bk + (q) * VL) : PL_LOADU(bk + (q) * VL))
+        const PL_V b0 = PL_B(0), b1 = C >= 2 ? PL_B(1) : b0, b2 = C >= 3 ? PL_B(2) : b0, b3 = C >= 4 ? PL_B(3) : b0;
+#undef PL_B
+#pragma GCC unroll 8
+        for (int r = 0; r < R; r++) {
+            const PL_V ar = PL_SET1(ak[r * lda]);
+            acc0[r] = PL_FMADD(ar, b0, acc0[r]);
+            if (C >= 2) acc1[r] = PL_FMADD(ar, b1, acc1[r]);
+            if (C >= 3) acc2[r] = PL_FMADD(ar, b2, acc2[r]);
+            if (C >= 4) acc3[r] = PL_FMADD(ar, b3, acc3[r]);
+        }
+    }
+    const PL_V va = PL_SET1(alpha), vb = PL_SET1(beta);
+#pragma GCC unroll 8
+    for (int r = 0; r < R; r++)
+#pragma GCC unroll 4
+        for (int q = 0; q < C; q++) {
+            T *cq = c + r * ldc + q * VL;
+            PL_V v = PL_MUL(q == 0 ? acc0[r] : q == 1 ? acc1[r] : q == 2 ? acc2[r] : acc3[r], va);
+            if (q < C - 1 || last_whole) { /* whole chunks: plain loads and stores */
+                if (beta != (T)0) v = PL_FMADD(PL_LOADU(cq), vb, v);
+                PL_STOREU(cq, v);
+            } else {
+                if (beta != (T)0) v = PL_FMADD(PL_MASKZ_LOADU(m, cq), vb, v);
+                PL_MASK_STOREU(cq, m, v);
+            }
+        }
+}
+/* Out of line, one function per (R, C) (inlined into the driver, the loops ran out of registers): _masked_RxC one
+ * group of C chunks (min(N, C * VL) columns, the number returned), _groups_RxC (C >= 2) every group the N columns from
+ * b and c need while more than C - 1 chunks are left (the last group masked; the columns done returned). A call per
+ * group ran float32 256 x 1000 x 3 at 39 GFLOP/s on the AVX2 path (Zen 4, 1 thread; 0.68x NumPy -> 0.93 by
+ * groups); where one group is all, the group loop's set-up cost more than a call (AVX-512 float32 3000 x 32 x 3
+ * 0.80 -> 0.63x), hence both. */
+#define PL_MASKED(R, C)                                                                                        \
+    static __attribute__((noinline)) int64_t PL_FN(_masked_##R##x##C)(int64_t N, int64_t K, T alpha,           \
+        const T *a, int64_t lda, int64_t csa, const T *b, int64_t ldb, T beta, T *c, int64_t ldc) {            \
+        PL_FN(_masked_block)(R, C, N, K, alpha, a, lda, csa, b, ldb, beta, c, ldc);                            \
+        return N < C * VL ? N : C * VL;                                                                        \
+    }
+#define PL_GROUPS(R, C)                                                                                        \
+    static __attribute__((noinline)) int64_t PL_FN(_groups_##R##x##C)(int64_t N, int64_t K, T alpha,           \
+        const T *a, int64_t lda, int64_t csa, const T *b, int64_t ldb, T beta, T *c, int64_t ldc) {            \
+        int64_t j = 0;                                                                                         \
+        do {                                                                                                   \
+            PL_FN(_masked_block)(R, C, N - j, K, alpha, a, lda, csa, b + j, ldb, beta, c + j, ldc);            \
+            j += C * VL;                                                                                       \
+        } while (N - j > (C - 1) * VL);                                                                        \
+        return j < N ? j : N;                                                                                  \
+    }
+#define PL_ROWS6(F, C) F(1, C) F(2, C) F(3, C) F(4, C) F(5, C) F(6, C)
+#define PL_TABLE6(F, C) PL_FN(_##F##_1x##C), PL_FN(_##F##_2x##C), PL_FN(_##F##_3x##C), PL_FN(_##F##_4x##C), \
+                        PL_FN(_##F##_5x##C), PL_FN(_##F##_6x##C)
+PL_ROWS6(PL_MASKED, 1)
+PL_ROWS6(PL_MASKED, 2)
+#if PL_RMAX == 8
+PL_MASKED(7, 1) PL_MASKED(8, 1) PL_MASKED(7, 2) PL_MASKED(8, 2)
+#define PL_TABLE(F, C) PL_TABLE6(F, C), PL_FN(_##F##_7x##C), PL_FN(_##F##_8x##C)
+#else
+#define PL_TABLE(F, C) PL_TABLE6(F, C)
+#endif
+#if PL_R4MAX /* four chunks at a time while more than three are left: the groups of two never more than one */
+PL_ROWS6(PL_MASKED, 4)
+PL_ROWS6(PL_GROUPS, 4)
+#else
+PL_ROWS6(PL_GROUPS, 2)
+#if PL_RMAX == 8
+PL_GROUPS(7, 2) PL_GROUPS(8, 2)
+#endif
+#endif
+#if !PL_HALF /* no half-width chunk: a last chunk of any width is a masked whole one */
+#define PL_CHUNKS(left) ((left) > VL ? 2 : 1)
+#else
+#define PL_CHUNKS(left) ((left) > VL ? 2 : (left) > VL / 2 ? 1 : 0)
+#endif
+
+/* The whole product by column groups: with PL_R4MAX, four chunks at a time while more than three are left, in rows
+ * of ceil(M / PL_R4MAX) near-equal blocks (24 sums, one broadcast of A per four FMAs); then two chunks, one, or a
+ * half, in ceil(M / PL_RMAX) near-equal blocks (20 rows by 8: 6 7 7, not 8 8 4, whose 4-row block waits on the FMA
+ * latency; 8-row blocks ran 2-4 % faster than 6-row ones on Zen 4 at 65^3-200^3 for two zmm chunks: fewer passes over
+ * B). */
+static void PL_FN(_strided)(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t lda, int64_t csa,
+                            const T *B, int64_t ldb, T beta, T *C, int64_t ldc) {
+    typedef int64_t (*masked_fn)(int64_t, int64_t, T, const T *, int64_t, int64_t, const T *, int64_t, T, T *, int64_t);
+    static const masked_fn fns[3][PL_RMAX + 1] = {
+#if PL_HALF
+        {NULL, PL_TABLE(masked, 0)},
+#else
+        {NULL},
+#endif
+        {NULL, PL_TABLE(masked, 1)},
+        {NULL, PL_TABLE(masked, 2)}};
+    int64_t j0 = 0;
+#if !PL_R4MAX
+    static const masked_fn groups2[PL_RMAX + 1] = {NULL, PL_TABLE(groups, 2)};
+#else
+    static const masked_fn fns4[PL_R4MAX + 1] = {NULL, PL_TABLE6(masked, 4)};
+    static const masked_fn groups4[PL_R4MAX + 1] = {NULL, PL_TABLE6(groups, 4)};
+    if (N > 3 * VL) { /* groups of four chunks while more than three are left (the last one's tail masked) */
+        const int64_t blocks = (M + PL_R4MAX - 1) / PL_R4MAX;
+        for (int64_t bi = 0; bi < blocks; bi++) {
+            const int64_t i0 = M * bi / blocks, rows = M * (bi + 1) / blocks - i0;
+            j0 = (N > 7 * VL ? groups4 : fns4)[rows](N, K, alpha, A + i0 * lda, lda, csa, B, ldb, beta, C + i0 * ldc,
+                                                     ldc);
+        }
+    }
+#endif
+    const int64_t blocks = (M + PL_RMAX - 1) / PL_RMAX;
+    for (int64_t bi = 0; bi < blocks; bi++) {
+        const int64_t i0 = M * bi / blocks, rows = M * (bi + 1) / blocks - i0;
+        for (int64_t j = j0; j < N;) {
+            const int64_t left = N - j;
+#if !PL_R4MAX
+            const masked_fn fn = left > 3 * VL ? groups2[rows] : fns[PL_CHUNKS(left)][rows];
+#else
+            const masked_fn fn = fns[PL_CHUNKS(left)][rows];
+#endif
+            j += fn(left, K, alpha, A + i0 * lda, lda, csa, B + j, ldb, beta, C + i0 * ldc + j, ldc);
+        }
+    }
+}
+/* The kernel's `plain` entry (gk_plain_fn): any product of a plain B by the same loops, A plain or transposed
+ * (broadcast from A^T's column: row r's k-th value at A + k * lda + r). */
+static void PLAIN_FN(int64_t M, int64_t N, int64_t K, const void *alpha, const void *A, int64_t lda, int transa,
+                     const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc) {
+    PL_FN(_strided)(M, N, K, *(const T *)alpha, (const T *)A, transa ? 1 : lda, transa ? lda : 1, (const T *)B, ldb,
+                    *(const T *)beta, (T *)C, ldc);
+}
+#undef PL_MASKED
+#undef PL_GROUPS
+#undef PL_ROWS6
+#undef PL_V
+#undef PL_M
+#undef PL_MASK
+#undef PL_ZERO
+#undef PL_LOADU
+#undef PL_MASKZ_LOADU
+#undef PL_STOREU
+#undef PL_MASK_STOREU
+#undef PL_SET1
+#undef PL_FMADD
+#undef PL_MUL
+#undef PL_RMAX
+#undef PL_R4MAX
+#undef PL_HALF
+#undef PL_TABLE6
+#undef PL_TABLE
+#undef PL_CHUNKS
