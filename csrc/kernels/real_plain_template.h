@@ -26,20 +26,23 @@ static GK_FORCEINLINE void PL_FN(_masked_block)(const int R, const int C, int64_
     PL_V acc0[8], acc1[8], acc2[8], acc3[8];
 #pragma GCC unroll 8
     for (int r = 0; r < R; r++) acc0[r] = acc1[r] = acc2[r] = acc3[r] = PL_ZERO();
-    for (int64_t k = 0; k < K; k++) {
-        const T *bk = b + k * ldb, *ak = a + k * csa;
-#define PL_B(q) ((q) == C - 1 ? PL_MASKZ_LOADU(m, bk + (q) * VL) : PL_LOADU(bk + (q) * VL))
-        const PL_V b0 = PL_B(0), b1 = C >= 2 ? PL_B(1) : b0, b2 = C >= 3 ? PL_B(2) : b0, b3 = C >= 4 ? PL_B(3) : b0;
-#undef PL_B
-#pragma GCC unroll 8
-        for (int r = 0; r < R; r++) {
-            const PL_V ar = PL_SET1(ak[r * lda]);
-            acc0[r] = PL_FMADD(ar, b0, acc0[r]);
-            if (C >= 2) acc1[r] = PL_FMADD(ar, b1, acc1[r]);
-            if (C >= 3) acc2[r] = PL_FMADD(ar, b2, acc2[r]);
-            if (C >= 4) acc3[r] = PL_FMADD(ar, b3, acc3[r]);
-        }
+#define PL_KLOOP(MASKED)                                                                                        \
+    for (int64_t k = 0; k < K; k++) {                                                                          \
+        const T *bk = b + k * ldb, *ak = a + k * csa;                                                          \
+        const PL_V b0 = PL_B(MASKED, 0), b1 = C >= 2 ? PL_B(MASKED, 1) : b0;                                   \
+        const PL_V b2 = C >= 3 ? PL_B(MASKED, 2) : b0, b3 = C >= 4 ? PL_B(MASKED, 3) : b0;                     \
+        _Pragma("GCC unroll 8") for (int r = 0; r < R; r++) {                                                  \
+            const PL_V ar = PL_SET1(ak[r * lda]);                                                              \
+            acc0[r] = PL_FMADD(ar, b0, acc0[r]);                                                               \
+            if (C >= 2) acc1[r] = PL_FMADD(ar, b1, acc1[r]);                                                   \
+            if (C >= 3) acc2[r] = PL_FMADD(ar, b2, acc2[r]);                                                   \
+            if (C >= 4) acc3[r] = PL_FMADD(ar, b3, acc3[r]);                                                   \
+        }                                                                                                      \
     }
+#define PL_B(MASKED, q) (MASKED && (q) == C - 1 ? PL_MASKZ_LOADU(m, bk + (q) * VL) : PL_LOADU(bk + (q) * VL))
+    if (PL_WHOLE_LOADS && last_whole) PL_KLOOP(0) else PL_KLOOP(1)
+#undef PL_B
+#undef PL_KLOOP
     const PL_V va = PL_SET1(alpha), vb = PL_SET1(beta);
 #pragma GCC unroll 8
     for (int r = 0; r < R; r++)
@@ -173,6 +176,7 @@ static void PLAIN_FN(int64_t M, int64_t N, int64_t K, const void *alpha, const v
 #undef PL_RMAX
 #undef PL_R4MAX
 #undef PL_HALF
+#undef PL_WHOLE_LOADS
 #undef PL_TABLE6
 #undef PL_TABLE
 #undef PL_CHUNKS

@@ -16,4 +16,5 @@
 #define PL_RMAX 6
 #define PL_R4MAX 0
 #define PL_HALF 0
+#define PL_WHOLE_LOADS 1
 #include "real_plain_template.h"
