@@ -564,9 +564,10 @@ def run_plain_shapes(op, threads, seed, shapes, ta="N", tb="N"):
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("op", ["sgemm", "dgemm"])
 def test_plain_products_past_the_tiny_limits(op, threads):
-    """Plain A x plain B past the tiny path's limits and up to small.plain_max_macs (200^3, Zen 4 320^3): on AVX-512 the
-    kernel's `plain` loops (nothing packed: zmm quads in row blocks of <= 6, then pairs, a zmm or a masked ymm
-    last chunk in row blocks of <= 8), elsewhere and past one thread's worth the packed driver: every class of
+    """Plain A x plain B past the tiny path's limits and up to small.plain_max_macs (200^3, Zen 4 320^3): the kernel's `plain`
+    loops (nothing packed; AVX-512: zmm quads in row blocks of <= 6, then pairs, a zmm or a masked ymm last chunk in
+    row blocks of <= 8; AVX2: ymm pairs in row blocks of <= 6, looped over the columns in one call, then one ymm),
+    elsewhere and past one thread's worth the packed driver: every class of
     column edge, alpha / beta, beta 0 over NaN, padded operands, every path."""
     run_plain_shapes(op, threads, 23, ((65, 65, 65), (100, 100, 100), (72, 40, 130), (7, 200, 33), (130, 9, 70),
                                        (3, 71, 80), (150, 104, 96), (97, 88, 111), (199, 201, 199), (257, 263, 250),
@@ -576,7 +577,7 @@ def test_plain_products_past_the_tiny_limits(op, threads):
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("op", ["sgemm", "dgemm"])
 def test_plain_products_transposed_a(op, threads):
-    """A transposed A in one thread's worth of plain product: on AVX-512 the `plain` loops broadcast from A^T's
+    """A transposed A in one thread's worth of plain product: on AVX-512 and AVX2 the `plain` loops broadcast from A^T's
     columns (few rows or many, op(B) plain or copied), float64 only while A is within 1 MiB; every path."""
     shapes = ((65, 65, 65), (72, 40, 130), (3, 71, 80), (150, 104, 96), (199, 201, 199), (9, 300, 1000), (7, 200, 33))
     run_plain_shapes(op, threads, 61, shapes, ta="T")
@@ -586,7 +587,7 @@ def test_plain_products_transposed_a(op, threads):
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("op", ["sgemm", "dgemm"])
 def test_few_columns_plain_any_size(op, threads):
-    """Few columns (N <= 64) against a B within 512 KiB: on AVX-512 the `plain` loops at any size, rows split
+    """Few columns (N <= 64) against a B within 512 KiB: on AVX-512 and AVX2 the `plain` loops at any size, rows split
     among the threads in 8-row blocks (rows left over, a thread with none); elsewhere the packed driver."""
     run_plain_shapes(op, threads, 29, ((3001, 16, 700), (1000, 7, 300), (97, 64, 500), (2001, 33, 60), (9, 40, 1000),
                                        (517, 3, 2000)))
@@ -605,7 +606,7 @@ def test_few_columns_transposed_a_plain(op, threads):
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("op", ["sgemm", "dgemm"])
 def test_transposed_b_copied_for_the_plain_loops(op, threads):
-    """A transposed B within 512 KiB copied plain for the `plain` loops on AVX-512 (few columns from 32 rows up,
+    """A transposed B within 512 KiB copied plain for the `plain` loops on AVX-512 and AVX2 (few columns from 32 rows up,
     or K below the dot path's 64), every path: the copy's rows and columns, padded B."""
     run_plain_shapes(op, threads, 31, ((64, 3, 1000), (203, 17, 130), (40, 64, 700), (16, 3000, 16), (7, 900, 5),
                                        (33, 61, 63)), tb="T")
