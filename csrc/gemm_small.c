@@ -244,13 +244,17 @@ int gk_real_tiny(const gk_real_problem_t *p) {
     return 1;
 }
 
-/* Few columns of C against a B that stays in L2: the kernel's `plain` loops at any size, rows split among the
- * threads (each row block re-reads B, K x N, in place; the packed driver's NR-column tiles would be mostly
+/* Few columns of C (or few terms) against a B that stays in L2: the kernel's `plain` loops at any size, rows split
+ * among the threads (each row block re-reads B, K x N, in place; the packed driver's NR-column tiles would be mostly
  * empty). Zen 4, gemmkit.matmul / np.matmul, 1 thread, packed -> plain: float32 3000 x 16 x 1000 0.81 -> 2.16,
  * 1000 x 16 x 3000 0.72 -> 1.97, 3000 x 8 x 2000 0.70 -> 2.69, 3000 x 32 x 1000 1.17 -> 1.53, 3000 x 64 x 600
  * 1.10 -> 1.31, 8000 x 16 x 1000 0.82 -> 2.19; float64 alike (3000 x 16 x 1000 1.34 -> 2.59); 500 x 16 x 4000
- * (B 256-512 KiB) level. */
+ * (B 256-512 KiB) level. So do sums of up to 16 terms, with any N (B, K x N, as small; packing A and B cost more
+ * than their few multiply-adds): Zen 4, 1 thread, packed -> plain, avx2 path float64 / float32 NN 3000 x 3000 x 3
+ * 0.55-0.60 / 0.59-0.81 -> 1.6-1.9 / 1.8-2.0, float64 3000^2 x 16 0.86-0.91 -> 1.02-1.07, NT float32 1000 x 3000 x 3
+ * 0.83-1.06 -> 1.2-1.3; the AVX-512 path level (1.6-2.2, 1.1-1.2). */
 #define GK_PLAIN_FEW_COLS 64
+#define GK_PLAIN_SHORT_K 16
 #define GK_PLAIN_FEW_COLS_B_BYTES ((double)(512 << 10))
 
 typedef struct { const gk_real_problem_t *p; const void *B; int64_t ldb, unit; } plain_job_t;
@@ -267,7 +271,7 @@ static void plain_task(void *ctx, int tid, int nthreads) {
 }
 
 /* A plain real product in the kernel's `plain` loops, nothing packed: one thread's worth (p->threads, else
- * gk_threads_for) up to small.plain_max_macs, or few columns against a B in L2 (above) on every thread; a
+ * gk_threads_for) up to small.plain_max_macs, or few columns / few terms against a B in L2 (above) on every thread; a
  * transposed B within the same 512 KiB copied plain first (K x N values: the packed driver ran float32 64 x 3 x
  * 1000 with B^T at 0.10x NumPy, 3/32 of its tile's columns in use, and the dot path 16 x 3000 x 16 at 0.49x). */
 int gk_real_plain(const gk_real_problem_t *p) {
@@ -275,7 +279,7 @@ int gk_real_plain(const gk_real_problem_t *p) {
     const double macs = (double)p->M * (double)p->N * (double)p->K;
     const int threads = p->threads ? p->threads : gk_threads_for(p->M, p->N, p->K);
     const int b_fits = (double)p->K * (double)p->N * p->kern->elem <= GK_PLAIN_FEW_COLS_B_BYTES;
-    const int few_cols = p->N <= GK_PLAIN_FEW_COLS && b_fits;
+    const int few_cols = (p->N <= GK_PLAIN_FEW_COLS || p->K <= GK_PLAIN_SHORT_K) && b_fits;
     if (!few_cols && (macs > p->small->plain_max_macs || threads != 1)) return 0;
     /* a transposed A: each 8-row block takes one value per row from every k's line of A^T (one thread's worth: Zen 4,
      * gemmkit.matmul / np.matmul TN, packed -> plain, float32 / float64: 3 x 64 x 3000 0.48 / 0.55 -> 1.70 / 1.82,

@@ -595,6 +595,17 @@ def test_few_columns_plain_any_size(op, threads):
 
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("op", ["sgemm", "dgemm"])
+def test_short_sums_plain_any_size(op, threads):
+    """Sums of at most 16 terms against a B within 512 KiB: the `plain` loops at any size (AVX-512 and AVX2), rows
+    split among the threads; A plain or transposed, a transposed B copied; elsewhere the packed driver."""
+    shapes = ((3001, 700, 3), (1001, 301, 16), (517, 129, 9), (64, 2000, 1), (40, 1500, 17))
+    run_plain_shapes(op, threads, 43, shapes)
+    run_plain_shapes(op, threads, 47, shapes[:3], ta="T")
+    run_plain_shapes(op, threads, 53, shapes[1:], tb="T")
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("op", ["sgemm", "dgemm"])
 def test_few_columns_transposed_a_plain(op, threads):
     """Few columns with a transposed A: the `plain` loops broadcast from A^T's columns (rows split among the
     threads at a column offset of A^T), a transposed B copied as well, every path."""
