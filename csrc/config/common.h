@@ -23,11 +23,13 @@
  * complex macs; batches of tiny products streamed from memory past TINY_STREAM bytes (0: never); an int8
  * plain B read in place rather than its prepacked form up to 4 rows (AVX2 on Zen 2, N = K = 4096: 2.4 vs
  * 3.1 ms at M = 4; from 6 to 16 rows both within 2 %). */
-/* Plain products up to 200^3 whole in a kernel's `plain` loops, where the kernel has them (AVX-512): on Zen 4,
+/* Plain products up to 200^3 whole in a kernel's `plain` loops, where the kernel has them (AVX-512, AVX2): on Zen 4,
  * 1 thread, gemmkit.matmul / np.matmul float32 | float64, packed -> plain: 65^3 0.66 -> 0.96 | 0.75 -> 0.95,
  * 72^3 0.75 -> 1.02 | 0.85 -> 1.02, 100^3 0.72 -> 0.93 | 0.78 -> 0.95, 127^3 1.17 -> 1.23 | 1.16 -> 1.20, 160^3
  * 1.05 -> 1.07 | 1.00 -> 1.20, 200^3 0.99 -> 1.05 | 1.01 -> 1.11; past it float64 lost (255^3 1.14 -> 0.93: B
- * re-read from beyond L2 by every block of rows). Products worth more than one thread go to the packed path. */
+ * re-read from beyond L2 by every block of rows). The AVX2 loops (Zen 4, avx2 path, sides 16-200, 96 shapes: 57 faster
+ * than packed by over 3 %, 5 slower: float64 with B >= 200 KiB and 64 rows or more, 64 x 200 x 200 0.93x, 128 x 128 x
+ * 200 0.88x) keep the same limit. Products worth more than one thread go to the packed path. */
 #define GK_PLAIN_MAX_MACS (200.0 * 200.0 * 200.0)
 /* Few rows of C against a plain B read in place (k blocks of skinny_kc) rather than packed up to this many MR-row
  * panels; more rows pack B. The x86 tables: three (four before). Emerald Rapids (Xeon family 6 model 207, a lent

@@ -1,11 +1,12 @@
 /* The plain loops (kernel.h gk_plain_fn; the AVX-512 tiny kernel's GK_TINY_MASKED): op(A), A plain or transposed,
  * times a plain B read in place, nothing packed or copied; written once for the zmm and ymm paths. */
-/* The including header defines T, VL, PLAIN_FN (the gk_plain_fn's name; its helpers' prefix) and the ISA's operations on a vector of VL
- * values (PL_V) and a chunk's lane mask (PL_M): PL_MASK(n) (the first n lanes; n >= VL: all), PL_ZERO(), PL_LOADU(p),
- * PL_MASKZ_LOADU(m, p), PL_STOREU(p, v), PL_MASK_STOREU(p, m, v), PL_SET1(x), PL_FMADD(a, b, c), PL_MUL(a, b);
- * PL_RMAX (rows of a block of one or two chunks: 8 or 6), PL_R4MAX (rows of a block of four chunks; 0: no such
- * blocks) and PL_HALF (1: it defined PLAIN_FN##_masked_<R>x0, R = 1..PL_RMAX, for a last chunk of at most VL / 2
- * columns). */
+/* The including header defines T, VL, PLAIN_FN (the gk_plain_fn's name; its helpers' prefix) and the ISA's operations
+ * on a vector of VL values (PL_V) and a chunk's lane mask (PL_M): PL_MASK(n) (the first n lanes; n >= VL: all),
+ * PL_ZERO(), PL_LOADU(p), PL_MASKZ_LOADU(m, p), PL_STOREU(p, v), PL_MASK_STOREU(p, m, v), PL_SET1(x), PL_FMADD(a, b,
+ * c), PL_MUL(a, b); PL_RMAX (rows of a block of one or two chunks: 8 or 6), PL_R4MAX (rows of a block of four chunks;
+ * 0: no such blocks), PL_HALF (1: it defined PLAIN_FN##_masked_<R>x0, R = 1..PL_RMAX, for a last chunk of at most
+ * VL / 2 columns) and PL_WHOLE_LOADS (1: B's last chunk loaded whole in the k loop where the group's columns allow,
+ * for an ISA whose masked loads cost more than plain ones: AVX2's maskload). */
 #define PL_CAT_(a, b) a##b
 #define PL_CAT(a, b) PL_CAT_(a, b)
 #define PL_FN(name) PL_CAT(PLAIN_FN, name)

@@ -79,9 +79,11 @@ SHAPES = ("5x13x7,12x31x9,65x65x65,7x201x33,100x71x80,30x46x19,3001x17x70,256x3x
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="mprotect fences: Linux")
 @pytest.mark.parametrize("dtype", ["float32", "float64", "u8s8s32", "s8s8s32"])
-def test_operands_against_a_fenced_page(dtype):
+def test_operands_against_a_fenced_page(dtype, tmp_path):
     """A, B and C each end at a page the process may not touch; every layout, path and thread count: a fault
-    (a load or store past an operand's end) kills the child, whose last line names the case."""
-    run = subprocess.run([sys.executable, "-c", CHILD, dtype, SHAPES], capture_output=True, text=True, timeout=600)
+    (a load or store past an operand's end) kills the child, whose last line names the case. The child runs in
+    an empty folder (`python -c` puts its folder first on sys.path: from the repository root, the unbuilt source)."""
+    run = subprocess.run([sys.executable, "-c", CHILD, dtype, SHAPES], capture_output=True, text=True, timeout=600,
+                         cwd=tmp_path)
     last = (run.stdout.strip().splitlines() or ["(nothing)"])[-1]
     assert run.returncode == 0 and last == "ok", f"rc {run.returncode}, last case: {last}\n{run.stderr[-2000:]}"
