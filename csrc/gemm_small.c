@@ -256,6 +256,11 @@ int gk_real_tiny(const gk_real_problem_t *p) {
 #define GK_PLAIN_FEW_COLS 64
 #define GK_PLAIN_SHORT_K 16
 #define GK_PLAIN_FEW_COLS_B_BYTES ((double)(512 << 10))
+/* A transposed B is copied (one value at a time) for the plain loops up to 48 Ki values; past it the packed driver
+ * won (Zen 4, AVX-512, 1 thread, gemmkit.matmul / np.matmul NT, copy + plain -> packed: float64 64 x 256 x 256 0.73 ->
+ * 1.02, 128 x 200 x 256 0.80 -> 1.00, float32 64 x 256 x 256 0.99 -> 1.35; at 40 Ki the copy still won: float64
+ * 64 x 200 x 200 1.09 vs 1.01, 200^3 1.08 vs 1.02). */
+#define GK_PLAIN_COPY_BT_MAX ((int64_t)48 << 10)
 
 typedef struct { const gk_real_problem_t *p; const void *B; int64_t ldb, unit; } plain_job_t;
 
@@ -290,7 +295,7 @@ int gk_real_plain(const gk_real_problem_t *p) {
     if (p->transa && p->kern->elem == 8 && (double)p->M * (double)p->K * 8.0 > (double)(1 << 20)) return 0;
     /* a transposed B: the copy (K x N, one value at a time) pays off over 32 rows or more, or where K is too short
      * for the dot path (float64 3 x 64 x 1000 lost 0.40 -> 0.17x NumPy to it, 16 x 64 x 200 0.69 -> 0.38) */
-    if (p->transb && (!b_fits || (p->M < 32 && p->K >= 64))) return 0;
+    if (p->transb && (!b_fits || (p->M < 32 && p->K >= 64) || p->K * p->N > GK_PLAIN_COPY_BT_MAX)) return 0;
     plain_job_t job = {p, p->B, p->ldb, 8}; /* whole 8-row blocks per thread (the plain loops' row block) */
     if (p->transb) { /* op(B)[k][j] = B[j * ldb + k], gathered K x N */
         job.B = gather_vectors(p->kern->elem, p->K, p->N, p->B, 1, p->ldb);
