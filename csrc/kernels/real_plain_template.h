@@ -6,7 +6,9 @@
  * c), PL_MUL(a, b); PL_RMAX (rows of a block of one or two chunks: 8 or 6), PL_R4MAX (rows of a block of four chunks;
  * 0: no such blocks), PL_HALF (1: it defined PLAIN_FN##_masked_<R>x0, R = 1..PL_RMAX, for a last chunk of at most
  * VL / 2 columns) and PL_WHOLE_LOADS (1: B's last chunk loaded whole in the k loop where the group's columns allow,
- * for an ISA whose masked loads cost more than plain ones: AVX2's maskload). */
+ * for an ISA whose masked loads cost more than plain ones: AVX2's maskload) and PL_NARROW_TRANSA (1: a transposed A's
+ * narrow products run their row blocks in one call too; on zmm that lost, TN float32 3000 x 16 x 3 0.92 -> 0.73, where
+ * ymm gained 0.61 -> 0.94). */
 #define PL_CAT_(a, b) a##b
 #define PL_CAT(a, b) PL_CAT_(a, b)
 #define PL_FN(name) PL_CAT(PLAIN_FN, name)
@@ -151,8 +153,8 @@ static void PL_FN(_strided)(int64_t M, int64_t N, int64_t K, T alpha, const T *A
         }
     }
 #endif
-    /* narrow: all but the last 1-2 blocks' rows (a transposed A on zmm lost: TN float32 3000 x 16 x 3 0.92 -> 0.73) */
-    if (N <= 2 * VL && PL_CHUNKS(N) >= 1 && M >= 4 * PL_RMAX && (csa == 1 || PL_R4MAX == 0)) {
+    /* narrow: all but the last 1-2 blocks' rows */
+    if (N <= 2 * VL && PL_CHUNKS(N) >= 1 && M >= 4 * PL_RMAX && (csa == 1 || PL_NARROW_TRANSA)) {
         typedef void (*row_blocks_fn)(int64_t, int64_t, int64_t, T, const T *, int64_t, int64_t, const T *, int64_t, T,
                                       T *, int64_t);
         static const row_blocks_fn row_blocks[2] = {PL_CAT(PL_FN(_row_blocks_), PL_CAT(PL_RMAX, x1)),
@@ -204,6 +206,7 @@ static void PLAIN_FN(int64_t M, int64_t N, int64_t K, const void *alpha, const v
 #undef PL_R4MAX
 #undef PL_HALF
 #undef PL_WHOLE_LOADS
+#undef PL_NARROW_TRANSA
 #undef PL_TABLE6
 #undef PL_TABLE
 #undef PL_CHUNKS

@@ -17,4 +17,5 @@
 #define PL_R4MAX 0
 #define PL_HALF 0
 #define PL_WHOLE_LOADS 1
+#define PL_NARROW_TRANSA 1
 #include "real_plain_template.h"
