@@ -96,9 +96,22 @@ static void cols_task(void *ctx, int tid, int nthreads) {
                       job->csb, &p->beta, (char *)p->C + (size_t)(i0 * p->ldc) * es, p->ldc);
 }
 
+/* A single column (A^T x) takes the `cols` loops only while one of their blocks covers all of C's rows: past that they
+ * walk A in strips (a few cache lines of each of its rows, down all of k), which its GEMV kernel reads as long runs
+ * instead. gemmkit.matmul / np.matmul, 1 thread, Zen 4, A^T x, cols -> GEMV kernel: AVX-512 float32 4096^2 0.31 ->
+ * 1.15, 1024^2 0.41 -> 0.94, 512^2 0.76 -> 1.00, float64 2048^2 0.34 -> 1.15, 300^2 0.85 -> 1.05-1.13, 64 x 3000
+ * 0.80-0.90 -> 0.98-1.00; AVX2 float32 256^2 0.70 -> 1.15, 64 x 3000 0.70 -> 1.08-1.15, float64 2048^2 0.15 -> 1.07. A
+ * strip of one block (AVX-512 float32 64 x 3000) stays with `cols`: 1.25 there, 0.85-0.89 by the GEMV kernel. Two to
+ * four columns stay with `cols` (float32 2048^2 x 4: 1.82 there, 0.69 by the GEMV kernel). */
+static int cols_loops_fit(const gk_real_problem_t *p) {
+    const gk_real_kernel_t *kern = p->kern;
+    return p->transa && kern->cols && p->N <= GK_DOT_MAX_N && p->M > p->N && p->K >= GK_DOT_MIN_K &&
+           (p->N > 1 || p->M <= kern->cols_rows);
+}
+
 int gk_real_gemv(const gk_real_problem_t *p, gemmkit_status_t *st) {
     const gk_real_kernel_t *kern = p->kern;
-    if (p->transa && kern->cols && p->N <= GK_DOT_MAX_N && p->M > p->N && p->K >= GK_DOT_MIN_K) {
+    if (cols_loops_fit(p)) {
         cols_job_t job = {p, p->transb ? 1 : p->ldb, p->transb ? p->ldb : 1};
         gk_parallel_run(cols_task, &job, p->threads ? p->threads : gk_threads_for(p->M, p->N, p->K));
         *st = gemmkit_success;
@@ -125,7 +138,13 @@ int gk_real_gemv(const gk_real_problem_t *p, gemmkit_status_t *st) {
      * single step still beats the GEMV kernels from two columns on (AVX2 on Zen 4, float32 / float64 10000 x 3 x 3
      * 0.22 / 0.18 -> 0.33 / 0.37x NumPy, 10000 x 4 x 4 0.31 / 0.21 -> 0.53 / 0.65; one column 0.11 / 0.45 -> 0.07 / 0.31) */
     const int short_k = K < 64 / es && M >= 64 / es && (N >= 2 || kern->dot_short_sums);
-    if (!p->transa && kern->dot && N <= GK_DOT_MAX_N && M > N && (K >= GK_DOT_MIN_K || short_k)) {
+    /* the same for few columns against a big plain A (Zen 4, gemmkit.matmul / np.matmul, 1 thread, A x by the dot
+     * path -> the GEMV kernel: float32 4096^2 0.97-0.98 -> 1.33-1.38, x 2 columns 2.3-2.4 -> 2.8-3.0; float64 4096^2
+     * 1.11 -> 1.40-1.48, 2048^2 1.02 -> 1.28-1.37; in L3, float32 1024^2 0.95-0.98 -> 0.91, hence the bound) */
+    const int gemv_cols_spread = N <= sm->gemv_max_n && kern->gemv_rows &&
+                                 (double)M * (double)p->lda * es >= GK_GEMV_SPREAD_MIN_BYTES;
+    if (!p->transa && kern->dot && N <= GK_DOT_MAX_N && M > N && (K >= GK_DOT_MIN_K || short_k) &&
+        !gemv_cols_spread) {
         job.dot = kern->dot; /* few columns: dot products of A's rows, in place, with op(B)'s columns */
         job.split_m = 1;
     } else if (p->transb && kern->dot && M <= sm->dot_max_m && !gemv_spread && (K >= GK_DOT_MIN_K || !kern->plain)) {

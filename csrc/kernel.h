@@ -93,6 +93,7 @@ typedef struct {
      * column edges masked), on one thread; used up to the config's small.plain_max_macs. NULL: none. */
     gk_plain_fn plain;
     gk_cols_fn cols;           /* optional: few columns of C against a transposed A (NULL: none) */
+    int cols_rows;             /* rows of C a `cols` block sums: it walks a strip of A this wide down all of k */
     int dot_short_sums;        /* 1: `dot` on few columns runs sums shorter than a vector at full lanes */
 } gk_real_kernel_t;
 

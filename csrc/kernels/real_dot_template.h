@@ -174,6 +174,9 @@ static void COLS_FN(int64_t m, int64_t n, int64_t k, const void *alpha_p, const 
         switch (n) { DT_CN(1) DT_CN(2) DT_CN(3) DT_CN(4) }
     }
 }
+/* Rows of C one `cols` block sums (the width of the strip of A's rows it walks down all of k): the kernel table's
+ * cols_rows. */
+enum { DT_CAT(COLS_FN, _rows) = DT_CV * VL };
 #undef DT_CB
 #undef DT_CBS
 #undef DT_CN

@@ -658,9 +658,11 @@ def test_few_columns_short_sums(op, threads):
 def test_few_columns_transposed_a(op, threads, tb):
     """1-4 columns of C against a transposed A, K >= 16: on AVX-512 and AVX2 the `cols` loops (up to 4 / 2 vectors of
     A^T's columns, the last masked, by a broadcast of each column of op(B); C written through a tile; rows split among
-    threads in 64s); elsewhere the GEMV / plain / packed paths."""
+    threads in 64s), one column only while one block covers C's rows (64 / 32 rows on AVX-512, 16 / 8 on AVX2; past
+    it the GEMV kernels: 300 x 1 x 70, 1100 x 1 x 600); elsewhere the GEMV / plain / packed paths."""
     run_plain_shapes(op, threads, 59, ((1001, 3, 64), (37, 1, 100), (18, 2, 16), (517, 4, 2000), (130, 3, 17),
-                                       (65, 4, 300), (5, 4, 1000), (2, 1, 40), (49, 2, 15)), ta="T", tb=tb)
+                                       (65, 4, 300), (5, 4, 1000), (2, 1, 40), (49, 2, 15), (64, 1, 50), (16, 1, 33),
+                                       (300, 1, 70), (1100, 1, 600)), ta="T", tb=tb)
 
 
 @pytest.mark.parametrize("threads", [1, 2])

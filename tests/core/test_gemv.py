@@ -75,10 +75,13 @@ def test_large_vector_products_split_across_threads(arch, nthreads, dtype, rng):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
 def test_big_s_streamed_in_quarters(arch, nthreads, dtype, rng):
-    """S of 1 MiB or more (GK_GEMV_SPREAD_MIN_BYTES): the x86 kernels stream the 4 quarters of its rows
-    together; rows / dot products left over past 4 x (k // 4) or 4 x (n // 4) (1-3 here) come after."""
+    """S of 8 MiB or more (GK_GEMV_SPREAD_MIN_BYTES): the x86 kernels stream the 4 quarters of its rows
+    together; rows / dot products left over past 4 x (k // 4) or 4 x (n // 4) (1-3 here) come after. Few columns
+    against such a plain A take the GEMV kernels there, not the dot path (4099 x 1, 2003 x 2); one column against a
+    transposed A past one `cols` block takes them at any size (1003 x 1 x 2200 TN)."""
     for M, N, K, tr in [(1, 4101, 1027, "NN"), (2, 2001, 1001, "NN"), (1, 1031, 4099, "NT"), (2, 1030, 2001, "NT"),
-                        (4099, 1, 1001, "NN"), (1003, 2, 2002, "TN"), (1, 2001, 1002, "TT")]:
+                        (4099, 1, 1001, "NN"), (2003, 2, 1100, "NN"), (1003, 2, 2002, "TN"), (1003, 1, 2200, "TN"),
+                        (1, 2001, 1002, "TT")]:
         run_case(rng, dtype, M, N, K, tr[0], tr[1], beta=0.0 if K % 2 else 0.5, pad=3)
 
 
