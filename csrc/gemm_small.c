@@ -304,7 +304,14 @@ int gk_real_plain(const gk_real_problem_t *p) {
     const int threads = p->threads ? p->threads : gk_threads_for(p->M, p->N, p->K);
     const int b_fits = (double)p->K * (double)p->N * p->kern->elem <= GK_PLAIN_FEW_COLS_B_BYTES;
     const int few_cols = (p->N <= GK_PLAIN_FEW_COLS || p->K <= GK_PLAIN_SHORT_K) && b_fits;
-    if (!few_cols && (macs > p->small->plain_max_macs || threads != 1)) return 0;
+    /* one thread's worth, while B (re-read in place by every row block, in strips of its columns down all of k) is not
+     * streamed from memory: past GK_GEMV_SPREAD_MIN_BYTES the packed driver wins (Zen 4, 1 thread, gemmkit.matmul /
+     * np.matmul, plain -> packed: float64 3 x 3000 x 3000 0.76 -> 1.26, 3 x 3000 x 1000 0.79 -> 1.99, 6 x 1000 x 3000
+     * 0.63 -> 1.10, 16 x 1000 x 2000 0.38 -> 0.95; float32 3 x 3000 x 3000 1.11 -> 1.49, 3 x 3000 x 1000 1.39 -> 2.37),
+     * while within it the plain loops do (float64 16 x 1000 x 1000 0.91 -> 1.24-1.35 against packed, 6 x 1000 x 1000
+     * 1.34 -> 1.94; float32 16 x 1000 x 1000 1.07 -> 1.33-1.56) */
+    const int b_streamed = (double)p->K * (double)p->ldb * p->kern->elem >= GK_GEMV_SPREAD_MIN_BYTES;
+    if (!few_cols && (macs > p->small->plain_max_macs || threads != 1 || b_streamed)) return 0;
     /* a transposed A: each 8-row block takes one value per row from every k's line of A^T (one thread's worth: Zen 4,
      * gemmkit.matmul / np.matmul TN, packed -> plain, float32 / float64: 3 x 64 x 3000 0.48 / 0.55 -> 1.70 / 1.82,
      * 16 x 3000 x 256 0.99 / 0.89 -> 1.50 / 1.15, 64 x 256 x 256 1.00 / 1.05 -> 1.25 / 1.22, 200^3 0.95 / 0.99 -> 1.15 /

@@ -595,6 +595,17 @@ def test_few_columns_plain_any_size(op, threads):
 
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("op", ["sgemm", "dgemm"])
+def test_plain_products_against_a_big_b(op, threads):
+    """Few rows within small.plain_max_macs against a B either side of 8 MiB (GK_GEMV_SPREAD_MIN_BYTES): the `plain`
+    loops below it, the packed driver from it (float64 3 x 1100 x 1000, float32 6 x 2100 x 1000); 3 rows (past the
+    GEMV kernels' 2), A plain or transposed."""
+    shapes = ((3, 1100, 1000), (6, 2100, 1000), (5, 1000, 1040))
+    run_plain_shapes(op, threads, 61, shapes)
+    run_plain_shapes(op, threads, 67, shapes[:1], ta="T")
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("op", ["sgemm", "dgemm"])
 def test_short_sums_plain_any_size(op, threads):
     """Sums of at most 16 terms against a B within 512 KiB: the `plain` loops at any size (AVX-512 and AVX2), rows
     split among the threads; A plain or transposed, a transposed B copied; elsewhere the packed driver."""
