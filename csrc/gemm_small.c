@@ -310,7 +310,8 @@ int gk_real_plain(const gk_real_problem_t *p) {
      * 0.63 -> 1.10, 16 x 1000 x 2000 0.38 -> 0.95; float32 3 x 3000 x 3000 1.11 -> 1.49, 3 x 3000 x 1000 1.39 -> 2.37),
      * while within it the plain loops do (float64 16 x 1000 x 1000 0.91 -> 1.24-1.35 against packed, 6 x 1000 x 1000
      * 1.34 -> 1.94; float32 16 x 1000 x 1000 1.07 -> 1.33-1.56) */
-    const int b_streamed = (double)p->K * (double)p->ldb * p->kern->elem >= GK_GEMV_SPREAD_MIN_BYTES;
+    const double b_bytes = (double)(p->transb ? p->N : p->K) * (double)p->ldb * p->kern->elem;
+    const int b_streamed = b_bytes >= GK_GEMV_SPREAD_MIN_BYTES;
     if (!few_cols && (macs > p->small->plain_max_macs || threads != 1 || b_streamed)) return 0;
     /* a transposed A: each 8-row block takes one value per row from every k's line of A^T (one thread's worth: Zen 4,
      * gemmkit.matmul / np.matmul TN, packed -> plain, float32 / float64: 3 x 64 x 3000 0.48 / 0.55 -> 1.70 / 1.82,
