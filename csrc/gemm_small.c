@@ -143,8 +143,14 @@ int gk_real_gemv(const gk_real_problem_t *p, gemmkit_status_t *st) {
      * 1.11 -> 1.40-1.48, 2048^2 1.02 -> 1.28-1.37; in L3, float32 1024^2 0.95-0.98 -> 0.91, hence the bound) */
     const int gemv_cols_spread = N <= sm->gemv_max_n && kern->gemv_rows &&
                                  (double)M * (double)p->lda * es >= GK_GEMV_SPREAD_MIN_BYTES;
-    if (!p->transa && kern->dot && N <= GK_DOT_MAX_N && M > N && (K >= GK_DOT_MIN_K || short_k) &&
-        !gemv_cols_spread) {
+    /* and one column at any size where the kernel's dot path is the slower (AVX2: 2-row blocks of ymm sums; Zen 4,
+     * gemmkit.matmul / np.matmul, 1 thread, dot -> GEMV kernel, float32 3000 x 1 x 64 0.67-0.70 -> 0.85-0.91, 64 x 1 x
+     * 3000 0.72-0.74 -> 0.94, 3000 x 1 x 32 0.60 -> 0.80-0.89, float64 64 x 1 x 3000 0.76-0.80 -> 0.89-0.93, 3000 x 1 x
+     * 16 0.55 -> 0.78-0.84; two columns stay: float32 1000 x 2 x 24 1.7 there, 1.1 by the GEMV kernel). The AVX-512
+     * dot path keeps them (float32 3000 x 1 x 64 1.06 there, 0.55 by its GEMV kernel). */
+    const int gemv_cols = gemv_cols_spread ||
+                          (N == 1 && kern->gemv_rows && !kern->dot_few_cols && K >= GK_DOT_MIN_K);
+    if (!p->transa && kern->dot && N <= GK_DOT_MAX_N && M > N && (K >= GK_DOT_MIN_K || short_k) && !gemv_cols) {
         job.dot = kern->dot; /* few columns: dot products of A's rows, in place, with op(B)'s columns */
         job.split_m = 1;
     } else if (p->transb && kern->dot && M <= sm->dot_max_m && !gemv_spread && (K >= GK_DOT_MIN_K || !kern->plain)) {

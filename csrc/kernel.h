@@ -95,6 +95,8 @@ typedef struct {
     gk_cols_fn cols;           /* optional: few columns of C against a transposed A (NULL: none) */
     int cols_rows;             /* rows of C a `cols` block sums: it walks a strip of A this wide down all of k */
     int dot_short_sums;        /* 1: `dot` on few columns runs sums shorter than a vector at full lanes */
+    int dot_few_cols;          /* 1: `dot` takes one column against a plain A (A x) before the GEMV kernels (it is
+                                * the faster there); 0: the GEMV kernels take it */
 } gk_real_kernel_t;
 
 extern const gk_real_kernel_t gk_sgemm_kernel_generic, gk_dgemm_kernel_generic;

@@ -70,7 +70,7 @@ GK_ASSERT_REAL_TILE(MR, NR, 4);
 const gk_real_kernel_t gk_sgemm_kernel_avx512 = {
     "ukernel_sgemm_avx512_12x32", 4, MR, NR, ukernel_sgemm_avx512_12x32, rows_kernels, sgemm_dot_avx512, tiny_sgemm_avx512, tiny_cgemm_avx512,
     gemv_rows_sgemm_avx512, gemv_dots_sgemm_avx512, .plain = tiny_sgemm_avx512_plain,
-    .cols = sgemm_cols_avx512, .cols_rows = sgemm_cols_avx512_rows, .dot_short_sums = 1,
+    .cols = sgemm_cols_avx512, .cols_rows = sgemm_cols_avx512_rows, .dot_short_sums = 1, .dot_few_cols = 1,
 };
 /* Plain products by this file's masked loops (B in place, no copy, no scratch tile: matmul stacks 10^3 /
  * 12^3 / 20^3 / 24^3 float32 0.59 / 0.57 / 0.77 / 0.78 -> 1.13 / 1.08 / 1.03 / 1.00x np.matmul on Zen 4, 16^3
@@ -87,6 +87,6 @@ static void tiny_sgemm_avx512_ymm(int64_t M, int64_t N, int64_t K, const void *a
 const gk_real_kernel_t gk_sgemm_kernel_avx512_ymm_tiny = {
     "ukernel_sgemm_avx512_12x32", 4, MR, NR, ukernel_sgemm_avx512_12x32, rows_kernels, sgemm_dot_avx512, tiny_sgemm_avx512_ymm, tiny_cgemm_avx512,
     gemv_rows_sgemm_avx512, gemv_dots_sgemm_avx512, .plain = tiny_sgemm_avx512_plain,
-    .cols = sgemm_cols_avx512, .cols_rows = sgemm_cols_avx512_rows, .dot_short_sums = 1,
+    .cols = sgemm_cols_avx512, .cols_rows = sgemm_cols_avx512_rows, .dot_short_sums = 1, .dot_few_cols = 1,
 };
 #endif
