@@ -109,6 +109,12 @@ static int cols_loops_fit(const gk_real_problem_t *p) {
            (p->N > 1 || p->M <= kern->cols_rows);
 }
 
+/* Whether an operand of `rows` stored rows, ld elements apart, streams from L3 or memory (GK_GEMV_SPREAD_MIN_BYTES):
+ * the GEMV kernels then read it as 4 long runs, and loops that walk it in strips lose. */
+static int streamed(int64_t rows, int64_t ld, int es) {
+    return (double)rows * (double)ld * es >= GK_GEMV_SPREAD_MIN_BYTES;
+}
+
 int gk_real_gemv(const gk_real_problem_t *p, gemmkit_status_t *st) {
     const gk_real_kernel_t *kern = p->kern;
     if (cols_loops_fit(p)) {
@@ -132,8 +138,7 @@ int gk_real_gemv(const gk_real_problem_t *p, gemmkit_status_t *st) {
     int64_t x_rs, x_cs;              /* the vectors x[i][l] at xsrc + i * x_rs + l * x_cs */
     /* a big S from L3 or memory: the GEMV kernels' 4 long runs read it faster than the dot path's 4 adjacent
      * rows (Zen 4, 1 x 4096^2 float32 x B^T: 12.7-16.7 -> 18.0-19.6 GB/s) */
-    const int gemv_spread = M <= sm->gemv_max_m && kern->gemv_rows &&
-                            (double)N * (double)p->ldb * es >= GK_GEMV_SPREAD_MIN_BYTES;
+    const int gemv_spread = M <= sm->gemv_max_m && kern->gemv_rows && streamed(N, p->ldb, es);
     /* sums shorter than a vector: the AVX-512 dot path fills its lanes with rows (dot_short_sums); the others' masked
      * single step still beats the GEMV kernels from two columns on (AVX2 on Zen 4, float32 / float64 10000 x 3 x 3
      * 0.22 / 0.18 -> 0.33 / 0.37x NumPy, 10000 x 4 x 4 0.31 / 0.21 -> 0.53 / 0.65; one column 0.11 / 0.45 -> 0.07 / 0.31) */
@@ -141,8 +146,7 @@ int gk_real_gemv(const gk_real_problem_t *p, gemmkit_status_t *st) {
     /* the same for few columns against a big plain A (Zen 4, gemmkit.matmul / np.matmul, 1 thread, A x by the dot
      * path -> the GEMV kernel: float32 4096^2 0.97-0.98 -> 1.33-1.38, x 2 columns 2.3-2.4 -> 2.8-3.0; float64 4096^2
      * 1.11 -> 1.40-1.48, 2048^2 1.02 -> 1.28-1.37; in L3, float32 1024^2 0.95-0.98 -> 0.91, hence the bound) */
-    const int gemv_cols_spread = N <= sm->gemv_max_n && kern->gemv_rows &&
-                                 (double)M * (double)p->lda * es >= GK_GEMV_SPREAD_MIN_BYTES;
+    const int gemv_cols_spread = N <= sm->gemv_max_n && kern->gemv_rows && streamed(M, p->lda, es);
     /* and one column at any size where the kernel's dot path is the slower (AVX2: 2-row blocks of ymm sums; Zen 4,
      * gemmkit.matmul / np.matmul, 1 thread, dot -> GEMV kernel, float32 3000 x 1 x 64 0.67-0.70 -> 0.85-0.91, 64 x 1 x
      * 3000 0.72-0.74 -> 0.94, 3000 x 1 x 32 0.60 -> 0.80-0.89, float64 64 x 1 x 3000 0.76-0.80 -> 0.89-0.93, 3000 x 1 x
@@ -316,8 +320,7 @@ int gk_real_plain(const gk_real_problem_t *p) {
      * 0.63 -> 1.10, 16 x 1000 x 2000 0.38 -> 0.95; float32 3 x 3000 x 3000 1.11 -> 1.49, 3 x 3000 x 1000 1.39 -> 2.37),
      * while within it the plain loops do (float64 16 x 1000 x 1000 0.91 -> 1.24-1.35 against packed, 6 x 1000 x 1000
      * 1.34 -> 1.94; float32 16 x 1000 x 1000 1.07 -> 1.33-1.56) */
-    const double b_bytes = (double)(p->transb ? p->N : p->K) * (double)p->ldb * p->kern->elem;
-    const int b_streamed = b_bytes >= GK_GEMV_SPREAD_MIN_BYTES;
+    const int b_streamed = streamed(p->transb ? p->N : p->K, p->ldb, p->kern->elem);
     if (!few_cols && (macs > p->small->plain_max_macs || threads != 1 || b_streamed)) return 0;
     /* a transposed A: each 8-row block takes one value per row from every k's line of A^T (one thread's worth: Zen 4,
      * gemmkit.matmul / np.matmul TN, packed -> plain, float32 / float64: 3 x 64 x 3000 0.48 / 0.55 -> 1.70 / 1.82,
