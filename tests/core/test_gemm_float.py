@@ -371,10 +371,11 @@ def test_thread_count_changes(arch, trans, rng):
 
 @pytest.mark.parametrize("trans", ["NN", "TN", "NT"])
 def test_skinny_m(arch, nthreads, trans, rng):
-    """Few rows of C against a large B: plain B is streamed in place in short k blocks, with the
-    row-count kernels for the panels shorter than MR."""
+    """Few rows of C against a large B: a plain B is streamed in place in short k blocks up to the table's
+    row panels (one on AVX2: 6 rows, 6 and 7 either side), packed past them, with the row-count kernels for the
+    panels shorter than MR."""
     ta, tb = trans
-    for M in (1, 5, 13, 47, 49):
+    for M in (1, 5, 6, 7, 13, 47, 49):
         run_sgemm(rng, ta, tb, M, 701, 6001, 1.0, 0.5 if M % 2 else 0.0, pads=(3, 0, 5))
 
 
