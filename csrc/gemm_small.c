@@ -291,17 +291,60 @@ int gk_real_tiny(const gk_real_problem_t *p) {
  * 64 x 200 x 200 1.09 vs 1.01, 200^3 1.08 vs 1.02). */
 #define GK_PLAIN_COPY_BT_MAX ((int64_t)48 << 10)
 
-typedef struct { const gk_real_problem_t *p; const void *B; int64_t ldb, unit; } plain_job_t;
+/* A transposed A whose row blocks each walk more pages than the TLB holds (K lines of A^T, a page each when they are
+ * 4 KiB apart or more: GK_PLAIN_TA_STRIPS_MIN_WALK bytes of pages, 2048, the L2 TLB of Zen 2-4) goes to the plain loops in strips of
+ * GK_PLAIN_TA_STRIP_BYTES of each k's line (48 floats: whole 8- and 6-row blocks), GK_PLAIN_TA_STRIP_K deep, copied
+ * contiguous first; read in place, each row block took a sixth to a third of a line for every k, on a page of its
+ * own, and the next block walked the same pages again. Zen 4, gemmkit.matmul / np.matmul (OpenBLAS's Haswell kernels
+ * for the avx2 path), 1 thread, TN, in place -> strips: avx2 float32 3000 x 16 x 3000 0.62 -> 0.97, 1000 x 16 x 3000
+ * 0.63 -> 0.99; AVX-512 0.93 -> 1.00, 0.84 -> 1.06. Shorter walks stay in place, faster there (AVX-512 float32 3000 x
+ * 16 x 1000 2.12 in place, 1.01 by strips; 1001 x 7 x 1300, 1300 pages, 1.87 / 1.50 in place, 1.38 / 1.25 by strips).
+ * Float64 past L2 goes to the packed driver before (above). */
+#define GK_PLAIN_TA_STRIPS_MIN_WALK ((double)(8 << 20))
+/* and 16 columns or more: fewer do too few multiply-adds per value copied (float32 1001 x 7 x 2300, 2300 pages: avx2
+ * 1.51 -> 1.34-1.46, AVX-512 2.09 -> 1.33-1.46; 2000 x 16 x 2500 avx2 0.67-0.69 -> 0.87-0.88, AVX-512 0.89 -> 0.93) */
+#define GK_PLAIN_TA_STRIPS_MIN_N 16
+#define GK_PLAIN_TA_STRIP_BYTES 192
+#define GK_PLAIN_TA_STRIP_K 256
+
+typedef struct { const gk_real_problem_t *p; const void *B; int64_t ldb, unit; int ta_strips; } plain_job_t;
+
+/* Rows [i0, i1) of C by the plain loops, A^T's strips copied into the thread's B workspace; 0 when out of memory. */
+static int plain_ta_strips(const plain_job_t *job, int64_t i0, int64_t i1) {
+    const gk_real_problem_t *p = job->p;
+    const size_t es = (size_t)p->kern->elem;
+    const int64_t W = GK_PLAIN_TA_STRIP_BYTES / (int64_t)es, KS = GK_PLAIN_TA_STRIP_K;
+    char *buf = (char *)gk_thread_workspace(GK_WS_B, es * (size_t)(W * KS));
+    if (!buf) return 0;
+    const gk_real_scalar_t one = es == 4 ? (gk_real_scalar_t){.f = 1.0f} : (gk_real_scalar_t){.d = 1.0};
+    for (int64_t i = i0; i < i1; i += W) {
+        const int64_t w = GK_MIN(W, i1 - i);
+        for (int64_t k0 = 0; k0 < p->K; k0 += KS) {
+            const int64_t kc = GK_MIN(KS, p->K - k0);
+            const char *a = (const char *)p->A + ((size_t)(k0 * p->lda + i)) * es;
+            for (int64_t k = 0; k < kc; k++)
+                memcpy(buf + (size_t)(k * w) * es, a + (size_t)(k * p->lda) * es, (size_t)w * es);
+            p->kern->plain(w, p->N, kc, &p->alpha, buf, w, 1, (const char *)job->B + (size_t)(k0 * job->ldb) * es,
+                           job->ldb, k0 == 0 ? (const void *)&p->beta : (const void *)&one,
+                           (char *)p->C + (size_t)(i * p->ldc) * es, p->ldc);
+        }
+    }
+    return 1;
+}
+
+static void plain_rows(const plain_job_t *job, int64_t i0, int64_t i1) {
+    const gk_real_problem_t *p = job->p;
+    const size_t es = (size_t)p->kern->elem;
+    if (job->ta_strips && plain_ta_strips(job, i0, i1)) return;
+    p->kern->plain(i1 - i0, p->N, p->K, &p->alpha, (const char *)p->A + (size_t)(p->transa ? i0 : i0 * p->lda) * es,
+                   p->lda, p->transa, job->B, job->ldb, &p->beta, (char *)p->C + (size_t)(i0 * p->ldc) * es, p->ldc);
+}
 
 static void plain_task(void *ctx, int tid, int nthreads) {
     const plain_job_t *job = (const plain_job_t *)ctx;
-    const gk_real_problem_t *p = job->p;
-    const size_t es = (size_t)p->kern->elem;
     int64_t i0, i1;
-    gk_split_range(p->M, (int)job->unit, nthreads, tid, &i0, &i1);
-    if (i0 >= i1) return;
-    p->kern->plain(i1 - i0, p->N, p->K, &p->alpha, (const char *)p->A + (size_t)(p->transa ? i0 : i0 * p->lda) * es,
-                   p->lda, p->transa, job->B, job->ldb, &p->beta, (char *)p->C + (size_t)(i0 * p->ldc) * es, p->ldc);
+    gk_split_range(job->p->M, (int)job->unit, nthreads, tid, &i0, &i1);
+    if (i0 < i1) plain_rows(job, i0, i1);
 }
 
 /* A plain real product in the kernel's `plain` loops, nothing packed: one thread's worth (p->threads, else
@@ -332,14 +375,16 @@ int gk_real_plain(const gk_real_problem_t *p) {
     /* a transposed B: the copy (K x N, one value at a time) pays off over 32 rows or more, or where K is too short
      * for the dot path (float64 3 x 64 x 1000 lost 0.40 -> 0.17x NumPy to it, 16 x 64 x 200 0.69 -> 0.38) */
     if (p->transb && (!b_fits || (p->M < 32 && p->K >= 64) || p->K * p->N > GK_PLAIN_COPY_BT_MAX)) return 0;
-    plain_job_t job = {p, p->B, p->ldb, 8}; /* whole 8-row blocks per thread (the plain loops' row block) */
+    plain_job_t job = {p, p->B, p->ldb, 8, /* whole 8-row blocks per thread (the plain loops' row block) */
+                       p->transa && p->N >= GK_PLAIN_TA_STRIPS_MIN_N &&
+                           (double)p->K * (double)GK_MIN(p->lda * p->kern->elem, 4096) > GK_PLAIN_TA_STRIPS_MIN_WALK};
     if (p->transb) { /* op(B)[k][j] = B[j * ldb + k], gathered K x N */
         job.B = gather_vectors(p->kern->elem, p->K, p->N, p->B, 1, p->ldb);
         job.ldb = p->N;
         if (job.B == NULL) return 0; /* (the packed driver reports the lack of memory) */
     }
     if (threads <= 1) {
-        p->kern->plain(p->M, p->N, p->K, &p->alpha, p->A, p->lda, p->transa, job.B, job.ldb, &p->beta, p->C, p->ldc);
+        plain_rows(&job, 0, p->M);
         return 1;
     }
     gk_parallel_run(plain_task, &job, threads);
