@@ -291,15 +291,15 @@ int gk_real_tiny(const gk_real_problem_t *p) {
  * 64 x 200 x 200 1.09 vs 1.01, 200^3 1.08 vs 1.02). */
 #define GK_PLAIN_COPY_BT_MAX ((int64_t)48 << 10)
 
-/* A transposed A whose row blocks each walk more pages than the TLB holds (K lines of A^T, a page each when they are
- * 4 KiB apart or more: GK_PLAIN_TA_STRIPS_MIN_WALK bytes of pages, 2048, the L2 TLB of Zen 2-4) goes to the plain loops in strips of
- * GK_PLAIN_TA_STRIP_BYTES of each k's line (48 floats: whole 8- and 6-row blocks), GK_PLAIN_TA_STRIP_K deep, copied
- * contiguous first; read in place, each row block took a sixth to a third of a line for every k, on a page of its
- * own, and the next block walked the same pages again. Zen 4, gemmkit.matmul / np.matmul (OpenBLAS's Haswell kernels
- * for the avx2 path), 1 thread, TN, in place -> strips: avx2 float32 3000 x 16 x 3000 0.62 -> 0.97, 1000 x 16 x 3000
- * 0.63 -> 0.99; AVX-512 0.93 -> 1.00, 0.84 -> 1.06. Shorter walks stay in place, faster there (AVX-512 float32 3000 x
- * 16 x 1000 2.12 in place, 1.01 by strips; 1001 x 7 x 1300, 1300 pages, 1.87 / 1.50 in place, 1.38 / 1.25 by strips).
- * Float64 past L2 goes to the packed driver before (above). */
+/* A transposed A whose row blocks each walk more pages than the TLB holds (K lines of A^T, a page each when they are 4
+ * KiB apart or more: GK_PLAIN_TA_STRIPS_MIN_WALK bytes of pages, 2048, the L2 TLB of Zen 2-4) goes to the plain loops
+ * in strips of GK_PLAIN_TA_STRIP_BYTES of each k's line (48 floats: whole 8- and 6-row blocks), GK_PLAIN_TA_STRIP_K
+ * deep, copied contiguous first; read in place, each row block took a sixth to a third of a line for every k, on a page
+ * of its own, and the next block walked the same pages again. Zen 4, gemmkit.matmul / np.matmul (OpenBLAS's Haswell
+ * kernels for the avx2 path), 1 thread, TN, old / new builds alternated, in place -> strips: avx2 float32 3000 x 16 x
+ * 3000 0.60 -> 0.92-0.94, 1000 x 16 x 3000 0.55 -> 0.97-1.05; AVX-512 0.80-0.87 -> 1.00, 0.78-0.89 -> 0.96-1.09. Shorter walks stay in place, faster there (AVX-512 float32
+ * 3000 x 16 x 1000 2.12 in place, 1.01 by strips; 1001 x 7 x 1300, 1300 pages, 1.87 / 1.50 in place, 1.38 / 1.25 by
+ * strips). Float64 past L2 goes to the packed driver before (above). */
 #define GK_PLAIN_TA_STRIPS_MIN_WALK ((double)(8 << 20))
 /* and 16 columns or more: fewer do too few multiply-adds per value copied (float32 1001 x 7 x 2300, 2300 pages: avx2
  * 1.51 -> 1.34-1.46, AVX-512 2.09 -> 1.33-1.46; 2000 x 16 x 2500 avx2 0.67-0.69 -> 0.87-0.88, AVX-512 0.89 -> 0.93) */

@@ -45,13 +45,13 @@
 /* The AVX2 path reads a plain B in place (16 k deep at a time) for one 6-row panel only, as Zen 4's AVX-512 table does
  * for its 12-row one; more rows pack it. Against OpenBLAS's Haswell kernels (OPENBLAS_CORETYPE=Haswell: the peer an
  * AVX2 CPU gets; this L1D, 32 KiB 8-way, is Zen 2's and Zen 3's), Zen 4, avx2 path, gemmkit.matmul GFLOP/s, three
- * panels in place -> one (NumPy), 1 thread: float32 8 x 4096^2 23.6 -> 35.7 (39.7), 12 x 4096^2 33.3 -> 48.9 (49.9),
- * 16 x 4096^2 34.1 -> 45.4-54.7 (51-61), 16 x 3000^2 41.7 -> 57.4 (56.8), TN 16 x 256 x 3000 56 -> 65 (81); float64 8 x
- * 2048^2 13.4 -> 18.1 (21.8), 12 x 2048^2 17.2 -> 24.4 (22.1), 16 x 2048^2 15.9-16.9 -> 26.4-27.9 (27-28), 16 x 3000^2 22.1 ->
- * 31.5 (28.2); 2 threads float32 16 x 4096^2 48-58 -> 67-88, 12 x 1000^2 59-84 -> 95-118. B's rows 16 KiB apart
- * (4096 floats) share one L1 set, and C's tiles are summed again every 16 k. Up to 6 rows in place stays: packing
- * won 3-10 % there on 1 thread but lost 15-30 % on 2 (B streamed once from memory: float64 4 x 2048^2 19.8 -> 16.2,
- * float32 4 x 4096^2 38.3 -> 25.0). */
+ * panels in place -> one (NumPy), 1 thread: float32 8 x 4096^2 23.6 -> 35.7 (39.7), 12 x 4096^2 33.3 -> 48.9 (49.9), 16
+ * x 4096^2 34.1 -> 45.4-54.7 (51-61), 16 x 3000^2 41.7 -> 57.4 (56.8), TN 16 x 256 x 3000 56 -> 65 (81); float64 8 x
+ * 2048^2 13.4 -> 18.1 (21.8), 12 x 2048^2 17.2 -> 24.4 (22.1), 16 x 2048^2 15.9-16.9 -> 26.4-27.9 (27-28), 16 x 3000^2
+ * 22.1 -> 31.5 (28.2); 2 threads float32 16 x 4096^2 48-58 -> 67-88, 12 x 1000^2 59-84 -> 95-118. B's rows 16 KiB apart
+ * (4096 floats) share one L1 set, and C's tiles are summed again every 16 k. Up to 6 rows in place stays: packing won
+ * 3-10 % there on 1 thread but lost 15-30 % on 2 (B streamed once from memory: float64 4 x 2048^2 19.8 -> 16.2, float32
+ * 4 x 4096^2 38.3 -> 25.0). */
 #define GK_AVX2_DIRECT_MAX_ROW_PANELS 1
 #define GK_SMALL_TUNED_FULL(DIRECT_B, TINY, TINY_DIRECT, TINY_COMPLEX, GEMV_PF, TINY_STREAM, PLAIN, ROW_PANELS) \
     {.direct_max_macs = 160.0 * 160.0 * 160.0, .direct_b_max_macs = (DIRECT_B),                        \

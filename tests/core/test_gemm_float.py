@@ -630,7 +630,8 @@ def test_few_columns_transposed_a_plain(op, threads):
 def test_few_columns_transposed_a_in_strips(threads):
     """Float32, 16-64 columns against a transposed A whose k lines walk more than 2048 pages (K > 2048, lines 4 KiB
     apart or more): the `plain` loops on strips of 48 of A^T's columns, 256 k deep, copied first (csrc/gemm_small.c;
-    the strip and k edges, C summed over the k strips after beta), every path; 15 columns and a shorter walk in place."""
+    the strip and k edges, C summed over the k strips after beta), every path; 15 columns and a shorter walk in
+    place."""
     shapes = ((1100, 17, 2100), (1030, 64, 2305), (1025, 16, 2060), (1100, 15, 2100), (1040, 20, 1900))
     run_plain_shapes("sgemm", threads, 61, shapes, ta="T")
     run_plain_shapes("sgemm", threads, 67, shapes[:1], ta="T", tb="T")
