@@ -92,6 +92,7 @@ typedef struct {
     /* Optional: a plain A times a plain B of any size with nothing packed or copied (both read in place, the
      * column edges masked), on one thread; used up to the config's small.plain_max_macs. NULL: none. */
     gk_plain_fn plain;
+    int plain_group_cols;      /* columns of C one pass of `plain`'s row block over A covers (its widest group) */
     gk_cols_fn cols;           /* optional: few columns of C against a transposed A (NULL: none) */
     int cols_rows;             /* rows of C a `cols` block sums: it walks a strip of A this wide down all of k */
     int dot_short_sums;        /* 1: `dot` on few columns runs sums shorter than a vector at full lanes */

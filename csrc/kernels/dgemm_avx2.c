@@ -93,7 +93,7 @@ GK_ASSERT_REAL_TILE(MR, NR, 8);
 const gk_real_kernel_t gk_dgemm_kernel_avx2 = {
     "ukernel_dgemm_avx2_6x8", 8, MR, NR, ukernel_dgemm_avx2_6x8, rows_kernels, dgemm_dot_avx2, tiny_dgemm_avx2, tiny_zgemm_avx2,
     gemv_rows_dgemm_avx2, gemv_dots_dgemm_avx2, .cols = dgemm_cols_avx2, .cols_rows = dgemm_cols_avx2_rows,
-    .plain = dgemm_plain_avx2,
+    .plain = dgemm_plain_avx2, .plain_group_cols = dgemm_plain_avx2_group_cols,
 };
 
 #define CX_TILE_FN zgemm_tile_avx2

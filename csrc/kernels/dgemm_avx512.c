@@ -70,6 +70,7 @@ GK_ASSERT_REAL_TILE(MR, NR, 8);
 const gk_real_kernel_t gk_dgemm_kernel_avx512 = {
     "ukernel_dgemm_avx512_12x16", 8, MR, NR, ukernel_dgemm_avx512_12x16, rows_kernels, dgemm_dot_avx512, tiny_dgemm_avx512, tiny_zgemm_avx512,
     gemv_rows_dgemm_avx512, gemv_dots_dgemm_avx512, .plain = tiny_dgemm_avx512_plain,
+    .plain_group_cols = tiny_dgemm_avx512_plain_group_cols,
     .cols = dgemm_cols_avx512, .cols_rows = dgemm_cols_avx512_rows, .dot_short_sums = 1, .dot_few_cols = 1,
 };
 /* Products of 9-16 columns by the AVX2 6 x 8 loop (Zen 4, gemmkit.matmul, GFLOP/s zmm -> ymm: 1000 x 16^3
@@ -88,6 +89,7 @@ static void tiny_dgemm_avx512_ymm(int64_t M, int64_t N, int64_t K, const void *a
 const gk_real_kernel_t gk_dgemm_kernel_avx512_ymm_tiny = {
     "ukernel_dgemm_avx512_12x16", 8, MR, NR, ukernel_dgemm_avx512_12x16, rows_kernels, dgemm_dot_avx512, tiny_dgemm_avx512_ymm, tiny_zgemm_avx512,
     gemv_rows_dgemm_avx512, gemv_dots_dgemm_avx512, .plain = tiny_dgemm_avx512_plain,
+    .plain_group_cols = tiny_dgemm_avx512_plain_group_cols,
     .cols = dgemm_cols_avx512, .cols_rows = dgemm_cols_avx512_rows, .dot_short_sums = 1, .dot_few_cols = 1,
 };
 #endif

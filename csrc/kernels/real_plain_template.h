@@ -179,6 +179,9 @@ static void PL_FN(_strided)(int64_t M, int64_t N, int64_t K, T alpha, const T *A
         }
     }
 }
+/* Columns of C one pass of a row block over A covers (its widest column group), for the kernel table's
+ * plain_group_cols. */
+enum { PL_CAT(PLAIN_FN, _group_cols) = (PL_R4MAX ? 4 : 2) * VL };
 /* The kernel's `plain` entry (gk_plain_fn): any product of a plain B by the same loops, A plain or transposed
  * (broadcast from A^T's column: row r's k-th value at A + k * lda + r). */
 static void PLAIN_FN(int64_t M, int64_t N, int64_t K, const void *alpha, const void *A, int64_t lda, int transa,

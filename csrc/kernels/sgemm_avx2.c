@@ -101,7 +101,7 @@ GK_ASSERT_REAL_TILE(MR, NR, 4);
 const gk_real_kernel_t gk_sgemm_kernel_avx2 = {
     "ukernel_sgemm_avx2_6x16", 4, MR, NR, ukernel_sgemm_avx2_6x16, rows_kernels, sgemm_dot_avx2, tiny_sgemm_avx2, tiny_cgemm_avx2,
     gemv_rows_sgemm_avx2, gemv_dots_sgemm_avx2, .cols = sgemm_cols_avx2, .cols_rows = sgemm_cols_avx2_rows,
-    .plain = sgemm_plain_avx2,
+    .plain = sgemm_plain_avx2, .plain_group_cols = sgemm_plain_avx2_group_cols,
 };
 
 #define CX_TILE_FN cgemm_tile_avx2

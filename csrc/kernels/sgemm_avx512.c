@@ -70,6 +70,7 @@ GK_ASSERT_REAL_TILE(MR, NR, 4);
 const gk_real_kernel_t gk_sgemm_kernel_avx512 = {
     "ukernel_sgemm_avx512_12x32", 4, MR, NR, ukernel_sgemm_avx512_12x32, rows_kernels, sgemm_dot_avx512, tiny_sgemm_avx512, tiny_cgemm_avx512,
     gemv_rows_sgemm_avx512, gemv_dots_sgemm_avx512, .plain = tiny_sgemm_avx512_plain,
+    .plain_group_cols = tiny_sgemm_avx512_plain_group_cols,
     .cols = sgemm_cols_avx512, .cols_rows = sgemm_cols_avx512_rows, .dot_short_sums = 1, .dot_few_cols = 1,
 };
 /* Plain products by this file's masked loops (B in place, no copy, no scratch tile: matmul stacks 10^3 /
@@ -87,6 +88,7 @@ static void tiny_sgemm_avx512_ymm(int64_t M, int64_t N, int64_t K, const void *a
 const gk_real_kernel_t gk_sgemm_kernel_avx512_ymm_tiny = {
     "ukernel_sgemm_avx512_12x32", 4, MR, NR, ukernel_sgemm_avx512_12x32, rows_kernels, sgemm_dot_avx512, tiny_sgemm_avx512_ymm, tiny_cgemm_avx512,
     gemv_rows_sgemm_avx512, gemv_dots_sgemm_avx512, .plain = tiny_sgemm_avx512_plain,
+    .plain_group_cols = tiny_sgemm_avx512_plain_group_cols,
     .cols = sgemm_cols_avx512, .cols_rows = sgemm_cols_avx512_rows, .dot_short_sums = 1, .dot_few_cols = 1,
 };
 #endif

@@ -628,11 +628,13 @@ def test_few_columns_transposed_a_plain(op, threads):
 
 @pytest.mark.parametrize("threads", [1, 2])
 def test_few_columns_transposed_a_in_strips(threads):
-    """Float32, 16-64 columns against a transposed A whose k lines walk more than 2048 pages (K > 2048, lines 4 KiB
-    apart or more): the `plain` loops on strips of 48 of A^T's columns, 256 k deep, copied first (csrc/gemm_small.c;
-    the strip and k edges, C summed over the k strips after beta), every path; 15 columns and a shorter walk in
-    place."""
-    shapes = ((1100, 17, 2100), (1030, 64, 2305), (1025, 16, 2060), (1100, 15, 2100), (1040, 20, 1900))
+    """Float32, 16-64 columns against a transposed A whose k lines walk more than 2048 pages (K lines 4 KiB apart or
+    more, once per column group of the plain loops: 16 columns on AVX2, 64 on AVX-512): the `plain` loops on strips
+    of 48 of A^T's columns, 256 k deep, copied first (csrc/gemm_small.c; the strip and k edges, C summed over the k
+    strips after beta), every path; 15 columns and shorter walks in place (1040 x 20 x 1900 and 1030 x 64 x 1100:
+    strips on AVX2, in place on AVX-512)."""
+    shapes = ((1100, 17, 2100), (1030, 64, 2305), (1025, 16, 2060), (1100, 15, 2100), (1040, 20, 1900),
+              (1030, 64, 1100))
     run_plain_shapes("sgemm", threads, 61, shapes, ta="T")
     run_plain_shapes("sgemm", threads, 67, shapes[:1], ta="T", tb="T")
 
