@@ -2,6 +2,7 @@
  * or few columns of C against a matrix streamed once in place (GEMV / dot kernels, columns split among threads). */
 #include <string.h>
 #include "int8_problem.h"
+#include "pack.h"
 
 /* Which kernel streams the big operand S (no packing: packing would copy all of it for a handful of uses):
  *  - few rows (M <= small.gemv_max_m): S = B. A plain B streams row after row (gemv_rows, C's rows as
@@ -313,7 +314,8 @@ int gk_real_tiny(const gk_real_problem_t *p) {
 
 typedef struct { const gk_real_problem_t *p; const void *B; int64_t ldb, unit; int ta_strips; } plain_job_t;
 
-/* Rows [i0, i1) of C by the plain loops, A^T's strips copied into the thread's B workspace; 0 when out of memory. */
+/* Rows [i0, i1) of C by the plain loops, A^T's strips packed (one panel of w rows, as the packed driver packs a
+ * transposed A) into the thread's B workspace; 0 when out of memory. */
 static int plain_ta_strips(const plain_job_t *job, int64_t i0, int64_t i1) {
     const gk_real_problem_t *p = job->p;
     const size_t es = (size_t)p->kern->elem;
@@ -326,8 +328,8 @@ static int plain_ta_strips(const plain_job_t *job, int64_t i0, int64_t i1) {
         for (int64_t k0 = 0; k0 < p->K; k0 += KS) {
             const int64_t kc = GK_MIN(KS, p->K - k0);
             const char *a = (const char *)p->A + ((size_t)(k0 * p->lda + i)) * es;
-            for (int64_t k = 0; k < kc; k++)
-                memcpy(buf + (size_t)(k * w) * es, a + (size_t)(k * p->lda) * es, (size_t)w * es);
+            if (es == 4) gk_pack_a_f32(1, (const float *)a, p->lda, w, kc, (int)w, (float *)buf); /* one w-row panel */
+            else gk_pack_a_f64(1, (const double *)a, p->lda, w, kc, (int)w, (double *)buf);
             p->kern->plain(w, p->N, kc, &p->alpha, buf, w, 1, (const char *)job->B + (size_t)(k0 * job->ldb) * es,
                            job->ldb, k0 == 0 ? (const void *)&p->beta : (const void *)&one,
                            (char *)p->C + (size_t)(i * p->ldc) * es, p->ldc);
