@@ -123,3 +123,34 @@ double gk_model_direct_b_macs(const gk_cache_info_t *ci) {
     const double n = floor(sqrt((double)ci->l1.size * 0.75 / 8.0));
     return n * n * n;
 }
+
+/* Few rows of C against a plain B read in place (16 k deep at a time, C's rows summed again every 16 k) for up to
+ * the table's number of MR-row panels where this core's L2 share is 2 MiB or more, else one panel (more rows pack B).
+ * Between two k blocks the panels' rows of C and B's 16-deep block stay in L2: at N = 4096 floats three 12-row panels
+ * and the block take 832 KiB (three 6-row ones 544 KiB), half of a 2 MiB L2 or less, against one panel's 448 / 352
+ * KiB. Measured both ways, gemmkit.matmul / np.matmul, 1 thread, builds of one and three panels alternated:
+ * Emerald Rapids (Xeon family 6 model 207, L2 2 MiB 16-way) kept three, avx2 path float32 16 x 4096^2 1.15-1.30 with
+ * three -> 0.76-0.83 with one, 12 x 4096^2 1.38-1.43 -> 0.83-0.85, float64 16 x 2048^2 0.62-0.74 -> 0.52-0.56 (the
+ * AVX-512 table likewise: csrc/config/common.h); Zen 4 (L2 1 MiB 8-way) wanted one on both paths (avx2 float32 12 x
+ * 4096^2 33 -> 49 GFLOP/s, float64 16 x 2048^2 16-17 -> 26-28; AVX-512: csrc/config/zen4.c). 0 when L2 is unknown. */
+int gk_model_direct_row_panels(const gk_cache_info_t *ci, int table_panels) {
+    if (!ci || ci->l2.size <= 0 || table_panels <= 0) return 0;
+    const gk_cache_level_t l2 = core_share(&ci->l2);
+    return l2.size >= ((int64_t)2 << 20) ? table_panels : 1;
+}
+
+/* A transposed A in the plain loops is copied in strips first past a walk of 3 MiB of pages (768) per row block where
+ * this core's L2 share is 2 MiB or more, past the table's (8 MiB) elsewhere (csrc/gemm_small.c). Emerald Rapids
+ * (Xeon family 6 model 207, L2 2 MiB 16-way), AVX-512 path, float32 TN, gemmkit.matmul / np.matmul, 1 thread, one
+ * process, in place / strips / packed interleaved: 3000 x 64 x 1000 (walk 1000 pages) 0.73 / 0.90 / 0.78, 3000 x 48 x
+ * 1500 0.49 / 0.83 / 0.75, 3000 x 32 x 1000 0.71 / 0.86 / 0.71, 3000 x 16 x 1000 0.73 / 0.74 / 0.43, 2000 x 64 x 600
+ * (600 pages) 0.86 / 0.83 / 0.66; on Zen 4 (L2 1 MiB) in place won up to 1500 pages (AVX-512 3000 x 48 x 1500 1.20-1.25
+ * in place, 1.00 by strips; 3000 x 16 x 1000 2.12 / 1.01). Its avx2 path went the other way (3000 x 48 x 1500, three
+ * walks of 16 columns, 0.75 in place, 0.69 by strips, 3000 x 16 x 1000 0.73 / 0.66): so the rule is for loops that
+ * walk once per 64 columns or more (group_cols: the float kernel's plain_group_cols; AVX-512 64, AVX2 16). 0 when L2
+ * is unknown. */
+double gk_model_ta_strips_min_walk(const gk_cache_info_t *ci, double table_walk, int group_cols) {
+    if (!ci || ci->l2.size <= 0 || !(table_walk > 0)) return 0.0;
+    const gk_cache_level_t l2 = core_share(&ci->l2);
+    return l2.size >= ((int64_t)2 << 20) && group_cols >= 64 ? GK_MIN(table_walk, (double)(3 << 20)) : table_walk;
+}

@@ -42,6 +42,8 @@ typedef struct {
                                    * caches) are streamed (gk_tiny_stream_t); 0: never */
     double tiny_complex_max_macs; /* complex products, counted in complex multiply-adds, in `tiny_complex`
                                    * (its own limit: the 1m packed path overtakes it sooner) */
+    double ta_strips_min_walk; /* a transposed A in the plain loops is copied in strips first where a row block's
+                                * walk down A^T (bytes of pages, per plain_group_cols columns of C) is longer */
 } gk_small_t;
 
 /* One configuration: the kernels an ISA path uses and the constants tuned for a microarchitecture.

@@ -339,7 +339,7 @@ gemmkit_status_t gemmkit_kernel_info(const char *op, gemmkit_kernel_info_t *info
 /* The last fields of the structs described: a field added after one of them must be described too. */
 typedef char gk_describe_covers_config[offsetof(gk_config_t, quant) + sizeof(void *) == sizeof(gk_config_t) ? 1 : -1];
 typedef char gk_describe_covers_small[
-    offsetof(gk_small_t, tiny_complex_max_macs) + sizeof(double) == sizeof(gk_small_t) ? 1 : -1];
+    offsetof(gk_small_t, ta_strips_min_walk) + sizeof(double) == sizeof(gk_small_t) ? 1 : -1];
 typedef char gk_describe_covers_int8_blocks[
     offsetof(gk_int8_blocks_t, kmajor_max_m) + sizeof(int64_t) == sizeof(gk_int8_blocks_t) ? 1 : -1];
 gemmkit_status_t gemmkit_config_describe(int i, char *buf, size_t size) {
@@ -362,6 +362,6 @@ gemmkit_status_t gemmkit_config_describe(int i, char *buf, size_t size) {
     GK_DESC_SMALL(skinny_kc); GK_DESC_SMALL(dot_max_m); GK_DESC_SMALL(gemv_max_m); GK_DESC_SMALL(gemv_max_n);
     GK_DESC_SMALL(gemv_pf_bytes); GK_DESC_SMALL(int8_kmajor_over_packed_max_m); GK_DESC_SMALL(tiny_max_macs);
     GK_DESC_SMALL(tiny_direct_max_macs); GK_DESC_SMALL(tiny_stream_min_bytes); GK_DESC_SMALL(tiny_complex_max_macs);
-    GK_DESC_SMALL(plain_max_macs);
+    GK_DESC_SMALL(plain_max_macs); GK_DESC_SMALL(ta_strips_min_walk);
     return n < size ? gemmkit_success : gemmkit_invalid_arguments;
 }

@@ -293,8 +293,8 @@ int gk_real_tiny(const gk_real_problem_t *p) {
 #define GK_PLAIN_COPY_BT_MAX ((int64_t)48 << 10)
 
 /* A transposed A whose row blocks each walk more pages than the TLB holds (K lines of A^T, a page each when they are 4
- * KiB apart or more, once per plain_group_cols columns of C: GK_PLAIN_TA_STRIPS_MIN_WALK bytes of pages, 2048, the L2
- * TLB of Zen 2-4) goes to the plain loops in strips of GK_PLAIN_TA_STRIP_BYTES of each k's line (48 floats: whole 8-
+ * KiB apart or more, once per plain_group_cols columns of C: small.ta_strips_min_walk bytes of pages, the tables' 8
+ * MiB being 2048 pages, the L2 TLB of Zen 2-3; the model's rule for other cores: csrc/blocking_model.c) goes to the plain loops in strips of GK_PLAIN_TA_STRIP_BYTES of each k's line (48 floats: whole 8-
  * and 6-row blocks), GK_PLAIN_TA_STRIP_K deep, copied contiguous first; read in place, each row block took a sixth to a
  * third of a line for every k, on a page of its own, and the next block walked the same pages again. Zen 4,
  * gemmkit.matmul / np.matmul (OpenBLAS's Haswell kernels for the avx2 path), 1 thread, TN, old / new builds alternated,
@@ -305,7 +305,6 @@ int gk_real_tiny(const gk_real_problem_t *p) {
  * 48 x 1500 0.64 -> 0.86-0.87, 2000 x 64 x 600 0.79-0.80 -> 0.84-0.86, the AVX-512 path level (one walk: in place,
  * 1.20-1.25; counted per 32 columns, 3000 x 48 x 1500 went to strips at 1.00). Float64 past L2 goes to the packed
  * driver before (above). */
-#define GK_PLAIN_TA_STRIPS_MIN_WALK ((double)(8 << 20))
 /* and 16 columns or more: fewer do too few multiply-adds per value copied (float32 1001 x 7 x 2300, 2300 pages: avx2
  * 1.51 -> 1.34-1.46, AVX-512 2.09 -> 1.33-1.46; 2000 x 16 x 2500 avx2 0.67-0.69 -> 0.87-0.88, AVX-512 0.89 -> 0.93) */
 #define GK_PLAIN_TA_STRIPS_MIN_N 16
@@ -385,7 +384,7 @@ int gk_real_plain(const gk_real_problem_t *p) {
     plain_job_t job = {p, p->B, p->ldb, 8, /* whole 8-row blocks per thread (the plain loops' row block) */
                        p->transa && p->N >= GK_PLAIN_TA_STRIPS_MIN_N &&
                            (double)((p->N + walk_cols - 1) / walk_cols) * (double)p->K *
-                                   (double)GK_MIN(p->lda * p->kern->elem, 4096) > GK_PLAIN_TA_STRIPS_MIN_WALK};
+                                   (double)GK_MIN(p->lda * p->kern->elem, 4096) > p->small->ta_strips_min_walk};
     if (p->transb) { /* op(B)[k][j] = B[j * ldb + k], gathered K x N */
         job.B = gather_vectors(p->kern->elem, p->K, p->N, p->B, 1, p->ldb);
         job.ldb = p->N;

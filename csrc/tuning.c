@@ -11,7 +11,7 @@
 enum { P_S_MC, P_S_KC, P_S_NC, P_D_MC, P_D_KC, P_D_NC, P_C_MC, P_C_KC, P_C_NC, P_Z_MC, P_Z_KC, P_Z_NC,
        P_I8_KB, P_I8_L2, P_I8_L3,
        P_TINY, P_TINY_DIRECT, P_TINY_COMPLEX, P_PLAIN, P_DIRECT, P_DIRECT_B, P_GEMV_M, P_GEMV_N, P_GEMV_PF, P_DOT_M,
-       P_THREAD_MACS, N_PARAMS };
+       P_ROW_PANELS, P_TA_WALK, P_THREAD_MACS, N_PARAMS };
 
 static const char *const param_names[N_PARAMS] = {
     "sgemm.mc", "sgemm.kc", "sgemm.nc", "dgemm.mc", "dgemm.kc", "dgemm.nc",
@@ -20,6 +20,7 @@ static const char *const param_names[N_PARAMS] = {
     "small.tiny_max_macs", "small.tiny_direct_max_macs", "small.tiny_complex_max_macs", "small.plain_max_macs",
     "small.direct_max_macs",
     "small.direct_b_max_macs", "small.gemv_max_m", "small.gemv_max_n", "small.gemv_pf_bytes", "small.dot_max_m",
+    "small.direct_max_row_panels", "small.ta_strips_min_walk",
     "threads.min_macs",
 };
 
@@ -104,6 +105,8 @@ static int valid_value(const gk_config_t *c, int p, double v) {
     case P_GEMV_M: case P_GEMV_N: return is_integer(v) && v <= 8;
     case P_GEMV_PF: return is_integer(v) && v <= 16384 && (int64_t)v % 64 == 0;
     case P_DOT_M: return is_integer(v) && v <= 32;
+    case P_ROW_PANELS: return is_integer(v) && v <= 8;
+    case P_TA_WALK: return v <= 1099511627776.0; /* 1 TiB: never */
     case P_THREAD_MACS: return v >= 4096.0 && v <= 1073741824.0;
     default: return 0;
     }
@@ -130,6 +133,8 @@ static double get_param(const effective_t *e, int p) {
     case P_GEMV_N: return c->small.gemv_max_n;
     case P_GEMV_PF: return c->small.gemv_pf_bytes;
     case P_DOT_M: return c->small.dot_max_m;
+    case P_ROW_PANELS: return c->small.direct_max_row_panels;
+    case P_TA_WALK: return c->small.ta_strips_min_walk;
     default: return e->thread_macs;
     }
 }
@@ -156,6 +161,8 @@ static void set_param(effective_t *e, int p, double v) {
     case P_GEMV_N: c->small.gemv_max_n = (int)v; break;
     case P_GEMV_PF: c->small.gemv_pf_bytes = (int)v; break;
     case P_DOT_M: c->small.dot_max_m = (int)v; break;
+    case P_ROW_PANELS: c->small.direct_max_row_panels = (int)v; break;
+    case P_TA_WALK: c->small.ta_strips_min_walk = v; break;
     default: e->thread_macs = v; break;
     }
 }
@@ -185,6 +192,17 @@ static void apply_model(effective_t *e, const gk_cache_info_t *ci) {
     if (db > 0) {
         c->small.direct_b_max_macs = db;
         e->source[P_DIRECT_B] = SRC_MODEL;
+    }
+    const int panels = gk_model_direct_row_panels(ci, c->small.direct_max_row_panels);
+    if (panels > 0) {
+        c->small.direct_max_row_panels = panels;
+        e->source[P_ROW_PANELS] = SRC_MODEL;
+    }
+    const double walk =
+        gk_model_ta_strips_min_walk(ci, c->small.ta_strips_min_walk, c->sgemm ? c->sgemm->plain_group_cols : 0);
+    if (walk > 0) {
+        c->small.ta_strips_min_walk = walk;
+        e->source[P_TA_WALK] = SRC_MODEL;
     }
 }
 
@@ -345,5 +363,17 @@ gemmkit_status_t gemmkit_model_int8_blocks(const gemmkit_cache_level_t levels[3]
     memset(&q, 0, sizeof q);
     if (!gk_model_int8_blocks(&ci, mr, nr, elem, &q)) return gemmkit_unimplemented;
     out[0] = q.kb; out[1] = q.l2_bytes; out[2] = q.l3_bytes;
+    return gemmkit_success;
+}
+
+gemmkit_status_t gemmkit_model_small_limits(const gemmkit_cache_level_t levels[3], int table_row_panels,
+                                            double table_walk, int group_cols, double out[3]) {
+    if (!levels || !out || table_row_panels < 1 || table_row_panels > 8 || !(table_walk > 0) || group_cols < 0)
+        return gemmkit_invalid_arguments;
+    gk_cache_info_t ci;
+    to_internal(levels, &ci);
+    out[0] = gk_model_direct_b_macs(&ci);
+    out[1] = (double)gk_model_direct_row_panels(&ci, table_row_panels);
+    out[2] = gk_model_ta_strips_min_walk(&ci, table_walk, group_cols);
     return gemmkit_success;
 }

@@ -381,6 +381,19 @@ def _steps(quick):
         bt = np.ascontiguousarray(b.T)
         return t.threshold("small.dot_max_m", [8, 16], lambda: gemmkit.matmul(x, bt.T, out=y))
 
+    def row_panels(t):  # 16 rows against a plain B from memory: read in place (up to 3 panels) or packed (1)
+        import gemmkit
+        x, b, y = t.operands(np.float32, 16, 4096, 4096)
+        return t.threshold("small.direct_max_row_panels", [1, 3], lambda: gemmkit.matmul(x, b, out=y))
+
+    def ta_strips(t):  # a transposed A in the plain loops: in place, or copied in strips past this walk (bytes)
+        import gemmkit
+        a = np.ascontiguousarray(t.rng.standard_normal((1500, 3000)).astype(np.float32)).T
+        b = t.rng.standard_normal((1500, 48)).astype(np.float32)
+        c = np.empty((3000, 48), np.float32)
+        return t.threshold("small.ta_strips_min_walk", [float(3 << 20), float(8 << 20), float(32 << 20)],
+                           lambda: gemmkit.matmul(a, b, out=c))
+
     def direct_b(t):
         import gemmkit
         n = 64
@@ -415,7 +428,7 @@ def _steps(quick):
     steps = [("sgemm blocks", blocks("sgemm", np.float32)), ("dgemm blocks", blocks("dgemm", np.float64)),
              ("cgemm blocks", blocks("cgemm", np.complex64)), ("zgemm blocks", blocks("zgemm", np.complex128)),
              ("tiny threshold", tiny), ("GEMV prefetch", gemv_pf), ("GEMV rows", gemv_m), ("few rows x B^T", dot_m),
-             ("thread split", threads)]
+             ("few rows x B in place", row_panels), ("A^T in strips", ta_strips), ("thread split", threads)]
     if not quick:
         steps[5:5] = [("tiny direct threshold", tiny_direct), ("tiny complex threshold", tiny_complex),
                       ("plain B in place", direct_b), ("plain products unpacked", plain)]

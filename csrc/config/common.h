@@ -32,9 +32,10 @@
  * 200 0.88x) keep the same limit. Products worth more than one thread go to the packed path. */
 #define GK_PLAIN_MAX_MACS (200.0 * 200.0 * 200.0)
 /* Few rows of C against a plain B read in place (k blocks of skinny_kc) rather than packed up to this many MR-row
- * panels; more rows pack B. The x86 tables: three (four before). Emerald Rapids (Xeon family 6 model 207, a lent
- * VM, gemmkit.matmul / np.matmul, 1 thread, wheels of four and of one panel alternated): in place won at 16 rows
- * (float32 16 x 4096^2 1.48-1.74 vs 1.04-1.08 packed) and 32 (float64 32 x 2048^2 0.82-0.83 vs 0.68-0.79), packing
+ * panels; more rows pack B. The x86 tables: three (four before); where no hand config applies the model
+ * keeps them on a core with 2 MiB of L2 or more and takes one elsewhere (csrc/blocking_model.c). Emerald Rapids
+ * (Xeon family 6 model 207, a lent VM, gemmkit.matmul / np.matmul, 1 thread, wheels of four and of one panel
+ * alternated): in place won at 16 rows (float32 16 x 4096^2 1.48-1.74 vs 1.04-1.08 packed) and 32 (float64 32 x 2048^2 0.82-0.83 vs 0.68-0.79), packing
  * at 48 (float32 48 x 1024 x 4096 0.62-0.77 -> 0.97-1.05, float64 0.65-0.69 -> 0.86-1.25). Zen 4 packs past one
  * panel (csrc/config/zen4.c). AArch64 keeps four: not measured on ARM hardware. */
 #if GEMMKIT_ARM
@@ -42,24 +43,24 @@
 #else
 #define GK_DIRECT_MAX_ROW_PANELS 3
 #endif
-/* The AVX2 path reads a plain B in place (16 k deep at a time) for one 6-row panel only, as Zen 4's AVX-512 table does
- * for its 12-row one; more rows pack it. Against OpenBLAS's Haswell kernels (OPENBLAS_CORETYPE=Haswell: the peer an
- * AVX2 CPU gets; this L1D, 32 KiB 8-way, is Zen 2's and Zen 3's), Zen 4, avx2 path, gemmkit.matmul GFLOP/s, three
- * panels in place -> one (NumPy), 1 thread: float32 8 x 4096^2 23.6 -> 35.7 (39.7), 12 x 4096^2 33.3 -> 48.9 (49.9), 16
- * x 4096^2 34.1 -> 45.4-54.7 (51-61), 16 x 3000^2 41.7 -> 57.4 (56.8), TN 16 x 256 x 3000 56 -> 65 (81); float64 8 x
- * 2048^2 13.4 -> 18.1 (21.8), 12 x 2048^2 17.2 -> 24.4 (22.1), 16 x 2048^2 15.9-16.9 -> 26.4-27.9 (27-28), 16 x 3000^2
- * 22.1 -> 31.5 (28.2); 2 threads float32 16 x 4096^2 48-58 -> 67-88, 12 x 1000^2 59-84 -> 95-118. B's rows 16 KiB apart
- * (4096 floats) share one L1 set, and C's tiles are summed again every 16 k. Up to 6 rows in place stays: packing won
- * 3-10 % there on 1 thread but lost 15-30 % on 2 (B streamed once from memory: float64 4 x 2048^2 19.8 -> 16.2, float32
- * 4 x 4096^2 38.3 -> 25.0). */
-#define GK_AVX2_DIRECT_MAX_ROW_PANELS 1
+/* The AVX2 path's one-panel measurements on Zen 4 (avx2 path, against OpenBLAS's Haswell kernels, the peer an AVX2
+ * CPU gets: OPENBLAS_CORETYPE=Haswell), gemmkit.matmul GFLOP/s, three panels in place -> one (NumPy), 1 thread:
+ * float32 8 x 4096^2 23.6 -> 35.7 (39.7), 12 x 4096^2 33.3 -> 48.9 (49.9), 16 x 4096^2 34.1 -> 45.4-54.7 (51-61), 16 x
+ * 3000^2 41.7 -> 57.4 (56.8), TN 16 x 256 x 3000 56 -> 65 (81); float64 8 x 2048^2 13.4 -> 18.1 (21.8), 12 x 2048^2
+ * 17.2 -> 24.4 (22.1), 16 x 2048^2 15.9-16.9 -> 26.4-27.9 (27-28), 16 x 3000^2 22.1 -> 31.5 (28.2); 2 threads float32
+ * 16 x 4096^2 48-58 -> 67-88, 12 x 1000^2 59-84 -> 95-118. Up to 6 rows in place stays: packing won 3-10 % there on 1
+ * thread but lost 15-30 % on 2 (B streamed once from memory: float64 4 x 2048^2 19.8 -> 16.2, float32 4 x 4096^2 38.3
+ * -> 25.0). The same table on Emerald Rapids wanted three (csrc/blocking_model.c): the model picks one or three by the
+ * L2 where no hand config applies. */
+/* A transposed A in the plain loops: copied in strips past a walk of 8 MiB of pages (csrc/gemm_small.c). */
+#define GK_TA_STRIPS_MIN_WALK ((double)(8 << 20))
 #define GK_SMALL_TUNED_FULL(DIRECT_B, TINY, TINY_DIRECT, TINY_COMPLEX, GEMV_PF, TINY_STREAM, PLAIN, ROW_PANELS) \
     {.direct_max_macs = 160.0 * 160.0 * 160.0, .direct_b_max_macs = (DIRECT_B),                        \
      .direct_max_row_panels = (ROW_PANELS),                                                           \
      .skinny_kc = 16, .dot_max_m = 16, .gemv_max_m = 2, .gemv_max_n = 2, .gemv_pf_bytes = (GEMV_PF),  \
      .int8_kmajor_over_packed_max_m = 4, .tiny_max_macs = (TINY), .tiny_direct_max_macs = (TINY_DIRECT), \
      .tiny_complex_max_macs = (TINY_COMPLEX), .tiny_stream_min_bytes = (TINY_STREAM),                   \
-     .plain_max_macs = (PLAIN)}
+     .plain_max_macs = (PLAIN), .ta_strips_min_walk = GK_TA_STRIPS_MIN_WALK}
 #define GK_SMALL_TUNED(DIRECT_B, TINY, TINY_DIRECT, TINY_COMPLEX, GEMV_PF, TINY_STREAM)              \
     GK_SMALL_TUNED_FULL(DIRECT_B, TINY, TINY_DIRECT, TINY_COMPLEX, GEMV_PF, TINY_STREAM, GK_PLAIN_MAX_MACS,     \
                         GK_DIRECT_MAX_ROW_PANELS)
@@ -76,8 +77,8 @@
  * FMAs in flight it needs, where packing two 32 x 32 operands costs more than that quarter), a plain A up
  * to 32^3 only (at 64^3 the packed 12 x 32 tile's full rate pays for the packing there). */
 #define GK_SMALL_AVX2_DEFAULTS                                                                       \
-    GK_SMALL_TUNED_FULL(160.0 * 160.0 * 160.0, 32.0 * 32.0 * 32.0, 64.0 * 64.0 * 64.0, 16.0 * 16.0 * 16.0, 2048, \
-                        16.0 * (1 << 20), GK_PLAIN_MAX_MACS, GK_AVX2_DIRECT_MAX_ROW_PANELS)
+    GK_SMALL_TUNED(160.0 * 160.0 * 160.0, 32.0 * 32.0 * 32.0, 64.0 * 64.0 * 64.0, 16.0 * 16.0 * 16.0, 2048, \
+                   16.0 * (1 << 20))
 #define GK_SMALL_AVX512_DEFAULTS                                                                     \
     GK_SMALL_TUNED(160.0 * 160.0 * 160.0, 32.0 * 32.0 * 32.0, 32.0 * 32.0 * 32.0, 10.0 * 10.0 * 10.0, 2048, \
                    16.0 * (1 << 20))

@@ -40,9 +40,9 @@ const gk_config_t gk_config_zen2 = {
      * 3.42-3.46 -> 2.19-2.28 us a product (1.28-1.33x -> 1.89-1.92x NumPy, three alternations); 1000 x
      * 32^3 float (12 MiB, in L3) measured no gain from either half (next product prefetched: 0.76 -> 0.82
      * us; C non-temporal: 1.72x -> 1.53x NumPy), so it is not streamed. B is read in place for one 6-row
-     * panel of C at most, as on every AVX2 table (GK_AVX2_DIRECT_MAX_ROW_PANELS: measured on the avx2 path of a Zen 4
-     * core, the same kernel and L1D; not on a Zen 2). */
+     * panel of C at most, as the model gives for a 512 KiB L2 (csrc/blocking_model.c, gk_model_direct_row_panels:
+     * measured on the avx2 path of a Zen 4 core, the same kernel and L1D, a 1 MiB L2; not on a Zen 2). */
     .small = GK_SMALL_TUNED_FULL(56.0 * 56.0 * 56.0, 32.0 * 32.0 * 32.0, 64.0 * 64.0 * 64.0, 16.0 * 16.0 * 16.0, 0,
-                                 16.0 * (1 << 20), GK_PLAIN_MAX_MACS, GK_AVX2_DIRECT_MAX_ROW_PANELS),
+                                 16.0 * (1 << 20), GK_PLAIN_MAX_MACS, 1),
 };
 #endif

@@ -114,7 +114,28 @@ def test_model_int8_zen4():
     assert _core.model_int8_blocks(SAPPHIRE_RAPIDS, 12, 32, 1) == (4096, 524288, 1703936)
 
 
+MI8 = float(8 << 20)
+
+
+@pytest.mark.parametrize("name,caches,table,group,expected", [
+    # direct_b: floor(sqrt(L1 * 3/4 / 8))^3 (32 KiB: 55^3, 48 KiB: 67^3, 64 KiB: 78^3, 128 KiB: 110^3); row panels: the
+    # table's where this core's L2 share is 2 MiB or more (Sapphire Rapids; Apple M1's 12 MiB for 4 cores), else 1;
+    # the strips' walk: 3 MiB there for loops of 64 columns or more, else the table's
+    ("zen2", ZEN2, 3, 64, (55.0 ** 3, 1, MI8)), ("zen3", ZEN3, 3, 16, (55.0 ** 3, 1, MI8)),
+    ("zen4", ZEN4, 3, 64, (55.0 ** 3, 1, MI8)), ("zen5", ZEN5, 3, 64, (67.0 ** 3, 1, MI8)),
+    ("skylake_sp", SKYLAKE_SP, 3, 64, (55.0 ** 3, 1, MI8)), ("ice_lake_sp", ICE_LAKE_SP, 3, 64, (67.0 ** 3, 1, MI8)),
+    ("sapphire_rapids", SAPPHIRE_RAPIDS, 3, 64, (67.0 ** 3, 3, float(3 << 20))),
+    ("sapphire_rapids avx2", SAPPHIRE_RAPIDS, 3, 16, (67.0 ** 3, 3, MI8)),
+    ("neoverse_n1", NEOVERSE_N1, 4, 0, (78.0 ** 3, 1, MI8)), ("apple_m1", APPLE_M1, 4, 0, (110.0 ** 3, 4, MI8)),
+    ("no caches", _h(0, 0, 0, 0, 0, 0, 1), 3, 64, (None, None, None))])
+def test_model_small_limits_recorded_hierarchies(name, caches, table, group, expected):
+    assert _core.model_small_limits(caches, table, MI8, group) == expected, name
+
+
 def test_model_needs_l1_and_l2():
+    for bad in [(0, MI8, 64), (9, MI8, 64), (3, 0.0, 64), (3, float("nan"), 64), (3, MI8, -1)]:
+        with pytest.raises(ValueError, match="model_small_limits"):
+            _core.model_small_limits(ZEN4, *bad)
     assert _core.model_blocks(_h(0, 0, 1 * M, 8, 0, 0, 1), 12, 32, 4) is None
     assert _core.model_blocks(_h(32 * K, 8, 0, 0, 0, 0, 1), 12, 32, 4) is None
     with pytest.raises(ValueError):
@@ -151,8 +172,15 @@ def test_model_applies_where_no_hand_config():
                 if not hand:
                     s = info["sgemm"]
                     assert (s["MC"], s["KC"]) == _core.model_blocks(caches, s["MR"], s["NR"], 4)[:2]
+                    assert params["small.direct_max_row_panels"][1] == "model"
                 _core.blocking_model(0)
                 assert _core.params()["sgemm.kc"][1] in ("path table", "hand config")
+                if not hand:  # the model's row panels and strips' walk from the table's (left as they are)
+                    table, walk = (_core.params()[k][0] for k in ("small.direct_max_row_panels", "small.ta_strips_min_walk"))
+                    group = {"avx512": 64, "avx512_vnni": 64, "avx2": 16, "avx_vnni": 16}.get(arch, 0)  # float32 plain loops
+                    got = _core.model_small_limits(caches, table, walk, group)[1:]
+                    assert got == tuple(params[k][0] for k in ("small.direct_max_row_panels", "small.ta_strips_min_walk"))
+                    assert got[0] in (1, table) and got[1] <= walk
                 _core.blocking_model(2)
                 assert _core.params()["sgemm.kc"][1] == "model"
                 _core.blocking_model(prev)
@@ -175,7 +203,8 @@ def clean_tuning():
     ("sgemm.kc", float("nan")), ("sgemm.kc", float("inf")), ("sgemm.nc", 1), ("sgemm.nc", 10 ** 9), ("sgemm.kc", 12.5),
     ("int8.kb", 3), ("int8.l2_bytes", 1 << 40), ("int8.l3_bytes", -1), ("small.gemv_max_m", 1000),
     ("small.gemv_pf_bytes", 100), ("small.tiny_max_macs", 1e12), ("small.dot_max_m", 2.5), ("threads.min_macs", 0),
-    ("nonsense", 1), ("sgemm.kc", "512"), ("sgemm.kc", None), ("sgemm.kc", True), ("sgemm.kc", 10 ** 400),
+    ("small.direct_max_row_panels", 9), ("small.direct_max_row_panels", 1.5),
+    ("small.ta_strips_min_walk", -1), ("small.ta_strips_min_walk", 1e300), ("nonsense", 1), ("sgemm.kc", "512"), ("sgemm.kc", None), ("sgemm.kc", True), ("sgemm.kc", 10 ** 400),
 ])
 def test_override_rejected(clean_tuning, name, value):
     before = _core.params()
@@ -295,7 +324,8 @@ def _odd_tuning(arch):
         params[f"{op}.nc"] = 3 * info[op]["NR"]
     params.update({"int8.kb": 64, "int8.l2_bytes": 16384, "int8.l3_bytes": 65536, "small.gemv_pf_bytes": 512,
                    "small.gemv_max_m": 4, "small.dot_max_m": 4, "small.tiny_max_macs": 8.0 ** 3,
-                   "small.direct_b_max_macs": 16.0 ** 3, "threads.min_macs": 4096})
+                   "small.direct_b_max_macs": 16.0 ** 3, "small.direct_max_row_panels": 8,
+                   "small.ta_strips_min_walk": 4096.0, "threads.min_macs": 4096})
     return params
 
 
