@@ -362,21 +362,23 @@ def _steps(quick):
         return t.threshold("small.tiny_complex_max_macs", [float((n - 1) ** 3), float(n ** 3)],
                            lambda: gemmkit.matmul(a, a, out=c))
 
+    # the GEMV and few-row steps read B from memory (4096^2, past any L3 share) even when quick: at 2048^2 float32 (16
+    # MiB, in Zen 4's L3) a quick tuning picked a 2 KiB prefetch that lost 22 % at 4096^2 (14.2 -> 11.1 GFLOP/s)
     def gemv_pf(t):
         import gemmkit
-        k = 2048 if quick else 4096
+        k = 4096
         x, b, y = t.operands(np.float32, 1, k, k)
         return t.threshold("small.gemv_pf_bytes", [0, 1024, 2048, 4096], lambda: gemmkit.matmul(x, b, out=y))
 
     def gemv_m(t):
         import gemmkit
-        k = 2048 if quick else 4096
+        k = 4096
         x, b, y = t.operands(np.float32, 4, k, k)
         return t.threshold("small.gemv_max_m", [2, 4], lambda: gemmkit.matmul(x, b, out=y))
 
     def dot_m(t):
         import gemmkit
-        k = 2048 if quick else 4096
+        k = 4096
         x, b, y = t.operands(np.float32, 16, k, k)
         bt = np.ascontiguousarray(b.T)
         return t.threshold("small.dot_max_m", [8, 16], lambda: gemmkit.matmul(x, bt.T, out=y))
