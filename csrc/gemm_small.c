@@ -65,7 +65,7 @@ static void gemv_task(void *ctx, int tid, int nthreads) {
 }
 
 /* x[i][l] = X[i * rs + l * cs] (m x k) into a contiguous buffer of the calling thread (its A workspace: the GEMV's
- * vectors, the plain loops' copy of a transposed B); NULL when out of memory. */
+ * vectors); NULL when out of memory. */
 static const char *gather_vectors(int es, int64_t m, int64_t k, const void *X, int64_t rs, int64_t cs) {
     char *x = (char *)gk_thread_workspace(GK_WS_A, (size_t)es * (size_t)(m * k));
     if (!x) return NULL;
@@ -286,10 +286,14 @@ int gk_real_tiny(const gk_real_problem_t *p) {
 #define GK_PLAIN_FEW_COLS 64
 #define GK_PLAIN_SHORT_K 16
 #define GK_PLAIN_FEW_COLS_B_BYTES ((double)(512 << 10))
-/* A transposed B is copied (one value at a time) for the plain loops up to 48 Ki values; past it the packed driver
- * won (Zen 4, AVX-512, 1 thread, gemmkit.matmul / np.matmul NT, copy + plain -> packed: float64 64 x 256 x 256 0.73 ->
+/* A transposed B is copied for the plain loops up to 48 Ki values; past it the packed driver won (Zen 4, AVX-512, 1
+ * thread, gemmkit.matmul / np.matmul NT, copy one value at a time + plain -> packed: float64 64 x 256 x 256 0.73 ->
  * 1.02, 128 x 200 x 256 0.80 -> 1.00, float32 64 x 256 x 256 0.99 -> 1.35; at 40 Ki the copy still won: float64
- * 64 x 200 x 200 1.09 vs 1.01, 200^3 1.08 vs 1.02). */
+ * 64 x 200 x 200 1.09 vs 1.01, 200^3 1.08 vs 1.02). The copy is the packer's now (one panel N wide, transposed in
+ * registers), gemmkit GFLOP/s, value at a time -> packer: AVX-512 float64 64 x 64 x 256 29.3 -> 44.1, 100 x 128 x 256
+ * 34-35 -> 47, 128^3 46 -> 49, float32 64 x 256 x 192 71 -> 86, 200^3 103 -> 110; avx2 float64 64 x 64 x 256 26-29 ->
+ * 38-43; sums of 16 terms level (16 x 3000 x 16). The limit stays: past it packing still won (float64 64 x 256 x
+ * 256 46 packed vs 36, float32 92 vs 86; 128 x 200 x 256 48 vs 53, 256^3 level). */
 #define GK_PLAIN_COPY_BT_MAX ((int64_t)48 << 10)
 
 /* A transposed A whose row blocks each walk more pages than the TLB holds (K lines of A^T, a page each when they are 4
@@ -385,10 +389,14 @@ int gk_real_plain(const gk_real_problem_t *p) {
                        p->transa && p->N >= GK_PLAIN_TA_STRIPS_MIN_N &&
                            (double)((p->N + walk_cols - 1) / walk_cols) * (double)p->K *
                                    (double)GK_MIN(p->lda * p->kern->elem, 4096) > p->small->ta_strips_min_walk};
-    if (p->transb) { /* op(B)[k][j] = B[j * ldb + k], gathered K x N */
-        job.B = gather_vectors(p->kern->elem, p->K, p->N, p->B, 1, p->ldb);
+    if (p->transb) { /* op(B)[k][j] = B[j * ldb + k], transposed K x N by the packer (one panel N wide: its in-register
+                      * transposes, where a value-at-a-time copy took most of a short sum's time) */
+        char *bt = (char *)gk_thread_workspace(GK_WS_A, (size_t)p->kern->elem * (size_t)(p->K * p->N));
+        if (bt == NULL) return 0; /* (the packed driver reports the lack of memory) */
+        if (p->kern->elem == 4) gk_pack_b_f32(1, (const float *)p->B, p->ldb, p->K, p->N, (int)p->N, (float *)bt);
+        else gk_pack_b_f64(1, (const double *)p->B, p->ldb, p->K, p->N, (int)p->N, (double *)bt);
+        job.B = bt;
         job.ldb = p->N;
-        if (job.B == NULL) return 0; /* (the packed driver reports the lack of memory) */
     }
     if (threads <= 1) {
         plain_rows(&job, 0, p->M);
