@@ -23,6 +23,14 @@
  * 0.80 / 0.80 -> 0.85 / 0.99. */
 #define GK_DOT_MAX_N 4
 #define GK_DOT_MIN_K 16
+/* Few rows x B^T: 12 rows or more go to the plain loops (B^T transposed by the packer first) below 48 terms, where the
+ * dot path's per-sum reductions outweigh its few multiply-adds. Zen 4, gemmkit GFLOP/s, 1 thread, dot -> plain, avx2 /
+ * AVX-512: float32 16 x 3000 x 16 39 -> 64-73 / 37 -> 60-64, 16 x 1000 x 32 52 -> 75 / 65 -> 72, 16 x 2000 x 40 58-60
+ * -> 67 / 49-60 -> 64-67, 12 x 500 x 24 46 -> 55-60 / 30-34 -> 52-54; fewer rows kept the dot path (float64 4 x 2000 x
+ * 32 33 -> 16, float32 3 x 3000 x 24 36 -> 18-22, float32 8 x 3000 x 48 62 -> 51 / 71 -> 53), as did 64 terms (16 x
+ * 500 x 64 level) and more. */
+#define GK_DOT_ROWS_PLAIN_MIN_M 12
+#define GK_DOT_ROWS_MIN_K 48
 /* K block of a broadcast x (x_cs == 0): the values gathered once and reused for every block. */
 #define GK_GEMV_BROADCAST_KB ((int64_t)1 << 16)
 
@@ -158,7 +166,8 @@ int gk_real_gemv(const gk_real_problem_t *p, gemmkit_status_t *st) {
     if (!p->transa && kern->dot && N <= GK_DOT_MAX_N && M > N && (K >= GK_DOT_MIN_K || short_k) && !gemv_cols) {
         job.dot = kern->dot; /* few columns: dot products of A's rows, in place, with op(B)'s columns */
         job.split_m = 1;
-    } else if (p->transb && kern->dot && M <= sm->dot_max_m && !gemv_spread && (K >= GK_DOT_MIN_K || !kern->plain)) {
+    } else if (p->transb && kern->dot && M <= sm->dot_max_m && !gemv_spread &&
+               (!kern->plain || K >= (M >= GK_DOT_ROWS_PLAIN_MIN_M ? GK_DOT_ROWS_MIN_K : GK_DOT_MIN_K))) {
         job.dot = kern->dot;
         job.dots = 1;
     } else if (M <= sm->gemv_max_m && kern->gemv_rows) {
