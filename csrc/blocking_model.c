@@ -124,6 +124,10 @@ double gk_model_direct_b_macs(const gk_cache_info_t *ci) {
     return n * n * n;
 }
 
+/* Whether this core's share of L2 is 2 MiB or more (the Intel server cores measured, Emerald Rapids; Zen 2-5 have 0.5-1
+ * MiB): the two routing rules below take their measured values there. */
+static int l2_share_2mib(const gk_cache_info_t *ci) { return core_share(&ci->l2).size >= ((int64_t)2 << 20); }
+
 /* Few rows of C against a plain B read in place (16 k deep at a time, C's rows summed again every 16 k) for up to
  * the table's number of MR-row panels where this core's L2 share is 2 MiB or more, else one panel (more rows pack B).
  * Between two k blocks the panels' rows of C and B's 16-deep block stay in L2: at N = 4096 floats three 12-row panels
@@ -135,8 +139,7 @@ double gk_model_direct_b_macs(const gk_cache_info_t *ci) {
  * 4096^2 33 -> 49 GFLOP/s, float64 16 x 2048^2 16-17 -> 26-28; AVX-512: csrc/config/zen4.c). 0 when L2 is unknown. */
 int gk_model_direct_row_panels(const gk_cache_info_t *ci, int table_panels) {
     if (!ci || ci->l2.size <= 0 || table_panels <= 0) return 0;
-    const gk_cache_level_t l2 = core_share(&ci->l2);
-    return l2.size >= ((int64_t)2 << 20) ? table_panels : 1;
+    return l2_share_2mib(ci) ? table_panels : 1;
 }
 
 /* A transposed A in the plain loops is copied in strips first past a walk of 3 MiB of pages (768) per row block where
@@ -151,6 +154,5 @@ int gk_model_direct_row_panels(const gk_cache_info_t *ci, int table_panels) {
  * is unknown. */
 double gk_model_ta_strips_min_walk(const gk_cache_info_t *ci, double table_walk, int group_cols) {
     if (!ci || ci->l2.size <= 0 || !(table_walk > 0)) return 0.0;
-    const gk_cache_level_t l2 = core_share(&ci->l2);
-    return l2.size >= ((int64_t)2 << 20) && group_cols >= 64 ? GK_MIN(table_walk, (double)(3 << 20)) : table_walk;
+    return l2_share_2mib(ci) && group_cols >= 64 ? GK_MIN(table_walk, (double)(3 << 20)) : table_walk;
 }
