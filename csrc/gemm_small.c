@@ -365,6 +365,14 @@ static void plain_task(void *ctx, int tid, int nthreads) {
     if (i0 < i1) plain_rows(job, i0, i1);
 }
 
+/* The row stride (elements) of a transposed B's copy for the plain loops: N, one cache line more where N's bytes are a
+ * multiple of 256. The copy's in-register transposes store each value of a source row to another row of the copy: rows
+ * a multiple of 256 bytes apart fall into a quarter of L1's sets or fewer and evict each other (Emerald Rapids, float64
+ * NT 64 x 256 x 64, N = 256 doubles, 2 KiB rows: the copy took 46 % of the product's time). */
+static int64_t plain_bt_ld(int64_t N, int elem) {
+    return (N * elem) % 256 == 0 ? N + 64 / elem : N;
+}
+
 /* A plain real product in the kernel's `plain` loops, nothing packed: one thread's worth (p->threads, else
  * gk_threads_for) up to small.plain_max_macs, or few columns / few terms against a B in L2 (above) on every thread; a
  * transposed B within the same 512 KiB copied plain first (K x N values: the packed driver ran float32 64 x 3 x
@@ -399,13 +407,15 @@ int gk_real_plain(const gk_real_problem_t *p) {
                            (double)((p->N + walk_cols - 1) / walk_cols) * (double)p->K *
                                    (double)GK_MIN(p->lda * p->kern->elem, 4096) > p->small->ta_strips_min_walk};
     if (p->transb) { /* op(B)[k][j] = B[j * ldb + k], transposed K x N by the packer (one panel N wide: its in-register
-                      * transposes, where a value-at-a-time copy took most of a short sum's time) */
-        char *bt = (char *)gk_thread_workspace(GK_WS_A, (size_t)p->kern->elem * (size_t)(p->K * p->N));
+                      * transposes, where a value-at-a-time copy took most of a short sum's time), its rows plain_bt_ld()
+                      * apart */
+        const int64_t ld = plain_bt_ld(p->N, p->kern->elem);
+        char *bt = (char *)gk_thread_workspace(GK_WS_A, (size_t)p->kern->elem * (size_t)(p->K * ld));
         if (bt == NULL) return 0; /* (the packed driver reports the lack of memory) */
-        if (p->kern->elem == 4) gk_pack_b_f32(1, (const float *)p->B, p->ldb, p->K, p->N, (int)p->N, (float *)bt);
-        else gk_pack_b_f64(1, (const double *)p->B, p->ldb, p->K, p->N, (int)p->N, (double *)bt);
+        if (p->kern->elem == 4) gk_pack_b_f32(1, (const float *)p->B, p->ldb, p->K, p->N, (int)ld, (float *)bt);
+        else gk_pack_b_f64(1, (const double *)p->B, p->ldb, p->K, p->N, (int)ld, (double *)bt);
         job.B = bt;
-        job.ldb = p->N;
+        job.ldb = ld;
     }
     if (threads <= 1) {
         plain_rows(&job, 0, p->M);

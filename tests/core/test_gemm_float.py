@@ -643,9 +643,10 @@ def test_few_columns_transposed_a_in_strips(threads):
 @pytest.mark.parametrize("op", ["sgemm", "dgemm"])
 def test_transposed_b_copied_for_the_plain_loops(op, threads):
     """A transposed B within 512 KiB copied plain for the `plain` loops on AVX-512 and AVX2 (few columns from 32 rows up,
-    or K below the dot path's 64), every path: the copy's rows and columns, padded B."""
+    or K below the dot path's 64), every path: the copy's rows and columns, padded B; rows of N a multiple of 256 bytes
+    (N = 64, 256: the copy's rows a cache line further apart)."""
     run_plain_shapes(op, threads, 31, ((64, 3, 1000), (203, 17, 130), (40, 64, 700), (16, 3000, 16), (7, 900, 5),
-                                       (33, 61, 63)), tb="T")
+                                       (33, 61, 63), (64, 256, 64), (37, 64, 129)), tb="T")
 
 
 @pytest.mark.parametrize("threads", [1, 2])
