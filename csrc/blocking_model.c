@@ -142,17 +142,20 @@ int gk_model_direct_row_panels(const gk_cache_info_t *ci, int table_panels) {
     return l2_share_2mib(ci) ? table_panels : 1;
 }
 
-/* A transposed A in the plain loops is copied in strips first past a walk of 3 MiB of pages (768) per row block where
+/* A transposed A in the plain loops is copied in strips first past a walk of 2 MiB of pages (512) per row block where
  * this core's L2 share is 2 MiB or more, past the table's (8 MiB) elsewhere (csrc/gemm_small.c). Emerald Rapids
  * (Xeon family 6 model 207, L2 2 MiB 16-way), AVX-512 path, float32 TN, gemmkit.matmul / np.matmul, 1 thread, one
  * process, in place / strips / packed interleaved: 3000 x 64 x 1000 (walk 1000 pages) 0.73 / 0.90 / 0.78, 3000 x 48 x
- * 1500 0.49 / 0.83 / 0.75, 3000 x 32 x 1000 0.71 / 0.86 / 0.71, 3000 x 16 x 1000 0.73 / 0.74 / 0.43, 2000 x 64 x 600
- * (600 pages) 0.86 / 0.83 / 0.66; on Zen 4 (L2 1 MiB) in place won up to 1500 pages (AVX-512 3000 x 48 x 1500 1.20-1.25
- * in place, 1.00 by strips; 3000 x 16 x 1000 2.12 / 1.01). Its avx2 path went the other way (3000 x 48 x 1500, three
+ * 1500 0.49 / 0.83 / 0.75, 3000 x 32 x 1000 0.71 / 0.86 / 0.71, 3000 x 16 x 1000 0.73 / 0.74 / 0.43; on Zen 4 (L2 1 MiB)
+ * in place won up to 1500 pages (AVX-512 3000 x 48 x 1500 1.20-1.25 in place, 1.00 by strips; 3000 x 16 x 1000 2.12 /
+ * 1.01). Once the strips' copy inlined its rows (csrc/pack_real_template.h), in place / strips past 2 MiB: 256 x 16 x
+ * 3000 (750 pages) 0.65 / 0.83, 256 x 32 x 2800 0.66 / 0.90, 1000 x 16 x 700 0.75 / 0.90, 2000 x 64 x 600 0.89 / 0.95,
+ * 200 x 16 x 3000 (586 pages) 0.84 / 0.89; below it 1 MiB lost (1000 x 16 x 300 0.88 / 0.84) where 256 x 64 x 1500 gained
+ * (0.84 / 0.96), 512 KiB lost 256 x 16 x 1000 (0.99 / 0.85). Its avx2 path went the other way (3000 x 48 x 1500, three
  * walks of 16 columns, 0.75 in place, 0.69 by strips, 3000 x 16 x 1000 0.73 / 0.66): so the rule is for loops that
  * walk once per 64 columns or more (group_cols: the float kernel's plain_group_cols; AVX-512 64, AVX2 16). 0 when L2
  * is unknown. */
 double gk_model_ta_strips_min_walk(const gk_cache_info_t *ci, double table_walk, int group_cols) {
     if (!ci || ci->l2.size <= 0 || !(table_walk > 0)) return 0.0;
-    return l2_share_2mib(ci) && group_cols >= 64 ? GK_MIN(table_walk, (double)(3 << 20)) : table_walk;
+    return l2_share_2mib(ci) && group_cols >= 64 ? GK_MIN(table_walk, (double)(2 << 20)) : table_walk;
 }

@@ -393,7 +393,7 @@ def _steps(quick):
         a = np.ascontiguousarray(t.rng.standard_normal((1500, 3000)).astype(np.float32)).T
         b = t.rng.standard_normal((1500, 48)).astype(np.float32)
         c = np.empty((3000, 48), np.float32)
-        return t.threshold("small.ta_strips_min_walk", [float(3 << 20), float(8 << 20), float(32 << 20)],
+        return t.threshold("small.ta_strips_min_walk", [float(2 << 20), float(8 << 20), float(32 << 20)],
                            lambda: gemmkit.matmul(a, b, out=c))
 
     def direct_b(t):

@@ -120,11 +120,11 @@ MI8 = float(8 << 20)
 @pytest.mark.parametrize("name,caches,table,group,expected", [
     # direct_b: floor(sqrt(L1 * 3/4 / 8))^3 (32 KiB: 55^3, 48 KiB: 67^3, 64 KiB: 78^3, 128 KiB: 110^3); row panels: the
     # table's where this core's L2 share is 2 MiB or more (Sapphire Rapids; Apple M1's 12 MiB for 4 cores), else 1;
-    # the strips' walk: 3 MiB there for loops of 64 columns or more, else the table's
+    # the strips' walk: 2 MiB there for loops of 64 columns or more, else the table's
     ("zen2", ZEN2, 3, 64, (55.0 ** 3, 1, MI8)), ("zen3", ZEN3, 3, 16, (55.0 ** 3, 1, MI8)),
     ("zen4", ZEN4, 3, 64, (55.0 ** 3, 1, MI8)), ("zen5", ZEN5, 3, 64, (67.0 ** 3, 1, MI8)),
     ("skylake_sp", SKYLAKE_SP, 3, 64, (55.0 ** 3, 1, MI8)), ("ice_lake_sp", ICE_LAKE_SP, 3, 64, (67.0 ** 3, 1, MI8)),
-    ("sapphire_rapids", SAPPHIRE_RAPIDS, 3, 64, (67.0 ** 3, 3, float(3 << 20))),
+    ("sapphire_rapids", SAPPHIRE_RAPIDS, 3, 64, (67.0 ** 3, 3, float(2 << 20))),
     ("sapphire_rapids avx2", SAPPHIRE_RAPIDS, 3, 16, (67.0 ** 3, 3, MI8)),
     ("neoverse_n1", NEOVERSE_N1, 4, 0, (78.0 ** 3, 1, MI8)), ("apple_m1", APPLE_M1, 4, 0, (110.0 ** 3, 4, MI8)),
     ("no caches", _h(0, 0, 0, 0, 0, 0, 1), 3, 64, (None, None, None))])
