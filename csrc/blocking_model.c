@@ -151,11 +151,11 @@ int gk_model_direct_row_panels(const gk_cache_info_t *ci, int table_panels) {
  * 1.01). Once the strips' copy inlined its rows (csrc/pack_real_template.h), in place / strips past 2 MiB: 256 x 16 x
  * 3000 (750 pages) 0.65 / 0.83, 256 x 32 x 2800 0.66 / 0.90, 1000 x 16 x 700 0.75 / 0.90, 2000 x 64 x 600 0.89 / 0.95,
  * 200 x 16 x 3000 (586 pages) 0.84 / 0.89; below it 1 MiB lost (1000 x 16 x 300 0.88 / 0.84) where 256 x 64 x 1500 gained
- * (0.84 / 0.96), 512 KiB lost 256 x 16 x 1000 (0.99 / 0.85). Its avx2 path went the other way (3000 x 48 x 1500, three
- * walks of 16 columns, 0.75 in place, 0.69 by strips, 3000 x 16 x 1000 0.73 / 0.66): so the rule is for loops that
- * walk once per 64 columns or more (group_cols: the float kernel's plain_group_cols; AVX-512 64, AVX2 16). 0 when L2
- * is unknown. */
-double gk_model_ta_strips_min_walk(const gk_cache_info_t *ci, double table_walk, int group_cols) {
+ * (0.84 / 0.96), 512 KiB lost 256 x 16 x 1000 (0.99 / 0.85). The avx2 path's loops (a walk per 16 columns) went the
+ * other way with the copy a call per row (3000 x 48 x 1500 0.75 in place, 0.69 by strips); with it inlined they follow
+ * (against OpenBLAS's Haswell kernels, in place / strips past 2 MiB: 256 x 32 x 2800 0.46 / 0.93, 256 x 16 x 3000 0.68 /
+ * 0.94, 1000 x 16 x 700 0.86 / 0.93, 3000 x 48 x 1500 0.87 / 1.01-1.03, 3000 x 16 x 1000 level). 0 when L2 is unknown. */
+double gk_model_ta_strips_min_walk(const gk_cache_info_t *ci, double table_walk) {
     if (!ci || ci->l2.size <= 0 || !(table_walk > 0)) return 0.0;
-    return l2_share_2mib(ci) && group_cols >= 64 ? GK_MIN(table_walk, (double)(2 << 20)) : table_walk;
+    return l2_share_2mib(ci) ? GK_MIN(table_walk, (double)(2 << 20)) : table_walk;
 }

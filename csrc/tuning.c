@@ -198,8 +198,7 @@ static void apply_model(effective_t *e, const gk_cache_info_t *ci) {
         c->small.direct_max_row_panels = panels;
         e->source[P_ROW_PANELS] = SRC_MODEL;
     }
-    const double walk =
-        gk_model_ta_strips_min_walk(ci, c->small.ta_strips_min_walk, c->sgemm ? c->sgemm->plain_group_cols : 0);
+    const double walk = gk_model_ta_strips_min_walk(ci, c->small.ta_strips_min_walk);
     if (walk > 0) {
         c->small.ta_strips_min_walk = walk;
         e->source[P_TA_WALK] = SRC_MODEL;
@@ -367,13 +366,13 @@ gemmkit_status_t gemmkit_model_int8_blocks(const gemmkit_cache_level_t levels[3]
 }
 
 gemmkit_status_t gemmkit_model_small_limits(const gemmkit_cache_level_t levels[3], int table_row_panels,
-                                            double table_walk, int group_cols, double out[3]) {
-    if (!levels || !out || table_row_panels < 1 || table_row_panels > 8 || !(table_walk > 0) || group_cols < 0)
+                                            double table_walk, double out[3]) {
+    if (!levels || !out || table_row_panels < 1 || table_row_panels > 8 || !(table_walk > 0))
         return gemmkit_invalid_arguments;
     gk_cache_info_t ci;
     to_internal(levels, &ci);
     out[0] = gk_model_direct_b_macs(&ci);
     out[1] = (double)gk_model_direct_row_panels(&ci, table_row_panels);
-    out[2] = gk_model_ta_strips_min_walk(&ci, table_walk, group_cols);
+    out[2] = gk_model_ta_strips_min_walk(&ci, table_walk);
     return gemmkit_success;
 }

@@ -158,7 +158,7 @@ cdef extern from "include/gemmkit.h" nogil:
     gemmkit_status_t gemmkit_model_int8_blocks(const gemmkit_cache_level_t *levels, int mr, int nr, int elem,
                                                int64_t *out)
     gemmkit_status_t gemmkit_model_small_limits(const gemmkit_cache_level_t *levels, int table_row_panels,
-                                                double table_walk, int group_cols, double *out)
+                                                double table_walk, double *out)
     gemmkit_status_t gemmkit_tuning_set(const char *arch, const char *name, double value)
     void gemmkit_tuning_clear()
     int gemmkit_blocking_model(int mode)

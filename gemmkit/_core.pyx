@@ -1520,16 +1520,16 @@ def model_int8_blocks(caches, int mr, int nr, int elem):
     return (out[0], out[1], out[2]) if st == 0 else None
 
 
-def model_small_limits(caches, int table_row_panels, double table_walk, int group_cols):
+def model_small_limits(caches, int table_row_panels, double table_walk):
     """The model's small-problem limits on a cache hierarchy: (small.direct_b_max_macs, small.direct_max_row_panels
-    for a path table of `table_row_panels`, small.ta_strips_min_walk for a table of `table_walk` bytes and plain loops
-    of `group_cols` columns), each None where the cache it needs (L1, L2) is unknown. Pure."""
+    for a path table of `table_row_panels`, small.ta_strips_min_walk for a table of `table_walk` bytes), each None where
+    the cache it needs (L1, L2) is unknown. Pure."""
     cdef gemmkit_cache_level_t lv[3]
     cdef double out[3]
     _levels_from(caches, lv)
-    if gemmkit_model_small_limits(lv, table_row_panels, table_walk, group_cols, out) != 0:
-        raise ValueError(f"model_small_limits: table_row_panels={table_row_panels} (1 .. 8), table_walk={table_walk} "
-                         f"(> 0) or group_cols={group_cols} (>= 0) is out of range")
+    if gemmkit_model_small_limits(lv, table_row_panels, table_walk, out) != 0:
+        raise ValueError(f"model_small_limits: table_row_panels={table_row_panels} (1 .. 8) or "
+                         f"table_walk={table_walk} (> 0) is out of range")
     return (out[0] or None, int(out[1]) or None, out[2] or None)
 
 

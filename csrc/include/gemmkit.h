@@ -280,9 +280,9 @@ GEMMKIT_API gemmkit_status_t gemmkit_model_int8_blocks(const gemmkit_cache_level
                                                        int elem, int64_t out[3]);
 /* The model's small-problem limits on the given hierarchy: out[0] small.direct_b_max_macs (0: L1 unknown), out[1]
  * small.direct_max_row_panels for a path table of table_row_panels (1-8), out[2] small.ta_strips_min_walk for a table
- * of table_walk bytes (> 0) and plain loops of group_cols columns (0: L2 unknown). Pure. */
+ * of table_walk bytes (> 0) (0: L2 unknown). Pure. */
 GEMMKIT_API gemmkit_status_t gemmkit_model_small_limits(const gemmkit_cache_level_t levels[3], int table_row_panels,
-                                                        double table_walk, int group_cols, double out[3]);
+                                                        double table_walk, double out[3]);
 /* Overrides of kernel path `arch`'s parameters (names: gemmkit_param_name): every value is checked
  * (range, integer where it counts, multiples of MR / NR, packed blocks within the workspace limits);
  * gemmkit_invalid_arguments (nothing changed) when it is not acceptable. They never change the kernels.

@@ -117,23 +117,22 @@ def test_model_int8_zen4():
 MI8 = float(8 << 20)
 
 
-@pytest.mark.parametrize("name,caches,table,group,expected", [
+@pytest.mark.parametrize("name,caches,table,expected", [
     # direct_b: floor(sqrt(L1 * 3/4 / 8))^3 (32 KiB: 55^3, 48 KiB: 67^3, 64 KiB: 78^3, 128 KiB: 110^3); row panels: the
     # table's where this core's L2 share is 2 MiB or more (Sapphire Rapids; Apple M1's 12 MiB for 4 cores), else 1;
-    # the strips' walk: 2 MiB there for loops of 64 columns or more, else the table's
-    ("zen2", ZEN2, 3, 64, (55.0 ** 3, 1, MI8)), ("zen3", ZEN3, 3, 16, (55.0 ** 3, 1, MI8)),
-    ("zen4", ZEN4, 3, 64, (55.0 ** 3, 1, MI8)), ("zen5", ZEN5, 3, 64, (67.0 ** 3, 1, MI8)),
-    ("skylake_sp", SKYLAKE_SP, 3, 64, (55.0 ** 3, 1, MI8)), ("ice_lake_sp", ICE_LAKE_SP, 3, 64, (67.0 ** 3, 1, MI8)),
-    ("sapphire_rapids", SAPPHIRE_RAPIDS, 3, 64, (67.0 ** 3, 3, float(2 << 20))),
-    ("sapphire_rapids avx2", SAPPHIRE_RAPIDS, 3, 16, (67.0 ** 3, 3, MI8)),
-    ("neoverse_n1", NEOVERSE_N1, 4, 0, (78.0 ** 3, 1, MI8)), ("apple_m1", APPLE_M1, 4, 0, (110.0 ** 3, 4, MI8)),
-    ("no caches", _h(0, 0, 0, 0, 0, 0, 1), 3, 64, (None, None, None))])
-def test_model_small_limits_recorded_hierarchies(name, caches, table, group, expected):
-    assert _core.model_small_limits(caches, table, MI8, group) == expected, name
+    # the strips' walk: 2 MiB there, else the table's
+    ("zen2", ZEN2, 3, (55.0 ** 3, 1, MI8)), ("zen3", ZEN3, 3, (55.0 ** 3, 1, MI8)),
+    ("zen4", ZEN4, 3, (55.0 ** 3, 1, MI8)), ("zen5", ZEN5, 3, (67.0 ** 3, 1, MI8)),
+    ("skylake_sp", SKYLAKE_SP, 3, (55.0 ** 3, 1, MI8)), ("ice_lake_sp", ICE_LAKE_SP, 3, (67.0 ** 3, 1, MI8)),
+    ("sapphire_rapids", SAPPHIRE_RAPIDS, 3, (67.0 ** 3, 3, float(2 << 20))),
+    ("neoverse_n1", NEOVERSE_N1, 4, (78.0 ** 3, 1, MI8)), ("apple_m1", APPLE_M1, 4, (110.0 ** 3, 4, float(2 << 20))),
+    ("no caches", _h(0, 0, 0, 0, 0, 0, 1), 3, (None, None, None))])
+def test_model_small_limits_recorded_hierarchies(name, caches, table, expected):
+    assert _core.model_small_limits(caches, table, MI8) == expected, name
 
 
 def test_model_needs_l1_and_l2():
-    for bad in [(0, MI8, 64), (9, MI8, 64), (3, 0.0, 64), (3, float("nan"), 64), (3, MI8, -1)]:
+    for bad in [(0, MI8), (9, MI8), (3, 0.0), (3, float("nan")), (3, -1.0)]:
         with pytest.raises(ValueError, match="model_small_limits"):
             _core.model_small_limits(ZEN4, *bad)
     assert _core.model_blocks(_h(0, 0, 1 * M, 8, 0, 0, 1), 12, 32, 4) is None
@@ -177,8 +176,7 @@ def test_model_applies_where_no_hand_config():
                 assert _core.params()["sgemm.kc"][1] in ("path table", "hand config")
                 if not hand:  # the model's row panels and strips' walk from the table's (left as they are)
                     table, walk = (_core.params()[k][0] for k in ("small.direct_max_row_panels", "small.ta_strips_min_walk"))
-                    group = {"avx512": 64, "avx512_vnni": 64, "avx2": 16, "avx_vnni": 16}.get(arch, 0)  # float32 plain loops
-                    got = _core.model_small_limits(caches, table, walk, group)[1:]
+                    got = _core.model_small_limits(caches, table, walk)[1:]
                     assert got == tuple(params[k][0] for k in ("small.direct_max_row_panels", "small.ta_strips_min_walk"))
                     assert got[0] in (1, table) and got[1] <= walk
                 _core.blocking_model(2)
