@@ -16,9 +16,10 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 
-def read_sources(path="csrc/SOURCES"):
+def read_sources(path="csrc/SOURCES", groups_of=None):
     """csrc/SOURCES (also read by .ci/): the portable sources, and each kernel file (in the file's order)
-    with its flag group's target and (gcc/clang flags, MSVC flags)."""
+    with its flag group's target and (gcc/clang flags, MSVC flags); `groups_of` (a dict), when given, gets
+    each kernel file's group name."""
     portable, groups, kernels = [], {}, []
     with open(path, encoding="utf-8") as f:
         for line in f:
@@ -34,14 +35,19 @@ def read_sources(path="csrc/SOURCES"):
                 else:
                     target, gnu, msvc = groups[group]
                     kernels.append((src, target, gnu, msvc))
+                    if groups_of is not None:
+                        groups_of[src] = group
     return portable, kernels
 
 
-CORE_SOURCES, _KERNELS = read_sources()
+_GROUPS = {}
+CORE_SOURCES, _KERNELS = read_sources(groups_of=_GROUPS)
 # kernel file -> (gcc/clang flags, MSVC flags); compiled only for x86-64 targets.
 X86_KERNELS = {src: (gnu, msvc) for src, target, gnu, msvc in _KERNELS if target == "x86_64"}
-# Built only where the compiler knows AVX-VNNI (gcc >= 11, clang >= 12, MSVC 2019 16.10+): group x86_64-probe.
-(AVX_VNNI_KERNEL,) = [(src, (gnu, msvc)) for src, target, gnu, msvc in _KERNELS if target == "x86_64-probe"]
+# Built only where the compiler knows their flags (group target x86_64-probe: AVX-VNNI, AMX; with MSVC where the
+# group names MSVC flags), each defining GEMMKIT_HAVE_<GROUP> for the C sources: kernel file -> (gcc/clang flags, MSVC flags, macro).
+PROBE_KERNELS = {src: (gnu, msvc, "GEMMKIT_HAVE_" + _GROUPS[src].upper())
+                 for src, target, gnu, msvc in _KERNELS if target == "x86_64-probe"}
 # AArch64 kernel file -> gcc/clang flags; compiled only for aarch64 / arm64 targets with a gcc-style compiler
 # (the Windows-on-ARM build stays portable). Dispatch decides at run time.
 ARM_KERNELS = {src: gnu for src, target, gnu, msvc in _KERNELS if target == "aarch64"}
@@ -90,10 +96,10 @@ class BuildExtWithKernels(build_ext):
         if target_is_x86_64():
             ext.define_macros.append(("GEMMKIT_X86_KERNELS", "1"))
             kernels = dict(X86_KERNELS)
-            path, (gnu, msvc) = AVX_VNNI_KERNEL
-            if self._is_msvc() or self._compiler_accepts(gnu):
-                kernels[path] = (gnu, msvc)
-                ext.define_macros.append(("GEMMKIT_HAVE_AVX_VNNI", "1"))
+            for path, (gnu, msvc, macro) in PROBE_KERNELS.items():
+                if (msvc if self._is_msvc() else self._compiler_accepts(gnu)):
+                    kernels[path] = (gnu, msvc)
+                    ext.define_macros.append((macro, "1"))
             objects = []
             base_args = list(ext.extra_compile_args or [])
             for src, (gnu, msvc) in kernels.items():

@@ -94,7 +94,8 @@ def compile_kernels(outdir, cc=None, only=None):
     if only:
         kernels = {k: v for k, v in kernels.items() if k in only}
     cc = cc or os.environ.get("CC") or (sysconfig.get_config_var("CC") or "gcc").split()[0]
-    macros = ["-DNPY_NO_DEPRECATED_API=NPY_1_7_API_VERSION", "-DGEMMKIT_X86_KERNELS=1", "-DGEMMKIT_HAVE_AVX_VNNI=1"]
+    macros = ["-DNPY_NO_DEPRECATED_API=NPY_1_7_API_VERSION", "-DGEMMKIT_X86_KERNELS=1", "-DGEMMKIT_HAVE_AVX_VNNI=1",
+              "-DGEMMKIT_HAVE_AMX=1"]
     out = {}
     for src, flags in kernels.items():
         dst = os.path.join(outdir, os.path.basename(src)[:-2] + ".s")

@@ -70,6 +70,9 @@ extern const gk_config_t gk_config_zen2, gk_config_zen4;   /* tuned: selected by
 #if defined(GEMMKIT_HAVE_AVX_VNNI)
 extern const gk_config_t gk_config_avx_vnni;
 #endif
+#if defined(GEMMKIT_HAVE_AMX)
+extern const gk_config_t gk_config_avx512_amx;
+#endif
 #endif
 #if GEMMKIT_ARM
 extern const gk_config_t gk_config_neon, gk_config_dotprod, gk_config_i8mm, gk_config_dotprod_apple;

@@ -1,6 +1,9 @@
 /* Runtime CPU dispatch: CPUID + XGETBV (x86-64) or the OS's feature bits (aarch64: getauxval on Linux,
  * sysctlbyname on macOS) decide which kernels this CPU (and its OS) can run, once;
  * GEMMKIT_ARCH or gemmkit_set_arch() force a path, refusing one the CPU or the build cannot run. */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* syscall (arch_prctl) */
+#endif
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +34,18 @@ static uint64_t xgetbv0(void) {
 }
 #endif
 
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+/* Linux gives a process the AMX tile state (8 KiB of XSAVE area per thread) only on request (arch_prctl
+ * ARCH_REQ_XCOMP_PERM for XFEATURE_XTILEDATA, kernel 5.16+); without it the first tile instruction faults. */
+static int amx_permitted(void) {
+    return syscall(SYS_arch_prctl, 0x1023 /* ARCH_REQ_XCOMP_PERM */, 18 /* XFEATURE_XTILEDATA */) == 0;
+}
+#else
+static int amx_permitted(void) { return 0; } /* not enabled where untested (Windows saves the state itself) */
+#endif
+
 static uint32_t detect_features(void) {
     uint32_t r[4], f = 0;
     cpuid(0, 0, r);
@@ -44,8 +59,10 @@ static uint32_t detect_features(void) {
     int ymm_os = (xcr0 & 0x6) == 0x6;             /* SSE + AVX state */
     int zmm_os = ymm_os && (xcr0 & 0xe0) == 0xe0; /* opmask + ZMM_Hi256 + Hi16_ZMM */
     cpuid(7, 0, r);
-    uint32_t ebx = r[1], ecx = r[2];
+    uint32_t ebx = r[1], ecx = r[2], edx = r[3];
     int avx2 = (ebx >> 5) & 1;
+    int amx_int8 = ((edx >> 24) & 1) && ((edx >> 25) & 1); /* AMX-TILE, AMX-INT8 */
+    int tiles_os = (xcr0 & 0x60000) == 0x60000;             /* XTILECFG + XTILEDATA */
     int a512f = (ebx >> 16) & 1, a512dq = (ebx >> 17) & 1, a512bw = (ebx >> 30) & 1,
         a512vl = (ebx >> 31) & 1, a512vnni = (ecx >> 11) & 1;
     cpuid(7, 1, r);
@@ -56,6 +73,7 @@ static uint32_t detect_features(void) {
         if (zmm_os && a512f && a512dq && a512bw && a512vl) {
             f |= GEMMKIT_CPU_AVX512;
             if (a512vnni) f |= GEMMKIT_CPU_AVX512_VNNI;
+            if (a512vnni && amx_int8 && tiles_os && amx_permitted()) f |= GEMMKIT_CPU_AMX_INT8;
         }
     }
     return f;
@@ -138,6 +156,9 @@ static uint32_t detect_cpu_id(void) { return 0; }
 static const gk_config_t *const registry[] = {
 #if GEMMKIT_X86
     &gk_config_zen4,
+#if defined(GEMMKIT_HAVE_AMX)
+    &gk_config_avx512_amx,
+#endif
     &gk_config_avx512_vnni,
     &gk_config_avx512,
 #if defined(GEMMKIT_HAVE_AVX_VNNI)
@@ -159,6 +180,9 @@ static const gk_config_t *const registry[] = {
 /* Kernel paths (GEMMKIT_ARCH names), best first, each listed once: every build knows the x86-64 and the
  * aarch64 names (a path of the other ISA is known but not supported: RuntimeError, not an unknown name). */
 static const char *const arch_names[] = {
+#if !GEMMKIT_X86 || defined(GEMMKIT_HAVE_AMX)
+    "avx512_amx",
+#endif
     "avx512_vnni", "avx512",
 #if !GEMMKIT_X86 || defined(GEMMKIT_HAVE_AVX_VNNI)
     "avx_vnni",
@@ -258,9 +282,11 @@ int gemmkit_arch_supported(const char *name) {
 }
 
 const char *gemmkit_cpu_feature_name(int i, uint32_t *bit) {
-    static const char *const names[] = {"avx2", "avx512", "avx512_vnni", "avx_vnni", "neon", "dotprod", "i8mm", "bf16"};
+    static const char *const names[] = {"avx2", "avx512", "avx512_vnni", "avx_vnni", "amx_int8", "neon", "dotprod", "i8mm",
+                                        "bf16"};
     static const uint32_t bits[] = {GEMMKIT_CPU_AVX2, GEMMKIT_CPU_AVX512, GEMMKIT_CPU_AVX512_VNNI, GEMMKIT_CPU_AVX_VNNI,
-                                    GEMMKIT_CPU_NEON, GEMMKIT_CPU_DOTPROD, GEMMKIT_CPU_I8MM, GEMMKIT_CPU_BF16};
+                                    GEMMKIT_CPU_AMX_INT8, GEMMKIT_CPU_NEON, GEMMKIT_CPU_DOTPROD, GEMMKIT_CPU_I8MM,
+                                    GEMMKIT_CPU_BF16};
     if (i < 0 || i >= (int)(sizeof names / sizeof names[0])) return NULL;
     if (bit) *bit = bits[i];
     return names[i];

@@ -205,12 +205,11 @@ static void int8_macro_one_chunk(const int8_job_t *job, int8_thread_t *st, int64
     }
 }
 
-static void int8_macro(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t jc, int64_t k0, int64_t mc, int64_t nc,
-                     int64_t kc, const void *a, const void *b, int first, int last) {
+static void int8_macro_block(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t jc, int64_t mc, int64_t nc,
+                             int64_t kc, const void *a, const void *b, int first, int last) {
     const int8_job_t *job = (const int8_job_t *)ctx;
     const gk_int8_kernel_t *kern = job->kern;
     int8_thread_t *st = (int8_thread_t *)t->state;
-    (void)k0;
     if (first && last) {
         int8_macro_one_chunk(job, st, ic, jc, mc, nc, kc, (const uint8_t *)a, (const uint8_t *)b);
         return;
@@ -234,6 +233,15 @@ static void int8_macro(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t jc, i
     gk_int8_row_terms(job, ic, mc, st->rs64 + (ic - t->m0), &st->rows);
     const gk_int8_epilogue_t ep = gk_int8_tile_epilogue(job, &st->rows, 0, &st->cols, 0, ic, jc, GK_EP_DOUBLE);
     gk_int8_epilogue_scalar(mc, nc, acc, ld, gk_int8_c_at(job, ic, jc), job->ldc, &ep);
+}
+
+static void int8_macro(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t jc, int64_t k0, int64_t mc, int64_t nc,
+                     int64_t kc, const void *a, const void *b, int first, int last) {
+    const gk_int8_kernel_t *kern = ((const int8_job_t *)ctx)->kern;
+    (void)k0;
+    if (kern->block_begin) kern->block_begin();
+    int8_macro_block(ctx, t, ic, jc, mc, nc, kc, a, b, first, last);
+    if (kern->block_end) kern->block_end();
 }
 
 /* One matrix through the skeleton on `threads` threads. */

@@ -148,7 +148,8 @@ typedef void (*gk_int8_ukernel_fn)(int64_t kgroups, const void *GK_RESTRICT a, c
 typedef struct {
     const char *name;
     int mr, nr;
-    int kgroup;                /* k values interleaved per packed group: 4 (bytes) or 2 (int16 pairs) */
+    int kgroup;                /* k values interleaved per packed group: 4 (bytes), 8 (i8mm), 2 (int16 pairs),
+                                * 64 (AMX: A rows of 64 bytes; B in 4-byte groups, panels 64 k deep) */
     int elem_size;             /* bytes per packed element: 1 (u8/s8) or 2 (widened int16) */
     int64_t k_chunk;           /* the k depth of one exact chunk: the most k whose raw int32 tile sums cannot
                                 * overflow (a multiple of kgroup; GK_INT8_K_CHUNK); longer K runs in chunks */
@@ -177,6 +178,9 @@ typedef struct {
      * (1..4) consecutive packed B panels (panel_bytes apart) read side by side; panel p's rows at s + p*m*NR. */
     void (*panel_sums)(int m, int np, int64_t kgroups, const uint8_t *GK_RESTRICT a, const uint8_t *GK_RESTRICT b,
                        size_t panel_bytes, int32_t *GK_RESTRICT s);
+    /* Optional: called on a thread before its kernel calls of one block and after them (AMX: the tile
+     * configuration is loaded, then released: no other code runs between, whatever ran before). */
+    void (*block_begin)(void), (*block_end)(void);
 } gk_int8_kernel_t;
 #define GK_INT8_PANEL_ROWS 4
 
@@ -188,6 +192,17 @@ extern const gk_int8_kernel_t gk_int8_kernel_avx512_vnni;
 #if defined(GEMMKIT_HAVE_AVX_VNNI)
 extern const gk_int8_kernel_t gk_int8_kernel_avx_vnni;
 #endif
+#if defined(GEMMKIT_HAVE_AMX)
+extern const gk_int8_kernel_t gk_int8_kernel_amx;
+#endif
+/* The AVX-512 VNNI file's B packers (32-column panels of `groups` 4-byte k groups, groups >= (kc + 3) / 4,
+ * the rest zero) and its dot path, shared with the AMX kernel (csrc/kernels/int8_amx.c). */
+void gk_int8_pack_b_kmajor_zmm(const int8_t *B, int64_t ldb, int64_t kc, int64_t groups, int64_t width,
+                               uint8_t *GK_RESTRICT dst, int32_t *GK_RESTRICT colsum);
+void gk_int8_pack_b_kcontig_zmm(const int8_t *B, int64_t ldb, int64_t kc, int64_t groups, int64_t width,
+                                uint8_t *GK_RESTRICT dst, int32_t *GK_RESTRICT colsum);
+void gk_int8_dot_avx512_vnni(int64_t m, int64_t n, int64_t k, const uint8_t *A, int64_t lda, uint8_t xr,
+                             const int8_t *B, int64_t ldb, int32_t *GK_RESTRICT S, int32_t *GK_RESTRICT colsum);
 #endif
 #if GEMMKIT_ARM
 extern const gk_int8_kernel_t gk_int8_kernel_dotprod, gk_int8_kernel_i8mm;

@@ -30,8 +30,22 @@ static void sums_kmajor(const uint8_t *src, int64_t ld, int64_t kc, int64_t w, u
     }
 }
 
+#if GK_PACK_SSE
+/* 16 x 16 bytes transposed in registers: four rounds of interleaving row i with row i + 8. */
+static inline void transpose_16x16_epi8(__m128i r[16]) {
+    for (int round = 0; round < 4; round++) {
+        __m128i t[16];
+        for (int i = 0; i < 8; i++) {
+            t[2 * i] = _mm_unpacklo_epi8(r[i], r[i + 8]);
+            t[2 * i + 1] = _mm_unpackhi_epi8(r[i], r[i + 8]);
+        }
+        for (int i = 0; i < 16; i++) r[i] = t[i];
+    }
+}
+#endif
+
 /* One k-group of one panel from k-major rows (rows[q] NULL past kc): w real columns of pw. */
-static void pack_kmajor_group(const uint8_t *const rows[8], int64_t w, int pw, int kg, int es, uint8_t xr,
+static void pack_kmajor_group(const uint8_t *const rows[64], int64_t w, int pw, int kg, int es, uint8_t xr,
                               int is_signed, uint8_t *GK_RESTRICT dst) {
     if (es == 1 && kg == 4) {
         uint8_t *d = dst;
@@ -56,6 +70,21 @@ static void pack_kmajor_group(const uint8_t *const rows[8], int64_t w, int pw, i
         for (; x < w; x++)
             for (int q = 0; q < 4; q++) d[4 * x + q] = rows[q] ? (uint8_t)(rows[q][x] ^ xr) : 0;
         memset(d + 4 * w, 0, (size_t)(pw - w) * 4);
+#if GK_PACK_SSE
+    } else if (es == 1 && kg % 16 == 0) { /* AMX's rows of 64 k: 16 x 16 byte transposes */
+        const __m128i vx = _mm_set1_epi8((char)xr), zero = _mm_setzero_si128();
+        int64_t x = 0;
+        for (; x + 16 <= w; x += 16)
+            for (int q0 = 0; q0 < kg; q0 += 16) {
+                __m128i r[16];
+                for (int j = 0; j < 16; j++)
+                    r[j] = rows[q0 + j] ? _mm_xor_si128(_mm_loadu_si128((const __m128i *)(rows[q0 + j] + x)), vx) : zero;
+                transpose_16x16_epi8(r);
+                for (int j = 0; j < 16; j++) _mm_storeu_si128((__m128i *)(dst + (x + j) * kg + q0), r[j]);
+            }
+        for (; x < pw; x++)
+            for (int q = 0; q < kg; q++) dst[x * kg + q] = (x < w && rows[q]) ? (uint8_t)(rows[q][x] ^ xr) : 0;
+#endif
     } else if (es == 2 && kg == 2) { /* widened int16 pairs for the vpmaddwd kernels */
         int16_t *d = (int16_t *)dst;
         for (int q = 0; q < 2; q++) {
@@ -83,10 +112,10 @@ static void pack_kmajor(const uint8_t *src, int64_t ld, int64_t kc, int64_t widt
     const int64_t groups = (kc + kg - 1) / kg;
     const size_t panel_bytes = (size_t)(groups * kg * pw) * es, group_bytes = (size_t)(kg * pw) * es;
     for (int64_t g = 0; g < groups; g++) {
-        const uint8_t *rows[8] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL}; /* kg <= 8 */
+        const uint8_t *rows[64] = {NULL}; /* kg <= 64 */
         for (int q = 0; q < kg; q++) rows[q] = g * kg + q < kc ? src + (g * kg + q) * ld : NULL;
         for (int64_t x0 = 0, p = 0; x0 < width; x0 += pw, p++) {
-            const uint8_t *prow[8];
+            const uint8_t *prow[64];
             for (int q = 0; q < kg; q++) prow[q] = rows[q] ? rows[q] + x0 : NULL;
             pack_kmajor_group(prow, GK_MIN((int64_t)pw, width - x0), pw, kg, es, xr, is_signed,
                               dst + p * panel_bytes + g * group_bytes);
@@ -165,13 +194,13 @@ static void pack_kcontig(const uint8_t *src, int64_t ld, int64_t kc, int64_t w, 
             }
             if (is_signed) for (int64_t k = k0; k < kfull; k++) sum += (int8_t)(s[k] ^ xr);
             else for (int64_t k = k0; k < kfull; k++) sum += (uint8_t)(s[k] ^ xr);
-        } else if (es == 1 && kg == 8) { /* the 8-byte groups of the i8mm kernel */
+        } else if (es == 1 && kg % 8 == 0) { /* the 8-byte groups of the i8mm kernel, AMX's rows of 64 */
             const uint64_t x8 = 0x0101010101010101ull * xr;
-            for (int64_t g = 0; g < kfull / 8; g++) {
+            for (int64_t k = 0; k < kfull; k += 8) {
                 uint64_t v;
-                memcpy(&v, s + 8 * g, 8);
+                memcpy(&v, s + k, 8);
                 v ^= x8;
-                memcpy(dst + (g * pw + x) * 8, &v, 8);
+                memcpy(dst + (k / kg * pw + x) * kg + k % kg, &v, 8);
             }
             if (is_signed) for (int64_t k = 0; k < kfull; k++) sum += (int8_t)(s[k] ^ xr);
             else for (int64_t k = 0; k < kfull; k++) sum += (uint8_t)(s[k] ^ xr);

@@ -18,7 +18,7 @@
 /* The run kernel of each kernel path: AVX-512 (BW) on the 512-bit paths, AVX2 on the 256-bit ones. */
 static const struct { const char *arch; const gk_qadd_kernel_t *kern; } qadd_kernels[] = {
 #if GEMMKIT_X86
-    {"avx512_vnni", &gk_qadd_kernel_avx512}, {"avx512", &gk_qadd_kernel_avx512},
+    {"avx512_amx", &gk_qadd_kernel_avx512}, {"avx512_vnni", &gk_qadd_kernel_avx512}, {"avx512", &gk_qadd_kernel_avx512},
     {"avx_vnni", &gk_qadd_kernel_avx2}, {"avx2", &gk_qadd_kernel_avx2},
 #endif
 #if GEMMKIT_ARM

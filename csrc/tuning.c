@@ -27,8 +27,9 @@ static const char *const param_names[N_PARAMS] = {
 /* where a value of the configuration in use comes from */
 enum { SRC_TABLE = 0, SRC_HAND = 1, SRC_MODEL = 2, SRC_TUNED = 3 };
 
-static const char *const arch_slots[] = {"generic", "avx2", "avx_vnni", "avx512", "avx512_vnni", "neon", "dotprod", "i8mm"};
-#define N_SLOTS 8
+static const char *const arch_slots[] = {"generic", "avx2", "avx_vnni", "avx512", "avx512_vnni", "avx512_amx", "neon",
+                                         "dotprod", "i8mm"};
+#define N_SLOTS 9
 
 /* Accepted overrides per kernel path; `generation` counts changes (configurations built before are stale). */
 static double ov_value[N_SLOTS][N_PARAMS];

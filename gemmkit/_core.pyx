@@ -1230,7 +1230,8 @@ def arch_supported(name):
 
 
 def set_arch(name):
-    """Force a kernel path ('generic', 'avx2', 'avx_vnni', 'avx512', 'avx512_vnni', 'neon', 'dotprod', 'i8mm'); None = best."""
+    """Force a kernel path ('generic', 'avx2', 'avx_vnni', 'avx512', 'avx512_vnni', 'avx512_amx', 'neon', 'dotprod', 'i8mm');
+    None = best."""
     cdef bytes b = (name or "").encode()
     cdef int st = gemmkit_set_arch(b)
     if st == 2:

@@ -163,7 +163,7 @@ GEMMKIT_API void gemmkit_set_num_threads(int n);
 GEMMKIT_API void gemmkit_set_thread_limit(int n);
 GEMMKIT_API int gemmkit_get_thread_limit(void);
 
-/* Kernel paths: "generic", "avx2", "avx_vnni", "avx512", "avx512_vnni" (x86-64), "neon", "dotprod", "i8mm" (aarch64). NULL or "" selects the best
+/* Kernel paths: "generic", "avx2", "avx_vnni", "avx512", "avx512_vnni", "avx512_amx" (x86-64), "neon", "dotprod", "i8mm" (aarch64). NULL or "" selects the best
  * path this CPU supports. Returns gemmkit_unimplemented if the CPU (or this build) lacks the path. */
 GEMMKIT_API gemmkit_status_t gemmkit_set_arch(const char *name);
 GEMMKIT_API const char *gemmkit_get_arch(void);
@@ -308,6 +308,8 @@ GEMMKIT_API gemmkit_status_t gemmkit_param_get(const char *name, double *value, 
 #define GEMMKIT_CPU_DOTPROD     (1u << 5)  /* FEAT_DotProd: SDOT / UDOT */
 #define GEMMKIT_CPU_I8MM        (1u << 6)  /* FEAT_I8MM: SMMLA / UMMLA / USMMLA, USDOT */
 #define GEMMKIT_CPU_BF16        (1u << 7)  /* FEAT_BF16 */
+/* AMX-TILE + AMX-INT8, OS-saved tile state and (Linux) the process's permission to use it */
+#define GEMMKIT_CPU_AMX_INT8    (1u << 8)
 
 #ifdef __cplusplus
 }

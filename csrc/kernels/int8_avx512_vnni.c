@@ -11,25 +11,25 @@
 #define I8_KERNEL_NAME ukernel_i8_avx512_vnni_12x32
 #include "int8_zmm_template.h"
 
-/* Plain B (k-major, rows ldb apart) into 32-column panels of 4-byte k groups, reading each row once
- * front to back; column sums by vpdpbusd with a vector of ones. Tails are masked loads (nothing is read
- * past a row's `width` bytes) and zero rows past kc. */
+/* Plain B (k-major, rows ldb apart) into 32-column panels of `groups` 4-byte k groups (>= kc / 4: the
+ * AMX kernel's panels are 64 k deep), reading each row once front to back; column sums by vpdpbusd with a
+ * vector of ones. Tails are masked loads (nothing is read past a row's `width` bytes), zero rows past kc. */
 #ifndef PACK_PF_GROUPS
 #define PACK_PF_GROUPS 8
 #endif
-static void pack_b_avx512_vnni_k4(const int8_t *B, int64_t ldb, int64_t kc, int64_t width,
-                                  uint8_t *GK_RESTRICT dst, int32_t *GK_RESTRICT colsum) {
-    const int64_t groups = (kc + 3) / 4, panels = (width + NR - 1) / NR;
+void gk_int8_pack_b_kmajor_zmm(const int8_t *B, int64_t ldb, int64_t kc, int64_t groups, int64_t width,
+                               uint8_t *GK_RESTRICT dst, int32_t *GK_RESTRICT colsum) {
+    const int64_t kgroups = (kc + 3) / 4, panels = (width + NR - 1) / NR;
     const size_t panel_bytes = (size_t)groups * 4 * NR;
     const __m256i ones = _mm256_set1_epi8(1);
     for (int64_t j = 0; j < panels * NR; j++) colsum[j] = 0;
     for (int64_t g = 0; g < groups; g++) {
         const int8_t *rows[4];
         for (int q = 0; q < 4; q++) rows[q] = 4 * g + q < kc ? B + (4 * g + q) * ldb : NULL;
-        const int64_t gpf = GK_MIN(g + PACK_PF_GROUPS, groups - 1); /* rows a few groups ahead */
+        const int64_t gpf = GK_MIN(g + PACK_PF_GROUPS, kgroups - 1); /* rows a few groups ahead */
         for (int64_t p = 0; p < panels; p++) {
             const int64_t x0 = p * NR, w = GK_MIN((int64_t)NR, width - x0);
-            if ((x0 & 63) == 0)
+            if ((x0 & 63) == 0 && g < kgroups)
                 for (int q = 0; q < 4; q++)
                     if (4 * gpf + q < kc) _mm_prefetch((const char *)(B + (4 * gpf + q) * ldb + x0), _MM_HINT_T0);
             const __mmask32 m = w == NR ? 0xffffffffu : (__mmask32)((1u << w) - 1u);
@@ -55,7 +55,10 @@ static void pack_b_avx512_vnni_k4(const int8_t *B, int64_t ldb, int64_t kc, int6
         }
     }
 }
-
+static void pack_b_avx512_vnni_k4(const int8_t *B, int64_t ldb, int64_t kc, int64_t width,
+                                  uint8_t *GK_RESTRICT dst, int32_t *GK_RESTRICT colsum) {
+    gk_int8_pack_b_kmajor_zmm(B, ldb, kc, (kc + 3) / 4, width, dst, colsum);
+}
 
 /* 16 rows x 16 dwords -> 16 columns x 16 dwords in place: r[c] becomes dword c of every row
  * (unpack 32-bit, unpack 64-bit, then two 128-bit lane shuffles). */
@@ -81,22 +84,23 @@ static GK_FORCEINLINE void transpose_16x16_epi32(__m512i r[16]) {
     }
 }
 
-/* Transposed B (column x of op(B) is source row x, contiguous in k) into 32-column panels of 4-byte k
- * groups: 64 bytes of k from each of the 32 rows, two 16 x 16 dword transposes, and each k group's
- * 128 bytes go out whole (the portable 4-row packer revisits every group 8 times). Column sums by
- * vpdpbusd with ones; masked loads at the k tail and zero rows past `width` read nothing extra. */
+/* Transposed B (column x of op(B) is source row x, contiguous in k) into 32-column panels of `groups` 4-byte
+ * k groups (as gk_int8_pack_b_kmajor_zmm): 64 bytes of k from each of the 32 rows, two 16 x 16 dword
+ * transposes, and each k group's 128 bytes go out whole (the portable 4-row packer revisits every group 8
+ * times). Column sums by vpdpbusd with ones; masked loads at the k tail and zero rows past `width` read
+ * nothing extra. */
 #define PACK_KCONTIG_PF 512 /* bytes ahead in each source row */
-static void pack_b_kcontig_avx512_vnni_k4(const int8_t *B, int64_t ldb, int64_t kc, int64_t width,
-                                          uint8_t *GK_RESTRICT dst, int32_t *GK_RESTRICT colsum) {
-    const int64_t groups = (kc + 3) / 4, panels = (width + NR - 1) / NR;
+void gk_int8_pack_b_kcontig_zmm(const int8_t *B, int64_t ldb, int64_t kc, int64_t groups, int64_t width,
+                                uint8_t *GK_RESTRICT dst, int32_t *GK_RESTRICT colsum) {
+    const int64_t panels = (width + NR - 1) / NR;
     const size_t panel_bytes = (size_t)groups * 4 * NR;
     const __m512i ones = _mm512_set1_epi8(1);
     for (int64_t p = 0; p < panels; p++) {
         const int64_t x0 = p * NR, w = GK_MIN((int64_t)NR, width - x0);
         uint8_t *d = dst + p * panel_bytes;
         __m512i cs[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
-        for (int64_t k = 0; k < kc; k += 64) {
-            const __mmask64 m = kc - k >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (kc - k)) - 1);
+        for (int64_t k = 0; k < 4 * groups; k += 64) {
+            const __mmask64 m = kc - k >= 64 ? ~(__mmask64)0 : kc <= k ? 0 : (((__mmask64)1 << (kc - k)) - 1);
             const int64_t gn = GK_MIN((int64_t)16, groups - k / 4);
             for (int h = 0; h < 2; h++) {
                 __m512i r[16];
@@ -105,7 +109,7 @@ static void pack_b_kcontig_avx512_vnni_k4(const int8_t *B, int64_t ldb, int64_t 
                     if (x < w) {
                         const int8_t *row = B + (x0 + x) * ldb + k;
                         _mm_prefetch((const char *)(row + PACK_KCONTIG_PF), _MM_HINT_T0);
-                        r[i] = _mm512_maskz_loadu_epi8(m, row);
+                        r[i] = m ? _mm512_maskz_loadu_epi8(m, row) : _mm512_setzero_si512();
                     } else {
                         r[i] = _mm512_setzero_si512();
                     }
@@ -120,6 +124,11 @@ static void pack_b_kcontig_avx512_vnni_k4(const int8_t *B, int64_t ldb, int64_t 
         _mm512_storeu_si512((void *)(colsum + x0), cs[0]);
         _mm512_storeu_si512((void *)(colsum + x0 + 16), cs[1]);
     }
+}
+
+static void pack_b_kcontig_avx512_vnni_k4(const int8_t *B, int64_t ldb, int64_t kc, int64_t width,
+                                          uint8_t *GK_RESTRICT dst, int32_t *GK_RESTRICT colsum) {
+    gk_int8_pack_b_kcontig_zmm(B, ldb, kc, (kc + 3) / 4, width, dst, colsum);
 }
 
 /* Raw sums S[i][j] = A'[i][:] . B[j][:] for the first m (<= 4) rows and nj (<= 4) columns, 64 k at a
@@ -165,7 +174,7 @@ static GK_FORCEINLINE void int8_dot_block(const int m, const int nj, int64_t k, 
         int8_dot_block(mm, nj, k, A + i * lda, lda, xr, B + j * ldb, ldb, S + i * n + j, n, colsum + j, i == 0); \
         break;
 
-static void int8_dot_avx512_vnni(int64_t m, int64_t n, int64_t k, const uint8_t *A, int64_t lda, uint8_t xr,
+void gk_int8_dot_avx512_vnni(int64_t m, int64_t n, int64_t k, const uint8_t *A, int64_t lda, uint8_t xr,
                                const int8_t *B, int64_t ldb, int32_t *GK_RESTRICT S, int32_t *GK_RESTRICT colsum) {
     GK_DOT_WALK(m, n, DOT_ROWS);
 }
@@ -175,7 +184,7 @@ static void int8_dot_avx512_vnni(int64_t m, int64_t n, int64_t k, const uint8_t 
 GK_ASSERT_INT8_TILE(MR, NR);
 const gk_int8_kernel_t gk_int8_kernel_avx512_vnni = {
     "ukernel_i8_avx512_vnni_12x32", MR, NR, KG, ES, GK_INT8_K_CHUNK,
-    I8_KERNEL_NAME, pack_b_avx512_vnni_k4, int8_dot_avx512_vnni, ukernel_i8_avx512_vnni_12x32_rows,
+    I8_KERNEL_NAME, pack_b_avx512_vnni_k4, gk_int8_dot_avx512_vnni, ukernel_i8_avx512_vnni_12x32_rows,
     pack_b_kcontig_avx512_vnni_k4, NULL, ukernel_i8_avx512_vnni_12x32_panels,
 };
 #endif

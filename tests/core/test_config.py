@@ -14,11 +14,11 @@ import pytest
 import gemmkit
 from gemmkit import _core
 
-ALL_ARCHS = ("generic", "neon", "dotprod", "i8mm", "avx2", "avx_vnni", "avx512", "avx512_vnni")
+ALL_ARCHS = ("generic", "neon", "dotprod", "i8mm", "avx2", "avx_vnni", "avx512", "avx512_vnni", "avx512_amx")
 # which cpu_features flag each path needs
 NEEDS = {"generic": [], "avx2": ["avx2"], "avx_vnni": ["avx2", "avx_vnni"], "avx512": ["avx512"],
          "avx512_vnni": ["avx512", "avx512_vnni"], "neon": ["neon"], "dotprod": ["neon", "dotprod"],
-         "i8mm": ["neon", "i8mm"]}
+         "i8mm": ["neon", "i8mm"], "avx512_amx": ["avx512", "avx512_vnni", "amx_int8"]}
 
 
 def run_python(code, env_updates=None, env_remove=(), tmp_path=None):
@@ -342,6 +342,7 @@ def test_fork_after_pool_use(tmp_path):
 
 CONFIGS = _core.configs()
 AVX512_VNNI = ["avx2", "avx512", "avx512_vnni"]
+AMX = AVX512_VNNI + ["amx_int8"]
 AVX512 = ["avx2", "avx512"]
 AVX2 = ["avx2"]
 # The x86-64 configurations exist in x86-64 builds only (an aarch64 build has its own: tests/core/test_arm64.py).
@@ -387,6 +388,7 @@ SELECTION = [
     (("AMD", 0x17, 0x48, AVX2), ("avx2", "any")),
     (("AMD", 0x17, 0x31, []), ("generic", "any")),                 # no AVX2 (an emulator): portable
     (("Intel", 0x6, 0x8f, AVX512_VNNI), ("avx512_vnni", "any")),   # Sapphire Rapids: family 6 is not AMD's
+    (("Intel", 0x6, 0xcf, AMX), ("avx512_amx", "any")),            # Emerald Rapids, AMX permitted
     (("Intel", 0x19, 0x11, AVX512_VNNI), ("avx512_vnni", "any")),  # the vendor counts, not only the numbers
     (("Intel", 0x17, 0x31, AVX2), ("avx2", "any")),
     (("other", 0x19, 0x11, AVX512_VNNI), ("avx512_vnni", "any")),

@@ -15,6 +15,7 @@ BASES = {
     ("avx_vnni", "any"): (("avx2", "any"), {"arch", "needs", "int8", "int8_blocks"}),
     ("avx512_vnni", "any"): (("avx512", "any"), {"arch", "needs", "int8", "int8_blocks"}),
     ("avx512_vnni", "zen4"): (("avx512_vnni", "any"), {"uarch", "cpu_match", "int8_blocks", SMALL}),
+    ("avx512_amx", "any"): (("avx512_vnni", "any"), {"arch", "needs", "int8", "int8_blocks"}),
     ("dotprod", "any"): (("neon", "any"), {"arch", "needs", "int8", "int8_blocks"}),
     ("dotprod", "apple"): (("dotprod", "any"), {"uarch", "cpu_match"}),
     ("i8mm", "any"): (("neon", "any"), {"arch", "needs", "int8"}),
