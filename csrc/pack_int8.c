@@ -194,7 +194,21 @@ static void pack_kcontig(const uint8_t *src, int64_t ld, int64_t kc, int64_t w, 
             }
             if (is_signed) for (int64_t k = k0; k < kfull; k++) sum += (int8_t)(s[k] ^ xr);
             else for (int64_t k = k0; k < kfull; k++) sum += (uint8_t)(s[k] ^ xr);
-        } else if (es == 1 && kg % 8 == 0) { /* the 8-byte groups of the i8mm kernel, AMX's rows of 64 */
+#if GK_PACK_SSE
+        } else if (es == 1 && kg % 16 == 0) { /* AMX's rows of 64 k: 16 bytes at a time, sums by psadbw */
+            const __m128i vx = _mm_set1_epi8((char)xr), vs = _mm_set1_epi8((char)(is_signed ? 0x80 : 0));
+            const __m128i zero = _mm_setzero_si128();
+            __m128i acc = zero;
+            for (int64_t k = 0; k < kfull; k += 16) {
+                const __m128i v = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(s + k)), vx);
+                _mm_storeu_si128((__m128i *)(dst + (k / kg * pw + x) * kg + k % kg), v);
+                acc = _mm_add_epi64(acc, _mm_sad_epu8(_mm_xor_si128(v, vs), zero));
+            }
+            int64_t lanes[2];
+            memcpy(lanes, &acc, sizeof(lanes));
+            sum = (int32_t)(lanes[0] + lanes[1] - (is_signed ? 128 * kfull : 0));
+#endif
+        } else if (es == 1 && kg % 8 == 0) { /* the 8-byte groups of the i8mm kernel */
             const uint64_t x8 = 0x0101010101010101ull * xr;
             for (int64_t k = 0; k < kfull; k += 8) {
                 uint64_t v;
