@@ -278,7 +278,8 @@ def probe_peaks(cpus, passes=3, seconds=0.1):
 def peak_per_core(kind, probed, fp32=None, int8=None):
     """One core's peak for an op kind ('fp32', 'fp64', 'int8') from the probe's figures or the command
     line's; (value, what it is) or (None, None). fp64 is half the fp32 FMA rate where not probed on the
-    widest vectors; int8 without VNNI is the AVX2 int16 vpmaddwd rate (gemmkit's non-VNNI int8 kernels)."""
+    widest vectors; int8 is the AMX tdpbusd rate where the probe could run AMX (gemmkit's avx512_amx path runs
+    wherever it can), else VNNI's, else the AVX2 int16 vpmaddwd rate (gemmkit's non-VNNI int8 kernels)."""
     p = probed or {}
     fp32_best = max((v, k) for k, v in p.items() if k.startswith("fp32")) if any(
         k.startswith("fp32") for k in p) else (None, None)
@@ -294,6 +295,9 @@ def peak_per_core(kind, probed, fp32=None, int8=None):
     if kind == "int8":
         if int8:
             return int8, "command line"
+        amx = [(v, k) for k, v in p.items() if "AMX" in k]
+        if amx:
+            return max(amx)
         vnni = [(v, k) for k, v in p.items() if "VNNI" in k]
         if vnni:
             return max(vnni)

@@ -1,4 +1,4 @@
-/* gemmkit's peak probe: one core's arithmetic peaks (fp32/fp64 FMA on ymm and zmm, u8*s8 VNNI, the AVX2
+/* gemmkit's peak probe: one core's arithmetic peaks (fp32/fp64 FMA on ymm and zmm, u8*s8 VNNI and AMX, the AVX2
    int16 vpmaddwd path) and a streaming-read bandwidth; bench/machine.py compiles it with cc -O2 and runs it.
 
    Method: for each instruction the CPU supports (checked at run time, each loop compiled for its own ISA by
@@ -84,6 +84,50 @@ PROBE(u8s8_zmm_vnni, "avx512f,avx512vnni", __m512i, _mm512_setzero_si512(),
       __m512i va = _mm512_set1_epi8(3); __m512i vb = _mm512_set1_epi8(-2),
       DPBUSD_Z, FIRST_I512, 64 * 2)
 
+#if defined(__linux__) && defined(__GNUC__) && (__GNUC__ >= 11 || defined(__clang__))
+#define PROBE_AMX 1
+#include <cpuid.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+/* AMX: CPUID AMX-TILE + AMX-INT8, the OS's tile state in XCR0, and Linux's permission for this process. */
+static int amx_usable(void) {
+    unsigned a, b, c, d;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !((d >> 24) & 1) || !((d >> 25) & 1)) return 0;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !((c >> 27) & 1)) return 0; /* OSXSAVE */
+    unsigned lo, hi;
+    __asm__ volatile(".byte 0x0f, 0x01, 0xd0" : "=a"(lo), "=d"(hi) : "c"(0)); /* xgetbv */
+    if ((lo & 0x60000) != 0x60000) return 0;
+    return syscall(SYS_arch_prctl, 0x1023 /* ARCH_REQ_XCOMP_PERM */, 18 /* XTILEDATA */) == 0;
+}
+/* tdpbusd back to back into six independent 16 x 16 int32 tiles from two fixed 16 x 64-byte tiles:
+   16 * 16 * 64 multiply-adds (2 ops each) per instruction. */
+__attribute__((target("amx-tile,amx-int8"), noinline)) static double u8s8_amx(long iters) {
+    struct { unsigned char palette, start, reserved[14]; unsigned short colsb[16]; unsigned char rows[16]; }
+        __attribute__((aligned(64))) cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.palette = 1;
+    for (int t = 0; t < 8; t++) { cfg.colsb[t] = 64; cfg.rows[t] = 16; }
+    static unsigned char ones[16 * 64] __attribute__((aligned(64)));
+    memset(ones, 1, sizeof ones);
+    _tile_loadconfig(&cfg);
+    _tile_loadd(6, ones, 64);
+    _tile_loadd(7, ones, 64);
+    _tile_zero(0); _tile_zero(1); _tile_zero(2); _tile_zero(3); _tile_zero(4); _tile_zero(5);
+    double t0 = seconds_now();
+    for (long it = 0; it < iters; it++) {
+        _tile_dpbusd(0, 6, 7); _tile_dpbusd(1, 6, 7); _tile_dpbusd(2, 6, 7);
+        _tile_dpbusd(3, 6, 7); _tile_dpbusd(4, 6, 7); _tile_dpbusd(5, 6, 7);
+    }
+    double dt = seconds_now() - t0;
+    static int out[16 * 16] __attribute__((aligned(64)));
+    _tile_stored(0, out, 64);
+    sink = out[0];
+    _tile_release();
+    return (double)iters * 6 * 16 * 16 * 64 * 2 / dt;
+}
+#endif
+
 typedef double (*probe_fn)(long);
 
 /* Best rate of REPEATS runs of about `secs` each (the iteration count is calibrated on a short run). */
@@ -147,6 +191,9 @@ int main(int argc, char **argv) {
     if (vnni_vl) printf("u8s8 ymm VNNI(evex): %.1f GOP/s\n", best_rate(u8s8_ymm_evex, secs) / 1e9);
     if (avx512) printf("fp32 zmm FMA: %.1f GFLOP/s\n", best_rate(fp32_zmm_fma, secs) / 1e9);
     if (vnni512) printf("u8s8 zmm VNNI: %.1f GOP/s\n", best_rate(u8s8_zmm_vnni, secs) / 1e9);
+#if PROBE_AMX
+    if (vnni512 && amx_usable()) printf("u8s8 AMX tdpbusd: %.1f GOP/s\n", best_rate(u8s8_amx, secs) / 1e9);
+#endif
     if (avx2) printf("stream read: %.1f GB/s\n", stream_read_gbs());
     return 0;
 }

@@ -318,6 +318,7 @@ def test_peaks_from_the_probe_figures():
     assert machine.peak_per_core("fp32", wide) == (240.0, "fp32 zmm FMA")
     assert machine.peak_per_core("fp64", wide)[0] == 120.0      # half the zmm FMA rate
     assert machine.peak_per_core("int8", wide) == (960.0, "u8s8 zmm VNNI")
+    assert machine.peak_per_core("int8", dict(wide, **{"u8s8 AMX tdpbusd": 3900.0})) == (3900.0, "u8s8 AMX tdpbusd")
     assert machine.peak_per_core("fp32", probed, fp32=77.0) == (77.0, "command line")
     assert machine.parse_probe_output("fp32 ymm FMA: 107.2 GFLOP/s\nstream read: 13.5 GB/s\njunk\n") == \
         {"fp32 ymm FMA": 107.2, "stream read": 13.5}
