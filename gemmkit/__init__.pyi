@@ -14,7 +14,7 @@ __version__: str
 __all__: list[str]
 ARCHS: tuple[str, ...]
 
-_Arch = Literal["generic", "avx2", "avx_vnni", "avx512", "avx512_vnni"]
+_Arch = Literal["generic", "avx2", "avx_vnni", "avx512", "avx512_vnni", "avx512_amx", "neon", "dotprod", "i8mm"]
 
 @overload
 def matmul(a: ArrayLike, b: ArrayLike, out: None = None) -> Any: ...
