@@ -199,10 +199,13 @@ static void pack_kcontig(const uint8_t *src, int64_t ld, int64_t kc, int64_t w, 
             const __m128i vx = _mm_set1_epi8((char)xr), vs = _mm_set1_epi8((char)(is_signed ? 0x80 : 0));
             const __m128i zero = _mm_setzero_si128();
             __m128i acc = zero;
-            for (int64_t k = 0; k < kfull; k += 16) {
-                const __m128i v = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(s + k)), vx);
-                _mm_storeu_si128((__m128i *)(dst + (k / kg * pw + x) * kg + k % kg), v);
-                acc = _mm_add_epi64(acc, _mm_sad_epu8(_mm_xor_si128(v, vs), zero));
+            for (int64_t g = 0; g < kfull / kg; g++) {
+                uint8_t *d = dst + (g * pw + x) * kg;
+                for (int j = 0; j < kg; j += 16) {
+                    const __m128i v = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(s + g * kg + j)), vx);
+                    _mm_storeu_si128((__m128i *)(d + j), v);
+                    acc = _mm_add_epi64(acc, _mm_sad_epu8(_mm_xor_si128(v, vs), zero));
+                }
             }
             int64_t lanes[2];
             memcpy(lanes, &acc, sizeof(lanes));
@@ -210,12 +213,13 @@ static void pack_kcontig(const uint8_t *src, int64_t ld, int64_t kc, int64_t w, 
 #endif
         } else if (es == 1 && kg % 8 == 0) { /* the 8-byte groups of the i8mm kernel */
             const uint64_t x8 = 0x0101010101010101ull * xr;
-            for (int64_t k = 0; k < kfull; k += 8) {
-                uint64_t v;
-                memcpy(&v, s + k, 8);
-                v ^= x8;
-                memcpy(dst + (k / kg * pw + x) * kg + k % kg, &v, 8);
-            }
+            for (int64_t g = 0; g < kfull / kg; g++)
+                for (int j = 0; j < kg; j += 8) {
+                    uint64_t v;
+                    memcpy(&v, s + g * kg + j, 8);
+                    v ^= x8;
+                    memcpy(dst + (g * pw + x) * kg + j, &v, 8);
+                }
             if (is_signed) for (int64_t k = 0; k < kfull; k++) sum += (int8_t)(s[k] ^ xr);
             else for (int64_t k = 0; k < kfull; k++) sum += (uint8_t)(s[k] ^ xr);
         } else if (es == 2 && kg == 2) {

@@ -10,6 +10,13 @@ ones (madvise, futex, sched_getaffinity, ...) are performed on the host and the 
 mmap cannot be (malloc makes them holding its arena lock, which Python on the host would then wait for):
 grow_heap() makes them unneeded. Any other exception is an error. One CPU, one thread: call it from one
 Python thread only; emulated code cannot start threads.
+
+AMX (`Emulator(amx=True)`): bochscpu-python's Bochs is built without AMX (no tile instructions, no AMX bits in
+CPUID, no tile state in XCR0's supported mask), so the tile unit is modelled here: XCR0 enables the tile
+state, CPUID.(7,0).EDX reports AMX-TILE + AMX-INT8 to the feature-detection call (detect_cpu_features),
+arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) is answered 0 in the emulation (never made on the host),
+and each tile instruction (#UD on Bochs) is decoded and executed by AmxUnit, after the Intel SDM, on the host
+memory; the rest of the code (the kernel's loops, addressing, packers, epilogue) still runs on Bochs.
 """
 import atexit
 import ctypes
@@ -48,6 +55,14 @@ _libc.syscall.restype = ctypes.c_long
 # Served on the host: madvise (huge-page hint on workspaces), sched_getaffinity / sched_yield,
 # getpid / gettid, clock_gettime, futex, rt_sigprocmask.
 SAFE_SYSCALLS = {28, 204, 24, 39, 186, 228, 202, 14}
+# Answered in the emulation, never made on the host (whose CPU may have no AMX): arch_prctl (158) with
+# ARCH_REQ_XCOMP_PERM (0x1023) for XFEATURE_XTILEDATA (18), gemmkit's request for the AMX tile state. The
+# emulated CPU needs no OS permission: 0 where the Emulator models AMX, else -EINVAL (Linux on a CPU without
+# it). Any other arch_prctl is not served.
+SYS_ARCH_PRCTL, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA = 158, 0x1023, 18
+XCR0_BASE = 0xE7          # x87 SSE AVX opmask ZMM_Hi256 Hi16_ZMM
+XCR0_TILES = 0x60000      # XTILECFG (17) + XTILEDATA (18)
+CPUID7_EDX_AMX = (1 << 24) | (1 << 25)  # AMX-TILE, AMX-INT8
 
 
 class EmulationError(RuntimeError):
@@ -117,7 +132,7 @@ def _host_maps():
 class Emulator:
     """An emulated CPU (a Bochs model) that calls host functions: `call(addr, args, ret)`."""
 
-    def __init__(self, model="sapphire_rapids", stack_bytes=8 << 20):
+    def __init__(self, model="sapphire_rapids", stack_bytes=8 << 20, amx=False):
         grow_heap()
         self.bochscpu = bx = _import_bochscpu()
         _select_model(bx, model)
@@ -136,12 +151,16 @@ class Emulator:
         hook = bx.Hook()
         hook.exception = self._on_exception
         self.hooks = [hook]
+        self.amx = AmxUnit() if amx else None  # the modelled tile unit (see AmxUnit), or None: no AMX
+        self._cpuid_hook = None
+        self._cpuid_leaf = None
         atexit.register(self.close)
 
     def close(self):
         """Drops the hooks, then the session, in that order and before interpreter shutdown: left to the
         final garbage collection (a cycle through the hook's bound method), bochscpu-python crashes."""
         self.hooks = None
+        self._cpuid_hook = None
         self.session = None
         gc.collect()
 
@@ -245,7 +264,7 @@ class Emulator:
         st.cr4 = 0x50620              # OSXSAVE FSGSBASE OSXMMEXCPT OSFXSR PAE
         st.cr3 = GPA_TABLES
         st.efer = 0x501               # LMA LME SCE
-        st.xcr0 = 0xE7                # x87 SSE AVX opmask ZMM_Hi256 Hi16_ZMM
+        st.xcr0 = XCR0_BASE | (XCR0_TILES if self.amx is not None else 0)
         st.lstar = MAGIC_SYSCALL
         st.star = (0x10 << 48) | (0x8 << 32)
         st.sfmask = 0
@@ -267,6 +286,35 @@ class Emulator:
             st.zmm = zmm
         return st
 
+    def detect_cpu_features(self, addr, ret="int"):
+        """Calls the feature-detection function at `addr` (no arguments) with CPUID.(7,0).EDX reporting
+        AMX-TILE + AMX-INT8 where the Emulator models AMX: a per-instruction hook, for this call only (the
+        code must cache what it found)."""
+        if self.amx is None:
+            return self.call(addr, ret=ret)
+        bx = self.bochscpu
+        hook = bx.Hook()
+
+        def before(sess, cpu_id, insn):
+            cpu = sess.cpu
+            rip = cpu.rip
+            self._cpuid_leaf = (cpu.rax & 0xFFFFFFFF, cpu.rcx & 0xFFFFFFFF) \
+                if ctypes.string_at(rip, 2) == b"\x0f\xa2" else None
+
+        def after(sess, cpu_id, insn):
+            if self._cpuid_leaf == (7, 0):
+                cpu = sess.cpu
+                cpu.rdx = cpu.rdx | CPUID7_EDX_AMX
+            self._cpuid_leaf = None
+
+        hook.before_execution, hook.after_execution = before, after
+        self._cpuid_hook = hook
+        try:
+            return self.call(addr, ret=ret)
+        finally:
+            self._cpuid_hook = None
+            self._cpuid_leaf = None
+
     def call(self, addr, iargs=(), xargs=(), ret="int"):
         """Calls the function at host address `addr` on the emulated CPU. iargs: integer class
         arguments (ints, pointers) in order; xargs: SSE class eightbyte pairs (lo, hi) per register in
@@ -283,9 +331,10 @@ class Emulator:
         st = self._fresh_state(addr, rsp, iargs[:6], list(xargs))
         cpu = self.session.cpu
         cpu.set_state(st)
+        hooks = self.hooks if self._cpuid_hook is None else self.hooks + [self._cpuid_hook]
         while True:
             self.exc = None
-            self.session.run(self.hooks)
+            self.session.run(hooks)
             if self.exc is None:
                 raise EmulationError("emulation stopped without an exception")
             vector, err = self.exc
@@ -301,13 +350,41 @@ class Emulator:
             if vector == 14 and cr2 == MAGIC_SYSCALL:
                 self._do_syscall(cpu)
                 continue
+            if vector == 6 and self.amx is not None and self._do_amx(cpu):
+                continue
             st = cpu.state
             raise EmulationError(
                 f"exception {vector} (error code {err:#x}) at rip {st.rip:#x}, cr2 {st.cr2:#x} "
                 f"on emulated {self.model}")
 
+    def _do_amx(self, cpu):
+        """A #UD: executes the tile instruction that raised it (AmxUnit) and resumes after it; False when
+        the faulting instruction is no tile instruction. Bochs reports the #UD with RIP already past the
+        instruction (its exception hook runs before RIP is rolled back), so the instruction is the one
+        AMX encoding that ends there."""
+        end = cpu.rip
+        found = []
+        for n in range(5, 16):
+            d = decode_amx(ctypes.string_at(end - n, n))
+            if d is not None and d[1] == n:
+                found.append(d)
+        if len(found) != 1:
+            return False
+        name, _, fields = found[0]
+        self.amx.execute(cpu, name, fields, end)
+        cpu.rip = end
+        return True
+
     def _do_syscall(self, cpu):
         nr = cpu.rax
+        if nr == SYS_ARCH_PRCTL and cpu.rdi == ARCH_REQ_XCOMP_PERM and cpu.rsi == XFEATURE_XTILEDATA:
+            self.syscalls.append(nr)
+            res = 0 if self.amx is not None else -22  # -EINVAL: no tile state on this emulated CPU
+            rip, rflags = cpu.rcx, cpu.r11
+            cpu.rax = res & (2**64 - 1)
+            cpu.rflags = rflags | 0x2
+            cpu.rip = rip
+            return
         if nr not in SAFE_SYSCALLS:
             # brk / mmap come from inside malloc, which holds the arena lock: the host cannot serve
             # them from Python (it would deadlock on that lock). Say so and stop the process.
@@ -324,6 +401,161 @@ class Emulator:
         cpu.rax = res & (2**64 - 1)
         cpu.rflags = rflags | 0x2
         cpu.rip = rip
+
+
+# ---- AMX: a software model of the tile instructions gemmkit uses -----------------------------------------
+# bochscpu-python 0.4.0's Bochs is built without --enable-amx (BX_SUPPORT_AMX 0): its sapphire_rapids model
+# reports no AMX-TILE / AMX-INT8 in CPUID.(7,0).EDX, no tile state in CPUID.(0xD,0).EAX (0xe7), and every
+# tile instruction raises #UD. With `amx=True` the Emulator stands in for the missing unit: CPUID.(7,0).EDX
+# bits 24, 25 are reported during the feature-detection call (detect_cpu_features), XCR0 enables XTILECFG +
+# XTILEDATA (bits 17, 18; XFD is 0: Bochs has no IA32_XFD), and each tile instruction's #UD is caught and the
+# instruction executed here, on the host's memory, after the Intel SDM's pseudo-code (vol. 2, "Intel AMX
+# Instructions"), the SDM's #UD conditions enforced (no configuration, rows / colsb out of range, the
+# tdpb* shape rules) as errors. Everything else still runs on Bochs.
+
+AMX_VEX_OPS = {  # (opcode, pp, register form?) -> mnemonic; all VEX.128.0F38.W0
+    (0x49, 0, False): "ldtilecfg", (0x49, 1, False): "sttilecfg", (0x49, 0, True): "tilerelease",
+    (0x49, 3, True): "tilezero", (0x4B, 3, False): "tileloadd", (0x4B, 1, False): "tileloaddt1",
+    (0x4B, 2, False): "tilestored", (0x5E, 1, True): "tdpbusd", (0x5E, 3, True): "tdpbssd",
+    (0x5E, 2, True): "tdpbsud", (0x5E, 0, True): "tdpbuud",
+}
+_GPR = ("rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13",
+        "r14", "r15")
+
+
+def decode_amx(code):
+    """(mnemonic, length, fields) of the AMX instruction at the start of `code` (bytes), or None."""
+    if len(code) < 5 or code[0] != 0xC4 or code[1] & 0x1F != 2 or code[2] & 0x84:  # map 0F38, W0, L0
+        return None
+    r_ext, x_ext, b_ext = (~code[1] >> 7) & 1, (~code[1] >> 6) & 1, (~code[1] >> 5) & 1
+    vvvv, pp, op, modrm = (~code[2] >> 3) & 0xF, code[2] & 3, code[3], code[4]
+    mod, reg, rm = modrm >> 6, (modrm >> 3) & 7 | r_ext << 3, modrm & 7
+    name = AMX_VEX_OPS.get((op, pp, mod == 3))
+    if name is None:
+        return None
+    f = {"reg": reg, "rm": rm | b_ext << 3, "vvvv": vvvv, "modrm": modrm}
+    n = 5
+    if mod != 3:  # memory operand: [base + index * scale + disp] (tile loads / stores: index * scale = stride)
+        f["base"] = f["index"] = None
+        f["scale"], f["riprel"] = 1, False
+        if rm == 4:
+            sib = code[5]
+            n = 6
+            f["scale"] = 1 << (sib >> 6)
+            idx = (sib >> 3) & 7 | x_ext << 3
+            f["index"] = None if idx == 4 else idx
+            base = sib & 7
+            if base == 5 and mod == 0:
+                f["disp"] = int.from_bytes(code[n:n + 4], "little", signed=True)
+                n += 4
+            else:
+                f["base"] = base | b_ext << 3
+        elif rm == 5 and mod == 0:
+            f["riprel"] = True
+            f["disp"] = int.from_bytes(code[n:n + 4], "little", signed=True)
+            n += 4
+        else:
+            f["base"] = rm | b_ext << 3
+        if mod == 1:
+            f["disp"] = int.from_bytes(code[n:n + 1], "little", signed=True)
+            n += 1
+        elif mod == 2:
+            f["disp"] = int.from_bytes(code[n:n + 4], "little", signed=True)
+            n += 4
+        f.setdefault("disp", 0)
+    elif name == "tilerelease" and modrm != 0xC0:
+        return None
+    return name, n, f
+
+
+class AmxUnit:
+    """Eight tiles (16 rows x 64 bytes) and the palette-1 configuration, as the SDM describes them."""
+
+    def __init__(self):
+        self.release()
+        self.executed = {}
+
+    def release(self):
+        self.palette = 0
+        self.rows = [0] * 8
+        self.colsb = [0] * 8
+        self.tiles = np.zeros((8, 16, 64), np.uint8)
+
+    def _tile(self, t, what):
+        if self.palette == 0:
+            raise EmulationError(f"{what}: tile instruction without a tile configuration (#UD)")
+        if self.rows[t] == 0 or self.colsb[t] == 0:
+            raise EmulationError(f"{what}: tmm{t} is not configured (#UD)")
+        return self.rows[t], self.colsb[t]
+
+    def _addr(self, cpu, f, next_rip):
+        if f["riprel"]:
+            return (next_rip + f["disp"]) & (2**64 - 1), 0
+        base = getattr(cpu, _GPR[f["base"]]) if f["base"] is not None else 0
+        stride = getattr(cpu, _GPR[f["index"]]) * f["scale"] if f["index"] is not None else 0
+        return (base + f["disp"]) & (2**64 - 1), stride
+
+    def execute(self, cpu, name, f, next_rip):
+        self.executed[name] = self.executed.get(name, 0) + 1
+        if name == "tilerelease":
+            self.release()
+        elif name == "ldtilecfg":
+            addr, _ = self._addr(cpu, f, next_rip)
+            cfg = ctypes.string_at(addr, 64)
+            palette, start_row = cfg[0], cfg[1]
+            colsb = struct.unpack_from("<16H", cfg, 16)
+            rows = cfg[48:64]
+            if palette == 0:
+                self.release()
+                return
+            if palette != 1 or any(cfg[2:16]) or any(colsb[8:]) or any(rows[8:]) or start_row:
+                raise EmulationError(f"ldtilecfg: configuration not valid for palette 1 (#GP): {cfg.hex()}")
+            if any(c > 64 or r > 16 or (c == 0) != (r == 0) for c, r in zip(colsb[:8], rows[:8])):
+                raise EmulationError(f"ldtilecfg: tile shape out of range (#GP): {cfg.hex()}")
+            self.release()
+            self.palette, self.rows, self.colsb = 1, list(rows[:8]), list(colsb[:8])
+        elif name == "sttilecfg":
+            addr, _ = self._addr(cpu, f, next_rip)
+            cfg = bytearray(64)
+            if self.palette:
+                cfg[0] = self.palette
+                struct.pack_into("<8H", cfg, 16, *self.colsb)
+                cfg[48:56] = bytes(self.rows)
+            ctypes.memmove(addr, bytes(cfg), 64)
+        elif name == "tilezero":
+            t = f["reg"] & 7
+            self._tile(t, name)
+            self.tiles[t] = 0
+        elif name in ("tileloadd", "tileloaddt1"):
+            t = f["reg"] & 7
+            rows, colsb = self._tile(t, name)
+            addr, stride = self._addr(cpu, f, next_rip)
+            self.tiles[t] = 0  # rows and bytes past the configuration are zeroed
+            for r in range(rows):
+                self.tiles[t, r, :colsb] = np.frombuffer(ctypes.string_at((addr + r * stride) & (2**64 - 1), colsb),
+                                                         np.uint8)
+        elif name == "tilestored":
+            t = f["reg"] & 7
+            rows, colsb = self._tile(t, name)
+            addr, stride = self._addr(cpu, f, next_rip)
+            for r in range(rows):
+                ctypes.memmove((addr + r * stride) & (2**64 - 1), self.tiles[t, r, :colsb].tobytes(), colsb)
+        else:  # tdpb[su][su]d dst(reg) += src1(rm) . src2(vvvv), 4-byte groups, int32 wrapping sums
+            d, a, b = f["reg"] & 7, f["rm"] & 7, f["vvvv"] & 7
+            if f["reg"] > 7 or f["rm"] > 7 or f["vvvv"] > 7 or len({d, a, b}) < 3:
+                raise EmulationError(f"{name}: tmm{d}, tmm{a}, tmm{b} not three distinct tiles (#UD)")
+            (dr, dc), (ar, ac), (br, bc) = self._tile(d, name), self._tile(a, name), self._tile(b, name)
+            if dc % 4 or ac % 4 or dr != ar or ac // 4 != br or dc != bc:
+                raise EmulationError(f"{name}: tile shapes {dr}x{dc} += {ar}x{ac} . {br}x{bc} do not fit (#UD)")
+            sa = np.int8 if name[4] == "s" else np.uint8
+            sb = np.int8 if name[5] == "s" else np.uint8
+            A = self.tiles[a, :ar, :ac].view(sa).astype(np.int64)                 # ar x (4 k)
+            B = self.tiles[b, :br, :bc].view(sb).astype(np.int64)                 # k x (4 n)
+            B = B.reshape(br, bc // 4, 4).transpose(0, 2, 1).reshape(4 * br, bc // 4)
+            acc = self.tiles[d, :dr, :dc].copy().view(np.int32).astype(np.int64) + A @ B
+            out = np.zeros((16, 64), np.uint8)
+            out[:dr, :dc] = acc.astype(np.uint32).view(np.uint8).reshape(dr, dc)
+            self.tiles[d] = out  # dst's rows / bytes past its configuration are zeroed
 
 
 def grow_heap(mib=256):

@@ -3,6 +3,8 @@ extension, never executed natively, whose functions are called through bochs_cpu
 
 The copy picks its kernel path by its own CPUID (the emulated CPU's), so `set_arch("avx512")` etc.
 succeed on hosts without AVX-512; each call runs the whole C path (driver, packers, kernels) emulated.
+With amx=True the emulated CPU also has AMX-TILE / AMX-INT8 (modelled: bochs_cpu.AmxUnit), so
+`set_arch("avx512_amx")` succeeds on hosts without AMX.
 """
 import ctypes
 import os
@@ -42,12 +44,15 @@ def _ptr(a):
 
 class EmulatedGemmkit:
     """The C API of gemmkit on an emulated CPU (default Bochs's Sapphire Rapids model: AVX-512
-    F/BW/DQ/VL, VNNI, BF16, AVX-VNNI). All matrices row-major NumPy arrays; the caller keeps them alive."""
+    F/BW/DQ/VL, VNNI, BF16, AVX-VNNI; amx=True adds AMX-TILE / AMX-INT8 and the tile state, see
+    bochs_cpu). All matrices row-major NumPy arrays; the caller keeps them alive."""
 
-    def __init__(self, model="sapphire_rapids"):
-        self.emu = Emulator(model)
+    def __init__(self, model="sapphire_rapids", amx=False):
+        self.emu = Emulator(model, amx=amx)
         self.lib = load_private_copy(gemmkit._core.__file__)
         self.keep = []
+        # First: the copy detects (and caches) its CPU's features, AMX included where the Emulator models it.
+        self.emu.detect_cpu_features(self.addr("gemmkit_cpu_features"))
         self.call_i("gemmkit_set_num_threads", 1, ret="void")
 
     # ---- plumbing ---------------------------------------------------------------------------------

@@ -1,9 +1,13 @@
-"""The ISA lane: gemmkit's avx512, avx512_vnni (generic and zen4 configs) and avx_vnni paths executed on an
-emulated CPU (Bochs Sapphire Rapids via bochscpu-python), checked against the native tests' own references.
+"""The ISA lane: gemmkit's avx512, avx512_vnni (generic and zen4 configs), avx_vnni and avx512_amx paths executed
+on an emulated CPU (Bochs Sapphire Rapids via bochscpu-python), checked against the native tests' own references.
 
 Run by `bash .ci/isa-lane` (which sets GEMMKIT_ISA_LANE=1: missing tools then fail instead of skipping).
 Every call runs the whole C path of a private copy of gemmkit/_core emulated, single-threaded: front
 checks, driver, packers, microkernels, GEMV / tiny / few-row paths, epilogues, quantized add.
+
+avx512_amx runs the int8 tests only (its float, 16-bit and quantized-add code is avx512_vnni's): its tile
+instructions are executed by bochs_cpu.AmxUnit, a model of the AMX unit after the Intel SDM, since
+bochscpu-python's Bochs has no AMX (see bochs_cpu's docstring); everything around them runs on Bochs.
 """
 import os
 import platform
@@ -29,20 +33,23 @@ import test_int8  # noqa: E402
 import test_quantized_add as tqa  # noqa: E402
 from _support import _edge_sizes, normal_values  # noqa: E402
 
-# (path, GEMMKIT_UARCH) -> what the emulated dispatcher must then run
+# (path, GEMMKIT_UARCH) -> what the emulated dispatcher must then run. PATHS: every test's (`emu`);
+# INT8_PATHS: the int8 tests' (`emu_int8`): PATHS and avx512_amx (its other code is avx512_vnni's).
 PATHS = [("avx512", None), ("avx512_vnni", None), ("avx512_vnni", "zen4"), ("avx_vnni", None)]
-INT8_KERNEL = {"avx512": "avx512bw", "avx512_vnni": "avx512_vnni", "avx_vnni": "avx_vnni"}
-PATH_IDS = [p if u is None else f"{p}-{u}" for p, u in PATHS]
+INT8_PATHS = PATHS + [("avx512_amx", None)]
+INT8_KERNEL = {"avx512": "avx512bw", "avx512_vnni": "avx512_vnni", "avx_vnni": "avx_vnni", "avx512_amx": "amx"}
+
+
+def _ids(paths):
+    return [p if u is None else f"{p}-{u}" for p, u in paths]
 
 
 @pytest.fixture(scope="session")
 def emulator():
-    return EmulatedGemmkit("sapphire_rapids")
+    return EmulatedGemmkit("sapphire_rapids", amx=True)
 
 
-@pytest.fixture(params=PATHS, ids=PATH_IDS)
-def emu(request, emulator):
-    path, uarch = request.param
+def _select(emulator, path, uarch):
     emulator.set_arch(path, uarch)
     k = emulator.kernel_info("int8")
     assert INT8_KERNEL[path] in k["kernel"], k
@@ -52,6 +59,24 @@ def emu(request, emulator):
     if uarch:
         assert k["uarch"] == uarch, k
     return emulator
+
+
+@pytest.fixture(params=PATHS, ids=_ids(PATHS))
+def emu(request, emulator):
+    return _select(emulator, *request.param)
+
+
+@pytest.fixture(params=INT8_PATHS, ids=_ids(INT8_PATHS))
+def emu_int8(request, emulator):
+    """As `emu`, on the int8 paths; on avx512_amx the test must have run tile products (tdpbusd)."""
+    path, uarch = request.param
+    amx = emulator.emu.amx
+    before = amx.executed.get("tdpbusd", 0)
+    yield _select(emulator, path, uarch)
+    if path == "avx512_amx":
+        assert amx.executed.get("tdpbusd", 0) > before, "no tile product ran on avx512_amx"
+    else:
+        assert amx.executed.get("tdpbusd", 0) == before, f"{path} ran tile instructions"
 
 
 def _check(status, what):
@@ -85,10 +110,10 @@ def real_types(emu, monkeypatch):
 
 
 @pytest.fixture
-def int8_fns(emu, monkeypatch):
-    fns = {"u8": _int8_fn(emu, "u8"), "s8": _int8_fn(emu, "s8")}
+def int8_fns(emu_int8, monkeypatch):
+    fns = {"u8": _int8_fn(emu_int8, "u8"), "s8": _int8_fn(emu_int8, "s8")}
     monkeypatch.setattr(test_int8, "_fn", lambda kind: fns[kind])
-    return emu
+    return emu_int8
 
 
 # ---- float products: sgemm, dgemm, cgemm, zgemm -----------------------------------------------------
@@ -198,11 +223,33 @@ def test_int8_saturation_and_extremes(int8_fns):
                     test_int8.run_int8(kind, rng, "N", "N", offsetc, M, N, K, 1.0, ao, bo, 1.0, A0=A0, B0=B0)
 
 
+@pytest.mark.parametrize("kind", ["u8", "s8"])
+def test_int8_tiles_and_k_groups(int8_fns, kind):
+    """Several MR x NR tiles each way with partial ones (M, N not multiples of MR / NR), K around the k
+    group (64 on avx512_amx: a last group part zero) and the k block, K = 0, every transpose and offsetc."""
+    emu = int8_fns
+    k = emu.kernel_info("int8")
+    mr, nr, kg = k["MR"], k["NR"], k["k_group"]
+    lo, hi = test_int8.A_RANGE[kind]
+    rng = np.random.default_rng(29 + ord(kind[0]))
+    ks = [0, 1, kg - 1, kg, kg + 1, 2 * kg - 3, 3 * kg + 5, (k["KB"] or 512) + kg + 3]
+    shapes = [(2 * mr + 5, 3 * nr - 7), (mr + 3, 2 * nr), (3 * mr - 1, nr + 9), (5, 2 * nr + 3)]
+    i = 0
+    for K in ks:
+        for M, N in shapes:
+            ta, tb = ["NN", "NT", "TN", "TT"][i % 4]
+            alpha, beta = test_int8.AB_CYCLE[i % len(test_int8.AB_CYCLE)]
+            ao, bo = int(rng.integers(lo, hi + 1)), int(rng.integers(-128, 128))
+            test_int8.run_int8(kind, rng, ta, tb, "FfCcRr"[i % 6], M, N, K, alpha, ao, bo, beta)
+            i += 1
+
+
 @pytest.mark.parametrize("out_type,out_name", [(1, "float32"), (2, "float16"), (3, "bfloat16")])
-def test_int8_per_token_float_epilogue(emu, out_type, out_name):
+def test_int8_per_token_float_epilogue(emu_int8, out_type, out_name):
     """gemm_s8s8_per_token (the kernels' float epilogue): test_matmul_per_token's model, bit for bit, at
     tile edges and few rows, both transposes, with and without bias."""
     tpt = pytest.importorskip("test_matmul_per_token")
+    emu = emu_int8
     k = emu.kernel_info("int8")
     sizes = [1, 2, 3, k["MR"] - 1, k["MR"] + 1, k["NR"] + 1]
     rng = np.random.default_rng(out_type)
@@ -226,10 +273,11 @@ def test_int8_per_token_float_epilogue(emu, out_type, out_name):
             i += 1
 
 
-def test_int8_prepacked_weight(emu):
+def test_int8_prepacked_weight(emu_int8):
     """gemmkit_s8s8_pack_weight (the path's own B packer, column sums included) and the _packed product,
     against test_matmul_per_token's model, K around the k group and k block, N around NR."""
     tpt = pytest.importorskip("test_matmul_per_token")
+    emu = emu_int8
     k = emu.kernel_info("int8")
     rng = np.random.default_rng(42)
     for i, (M, N, K) in enumerate([(1, k["NR"] + 1, 5), (3, k["NR"], 64), (k["MR"] + 1, 2 * k["NR"] - 1, 67),
@@ -379,6 +427,30 @@ def test_emulated_equals_native_where_the_host_has_the_path(emu, op):
 # ---- the lane itself ------------------------------------------------------------------------------------
 
 def test_lane_runs_emulated_not_native(emulator):
-    """The emulated copy sees the emulated CPU's features (all four x86 feature bits), whatever the host."""
-    assert emulator.cpu_features() & 0xF == 0xF
+    """The emulated copy sees the emulated CPU's features (all four x86 feature bits and amx_int8, the tile
+    state permitted by the emulated arch_prctl), whatever the host."""
+    assert emulator.cpu_features() & 0x10F == 0x10F
     assert emulator.emu.model == "sapphire_rapids"
+    assert emulator.emu.syscalls.count(158) == 1  # ARCH_REQ_XCOMP_PERM, answered in the emulation
+
+
+def test_amx_model_tdpbusd():
+    """bochs_cpu.AmxUnit's tdpb*d against a direct sum of the SDM's definition: C[m][n] += sum over k and the
+    4 bytes b of A[m][4k+b] * B[k][4n+b], int32 wrapping; rows past the configuration zeroed."""
+    rng = np.random.default_rng(0)
+    unit = bochs_cpu.AmxUnit()
+    unit.palette, unit.rows, unit.colsb = 1, [12, 12, 7, 0, 0, 0, 0, 0], [40, 28, 40, 0, 0, 0, 0, 0]
+    for name, sa, sb in [("tdpbusd", np.uint8, np.int8), ("tdpbssd", np.int8, np.int8),
+                         ("tdpbsud", np.int8, np.uint8), ("tdpbuud", np.uint8, np.uint8)]:
+        unit.tiles[:] = rng.integers(0, 256, unit.tiles.shape, dtype=np.uint8)
+        C = unit.tiles[0, :12, :40].copy().view(np.int32).astype(np.int64)
+        A = unit.tiles[1, :12, :28].view(sa).astype(np.int64)
+        B = unit.tiles[2, :7, :40].view(sb).astype(np.int64)
+        want = C.copy()
+        for m in range(12):
+            for n in range(10):
+                want[m, n] += sum(A[m, 4 * kk + b] * B[kk, 4 * n + b] for kk in range(7) for b in range(4))
+        want = ((want + 2**31) % 2**32 - 2**31).astype(np.int32)
+        unit.execute(None, name, {"reg": 0, "rm": 1, "vvvv": 2}, 0)
+        assert np.array_equal(unit.tiles[0, :12, :40].view(np.int32), want), name
+        assert not unit.tiles[0, 12:].any() and not unit.tiles[0, :, 40:].any()
