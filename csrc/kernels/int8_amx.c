@@ -3,6 +3,7 @@
 #include "../kernel.h"
 #if GEMMKIT_X86 && defined(GEMMKIT_HAVE_AMX)
 #include <immintrin.h>
+#include <string.h>
 #define MR 32
 #define NV 2
 #define KG 64
@@ -42,6 +43,10 @@ static void amx_block_end(void) { _tile_release(); }
  * `accumulate`. */
 static GK_FORCEINLINE void amx_tile_sums(int64_t kgroups, const uint8_t *GK_RESTRICT a, const uint8_t *GK_RESTRICT b,
                                          int32_t *GK_RESTRICT s, int accumulate) {
+    if (kgroups == 0) { /* the few-row path's epilogue call: s holds its rows' sums (no more rows than that) */
+        if (!accumulate) memset(s, 0, sizeof(int32_t) * MR * NR);
+        return;
+    }
     if (accumulate) {
         _tile_loadd(0, s, NR * 4);
         _tile_loadd(1, s + 16, NR * 4);
@@ -100,6 +105,17 @@ AMX_ROW_COUNTS(AMX_ROWS)
 #define AMX_ROW_ENTRY(mm) ukernel_i8_amx_32x32_r##mm,
 static const gk_int8_ukernel_fn ukernel_i8_amx_32x32_rows[MR] = {NULL, AMX_ROW_COUNTS(AMX_ROW_ENTRY)};
 
+/* Few rows (up to GK_INT8_PANEL_ROWS) against up to 4 B panels side by side with vpdpbusd (int8_panel_sums.h):
+ * a 32-row tile for 1-4 rows would spend 8-32 times the work, and the weight's one read bounds these shapes. */
+#define I8_VEC __m512i
+#define I8_LANES 16
+#define I8_ZERO() _mm512_setzero_si512()
+#define I8_LOAD(p) _mm512_loadu_si512((const void *)(p))
+#define I8_STORE(p, v) _mm512_storeu_si512((void *)(p), (v))
+#define I8_BCAST(w) _mm512_set1_epi32(w)
+#define I8_STEP(acc, x, b) _mm512_dpbusd_epi32(acc, x, b)
+#include "int8_panel_sums.h"
+
 /* B into the AVX-512 VNNI packers' panels, over K rounded up to the 64-k group (zero 4-byte groups past K). */
 static void pack_b_amx(const int8_t *B, int64_t ldb, int64_t kc, int64_t width, uint8_t *GK_RESTRICT dst,
                        int32_t *GK_RESTRICT colsum) {
@@ -111,11 +127,11 @@ static void pack_b_kcontig_amx(const int8_t *B, int64_t ldb, int64_t kc, int64_t
 }
 
 /* tdpbusd does not saturate: the k_chunk bound keeps the int32 sums exact, as for vpdpbusd. Few rows against
- * B^T take the VNNI dot path; no panel_sums (its 4-byte groups are not this A's layout). */
+ * B^T take the VNNI dot path. */
 GK_ASSERT_INT8_TILE(MR, NR);
 const gk_int8_kernel_t gk_int8_kernel_amx = {
     "ukernel_i8_amx_32x32", MR, NR, KG, ES, GK_INT8_K_CHUNK,
     ukernel_i8_amx_32x32, pack_b_amx, gk_int8_dot_avx512_vnni, ukernel_i8_amx_32x32_rows,
-    pack_b_kcontig_amx, NULL, NULL, amx_block_begin, amx_block_end,
+    pack_b_kcontig_amx, NULL, ukernel_i8_amx_32x32_panels, amx_block_begin, amx_block_end,
 };
 #endif
