@@ -40,9 +40,9 @@ static void amx_block_end(void) { _tile_release(); }
     } while (0)
 
 /* The raw sums of one MR x NR tile over kgroups 64-k groups into s (rows NR apart), added to s's when
- * `accumulate`. */
+ * `accumulate`; `half`: rows 0-15 only (tiles 0, 1 and 4: the rows past 16 are not summed nor stored). */
 static GK_FORCEINLINE void amx_tile_sums(int64_t kgroups, const uint8_t *GK_RESTRICT a, const uint8_t *GK_RESTRICT b,
-                                         int32_t *GK_RESTRICT s, int accumulate) {
+                                         int32_t *GK_RESTRICT s, int accumulate, const int half) {
     if (kgroups == 0) { /* the few-row path's epilogue call: s holds its rows' sums (no more rows than that) */
         if (!accumulate) memset(s, 0, sizeof(int32_t) * MR * NR);
         return;
@@ -50,52 +50,60 @@ static GK_FORCEINLINE void amx_tile_sums(int64_t kgroups, const uint8_t *GK_REST
     if (accumulate) {
         _tile_loadd(0, s, NR * 4);
         _tile_loadd(1, s + 16, NR * 4);
-        _tile_loadd(2, s + 16 * NR, NR * 4);
-        _tile_loadd(3, s + 16 * NR + 16, NR * 4);
+        if (!half) {
+            _tile_loadd(2, s + 16 * NR, NR * 4);
+            _tile_loadd(3, s + 16 * NR + 16, NR * 4);
+        }
     } else {
         _tile_zero(0);
         _tile_zero(1);
-        _tile_zero(2);
-        _tile_zero(3);
+        if (!half) {
+            _tile_zero(2);
+            _tile_zero(3);
+        }
     }
     for (int64_t g = 0; g < kgroups; g++) {
         const uint8_t *next = a + AMX_PF_GROUPS * MR * KG;
         _tile_loadd(4, a, KG);
-        _tile_loadd(5, a + 16 * KG, KG);
+        if (!half) _tile_loadd(5, a + 16 * KG, KG);
         _tile_loadd(6, b, NR * 4);
         _tile_loadd(7, b + 64, NR * 4);
         _tile_dpbusd(0, 4, 6);
         AMX_PF_QUARTER(next);
         _tile_dpbusd(1, 4, 7);
         AMX_PF_QUARTER(next + 512);
-        _tile_dpbusd(2, 5, 6);
-        AMX_PF_QUARTER(next + 1024);
-        _tile_dpbusd(3, 5, 7);
-        AMX_PF_QUARTER(next + 1536);
+        if (!half) {
+            _tile_dpbusd(2, 5, 6);
+            AMX_PF_QUARTER(next + 1024);
+            _tile_dpbusd(3, 5, 7);
+            AMX_PF_QUARTER(next + 1536);
+        }
         a += MR * KG;
         b += NR * KG;
     }
     _tile_stored(0, s, NR * 4);
     _tile_stored(1, s + 16, NR * 4);
-    _tile_stored(2, s + 16 * NR, NR * 4);
-    _tile_stored(3, s + 16 * NR + 16, NR * 4);
+    if (!half) {
+        _tile_stored(2, s + 16 * NR, NR * 4);
+        _tile_stored(3, s + 16 * NR + 16, NR * 4);
+    }
 }
 
 static void ukernel_i8_amx_32x32(int64_t kgroups, const void *GK_RESTRICT av, const void *GK_RESTRICT bv,
                                  int32_t *GK_RESTRICT s, int accumulate, void *GK_RESTRICT c, int64_t ldc,
                                  const gk_int8_epilogue_t *ep) {
-    amx_tile_sums(kgroups, (const uint8_t *)av, (const uint8_t *)bv, s, accumulate);
+    amx_tile_sums(kgroups, (const uint8_t *)av, (const uint8_t *)bv, s, accumulate, 0);
     if (ep != NULL) ukernel_i8_amx_32x32_finish(MR, s, c, ldc, ep);
 }
 
-/* The first m rows of a tile: the packer zero-pads A's panel to MR rows, so the whole tile is summed and only
- * m rows finished. */
+/* The first m rows of a tile: up to 16, tiles 0-1 only; past 16, the whole tile (the packer zero-pads A's
+ * panel to MR rows), m rows finished. */
 #define AMX_ROWS(mm)                                                                                 \
     static void ukernel_i8_amx_32x32_r##mm(int64_t kgroups, const void *GK_RESTRICT av,               \
                                            const void *GK_RESTRICT bv, int32_t *GK_RESTRICT s,        \
                                            int accumulate, void *GK_RESTRICT c, int64_t ldc,          \
                                            const gk_int8_epilogue_t *ep) {                            \
-        amx_tile_sums(kgroups, (const uint8_t *)av, (const uint8_t *)bv, s, accumulate);              \
+        amx_tile_sums(kgroups, (const uint8_t *)av, (const uint8_t *)bv, s, accumulate, (mm) <= 16);  \
         if (ep != NULL) ukernel_i8_amx_32x32_finish(mm, s, c, ldc, ep);                               \
     }
 #define AMX_ROW_COUNTS(X)                                                                            \
