@@ -115,12 +115,6 @@ static const gk_int8_ukernel_fn ukernel_i8_amx_32x32_rows[MR] = {NULL, AMX_ROW_C
 
 /* Few rows (up to GK_INT8_PANEL_ROWS) against up to 4 B panels side by side with vpdpbusd (int8_panel_sums.h):
  * a 32-row tile for 1-4 rows would spend 8-32 times the work, and the weight's one read bounds these shapes. */
-#define I8_VEC __m512i
-#define I8_LANES 16
-#define I8_ZERO() _mm512_setzero_si512()
-#define I8_LOAD(p) _mm512_loadu_si512((const void *)(p))
-#define I8_STORE(p, v) _mm512_storeu_si512((void *)(p), (v))
-#define I8_BCAST(w) _mm512_set1_epi32(w)
 #define I8_STEP(acc, x, b) _mm512_dpbusd_epi32(acc, x, b)
 #include "int8_panel_sums.h"
 

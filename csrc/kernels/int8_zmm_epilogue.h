@@ -1,5 +1,5 @@
 /* The exact epilogue of the 512-bit int8 kernels (VNNI, AVX-512BW widening, AMX): an MR x NR tile's raw int32
- * sums (rows NR apart) to C, <kernel>_finish(m, ...); the including file defines NV and I8_KERNEL_NAME. */
+ * sums (rows NR apart) to C, <kernel>_finish(m, ...), and their vector ops; the includer defines NV, I8_KERNEL_NAME. */
 #ifndef GEMMKIT_INT8_ZMM_EPILOGUE_H
 #define GEMMKIT_INT8_ZMM_EPILOGUE_H
 #include <immintrin.h>
@@ -7,6 +7,14 @@
 #include "../convert.h"
 
 #define NR (16 * NV)
+/* the 512-bit vector ops of the shared int8 bodies (int8_tile_sums.h, int8_panel_sums.h) */
+#define I8_VEC __m512i
+#define I8_LANES 16
+#define I8_ZERO() _mm512_setzero_si512()
+#define I8_LOAD(p) _mm512_loadu_si512((const void *)(p))
+#define I8_STORE(p, v) _mm512_storeu_si512((void *)(p), (v))
+#define I8_BCAST(w) _mm512_set1_epi32(w)
+#define I8_ADD(x, y) _mm512_add_epi32(x, y)
 #ifndef I8_PASTE
 #define I8_PASTE2(a, b) a##b
 #define I8_PASTE(a, b) I8_PASTE2(a, b)

@@ -3,13 +3,6 @@
 #include <string.h>
 #include "int8_zmm_epilogue.h"
 
-#define I8_VEC __m512i
-#define I8_LANES 16
-#define I8_ZERO() _mm512_setzero_si512()
-#define I8_LOAD(p) _mm512_loadu_si512((const void *)(p))
-#define I8_STORE(p, v) _mm512_storeu_si512((void *)(p), (v))
-#define I8_BCAST(w) _mm512_set1_epi32(w)
-#define I8_ADD(x, y) _mm512_add_epi32(x, y)
 #include "int8_tile_sums.h"
 
 static void I8_KERNEL_NAME(int64_t kgroups, const void *GK_RESTRICT av, const void *GK_RESTRICT bv,
