@@ -1,5 +1,5 @@
 /* AMX int8 (Sapphire Rapids and later Xeons): a 32 x 32 microkernel on four 16 x 16 int32 tiles (tdpbusd over
- * 64-byte k groups), its B packers and blocking; built where the compiler knows AMX, run where dispatch has it. */
+ * 64-byte k groups), its row variants, few-row sums and B packers; built where the compiler knows AMX. */
 #include "../kernel.h"
 #if GEMMKIT_X86 && defined(GEMMKIT_HAVE_AMX)
 #include <immintrin.h>
