@@ -45,7 +45,8 @@ CORE_SOURCES, _KERNELS = read_sources(groups_of=_GROUPS)
 # kernel file -> (gcc/clang flags, MSVC flags); compiled only for x86-64 targets.
 X86_KERNELS = {src: (gnu, msvc) for src, target, gnu, msvc in _KERNELS if target == "x86_64"}
 # Built only where the compiler knows their flags (group target x86_64-probe: AVX-VNNI, AMX; with MSVC where the
-# group names MSVC flags), each defining GEMMKIT_HAVE_<GROUP> for the C sources: kernel file -> (gcc/clang flags, MSVC flags, macro).
+# group names MSVC flags), each defining GEMMKIT_HAVE_<GROUP> for the C sources:
+# kernel file -> (gcc/clang flags, MSVC flags, macro).
 PROBE_KERNELS = {src: (gnu, msvc, "GEMMKIT_HAVE_" + _GROUPS[src].upper())
                  for src, target, gnu, msvc in _KERNELS if target == "x86_64-probe"}
 # AArch64 kernel file -> gcc/clang flags; compiled only for aarch64 / arm64 targets with a gcc-style compiler
