@@ -105,6 +105,7 @@ extern const gk_real_kernel_t gk_sgemm_kernel_generic, gk_dgemm_kernel_generic;
 extern const gk_real_kernel_t gk_sgemm_kernel_avx2, gk_dgemm_kernel_avx2;
 extern const gk_real_kernel_t gk_cgemm_kernel_avx2, gk_zgemm_kernel_avx2; /* native complex */
 extern const gk_real_kernel_t gk_sgemm_kernel_avx512, gk_dgemm_kernel_avx512;
+extern const gk_real_kernel_t gk_cgemm_kernel_avx512, gk_zgemm_kernel_avx512; /* native complex */
 /* The AVX-512 sgemm / dgemm kernels with the AVX2 path's tiny kernels (6 rows x 2 ymm, assembly) for some
  * widths (sgemm > 8 columns, dgemm 9-16), for the cores where they measured faster than the zmm ones
  * (csrc/config/zen4.c); and those tiny kernels themselves. */

@@ -155,19 +155,20 @@ static GK_FORCEINLINE void GK_CAT(pack_cx_kmajor_block_, SFX)(const T *src, int6
     }
 }
 
-/* F(..., pw, sign, ...) with the common panel widths and signs as constants (unrolled copies). */
+/* F(..., pw, sign, ...) with the kernels' panel widths as constants (unrolled copies): the AVX2 kernels' 3 rows
+ * and 4 / 8 columns, the AVX-512 ones' 6 rows and 8 / 16 columns. */
+#define GK_CX_CONST_PW(F, src, ld, width, kc, PW, conj, dst)                                          \
+    if ((conj)) F(src, ld, width, kc, PW, (T)-1, dst);                                               \
+    else F(src, ld, width, kc, PW, (T)1, dst)
 #define GK_CX_CONST(F, src, ld, width, kc, pw, conj, dst)                                            \
     do {                                                                                             \
-        if ((pw) == 3 || (pw) == 4 || (pw) == 8) {                                                   \
-            const int pw_ = (pw);                                                                    \
-            if (pw_ == 3 && !(conj)) F(src, ld, width, kc, 3, (T)1, dst);                              \
-            else if (pw_ == 3) F(src, ld, width, kc, 3, (T)-1, dst);                                   \
-            else if (pw_ == 4 && !(conj)) F(src, ld, width, kc, 4, (T)1, dst);                         \
-            else if (pw_ == 4) F(src, ld, width, kc, 4, (T)-1, dst);                                   \
-            else if (!(conj)) F(src, ld, width, kc, 8, (T)1, dst);                                     \
-            else F(src, ld, width, kc, 8, (T)-1, dst);                                                 \
-        } else {                                                                                     \
-            F(src, ld, width, kc, pw, (conj) ? (T)-1 : (T)1, dst);                                   \
+        switch (pw) {                                                                                \
+        case 3: GK_CX_CONST_PW(F, src, ld, width, kc, 3, conj, dst); break;                          \
+        case 4: GK_CX_CONST_PW(F, src, ld, width, kc, 4, conj, dst); break;                          \
+        case 6: GK_CX_CONST_PW(F, src, ld, width, kc, 6, conj, dst); break;                          \
+        case 8: GK_CX_CONST_PW(F, src, ld, width, kc, 8, conj, dst); break;                          \
+        case 16: GK_CX_CONST_PW(F, src, ld, width, kc, 16, conj, dst); break;                        \
+        default: F(src, ld, width, kc, pw, (conj) ? (T)-1 : (T)1, dst);                              \
         }                                                                                            \
     } while (0)
 

@@ -118,12 +118,19 @@
 #define GK_SGEMM_AVX512_BLOCKS {.mc = 120, .kc = 512, .nc = 1024}
 /* dgemm 12 x 16: the same bytes per block as sgemm (a k step of B is 128 bytes in both). */
 #define GK_DGEMM_AVX512_BLOCKS {.mc = 120, .kc = 256, .nc = 1024}
+/* Native complex 6 x 16 cgemm / 6 x 8 zgemm (kc, nc in the real domain: twice the complex ones): the real
+ * kernels' bytes per block (A 120 x 256 complex x 8 B (cgemm) or x 128 x 16 B (zgemm) = 240 KiB, B 2 MiB). Where
+ * the cache sizes are known the model's blocks replace these (csrc/blocking_model.c; Emerald Rapids, 1 thread,
+ * cgemm / zgemm 512^3 and 1024^3 with kc 256-768 and mc 96-384 around the model's: none faster by over 2 %). */
+#define GK_CGEMM_AVX512_BLOCKS {.mc = 120, .kc = 512, .nc = 2048}
+#define GK_ZGEMM_AVX512_BLOCKS {.mc = 120, .kc = 256, .nc = 2048}
 /* The AVX-512 float kernels and blocking and the AVX-512 per-token quantization, shared by the avx512, avx512_vnni
  * and zen4 configurations (their int8 kernels and blocks differ). Used inside `#if GEMMKIT_X86`. */
 #define GK_AVX512_FLOAT_KERNELS_AND_BLOCKS                                                           \
     .sgemm = &gk_sgemm_kernel_avx512, .dgemm = &gk_dgemm_kernel_avx512,                              \
+    .cgemm = &gk_cgemm_kernel_avx512, .zgemm = &gk_zgemm_kernel_avx512,                              \
     .sgemm_blocks = GK_SGEMM_AVX512_BLOCKS, .dgemm_blocks = GK_DGEMM_AVX512_BLOCKS,                  \
-    .cgemm_blocks = GK_SGEMM_AVX512_BLOCKS, .zgemm_blocks = GK_DGEMM_AVX512_BLOCKS,                  \
+    .cgemm_blocks = GK_CGEMM_AVX512_BLOCKS, .zgemm_blocks = GK_ZGEMM_AVX512_BLOCKS,                  \
     .quant = &gk_quant_kernel_avx512
 
 /* The path bases (used inside `#if GEMMKIT_X86`). AVX2: the 256-bit kernels, real and native complex,
@@ -131,7 +138,7 @@
 #define GK_CONFIG_AVX2_BASE                                                                          \
     .arch = "avx2", .uarch = "any", .needs = GEMMKIT_CPU_AVX2, .cpu_match = NULL,                    \
     GK_AVX2_KERNELS_AND_BLOCKS, .small = GK_SMALL_AVX2_DEFAULTS
-/* AVX-512 (F/BW/DQ/VL): the 512-bit float kernels (complex types by 1m on them), the int16-widening int8
+/* AVX-512 (F/BW/DQ/VL): the 512-bit float kernels, real and native complex, the int16-widening int8
  * kernel and the AVX-512 per-token quantization (configs avx512, avx512_vnni, zen4; each spells its int8 blocks). */
 #define GK_CONFIG_AVX512_BASE                                                                        \
     .arch = "avx512", .uarch = "any", .needs = GEMMKIT_CPU_AVX512, .cpu_match = NULL,                \

@@ -92,4 +92,9 @@ const gk_real_kernel_t gk_dgemm_kernel_avx512_ymm_tiny = {
     .plain_group_cols = tiny_dgemm_avx512_plain_group_cols,
     .cols = dgemm_cols_avx512, .cols_rows = dgemm_cols_avx512_rows, .dot_short_sums = 1, .dot_few_cols = 1,
 };
+
+#define CX_TILE_FN zgemm_tile_avx512
+#include "complex_zmm_template.h"
+
+GK_ZMM_CX_KERNEL_TABLE(zgemm, 8, tiny_zgemm_avx512)
 #endif

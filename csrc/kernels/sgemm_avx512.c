@@ -91,4 +91,9 @@ const gk_real_kernel_t gk_sgemm_kernel_avx512_ymm_tiny = {
     .plain_group_cols = tiny_sgemm_avx512_plain_group_cols,
     .cols = sgemm_cols_avx512, .cols_rows = sgemm_cols_avx512_rows, .dot_short_sums = 1, .dot_few_cols = 1,
 };
+
+#define CX_TILE_FN cgemm_tile_avx512
+#include "complex_zmm_template.h"
+
+GK_ZMM_CX_KERNEL_TABLE(cgemm, 16, tiny_cgemm_avx512)
 #endif
