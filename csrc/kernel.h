@@ -106,6 +106,10 @@ extern const gk_real_kernel_t gk_sgemm_kernel_avx2, gk_dgemm_kernel_avx2;
 extern const gk_real_kernel_t gk_cgemm_kernel_avx2, gk_zgemm_kernel_avx2; /* native complex */
 extern const gk_real_kernel_t gk_sgemm_kernel_avx512, gk_dgemm_kernel_avx512;
 extern const gk_real_kernel_t gk_cgemm_kernel_avx512, gk_zgemm_kernel_avx512; /* native complex */
+/* The same kernels on the k loop whose FMAs take A's values as broadcast operands (kernels/real_zmm_asm.h,
+ * ZA_EMBED), for cores with three load ports or more (csrc/config/avx512_amx.c). */
+extern const gk_real_kernel_t gk_sgemm_kernel_avx512_embed, gk_dgemm_kernel_avx512_embed;
+extern const gk_real_kernel_t gk_cgemm_kernel_avx512_embed, gk_zgemm_kernel_avx512_embed;
 /* The AVX-512 sgemm / dgemm kernels with the AVX2 path's tiny kernels (6 rows x 2 ymm, assembly) for some
  * widths (sgemm > 8 columns, dgemm 9-16), for the cores where they measured faster than the zmm ones
  * (csrc/config/zen4.c); and those tiny kernels themselves. */

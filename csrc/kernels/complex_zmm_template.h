@@ -6,8 +6,8 @@
  * s[2i] = (sum ar br, sum ar bi) and s[2i + 1] = (sum ai br, sum ai bi), and C's row i is
  * s[2i] -+ swap(s[2i + 1]) (subtract in the even lanes, add in the odd: one fmaddsub). Conjugation and a
  * complex alpha are applied while packing, a complex beta by scaling C first: the kernel takes a real alpha
- * and beta. The including file defines CX_TILE_FN and, with the asm loop, ZA_SUMS_FN; the kernels take kc
- * in the real domain (twice the complex depth), as the driver passes it. */
+ * and beta. The including file defines CX_TILE_FN; the kernels take kc in the real domain (twice the complex
+ * depth), as the driver passes it. */
 #if MR != 12 || NV != 2
 #error "the complex kernels run on the 12 x (2 zmm) real k loop"
 #endif
@@ -18,22 +18,27 @@
 #define GK_ZMM_CX_SWAP(x) _mm512_permute_ps((x), 0xb1)
 #endif
 
-/* The tile's first m complex rows over kc complex k: C := alpha * A B + beta * C (beta 0: C not read). */
+/* The sums of the full 12 x NR real tile (real_zmm_asm.h's ZA_SUMS_FN, one per k loop variant); NULL where
+ * the build has no asm loop. */
+typedef void (*GK_ZMM_CAT(CX_TILE_FN, _sums_fn))(int64_t kc, const T *a, const T *b, T *s, const T *c, int64_t ldc);
+
+/* The tile's first m complex rows over kc complex k: C := alpha * A B + beta * C (beta 0: C not read); the
+ * full tile's sums by `sums` (a constant at each call). */
 static GK_FORCEINLINE void CX_TILE_FN(const int m, int64_t kc, const T *GK_RESTRICT a, const T *GK_RESTRICT b,
-                                      T *GK_RESTRICT c, int64_t ldc, T alpha, T beta) {
+                                      T *GK_RESTRICT c, int64_t ldc, T alpha, T beta,
+                                      GK_ZMM_CAT(CX_TILE_FN, _sums_fn) sums) {
     GK_ALIGN64 T s[MR * NR];
-#if defined(ZA_SUMS_FN)
-    if (m == MR / 2) {
+    if (m == MR / 2 && sums) {
         /* the rows the driver's ir loop reaches two column panels on: started towards L2 now, as the real
          * 12-row kernel does */
         for (int i = 0; i < m; i++) {
             _mm_prefetch((const char *)(c + i * ldc + 2 * NR), _MM_HINT_T1);
             _mm_prefetch((const char *)(c + i * ldc + 2 * NR + VL), _MM_HINT_T1);
         }
-        ZA_SUMS_FN(kc, a, b, s, c, ldc); /* it fetches 12 rows of C: this tile's 6 and the next tile's */
-    } else
-#endif
+        sums(kc, a, b, s, c, ldc); /* it fetches 12 rows of C: this tile's 6 and the next tile's */
+    } else {
         TILE_FN(2 * m, kc, a, MR, b, NR, s, NR, (T)1, (T)0); /* an edge tile: only its 2m real rows */
+    }
     const V va = VOP(set1)(alpha), vb = VOP(set1)(beta), one = VOP(set1)((T)1);
     for (int i = 0; i < m; i++)
         for (int v = 0; v < NV; v++) {
@@ -45,28 +50,35 @@ static GK_FORCEINLINE void CX_TILE_FN(const int m, int64_t kc, const T *GK_RESTR
 }
 
 /* The driver's kernel signature for m complex rows (the strides are always the packed panels'). */
-#define GK_ZMM_CX_KERNEL(NAME, m)                                                                    \
+#define GK_ZMM_CX_KERNEL(NAME, m, SUMS)                                                              \
     static void NAME(int64_t kc, const void *GK_RESTRICT a, int64_t rsa, const void *GK_RESTRICT b,  \
                      int64_t rsb, void *GK_RESTRICT c, int64_t ldc, const void *alpha, const void *beta) { \
         (void)rsa;                                                                                   \
         (void)rsb;                                                                                   \
-        CX_TILE_FN(m, kc / 2, (const T *)a, (const T *)b, (T *)c, ldc, *(const T *)alpha, *(const T *)beta); \
+        CX_TILE_FN(m, kc / 2, (const T *)a, (const T *)b, (T *)c, ldc, *(const T *)alpha, *(const T *)beta, SUMS); \
     }
 
-/* The kernel table of a native complex type: OP (cgemm / zgemm), W its complex columns (16 / 8), TINY its
- * tiny complex path; MR / 2 = 6 complex rows, NR reals (W complex columns) in the driver's real domain. */
-#define GK_ZMM_CX_KERNEL_TABLE(OP, W, TINY)                                                           \
-    GK_ZMM_CX_KERNEL(ukernel_##OP##_avx512_1x##W, 1)                                                 \
-    GK_ZMM_CX_KERNEL(ukernel_##OP##_avx512_2x##W, 2)                                                 \
-    GK_ZMM_CX_KERNEL(ukernel_##OP##_avx512_3x##W, 3)                                                 \
-    GK_ZMM_CX_KERNEL(ukernel_##OP##_avx512_4x##W, 4)                                                 \
-    GK_ZMM_CX_KERNEL(ukernel_##OP##_avx512_5x##W, 5)                                                 \
-    GK_ZMM_CX_KERNEL(ukernel_##OP##_avx512_6x##W, 6)                                                 \
+/* The kernel tables of a native complex type: OP (cgemm / zgemm), W its complex columns (16 / 8), TINY its
+ * tiny complex path, SUMS / SUMS_EMBED the full tile's sums by the two k loop variants (real_zmm_asm.h:
+ * gk_OP_kernel_avx512 and gk_OP_kernel_avx512_embed, sharing the edge kernels); MR / 2 = 6 complex rows, NR
+ * reals (W complex columns) in the driver's real domain. */
+#define GK_ZMM_CX_KERNEL_TABLE(OP, W, TINY, SUMS, SUMS_EMBED)                                        \
+    GK_ZMM_CX_KERNEL(ukernel_##OP##_avx512_1x##W, 1, NULL)                                           \
+    GK_ZMM_CX_KERNEL(ukernel_##OP##_avx512_2x##W, 2, NULL)                                           \
+    GK_ZMM_CX_KERNEL(ukernel_##OP##_avx512_3x##W, 3, NULL)                                           \
+    GK_ZMM_CX_KERNEL(ukernel_##OP##_avx512_4x##W, 4, NULL)                                           \
+    GK_ZMM_CX_KERNEL(ukernel_##OP##_avx512_5x##W, 5, NULL)                                           \
+    GK_ZMM_CX_KERNEL(ukernel_##OP##_avx512_6x##W, 6, SUMS)                                           \
+    GK_ZMM_CX_KERNEL(ukernel_##OP##_avx512_6x##W##_embed, 6, SUMS_EMBED)                             \
     static const gk_ukernel_fn OP##_rows_kernels[6] = {                                              \
         NULL, ukernel_##OP##_avx512_1x##W, ukernel_##OP##_avx512_2x##W, ukernel_##OP##_avx512_3x##W,   \
         ukernel_##OP##_avx512_4x##W, ukernel_##OP##_avx512_5x##W};                                   \
-    GK_ASSERT_REAL_TILE(6, NR, sizeof(T));                                                                  \
+    GK_ASSERT_REAL_TILE(6, NR, sizeof(T));                                                           \
     const gk_real_kernel_t gk_##OP##_kernel_avx512 = {                                               \
-        "ukernel_" #OP "_avx512_6x" #W, (int)sizeof(T), 6, NR, ukernel_##OP##_avx512_6x##W, OP##_rows_kernels, NULL, \
-        NULL, TINY, NULL, NULL, 1, NULL,                                                             \
+        "ukernel_" #OP "_avx512_6x" #W, (int)sizeof(T), 6, NR, ukernel_##OP##_avx512_6x##W, OP##_rows_kernels, \
+        NULL, NULL, TINY, NULL, NULL, 1, NULL,                                                       \
+    };                                                                                               \
+    const gk_real_kernel_t gk_##OP##_kernel_avx512_embed = {                                         \
+        "ukernel_" #OP "_avx512_6x" #W "_embed", (int)sizeof(T), 6, NR, ukernel_##OP##_avx512_6x##W##_embed, \
+        OP##_rows_kernels, NULL, NULL, TINY, NULL, NULL, 1, NULL,                                    \
     };

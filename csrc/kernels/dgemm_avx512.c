@@ -37,8 +37,21 @@ DEFINE_ROWS_KERNEL(9) DEFINE_ROWS_KERNEL(10) DEFINE_ROWS_KERNEL(11)
 #define ZA_SUMS_FN dgemm_sums_avx512_12x16
 #define ZA_KERNEL_FN ukernel_dgemm_avx512_12x16
 #include "real_zmm_asm.h"
+/* The same loop with A's values as broadcast operands of the FMAs (the _embed kernels: cores with three
+ * load ports and more, csrc/config/avx512_amx.c) */
+#undef ZA_SUMS_FN
+#undef ZA_KERNEL_FN
+#define ZA_EMBED "1to8"
+#define ZA_SUMS_FN dgemm_sums_avx512_12x16_embed
+#define ZA_KERNEL_FN ukernel_dgemm_avx512_12x16_embed
+#include "real_zmm_asm.h"
+#define CX_SUMS dgemm_sums_avx512_12x16
+#define CX_SUMS_EMBED dgemm_sums_avx512_12x16_embed
 #else
 DEFINE_ROWS_KERNEL(12)
+#define ukernel_dgemm_avx512_12x16_embed ukernel_dgemm_avx512_12x16
+#define CX_SUMS NULL
+#define CX_SUMS_EMBED NULL
 #endif
 
 static const gk_ukernel_fn rows_kernels[MR] = {
@@ -66,13 +79,19 @@ static const gk_ukernel_fn rows_kernels[MR] = {
 #define GV_SPREAD 1
 #include "real_gemv_template.h"
 
+/* The kernel table of one k loop variant (UKERNEL, named NAME) and tiny kernel (TINY). */
+#define DGEMM_AVX512_TABLE(NAME, UKERNEL, TINY)                                                                 \
+    {                                                                                                           \
+        NAME, 8, MR, NR, UKERNEL, rows_kernels, dgemm_dot_avx512, TINY, tiny_zgemm_avx512,                      \
+        gemv_rows_dgemm_avx512, gemv_dots_dgemm_avx512, .plain = tiny_dgemm_avx512_plain,                       \
+        .plain_group_cols = tiny_dgemm_avx512_plain_group_cols,                                                 \
+        .cols = dgemm_cols_avx512, .cols_rows = dgemm_cols_avx512_rows, .dot_short_sums = 1, .dot_few_cols = 1, \
+    }
 GK_ASSERT_REAL_TILE(MR, NR, 8);
-const gk_real_kernel_t gk_dgemm_kernel_avx512 = {
-    "ukernel_dgemm_avx512_12x16", 8, MR, NR, ukernel_dgemm_avx512_12x16, rows_kernels, dgemm_dot_avx512, tiny_dgemm_avx512, tiny_zgemm_avx512,
-    gemv_rows_dgemm_avx512, gemv_dots_dgemm_avx512, .plain = tiny_dgemm_avx512_plain,
-    .plain_group_cols = tiny_dgemm_avx512_plain_group_cols,
-    .cols = dgemm_cols_avx512, .cols_rows = dgemm_cols_avx512_rows, .dot_short_sums = 1, .dot_few_cols = 1,
-};
+const gk_real_kernel_t gk_dgemm_kernel_avx512 = DGEMM_AVX512_TABLE(
+    "ukernel_dgemm_avx512_12x16", ukernel_dgemm_avx512_12x16, tiny_dgemm_avx512);
+const gk_real_kernel_t gk_dgemm_kernel_avx512_embed = DGEMM_AVX512_TABLE(
+    "ukernel_dgemm_avx512_12x16_embed", ukernel_dgemm_avx512_12x16_embed, tiny_dgemm_avx512);
 /* Products of 9-16 columns by the AVX2 6 x 8 loop (Zen 4, gemmkit.matmul, GFLOP/s zmm -> ymm: 1000 x 16^3
  * 37.7 -> 42.6-43.0, 300 x 24 x 16 x 24 46 -> 49, 1000 x 32 x 16 x 32 43-45 -> 49), except plain products
  * whose op(B) rows are not whole 8-double chunks: those by this file's masked loops (matmul stacks 6^3 / 10^3
@@ -86,15 +105,11 @@ static void tiny_dgemm_avx512_ymm(int64_t M, int64_t N, int64_t K, const void *a
     if (N > 8 && N <= 16 && !ragged) gk_tiny_dgemm_avx2(M, N, K, alpha, A, lda, transa, B, ldb, transb, beta, C, ldc, stream);
     else tiny_dgemm_avx512(M, N, K, alpha, A, lda, transa, B, ldb, transb, beta, C, ldc, stream);
 }
-const gk_real_kernel_t gk_dgemm_kernel_avx512_ymm_tiny = {
-    "ukernel_dgemm_avx512_12x16", 8, MR, NR, ukernel_dgemm_avx512_12x16, rows_kernels, dgemm_dot_avx512, tiny_dgemm_avx512_ymm, tiny_zgemm_avx512,
-    gemv_rows_dgemm_avx512, gemv_dots_dgemm_avx512, .plain = tiny_dgemm_avx512_plain,
-    .plain_group_cols = tiny_dgemm_avx512_plain_group_cols,
-    .cols = dgemm_cols_avx512, .cols_rows = dgemm_cols_avx512_rows, .dot_short_sums = 1, .dot_few_cols = 1,
-};
+const gk_real_kernel_t gk_dgemm_kernel_avx512_ymm_tiny = DGEMM_AVX512_TABLE(
+    "ukernel_dgemm_avx512_12x16", ukernel_dgemm_avx512_12x16, tiny_dgemm_avx512_ymm);
 
 #define CX_TILE_FN zgemm_tile_avx512
 #include "complex_zmm_template.h"
 
-GK_ZMM_CX_KERNEL_TABLE(zgemm, 8, tiny_zgemm_avx512)
+GK_ZMM_CX_KERNEL_TABLE(zgemm, 8, tiny_zgemm_avx512, CX_SUMS, CX_SUMS_EMBED)
 #endif

@@ -11,17 +11,27 @@
  *   ZA_ES               element bytes (4 or 8), ZA_AB: bytes of A per k step (MR * ZA_ES)
  *   ZA_PF_A_K4(n)       the A prefetches of the n-th k step of a four-step iteration (n = 0..3), at
  *                       ZA_PF_A bytes ahead: together one prefetch per 64 bytes of the 4 * ZA_AB read
- *   ZA_SUMS_FN, ZA_KERNEL_FN  the names of the sums function and the 12-row microkernel */
+ *   ZA_SUMS_FN, ZA_KERNEL_FN  the names of the sums function and the 12-row microkernel
+ *   ZA_EMBED            optional: "1to16" / "1to8": each A value folded into its two FMAs as a broadcast
+ *                       memory operand instead of one vbroadcast into zmm26/27 (14 -> 26 loads but 38 -> 26
+ *                       uops a k step); the file is included once per variant */
 #if MR != 12 || NV != 2
 #error "real_zmm_asm.h is the 12 x (2 zmm) tile"
 #endif
 #define ZA_STR2(x) #x
 #define ZA_STR(x) ZA_STR2(x)
 #define ZA_PF(off) "prefetcht0 " ZA_STR(ZA_PF_A) "+" #off "(%[a])\n\t"
+#undef ZA_ROW
+#if defined(ZA_EMBED)
+#define ZA_ROW(i, r0, r1, bc, ao)                                                                    \
+    ZA_FMA " " ao "+" ZA_STR(ZA_ES) "*" #i "(%[a])%{" ZA_EMBED "%}, %%zmm24, %%zmm" #r0 "\n\t"         \
+    ZA_FMA " " ao "+" ZA_STR(ZA_ES) "*" #i "(%[a])%{" ZA_EMBED "%}, %%zmm25, %%zmm" #r1 "\n\t"
+#else
 #define ZA_ROW(i, r0, r1, bc, ao)                                                                    \
     ZA_BCAST " " ao "+" ZA_STR(ZA_ES) "*" #i "(%[a]), %%zmm" #bc "\n\t"                                \
     ZA_FMA " %%zmm24, %%zmm" #bc ", %%zmm" #r0 "\n\t"                                                  \
     ZA_FMA " %%zmm25, %%zmm" #bc ", %%zmm" #r1 "\n\t"
+#endif
 /* One k step: A at byte offset ao (a string), B at byte offset bo. */
 #define ZA_KSTEP(ao, bo)                                                                             \
     "vmovups " #bo "(%[b]), %%zmm24\n\t"                                                             \

@@ -37,8 +37,21 @@ DEFINE_ROWS_KERNEL(9) DEFINE_ROWS_KERNEL(10) DEFINE_ROWS_KERNEL(11)
 #define ZA_SUMS_FN sgemm_sums_avx512_12x32
 #define ZA_KERNEL_FN ukernel_sgemm_avx512_12x32
 #include "real_zmm_asm.h"
+/* The same loop with A's values as broadcast operands of the FMAs (the _embed kernels: cores with three
+ * load ports and more, csrc/config/avx512_amx.c) */
+#undef ZA_SUMS_FN
+#undef ZA_KERNEL_FN
+#define ZA_EMBED "1to16"
+#define ZA_SUMS_FN sgemm_sums_avx512_12x32_embed
+#define ZA_KERNEL_FN ukernel_sgemm_avx512_12x32_embed
+#include "real_zmm_asm.h"
+#define CX_SUMS sgemm_sums_avx512_12x32
+#define CX_SUMS_EMBED sgemm_sums_avx512_12x32_embed
 #else
 DEFINE_ROWS_KERNEL(12)
+#define ukernel_sgemm_avx512_12x32_embed ukernel_sgemm_avx512_12x32
+#define CX_SUMS NULL
+#define CX_SUMS_EMBED NULL
 #endif
 
 static const gk_ukernel_fn rows_kernels[MR] = {
@@ -66,13 +79,19 @@ static const gk_ukernel_fn rows_kernels[MR] = {
 #define GV_SPREAD 1
 #include "real_gemv_template.h"
 
+/* The kernel table of one k loop variant (UKERNEL, named NAME) and tiny kernel (TINY). */
+#define SGEMM_AVX512_TABLE(NAME, UKERNEL, TINY)                                                                 \
+    {                                                                                                           \
+        NAME, 4, MR, NR, UKERNEL, rows_kernels, sgemm_dot_avx512, TINY, tiny_cgemm_avx512,                      \
+        gemv_rows_sgemm_avx512, gemv_dots_sgemm_avx512, .plain = tiny_sgemm_avx512_plain,                       \
+        .plain_group_cols = tiny_sgemm_avx512_plain_group_cols,                                                 \
+        .cols = sgemm_cols_avx512, .cols_rows = sgemm_cols_avx512_rows, .dot_short_sums = 1, .dot_few_cols = 1, \
+    }
 GK_ASSERT_REAL_TILE(MR, NR, 4);
-const gk_real_kernel_t gk_sgemm_kernel_avx512 = {
-    "ukernel_sgemm_avx512_12x32", 4, MR, NR, ukernel_sgemm_avx512_12x32, rows_kernels, sgemm_dot_avx512, tiny_sgemm_avx512, tiny_cgemm_avx512,
-    gemv_rows_sgemm_avx512, gemv_dots_sgemm_avx512, .plain = tiny_sgemm_avx512_plain,
-    .plain_group_cols = tiny_sgemm_avx512_plain_group_cols,
-    .cols = sgemm_cols_avx512, .cols_rows = sgemm_cols_avx512_rows, .dot_short_sums = 1, .dot_few_cols = 1,
-};
+const gk_real_kernel_t gk_sgemm_kernel_avx512 = SGEMM_AVX512_TABLE(
+    "ukernel_sgemm_avx512_12x32", ukernel_sgemm_avx512_12x32, tiny_sgemm_avx512);
+const gk_real_kernel_t gk_sgemm_kernel_avx512_embed = SGEMM_AVX512_TABLE(
+    "ukernel_sgemm_avx512_12x32_embed", ukernel_sgemm_avx512_12x32_embed, tiny_sgemm_avx512);
 /* Plain products by this file's masked loops (B in place, no copy, no scratch tile: matmul stacks 10^3 /
  * 12^3 / 20^3 / 24^3 float32 0.59 / 0.57 / 0.77 / 0.78 -> 1.13 / 1.08 / 1.03 / 1.00x np.matmul on Zen 4, 16^3
  * 1.01 -> 1.08, 32^3 - 64^3 level), except streamed batches whose rows are whole 16-float chunks; those and
@@ -85,15 +104,11 @@ static void tiny_sgemm_avx512_ymm(int64_t M, int64_t N, int64_t K, const void *a
     if (N > 8 && !masked) gk_tiny_sgemm_avx2(M, N, K, alpha, A, lda, transa, B, ldb, transb, beta, C, ldc, stream);
     else tiny_sgemm_avx512(M, N, K, alpha, A, lda, transa, B, ldb, transb, beta, C, ldc, stream);
 }
-const gk_real_kernel_t gk_sgemm_kernel_avx512_ymm_tiny = {
-    "ukernel_sgemm_avx512_12x32", 4, MR, NR, ukernel_sgemm_avx512_12x32, rows_kernels, sgemm_dot_avx512, tiny_sgemm_avx512_ymm, tiny_cgemm_avx512,
-    gemv_rows_sgemm_avx512, gemv_dots_sgemm_avx512, .plain = tiny_sgemm_avx512_plain,
-    .plain_group_cols = tiny_sgemm_avx512_plain_group_cols,
-    .cols = sgemm_cols_avx512, .cols_rows = sgemm_cols_avx512_rows, .dot_short_sums = 1, .dot_few_cols = 1,
-};
+const gk_real_kernel_t gk_sgemm_kernel_avx512_ymm_tiny = SGEMM_AVX512_TABLE(
+    "ukernel_sgemm_avx512_12x32", ukernel_sgemm_avx512_12x32, tiny_sgemm_avx512_ymm);
 
 #define CX_TILE_FN cgemm_tile_avx512
 #include "complex_zmm_template.h"
 
-GK_ZMM_CX_KERNEL_TABLE(cgemm, 16, tiny_cgemm_avx512)
+GK_ZMM_CX_KERNEL_TABLE(cgemm, 16, tiny_cgemm_avx512, CX_SUMS, CX_SUMS_EMBED)
 #endif

@@ -33,10 +33,10 @@ import test_int8  # noqa: E402
 import test_quantized_add as tqa  # noqa: E402
 from _support import _edge_sizes, normal_values  # noqa: E402
 
-# (path, GEMMKIT_UARCH) -> what the emulated dispatcher must then run. PATHS: every test's (`emu`);
-# INT8_PATHS: the int8 tests' (`emu_int8`): PATHS and avx512_amx (its other code is avx512_vnni's).
-PATHS = [("avx512", None), ("avx512_vnni", None), ("avx512_vnni", "zen4"), ("avx_vnni", None)]
-INT8_PATHS = PATHS + [("avx512_amx", None)]
+# (path, GEMMKIT_UARCH) -> what the emulated dispatcher must then run. PATHS: every test's (`emu`), avx512_amx
+# for its float kernels (the broadcast-operand k loop); INT8_PATHS: the int8 tests' (`emu_int8`).
+PATHS = [("avx512", None), ("avx512_vnni", None), ("avx512_vnni", "zen4"), ("avx_vnni", None), ("avx512_amx", None)]
+INT8_PATHS = PATHS
 INT8_KERNEL = {"avx512": "avx512bw", "avx512_vnni": "avx512_vnni", "avx_vnni": "avx_vnni", "avx512_amx": "amx"}
 
 
@@ -54,8 +54,9 @@ def _select(emulator, path, uarch):
     k = emulator.kernel_info("int8")
     assert INT8_KERNEL[path] in k["kernel"], k
     if path.startswith("avx512"):
-        assert "avx512" in emulator.kernel_info("sgemm")["kernel"]
-        assert "avx512" in emulator.kernel_info("dgemm")["kernel"]
+        for op in ("sgemm", "dgemm", "cgemm", "zgemm"):
+            kernel = emulator.kernel_info(op)["kernel"]
+            assert "avx512" in kernel and kernel.endswith("_embed") == (path == "avx512_amx"), (path, op, kernel)
     if uarch:
         assert k["uarch"] == uarch, k
     return emulator
