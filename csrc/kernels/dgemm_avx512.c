@@ -79,14 +79,7 @@ static const gk_ukernel_fn rows_kernels[MR] = {
 #define GV_SPREAD 1
 #include "real_gemv_template.h"
 
-/* The kernel table of one k loop variant (UKERNEL, named NAME) and tiny kernel (TINY). */
-#define DGEMM_AVX512_TABLE(NAME, UKERNEL, TINY)                                                                 \
-    {                                                                                                           \
-        NAME, 8, MR, NR, UKERNEL, rows_kernels, dgemm_dot_avx512, TINY, tiny_zgemm_avx512,                      \
-        gemv_rows_dgemm_avx512, gemv_dots_dgemm_avx512, .plain = tiny_dgemm_avx512_plain,                       \
-        .plain_group_cols = tiny_dgemm_avx512_plain_group_cols,                                                 \
-        .cols = dgemm_cols_avx512, .cols_rows = dgemm_cols_avx512_rows, .dot_short_sums = 1, .dot_few_cols = 1, \
-    }
+#define DGEMM_AVX512_TABLE(NAME, UKERNEL, TINY) GK_ZMM_REAL_TABLE(dgemm, NAME, UKERNEL, TINY, tiny_zgemm_avx512)
 GK_ASSERT_REAL_TILE(MR, NR, 8);
 const gk_real_kernel_t gk_dgemm_kernel_avx512 = DGEMM_AVX512_TABLE(
     "ukernel_dgemm_avx512_12x16", ukernel_dgemm_avx512_12x16, tiny_dgemm_avx512);

@@ -69,3 +69,14 @@ static GK_FORCEINLINE void TILE_FN(const int m, int64_t kc, const T *GK_RESTRICT
             TILE_FN(m, kc, (const T *)a, rsa, (const T *)b, rsb, (T *)c, ldc, *(const T *)alpha,      \
                     *(const T *)beta);                                                               \
     }
+
+/* The kernel table of an AVX-512 real type OP (sgemm / dgemm; its functions named OP_dot_avx512,
+ * tiny_OP_avx512_plain, ...) on one k loop variant: UKERNEL (named NAME), TINY its tiny kernel, CX_TINY the
+ * tiny complex one. */
+#define GK_ZMM_REAL_TABLE(OP, NAME, UKERNEL, TINY, CX_TINY)                                          \
+    {                                                                                                \
+        NAME, (int)sizeof(T), MR, NR, UKERNEL, rows_kernels, OP##_dot_avx512, TINY, CX_TINY,           \
+        gemv_rows_##OP##_avx512, gemv_dots_##OP##_avx512, .plain = tiny_##OP##_avx512_plain,           \
+        .plain_group_cols = tiny_##OP##_avx512_plain_group_cols, .cols = OP##_cols_avx512,             \
+        .cols_rows = OP##_cols_avx512_rows, .dot_short_sums = 1, .dot_few_cols = 1,                    \
+    }

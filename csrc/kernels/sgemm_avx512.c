@@ -79,14 +79,7 @@ static const gk_ukernel_fn rows_kernels[MR] = {
 #define GV_SPREAD 1
 #include "real_gemv_template.h"
 
-/* The kernel table of one k loop variant (UKERNEL, named NAME) and tiny kernel (TINY). */
-#define SGEMM_AVX512_TABLE(NAME, UKERNEL, TINY)                                                                 \
-    {                                                                                                           \
-        NAME, 4, MR, NR, UKERNEL, rows_kernels, sgemm_dot_avx512, TINY, tiny_cgemm_avx512,                      \
-        gemv_rows_sgemm_avx512, gemv_dots_sgemm_avx512, .plain = tiny_sgemm_avx512_plain,                       \
-        .plain_group_cols = tiny_sgemm_avx512_plain_group_cols,                                                 \
-        .cols = sgemm_cols_avx512, .cols_rows = sgemm_cols_avx512_rows, .dot_short_sums = 1, .dot_few_cols = 1, \
-    }
+#define SGEMM_AVX512_TABLE(NAME, UKERNEL, TINY) GK_ZMM_REAL_TABLE(sgemm, NAME, UKERNEL, TINY, tiny_cgemm_avx512)
 GK_ASSERT_REAL_TILE(MR, NR, 4);
 const gk_real_kernel_t gk_sgemm_kernel_avx512 = SGEMM_AVX512_TABLE(
     "ukernel_sgemm_avx512_12x32", ukernel_sgemm_avx512_12x32, tiny_sgemm_avx512);
