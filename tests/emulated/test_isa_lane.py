@@ -33,10 +33,9 @@ import test_int8  # noqa: E402
 import test_quantized_add as tqa  # noqa: E402
 from _support import _edge_sizes, normal_values  # noqa: E402
 
-# (path, GEMMKIT_UARCH) -> what the emulated dispatcher must then run. PATHS: every test's (`emu`), avx512_amx
-# for its float kernels (the broadcast-operand k loop); INT8_PATHS: the int8 tests' (`emu_int8`).
+# (path, GEMMKIT_UARCH) -> what the emulated dispatcher must then run: every test's (`emu`, and `emu_int8` for
+# the int8 tests), avx512_amx for its float kernels too (the broadcast-operand k loop).
 PATHS = [("avx512", None), ("avx512_vnni", None), ("avx512_vnni", "zen4"), ("avx_vnni", None), ("avx512_amx", None)]
-INT8_PATHS = PATHS
 INT8_KERNEL = {"avx512": "avx512bw", "avx512_vnni": "avx512_vnni", "avx_vnni": "avx_vnni", "avx512_amx": "amx"}
 
 
@@ -67,7 +66,7 @@ def emu(request, emulator):
     return _select(emulator, *request.param)
 
 
-@pytest.fixture(params=INT8_PATHS, ids=_ids(INT8_PATHS))
+@pytest.fixture(params=PATHS, ids=_ids(PATHS))
 def emu_int8(request, emulator):
     """As `emu`, on the int8 paths; on avx512_amx the test must have run tile products (tdpbusd)."""
     path, uarch = request.param
