@@ -8,7 +8,8 @@
  * VL / 2 columns) and PL_WHOLE_LOADS (1: B's last chunk loaded whole in the k loop where the group's columns allow,
  * for an ISA whose masked loads cost more than plain ones: AVX2's maskload) and PL_NARROW_TRANSA (1: a transposed A's
  * narrow products run their row blocks in one call too; on zmm that lost, TN float32 3000 x 16 x 3 0.92 -> 0.73, where
- * ymm gained 0.61 -> 0.94). */
+ * ymm gained 0.61 -> 0.94). Optionally PL_DOT_TAIL: the kernel's dot path (a gk_dot_fn) for a last chunk of at most a
+ * quarter of its lanes (below). */
 #define PL_CAT_(a, b) a##b
 #define PL_CAT(a, b) PL_CAT_(a, b)
 #define PL_FN(name) PL_CAT(PLAIN_FN, name)
@@ -122,6 +123,29 @@ PL_ROW_BLOCKS_EXPANDED(PL_RMAX, 2)
 #define PL_CHUNKS(left) ((left) > VL ? 2 : (left) > VL / 2 ? 1 : 0)
 #endif
 
+#if defined(PL_DOT_TAIL)
+/* A last chunk of at most VL / 4 columns against a plain A (k contiguous), K >= PL_DOT_TAIL_MIN_K: those columns by the
+ * dot path (4 x 4 blocks of sums along k, every lane in use), B's few columns copied transposed PL_DOT_TAIL_KB terms at
+ * a time; the masked loops spent a whole FMA on each row's few columns for every k. Emerald Rapids, 1 thread, float32
+ * stacks 20 x 100^3 (N = 6 chunks + 4): the half-chunk loops took 14.5 % of the time for 4 % of the work. */
+#if !PL_R4MAX
+#error "PL_DOT_TAIL's rule in _strided counts whole chunks in the groups of four"
+#endif
+#define PL_DOT_TAIL_KB 512
+#define PL_DOT_TAIL_MIN_K 32 /* float32 1000 x 20^3: 1.23-1.31 -> 0.91-0.94x np.matmul with sums of 20 terms */
+static void PL_FN(_dot_tail)(int64_t M, int64_t n, int64_t K, T alpha, const T *A, int64_t lda, const T *B,
+                             int64_t ldb, T beta, T *C, int64_t ldc) {
+    T bt[(VL / 4) * PL_DOT_TAIL_KB]; /* n x kb: B's columns as rows */
+    const T one = (T)1;
+    for (int64_t k0 = 0; k0 < K; k0 += PL_DOT_TAIL_KB) {
+        const int64_t kb = K - k0 < PL_DOT_TAIL_KB ? K - k0 : PL_DOT_TAIL_KB;
+        for (int64_t l = 0; l < kb; l++)
+            for (int64_t j = 0; j < n; j++) bt[j * kb + l] = B[(k0 + l) * ldb + j];
+        PL_DOT_TAIL(M, n, kb, &alpha, A + k0, lda, bt, kb, k0 == 0 ? &beta : &one, C, ldc);
+    }
+}
+#endif
+
 /* The whole product by column groups: with PL_R4MAX, four chunks at a time while more than three are left, in rows
  * of ceil(M / PL_R4MAX) near-equal blocks (24 sums, one broadcast of A per four FMAs); then two chunks, one, or a
  * half, in ceil(M / PL_RMAX) near-equal blocks (20 rows by 8: 6 7 7, not 8 8 4, whose 4-row block waits on the FMA
@@ -129,6 +153,18 @@ PL_ROW_BLOCKS_EXPANDED(PL_RMAX, 2)
  * B). */
 static void PL_FN(_strided)(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t lda, int64_t csa,
                             const T *B, int64_t ldb, T beta, T *C, int64_t ldc) {
+#if defined(PL_DOT_TAIL)
+    /* Only where the tail is a chunk of its own, after an even number of whole chunks: after an odd number it is the
+     * masked last chunk of a group of four or two, and the whole chunks left would run in narrower groups (Emerald
+     * Rapids, float32, gemmkit.matmul / np.matmul, old / new: 100 x 52^3 1.08-1.27 -> 0.97-1.00, 200 x 64 x 20 x 64
+     * 0.96-1.15 -> 0.88-0.92). */
+    if (csa == 1 && N > VL && N % VL != 0 && N % VL <= VL / 4 && N / VL % 2 == 0 && K >= PL_DOT_TAIL_MIN_K) {
+        const int64_t tail = N % VL;
+        PL_FN(_strided)(M, N - tail, K, alpha, A, lda, 1, B, ldb, beta, C, ldc); /* whole chunks: no tail again */
+        PL_FN(_dot_tail)(M, tail, K, alpha, A, lda, B + (N - tail), ldb, beta, C + (N - tail), ldc);
+        return;
+    }
+#endif
     typedef int64_t (*masked_fn)(int64_t, int64_t, T, const T *, int64_t, int64_t, const T *, int64_t, T, T *, int64_t);
     static const masked_fn fns[3][PL_RMAX + 1] = {
 #if PL_HALF
@@ -213,3 +249,4 @@ static void PLAIN_FN(int64_t M, int64_t N, int64_t K, const void *alpha, const v
 #undef PL_TABLE6
 #undef PL_TABLE
 #undef PL_CHUNKS
+#undef PL_DOT_TAIL

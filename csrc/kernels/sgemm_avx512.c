@@ -69,6 +69,7 @@ static const gk_ukernel_fn rows_kernels[MR] = {
 
 #define TINY_FN tiny_sgemm_avx512
 #define TINY_COMPLEX_FN tiny_cgemm_avx512
+#define PL_DOT_TAIL sgemm_dot_avx512 /* the plain loops' last few columns (real_plain_template.h) */
 #include "real_zmm_tiny.h"
 #include "real_tiny_template.h"
 #undef TINY_FN
