@@ -8,8 +8,8 @@
  * VL / 2 columns) and PL_WHOLE_LOADS (1: B's last chunk loaded whole in the k loop where the group's columns allow,
  * for an ISA whose masked loads cost more than plain ones: AVX2's maskload) and PL_NARROW_TRANSA (1: a transposed A's
  * narrow products run their row blocks in one call too; on zmm that lost, TN float32 3000 x 16 x 3 0.92 -> 0.73, where
- * ymm gained 0.61 -> 0.94). Optionally PL_DOT_TAIL: the kernel's dot path (a gk_dot_fn) for a last chunk of at most a
- * quarter of its lanes (below). */
+ * ymm gained 0.61 -> 0.94). Optionally PL_DOT_TAIL: the kernel's dot path (a gk_dot_fn) for a last chunk of at most
+ * 4 columns (below). */
 #define PL_CAT_(a, b) a##b
 #define PL_CAT(a, b) PL_CAT_(a, b)
 #define PL_FN(name) PL_CAT(PLAIN_FN, name)
@@ -124,10 +124,13 @@ PL_ROW_BLOCKS_EXPANDED(PL_RMAX, 2)
 #endif
 
 #if defined(PL_DOT_TAIL)
-/* A last chunk of at most VL / 4 columns against a plain A (k contiguous), K >= PL_DOT_TAIL_MIN_K: those columns by the
- * dot path (4 x 4 blocks of sums along k, every lane in use), B's few columns copied transposed PL_DOT_TAIL_KB terms at
- * a time; the masked loops spent a whole FMA on each row's few columns for every k. Emerald Rapids, 1 thread, float32
- * stacks 20 x 100^3 (N = 6 chunks + 4): the half-chunk loops took 14.5 % of the time for 4 % of the work. */
+/* A last chunk of at most 4 columns (one column block of the dot path: a quarter of a float32 vector, half a float64 one)
+ * against a plain A (k contiguous), K >= PL_DOT_TAIL_MIN_K: those columns by the dot path (4 x 4 blocks of sums along k,
+ * every lane in use), B's few columns copied transposed PL_DOT_TAIL_KB terms at a time; the masked loops spent a whole FMA
+ * on each row's few columns for every k (Emerald Rapids, float32 stacks 20 x 100^3, N = 6 chunks + 4: the half-chunk
+ * loops took 14.5 % of the time for 4 % of the work). Float64's 3-4 columns, gemmkit.matmul / np.matmul, old / new
+ * alternated twice: 50 x 52^3 0.88-0.89 -> 0.91, 200 x 40 x 20 x 40 0.89-0.90 -> 0.94-0.95, 20 x 100^3 and 36^3 / 68^3
+ * level; float32's 5-8 columns lost (50 x 40^3 1.08-1.26 -> 0.93-0.94), hence 4. */
 #if !PL_R4MAX
 #error "PL_DOT_TAIL's rule in _strided counts whole chunks in the groups of four"
 #endif
@@ -135,7 +138,7 @@ PL_ROW_BLOCKS_EXPANDED(PL_RMAX, 2)
 #define PL_DOT_TAIL_MIN_K 32 /* float32 1000 x 20^3: 1.23-1.31 -> 0.91-0.94x np.matmul with sums of 20 terms */
 static void PL_FN(_dot_tail)(int64_t M, int64_t n, int64_t K, T alpha, const T *A, int64_t lda, const T *B,
                              int64_t ldb, T beta, T *C, int64_t ldc) {
-    T bt[(VL / 4) * PL_DOT_TAIL_KB]; /* n x kb: B's columns as rows */
+    T bt[4 * PL_DOT_TAIL_KB]; /* n x kb: B's columns as rows (n <= 4, one column block of the dot path) */
     const T one = (T)1;
     for (int64_t k0 = 0; k0 < K; k0 += PL_DOT_TAIL_KB) {
         const int64_t kb = K - k0 < PL_DOT_TAIL_KB ? K - k0 : PL_DOT_TAIL_KB;
@@ -158,7 +161,7 @@ static void PL_FN(_strided)(int64_t M, int64_t N, int64_t K, T alpha, const T *A
      * masked last chunk of a group of four or two, and the whole chunks left would run in narrower groups (Emerald
      * Rapids, float32, gemmkit.matmul / np.matmul, old / new: 100 x 52^3 1.08-1.27 -> 0.97-1.00, 200 x 64 x 20 x 64
      * 0.96-1.15 -> 0.88-0.92). */
-    if (csa == 1 && N > VL && N % VL != 0 && N % VL <= VL / 4 && N / VL % 2 == 0 && K >= PL_DOT_TAIL_MIN_K) {
+    if (csa == 1 && N > VL && N % VL != 0 && N % VL <= 4 && N / VL % 2 == 0 && K >= PL_DOT_TAIL_MIN_K) {
         const int64_t tail = N % VL;
         PL_FN(_strided)(M, N - tail, K, alpha, A, lda, 1, B, ldb, beta, C, ldc); /* whole chunks: no tail again */
         PL_FN(_dot_tail)(M, tail, K, alpha, A, lda, B + (N - tail), ldb, beta, C + (N - tail), ldc);

@@ -578,8 +578,8 @@ def test_plain_products_past_the_tiny_limits(op, threads):
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("op", ["sgemm", "dgemm"])
 def test_plain_products_dot_tail(op, threads):
-    """A last chunk of at most a quarter of a vector after an even number of whole ones (AVX-512 float32 36, 66, 100,
-    129 columns; float64 17, 34, 50): the AVX-512 plain loops run those columns by the dot path, B's columns copied
+    """A last chunk of at most 4 columns after an even number of whole ones (AVX-512 float32 36, 66, 100, 129 columns;
+    float64 17, 34, 50, 100): the AVX-512 plain loops run those columns by the dot path, B's columns copied
     transposed 512 terms at a time (K 513, 600, 1030, 1100: several copies, the later ones added to C); 31 terms stay in
     the masked loops. Every path, alpha / beta, beta 0 over NaN."""
     run_plain_shapes(op, threads, 71, ((13, 36, 513), (64, 100, 32), (5, 66, 1100), (40, 34, 600), (9, 17, 1030),
