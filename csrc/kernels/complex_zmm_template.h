@@ -20,7 +20,8 @@
 
 /* The sums of the full 12 x NR real tile (real_zmm_asm.h's ZA_SUMS_FN, one per k loop variant); NULL where
  * the build has no asm loop. */
-typedef void (*GK_ZMM_CAT(CX_TILE_FN, _sums_fn))(int64_t kc, const T *a, const T *b, T *s, const T *c, int64_t ldc);
+typedef void (*GK_ZMM_CAT(CX_TILE_FN, _sums_fn))(int64_t kc, const T *a, const T *b, T *s, const T *c, int64_t ldc,
+                                                 int64_t ahead_rows);
 
 /* The tile's first m complex rows over kc complex k: C := alpha * A B + beta * C (beta 0: C not read); the
  * full tile's sums by `sums` (a constant at each call). */
@@ -29,13 +30,9 @@ static GK_FORCEINLINE void CX_TILE_FN(const int m, int64_t kc, const T *GK_RESTR
                                       GK_ZMM_CAT(CX_TILE_FN, _sums_fn) sums) {
     GK_ALIGN64 T s[MR * NR];
     if (m == MR / 2 && sums) {
-        /* the rows the driver's ir loop reaches two column panels on: started towards L2 now, as the real
-         * 12-row kernel does */
-        for (int i = 0; i < m; i++) {
-            _mm_prefetch((const char *)(c + i * ldc + 2 * NR), _MM_HINT_T1);
-            _mm_prefetch((const char *)(c + i * ldc + 2 * NR + VL), _MM_HINT_T1);
-        }
-        sums(kc, a, b, s, c, ldc); /* it fetches 12 rows of C: this tile's 6 and the next tile's */
+        /* it fetches 12 rows of C into L1 (this tile's 6 and the next tile's) and starts this tile's 6 rows two
+         * column panels on (the driver's jr loop reaches them after 2 MC / MR calls) towards L2 */
+        sums(kc, a, b, s, c, ldc, m);
     } else {
         TILE_FN(2 * m, kc, a, MR, b, NR, s, NR, (T)1, (T)0); /* an edge tile: only its 2m real rows */
     }

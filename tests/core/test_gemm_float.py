@@ -733,6 +733,43 @@ def test_multiple_cache_blocks(op, threads):
                 run_case(rng, op, "T", "N", M, N, K + 4, 1.0, 0.25 - 1j, pads=(0, 2, 0))
 
 
+@pytest.fixture
+def packed_everywhere():
+    """Every small path's limits at 0 on every path, so any product runs the packed driver; restored after."""
+    from gemmkit import _core, _tune
+    _core.tuning_clear()
+    for arch in gemmkit.available_archs():
+        for name in ("tiny_max_macs", "tiny_direct_max_macs", "tiny_complex_max_macs", "plain_max_macs",
+                     "direct_max_macs", "direct_b_max_macs", "gemv_max_m", "gemv_max_n", "dot_max_m"):
+            assert _core.tuning_set(arch, "small." + name, 0) is None
+    yield
+    _core.tuning_clear()
+    _tune.load(warn=False)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("op", ["sgemm", "dgemm", "cgemm", "zgemm"])
+def test_packed_k_blocks_of_every_length(op, threads, packed_everywhere):
+    """The packed driver (small paths off) on every k block length around the AVX-512 12-row k loop's parts
+    (real_zmm_asm.h: four k an iteration; C's prefetches in the first 12 iterations, in 12 iterations ending 4 before
+    the end, at once where the block is shorter; 1-3 k left over) and past KC: every path, two full row tiles and an
+    edge, two full column panels and an edge, alpha / beta, beta 0 over NaN."""
+    info = gemmkit.show_config(print_out=False)[op]
+    per = 2 if op in ("cgemm", "zgemm") else 1  # complex: the kernel's k and columns are doubled
+    ks = sorted({1, 2, 3, 4, 5, 15, 16, 17, 19, 63, 64, 65, 66, 67, 111, 112, 113, 115, 160, 161,
+                 info["KC"] // per - 1, info["KC"] // per + 3})
+    rng = np.random.default_rng(5)
+    cases = ((1.0, 0.0, True), (0.5, 1.0, False), (-2.0, 0.25, False))
+    for arch in gemmkit.available_archs():
+        with kernel_path(arch, threads):
+            k = gemmkit.show_config(print_out=False)[op]
+            M, N = 2 * k["MR"] + 5, 2 * k["NR"] // per + 3
+            for n, K in enumerate(ks):
+                alpha, beta, c_nan = cases[n % 3]
+                t = ("NN", "TN", "NT")[n % 3]
+                run_case(rng, op, t[0], t[1], M, N, K, alpha, beta, pads=(n % 2, 1, 0), c_nan=c_nan)
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("op", ["sgemm", "dgemm"])
 def test_few_rows_wide_b_blocks(op, threads):
