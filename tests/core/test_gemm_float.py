@@ -751,18 +751,18 @@ def packed_everywhere():
 @pytest.mark.parametrize("op", ["sgemm", "dgemm", "cgemm", "zgemm"])
 def test_packed_k_blocks_of_every_length(op, threads, packed_everywhere):
     """The packed driver (small paths off) on every k block length around the AVX-512 12-row k loop's parts
-    (real_zmm_asm.h: four k an iteration; C's prefetches in the first 12 iterations, in 12 iterations ending 4 before
-    the end, at once where the block is shorter; 1-3 k left over) and past KC: every path, two full row tiles and an
-    edge, two full column panels and an edge, alpha / beta, beta 0 over NaN."""
-    info = gemmkit.show_config(print_out=False)[op]
+    (real_zmm_asm.h: four k an iteration; C's prefetches in the first 12 iterations, in 12 iterations ending 4
+    iterations before the end, at once where the block is shorter; 1-3 k left over) and around each path's own KC
+    (past it: near-equal k blocks): every path, two full row tiles and an edge, two full column panels and an edge,
+    alpha / beta, beta 0 over NaN."""
     per = 2 if op in ("cgemm", "zgemm") else 1  # complex: the kernel's k and columns are doubled
-    ks = sorted({1, 2, 3, 4, 5, 15, 16, 17, 19, 63, 64, 65, 66, 67, 111, 112, 113, 115, 160, 161,
-                 info["KC"] // per - 1, info["KC"] // per + 3})
     rng = np.random.default_rng(5)
     cases = ((1.0, 0.0, True), (0.5, 1.0, False), (-2.0, 0.25, False))
     for arch in gemmkit.available_archs():
         with kernel_path(arch, threads):
             k = gemmkit.show_config(print_out=False)[op]
+            ks = sorted({1, 2, 3, 4, 5, 15, 16, 17, 19, 63, 64, 65, 66, 67, 111, 112, 113, 115, 160, 161,
+                         k["KC"] // per - 1, k["KC"] // per + 3})
             M, N = 2 * k["MR"] + 5, 2 * k["NR"] // per + 3
             for n, K in enumerate(ks):
                 alpha, beta, c_nan = cases[n % 3]
