@@ -117,7 +117,10 @@ struct gk_real_problem {
     static void pack_a_##SFX##_block(const gk_real_problem_t *p, int64_t i0, int64_t k0, int64_t mc,   \
                                      int64_t kc, void *dst) {                                        \
         const TS *A = (const TS *)p->A + (p->transa ? k0 * p->lda + i0 : i0 * p->lda + k0);          \
-        gk_pack_a_##SFX(p->transa, A, p->lda, mc, kc, p->kern->mr, (T *)dst);                           \
+        if (p->kern->pack_a_plain && !p->transa && !p->type->widened)                                \
+            p->kern->pack_a_plain(A, p->lda, mc, kc, dst);                                           \
+        else                                                                                         \
+            gk_pack_a_##SFX(p->transa, A, p->lda, mc, kc, p->kern->mr, (T *)dst);                    \
     }                                                                                                \
     static void pack_b_##SFX##_block(const gk_real_problem_t *p, int64_t k0, int64_t j0, int64_t kc,   \
                                      int64_t nc, void *dst) {                                        \

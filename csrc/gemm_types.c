@@ -11,7 +11,7 @@
                                              int64_t kc, void *dst) {                                \
         const int64_t k = k0 / 2;                                                                    \
         const T *A = (const T *)p->A + 2 * (p->transa ? k * p->lda + i0 : i0 * p->lda + k);          \
-        if (p->kern->pack_a_plain && !p->transa && !p->conja && !p->alpha_fold)                      \
+        if (p->kern->complex_native && p->kern->pack_a_plain && !p->transa && !p->conja && !p->alpha_fold) \
             p->kern->pack_a_plain(A, p->lda, mc, kc / 2, dst);                                       \
         else if (p->kern->complex_native)                                                            \
             gk_pack_a_cx_##SFX(p->transa, p->conja, (const T *)p->alpha_fold, A, p->lda, mc, kc / 2,     \

@@ -85,9 +85,10 @@ typedef struct {
      * in the real domain (twice the complex depth); its B panels hold NR x kc / 2 reals (pack.h), not
      * the NR x kc of 1m. 0: a real kernel (complex types run on it by 1m). */
     int complex_native;
-    /* Optional, native complex kernels: this ISA's packing of an A block whose op(A) = A (rows of (re, im)
-     * pairs along k, not conjugated, alpha not folded in) into its panels, as gk_pack_a_cx (pack.h) does;
-     * mc and kc in complex elements. NULL: the portable packer. */
+    /* Optional: this ISA's packing of an A block whose op(A) = A into its panels. A real kernel's: rows of its own
+     * type along k (not widened), as gk_pack_a_<f32|f64> (pack.h) does. A native complex kernel's: rows of (re, im)
+     * pairs along k, not conjugated, alpha not folded in, as gk_pack_a_cx does; mc and kc in complex elements.
+     * NULL: the portable packer. */
     void (*pack_a_plain)(const void *A, int64_t lda, int64_t mc, int64_t kc, void *GK_RESTRICT dst);
     /* Optional: a plain A times a plain B of any size with nothing packed or copied (both read in place, the
      * column edges masked), on one thread; used up to the config's small.plain_max_macs. NULL: none. */

@@ -57,9 +57,9 @@ static GK_FORCEINLINE void CX_TILE_FN(const int m, int64_t kc, const T *GK_RESTR
 
 /* The kernel tables of a native complex type: OP (cgemm / zgemm), W its complex columns (16 / 8), TINY its
  * tiny complex path, SUMS / SUMS_EMBED the full tile's sums by the two k loop variants (real_zmm_asm.h:
- * gk_OP_kernel_avx512 and gk_OP_kernel_avx512_embed, sharing the edge kernels); MR / 2 = 6 complex rows, NR
- * reals (W complex columns) in the driver's real domain. */
-#define GK_ZMM_CX_KERNEL_TABLE(OP, W, TINY, SUMS, SUMS_EMBED)                                        \
+ * gk_OP_kernel_avx512 and gk_OP_kernel_avx512_embed, sharing the edge kernels), PACK_A its pack_a_plain (NULL:
+ * the portable packer); MR / 2 = 6 complex rows, NR reals (W complex columns) in the driver's real domain. */
+#define GK_ZMM_CX_KERNEL_TABLE(OP, W, TINY, SUMS, SUMS_EMBED, PACK_A)                                \
     GK_ZMM_CX_KERNEL(ukernel_##OP##_avx512_1x##W, 1, NULL)                                           \
     GK_ZMM_CX_KERNEL(ukernel_##OP##_avx512_2x##W, 2, NULL)                                           \
     GK_ZMM_CX_KERNEL(ukernel_##OP##_avx512_3x##W, 3, NULL)                                           \
@@ -73,9 +73,9 @@ static GK_FORCEINLINE void CX_TILE_FN(const int m, int64_t kc, const T *GK_RESTR
     GK_ASSERT_REAL_TILE(6, NR, sizeof(T));                                                           \
     const gk_real_kernel_t gk_##OP##_kernel_avx512 = {                                               \
         "ukernel_" #OP "_avx512_6x" #W, (int)sizeof(T), 6, NR, ukernel_##OP##_avx512_6x##W, OP##_rows_kernels, \
-        NULL, NULL, TINY, NULL, NULL, 1, NULL,                                                       \
+        NULL, NULL, TINY, NULL, NULL, 1, PACK_A,                                                     \
     };                                                                                               \
     const gk_real_kernel_t gk_##OP##_kernel_avx512_embed = {                                         \
         "ukernel_" #OP "_avx512_6x" #W "_embed", (int)sizeof(T), 6, NR, ukernel_##OP##_avx512_6x##W##_embed, \
-        OP##_rows_kernels, NULL, NULL, TINY, NULL, NULL, 1, NULL,                                    \
+        OP##_rows_kernels, NULL, NULL, TINY, NULL, NULL, 1, PACK_A,                                  \
     };

@@ -80,7 +80,12 @@ static const gk_ukernel_fn rows_kernels[MR] = {
 #define GV_SPREAD 1
 #include "real_gemv_template.h"
 
-#define DGEMM_AVX512_TABLE(NAME, UKERNEL, TINY) GK_ZMM_REAL_TABLE(dgemm, NAME, UKERNEL, TINY, tiny_zgemm_avx512)
+#define PK_FN pack_a_plain_dgemm_avx512
+#define PK_ROWS MR
+#include "real_zmm_pack.h"
+
+#define DGEMM_AVX512_TABLE(NAME, UKERNEL, TINY)                                                      \
+    GK_ZMM_REAL_TABLE(dgemm, NAME, UKERNEL, TINY, tiny_zgemm_avx512, pack_a_plain_dgemm_avx512)
 GK_ASSERT_REAL_TILE(MR, NR, 8);
 const gk_real_kernel_t gk_dgemm_kernel_avx512 = DGEMM_AVX512_TABLE(
     "ukernel_dgemm_avx512_12x16", ukernel_dgemm_avx512_12x16, tiny_dgemm_avx512);
@@ -105,5 +110,5 @@ const gk_real_kernel_t gk_dgemm_kernel_avx512_ymm_tiny = DGEMM_AVX512_TABLE(
 #define CX_TILE_FN zgemm_tile_avx512
 #include "complex_zmm_template.h"
 
-GK_ZMM_CX_KERNEL_TABLE(zgemm, 8, tiny_zgemm_avx512, CX_SUMS, CX_SUMS_EMBED)
+GK_ZMM_CX_KERNEL_TABLE(zgemm, 8, tiny_zgemm_avx512, CX_SUMS, CX_SUMS_EMBED, NULL)
 #endif

@@ -72,11 +72,12 @@ static GK_FORCEINLINE void TILE_FN(const int m, int64_t kc, const T *GK_RESTRICT
 
 /* The kernel table of an AVX-512 real type OP (sgemm / dgemm; its functions named OP_dot_avx512,
  * tiny_OP_avx512_plain, ...) on one k loop variant: UKERNEL (named NAME), TINY its tiny kernel, CX_TINY the
- * tiny complex one. */
-#define GK_ZMM_REAL_TABLE(OP, NAME, UKERNEL, TINY, CX_TINY)                                          \
+ * tiny complex one, PACK_A its pack_a_plain (NULL: the portable packer). */
+#define GK_ZMM_REAL_TABLE(OP, NAME, UKERNEL, TINY, CX_TINY, PACK_A)                                  \
     {                                                                                                \
         NAME, (int)sizeof(T), MR, NR, UKERNEL, rows_kernels, OP##_dot_avx512, TINY, CX_TINY,           \
         gemv_rows_##OP##_avx512, gemv_dots_##OP##_avx512, .plain = tiny_##OP##_avx512_plain,           \
         .plain_group_cols = tiny_##OP##_avx512_plain_group_cols, .cols = OP##_cols_avx512,             \
         .cols_rows = OP##_cols_avx512_rows, .dot_short_sums = 1, .dot_few_cols = 1,                    \
+        .pack_a_plain = PACK_A,                                                                      \
     }

@@ -80,7 +80,7 @@ static const gk_ukernel_fn rows_kernels[MR] = {
 #define GV_SPREAD 1
 #include "real_gemv_template.h"
 
-#define SGEMM_AVX512_TABLE(NAME, UKERNEL, TINY) GK_ZMM_REAL_TABLE(sgemm, NAME, UKERNEL, TINY, tiny_cgemm_avx512)
+#define SGEMM_AVX512_TABLE(NAME, UKERNEL, TINY) GK_ZMM_REAL_TABLE(sgemm, NAME, UKERNEL, TINY, tiny_cgemm_avx512, NULL)
 GK_ASSERT_REAL_TILE(MR, NR, 4);
 const gk_real_kernel_t gk_sgemm_kernel_avx512 = SGEMM_AVX512_TABLE(
     "ukernel_sgemm_avx512_12x32", ukernel_sgemm_avx512_12x32, tiny_sgemm_avx512);
@@ -103,6 +103,10 @@ const gk_real_kernel_t gk_sgemm_kernel_avx512_ymm_tiny = SGEMM_AVX512_TABLE(
 
 #define CX_TILE_FN cgemm_tile_avx512
 #include "complex_zmm_template.h"
+#define PK_FN pack_a_plain_cgemm_avx512 /* complex floats: 8-byte (re, im) pairs */
+#define PK_ROWS 6
+#include "real_zmm_pack.h"
 
-GK_ZMM_CX_KERNEL_TABLE(cgemm, 16, tiny_cgemm_avx512, CX_SUMS, CX_SUMS_EMBED)
+GK_ZMM_CX_KERNEL_TABLE(cgemm, 16, tiny_cgemm_avx512, CX_SUMS, CX_SUMS_EMBED,
+                       pack_a_plain_cgemm_avx512)
 #endif
