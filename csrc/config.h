@@ -28,6 +28,8 @@ typedef struct {
     double direct_b_max_macs;  /* ... and with op(A) = A (packed), streams a plain B in place up to this */
     int direct_max_row_panels; /* up to this many MR-row panels a plain B is streamed in place */
     int64_t skinny_kc;         /* k block when B is streamed in place */
+    int b_group_panels;        /* few rows packed: B packed this many NR panels at a time by the macro-kernel into
+                                * a reused buffer, in k blocks of at most GK_B_GROUP_KC (0: B's whole block first) */
     int dot_max_m;             /* few rows x B^T: the dot kernel up to this M */
     int gemv_max_m;            /* few rows: the GEMV kernels up to this M (B^T: where the dot kernel is not used) */
     int gemv_max_n;            /* few columns: the GEMV kernels on C^T = op(B)^T op(A)^T up to this N */

@@ -388,6 +388,6 @@ gemmkit_status_t gemmkit_config_describe(int i, char *buf, size_t size) {
     GK_DESC_SMALL(skinny_kc); GK_DESC_SMALL(dot_max_m); GK_DESC_SMALL(gemv_max_m); GK_DESC_SMALL(gemv_max_n);
     GK_DESC_SMALL(gemv_pf_bytes); GK_DESC_SMALL(int8_kmajor_over_packed_max_m); GK_DESC_SMALL(tiny_max_macs);
     GK_DESC_SMALL(tiny_direct_max_macs); GK_DESC_SMALL(tiny_stream_min_bytes); GK_DESC_SMALL(tiny_complex_max_macs);
-    GK_DESC_SMALL(plain_max_macs); GK_DESC_SMALL(ta_strips_min_walk);
+    GK_DESC_SMALL(plain_max_macs); GK_DESC_SMALL(ta_strips_min_walk); GK_DESC_SMALL(b_group_panels);
     return n < size ? gemmkit_success : gemmkit_invalid_arguments;
 }

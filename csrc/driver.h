@@ -14,6 +14,7 @@ typedef struct {
     int tid, nthreads;
     int64_t m0, m1, n0, n1;   /* this thread's block of C */
     int64_t mc_max, nc_max;   /* the largest blocks it packs */
+    int b_group;              /* > 0: the macro-kernel packs B itself, this many NR panels at a time (gk_loops_t) */
     void *state;              /* the family's per-thread state (set by thread_begin) */
 } gk_loop_thread_t;
 
@@ -23,6 +24,10 @@ typedef struct {
     int64_t mc, nc, kc;       /* cache blocks; kc is the k step */
     int threads;              /* threads for this product (>= 1) */
     int share_b;              /* the threads may pack one B block together when C splits into row slices */
+    /* > 0: where a thread's rows are one block of MC and it packs B alone, the driver leaves B's block unpacked and
+     * the macro-kernel packs b_group NR panels at a time into the front of the B buffer just before its row panels
+     * run them (t->b_group): a small buffer the panels' stores find in L2, where a block of megabytes goes to L3 */
+    int b_group;
     void *ctx;                /* the family's problem, first argument of every hook */
     /* Bytes of a packed block of mc rows of A / nc columns of B, kc deep (the family's extra data in it) */
     size_t (*a_bytes)(const void *ctx, int64_t mc, int64_t kc);

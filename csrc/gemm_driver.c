@@ -32,6 +32,7 @@ static int loops_block(loops_job_t *job, gk_loop_thread_t *t) {
     const int64_t kc_max = GK_MIN(KC, K);
     void *abuf = gk_thread_workspace(GK_WS_A, L->a_bytes(L->ctx, t->mc_max, kc_max));
     void *bbuf = share ? job->shared_b : gk_thread_workspace(GK_WS_B, L->b_bytes(L->ctx, t->nc_max, kc_max));
+    t->b_group = !share && L->b_group > 0 && t->m1 - t->m0 <= MC ? L->b_group : 0;
     const int ok = abuf != NULL && bbuf != NULL && L->thread_begin(L->ctx, t);
     if (!ok && !share) return -1;
     for (int64_t jc = t->n0, nc; jc < t->n1; jc += nc) {
@@ -43,7 +44,7 @@ static int loops_block(loops_job_t *job, gk_loop_thread_t *t) {
                 gk_split_range((nc + nr - 1) / nr, 1, t->nthreads, t->tid, &q0, &q1);
                 if (q0 < q1) L->pack_b(L->ctx, pc, kc, jc, nc, q0 * nr, GK_MIN(nc, q1 * nr) - q0 * nr, bbuf);
                 gk_barrier_wait(&job->barrier);
-            } else {
+            } else if (!t->b_group) {
                 L->pack_b(L->ctx, pc, kc, jc, nc, 0, nc, bbuf);
             }
             if (ok) {

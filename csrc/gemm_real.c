@@ -106,10 +106,13 @@ static void real_macro(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t jc, i
         p->type->load_c(p, ic, jc, mc, nc, cbuf + (ic - t->m0) * c_ld, c_ld);
     const char *Ap = AT(p->A, k0 * p->lda + ic); /* direct_a (transposed A): (i, k) at A + k * lda + i */
     const char *Bp = AT(p->B, k0 * p->ldb + jc); /* direct_b (plain B): (k, j) at B + k * ldb + j */
+    const int64_t group = t->b_group; /* B's panels packed here, group at a time (gk_loops_t.b_group) */
     for (int64_t jr = 0; jr < nc; jr += nr) {
         const int64_t nb = GK_MIN((int64_t)nr, nc - jr);
-        const void *bp = direct_b ? (nb == nr ? (const void *)AT(Bp, jr) : bbuf)
-                                  : AT(bbuf, jr * kc / B_PANEL_KDIV(kern));
+        if (group && jr % (group * nr) == 0) p->type->pack_b(p, k0, jc + jr, kc, GK_MIN(nc - jr, group * nr), (void *)bbuf);
+        const void *bp = group      ? AT(bbuf, jr / nr % group * nr * kc / B_PANEL_KDIV(kern))
+                         : direct_b ? (nb == nr ? (const void *)AT(Bp, jr) : bbuf)
+                                    : AT(bbuf, jr * kc / B_PANEL_KDIV(kern));
         const int64_t rsb = direct_b && nb == nr ? p->ldb : nr;
         for (int64_t ir = 0; ir < mc; ir += mr) {
             const int64_t mb = GK_MIN((int64_t)mr, mc - ir);
@@ -138,15 +141,31 @@ static void real_macro(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t jc, i
  * process, NC x KC 1024 x 512 -> 4096 x 256: float32 M = 64 0.97 -> 1.13, 128 1.00 -> 1.08, 256 0.99-1.03
  * -> 1.05, 512 1.02 -> 1.03, 1024 1.03 -> 1.01 (hence the M limit); float64 (1024 x 256 -> 4096 x 128)
  * M = 64 0.86 -> 0.96, 128 0.91 -> 0.94, 256 0.94 -> 0.92 (past KC / 2 = 128). */
-static void few_rows_blocks(const gk_real_problem_t *p, int threads, int64_t *nc, int64_t *kc) {
+/* Where the configuration packs B in groups (small.b_group_panels, csrc/blocking_model.c) and each thread's rows are
+ * one block it packs B for alone, B is never a block: the macro-kernel packs the group just before its row panels
+ * (gk_loops_t.b_group), reading B's rows in pieces of group * NR elements (8 panels: 1 KiB) into a buffer the
+ * stores find in L2. A C harness on Emerald Rapids, a 4096^2 float32 B from memory: 128 columns at a time into a
+ * reused 128 KiB buffer 11.6 GB/s (a plain read's rate), into 4 MiB blocks 8.2, one panel at a time 5.1. The k block
+ * is then at most GK_B_GROUP_KC: float32 128 x 4096^2 with groups of 8, k blocks 256 / 512 (the model's) 1.10 / 0.96
+ * of the whole block; float64 128 x 4096^2 and float32 96 x 8192 x 2048, 128 (the wide block's) / 256: 0.97-0.98 /
+ * 1.10-1.13. Returns the group (0: B's block packed whole). */
+#define GK_B_GROUP_KC 256
+static int few_rows_blocks(const gk_real_problem_t *p, int threads, int64_t *nc, int64_t *kc) {
     const int64_t es = p->kern->elem, nr = p->kern->nr;
     int tm, tn; /* the columns of one thread's block of C, as the driver will split them */
     gk_partition_2d(p->M, p->N, p->kern->mr, (int)nr, threads, &tm, &tn);
     const int64_t n_cols = (p->N + (int64_t)tn * nr - 1) / ((int64_t)tn * nr) * nr;
     const int64_t wide = GK_MIN(GK_MAX(*nc, (int64_t)(32 << 10) / es / nr * nr), n_cols);
-    if (wide <= *nc) return;
+    const int64_t mr = p->kern->mr, rows = ((p->M + tm - 1) / tm + mr - 1) / mr * mr; /* a thread's, at most */
+    if (p->small->b_group_panels > 0 && !(tm > 1 && tn == 1) && rows <= p->blocks.mc / mr * mr) {
+        *nc = GK_MAX(*nc, wide);
+        *kc = GK_MIN(*kc, (int64_t)GK_B_GROUP_KC);
+        return p->small->b_group_panels;
+    }
+    if (wide <= *nc) return 0;
     *nc = wide;
     *kc = GK_MAX((int64_t)8, GK_MIN(*kc, GK_MODEL_B_BLOCK_MAX / (wide * es) / 8 * 8));
+    return 0;
 }
 
 /* The k block for K terms: as many blocks as KC needs, of near-equal lengths (multiples of 8, at most KC), not full
@@ -179,13 +198,13 @@ gemmkit_status_t gk_real_gemm(const gk_real_problem_t *p) {
     job.direct_b = real && !p->transb && (small_b || p->M <= p->small->direct_max_row_panels * mr);
     int64_t nc = p->blocks.nc, kc = job.direct_b && !small_b ? p->small->skinny_kc : p->blocks.kc;
     const int threads = p->threads ? p->threads : gk_threads_for(p->M, p->N, p->K);
-    if (real && !job.direct_b && p->M <= kc / 2) few_rows_blocks(p, threads, &nc, &kc);
+    const int b_group = real && !job.direct_b && p->M <= kc / 2 ? few_rows_blocks(p, threads, &nc, &kc) : 0;
     if (!job.direct_b) kc = balanced_kc(p->K, kc);
     /* complex: the real-domain macs count 4x the complex ones, but a complex multiply-add is 4 real */
     const gk_loops_t L = {
         .M = p->M, .N = p->N, .K = p->K, .mr = mr, .nr = p->kern->nr,
         .mc = p->blocks.mc, .nc = nc, .kc = kc,
-        .threads = threads, .share_b = !job.direct_b, .ctx = &job,
+        .threads = threads, .share_b = !job.direct_b, .b_group = b_group, .ctx = &job,
         .a_bytes = real_a_bytes, .b_bytes = real_b_bytes, .thread_begin = real_thread_begin,
         .pack_b = real_pack_b, .b_ready = real_b_ready, .pack_a = real_pack_a, .macro = real_macro,
     };

@@ -11,7 +11,7 @@
 enum { P_S_MC, P_S_KC, P_S_NC, P_D_MC, P_D_KC, P_D_NC, P_C_MC, P_C_KC, P_C_NC, P_Z_MC, P_Z_KC, P_Z_NC,
        P_I8_KB, P_I8_L2, P_I8_L3,
        P_TINY, P_TINY_DIRECT, P_TINY_COMPLEX, P_PLAIN, P_DIRECT, P_DIRECT_B, P_GEMV_M, P_GEMV_N, P_GEMV_PF, P_DOT_M,
-       P_ROW_PANELS, P_TA_WALK, P_THREAD_MACS, N_PARAMS };
+       P_ROW_PANELS, P_TA_WALK, P_B_GROUP, P_THREAD_MACS, N_PARAMS };
 
 static const char *const param_names[N_PARAMS] = {
     "sgemm.mc", "sgemm.kc", "sgemm.nc", "dgemm.mc", "dgemm.kc", "dgemm.nc",
@@ -20,7 +20,7 @@ static const char *const param_names[N_PARAMS] = {
     "small.tiny_max_macs", "small.tiny_direct_max_macs", "small.tiny_complex_max_macs", "small.plain_max_macs",
     "small.direct_max_macs",
     "small.direct_b_max_macs", "small.gemv_max_m", "small.gemv_max_n", "small.gemv_pf_bytes", "small.dot_max_m",
-    "small.direct_max_row_panels", "small.ta_strips_min_walk",
+    "small.direct_max_row_panels", "small.ta_strips_min_walk", "small.b_group_panels",
     "threads.min_macs",
 };
 
@@ -108,6 +108,7 @@ static int valid_value(const gk_config_t *c, int p, double v) {
     case P_DOT_M: return is_integer(v) && v <= 32;
     case P_ROW_PANELS: return is_integer(v) && v <= 8;
     case P_TA_WALK: return v <= 1099511627776.0; /* 1 TiB: never */
+    case P_B_GROUP: return is_integer(v) && v <= 64;
     case P_THREAD_MACS: return v >= 4096.0 && v <= 1073741824.0;
     default: return 0;
     }
@@ -136,6 +137,7 @@ static double get_param(const effective_t *e, int p) {
     case P_DOT_M: return c->small.dot_max_m;
     case P_ROW_PANELS: return c->small.direct_max_row_panels;
     case P_TA_WALK: return c->small.ta_strips_min_walk;
+    case P_B_GROUP: return c->small.b_group_panels;
     default: return e->thread_macs;
     }
 }
@@ -164,6 +166,7 @@ static void set_param(effective_t *e, int p, double v) {
     case P_DOT_M: c->small.dot_max_m = (int)v; break;
     case P_ROW_PANELS: c->small.direct_max_row_panels = (int)v; break;
     case P_TA_WALK: c->small.ta_strips_min_walk = v; break;
+    case P_B_GROUP: c->small.b_group_panels = (int)v; break;
     default: e->thread_macs = v; break;
     }
 }
@@ -203,6 +206,11 @@ static void apply_model(effective_t *e, const gk_cache_info_t *ci) {
     if (walk > 0) {
         c->small.ta_strips_min_walk = walk;
         e->source[P_TA_WALK] = SRC_MODEL;
+    }
+    const int group = gk_model_b_group_panels(ci, c->small.b_group_panels);
+    if (group >= 0) {
+        c->small.b_group_panels = group;
+        e->source[P_B_GROUP] = SRC_MODEL;
     }
 }
 

@@ -388,6 +388,11 @@ def _steps(quick):
         x, b, y = t.operands(np.float32, 16, 4096, 4096)
         return t.threshold("small.direct_max_row_panels", [1, 3], lambda: gemmkit.matmul(x, b, out=y))
 
+    def b_groups(t):  # 128 rows against a plain B from memory: B packed a group of panels at a time, or whole (0)
+        import gemmkit
+        x, b, y = t.operands(np.float32, 128, 1024, 4096)
+        return t.threshold("small.b_group_panels", [0, 8], lambda: gemmkit.matmul(x, b, out=y))
+
     def ta_strips(t):  # a transposed A in the plain loops: in place, or copied in strips past this walk (bytes)
         import gemmkit
         a = np.ascontiguousarray(t.rng.standard_normal((1500, 3000)).astype(np.float32)).T
@@ -430,7 +435,8 @@ def _steps(quick):
     steps = [("sgemm blocks", blocks("sgemm", np.float32)), ("dgemm blocks", blocks("dgemm", np.float64)),
              ("cgemm blocks", blocks("cgemm", np.complex64)), ("zgemm blocks", blocks("zgemm", np.complex128)),
              ("tiny threshold", tiny), ("GEMV prefetch", gemv_pf), ("GEMV rows", gemv_m), ("few rows x B^T", dot_m),
-             ("few rows x B in place", row_panels), ("A^T in strips", ta_strips), ("thread split", threads)]
+             ("few rows x B in place", row_panels), ("few rows x B in groups", b_groups), ("A^T in strips", ta_strips),
+             ("thread split", threads)]
     if not quick:
         steps[5:5] = [("tiny direct threshold", tiny_direct), ("tiny complex threshold", tiny_complex),
                       ("plain B in place", direct_b), ("plain products unpacked", plain)]

@@ -790,6 +790,35 @@ def test_few_rows_wide_b_blocks(op, threads):
 
 
 @pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("op", ["sgemm", "dgemm"])
+def test_few_rows_b_packed_in_groups(op, threads):
+    """Few rows of C, each thread's one block of rows: the macro-kernel packs B a group of small.b_group_panels
+    panels at a time into the front of its buffer, in k blocks of at most 256 (csrc/gemm_real.c few_rows_blocks).
+    Groups of 1, 3 and 8 panels and none, on every path, every transpose, 1 and 2 threads: N past a whole number of
+    groups with an edge panel, K past two k blocks (near-equal ones), M of full tiles and an edge, alpha / beta,
+    beta 0 over NaN; against a float64 reference."""
+    from gemmkit import _core, _tune
+    rng = np.random.default_rng(17)
+    try:
+        for arch in gemmkit.available_archs():
+            with kernel_path(arch, threads):
+                k = gemmkit.show_config(print_out=False)[op]
+                M = min(3 * k["MR"] + 5, k["KC"] // 2)
+                for n, group in enumerate((1, 3, 8, 0)):
+                    _core.tuning_clear()  # the packed driver for every shape (no small path), this group
+                    for name in ("tiny_max_macs", "tiny_direct_max_macs", "plain_max_macs", "direct_max_macs",
+                                 "direct_b_max_macs", "gemv_max_m", "gemv_max_n", "dot_max_m", "b_group_panels"):
+                        assert _core.tuning_set(arch, "small." + name, group if name == "b_group_panels" else 0) is None
+                    t = ("NN", "TN", "NT", "TT")[n]
+                    N = (group or 2) * k["NR"] * 2 + k["NR"] + 5
+                    run_case(rng, op, t[0], t[1], M, N, 2 * 256 + 37, 1.0 if n % 2 else -0.5,
+                             0.0 if n < 2 else 0.75, pads=(n % 2, 1, 0), c_nan=n == 0)
+    finally:
+        _core.tuning_clear()
+        _tune.load(warn=False)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("op", ["sgemm", "dgemm", "zgemm", "int8"])
 def test_column_blocks_around_nc(op, threads):
     """N just past NC (the driver takes a last column block up to a quarter longer than NC whole, its

@@ -172,6 +172,8 @@ def test_model_applies_where_no_hand_config():
                     s = info["sgemm"]
                     assert (s["MC"], s["KC"]) == _core.model_blocks(caches, s["MR"], s["NR"], 4)[:2]
                     assert params["small.direct_max_row_panels"][1] == "model"
+                    l2 = caches["L2"]["size"] // max(1, caches["L2"]["sharing"])  # this core's share
+                    assert params["small.b_group_panels"] == (8 if l2 >= 2 << 20 else 0, "model")
                 _core.blocking_model(0)
                 assert _core.params()["sgemm.kc"][1] in ("path table", "hand config")
                 if not hand:  # the model's row panels and strips' walk from the table's (left as they are)
@@ -201,7 +203,8 @@ def clean_tuning():
     ("sgemm.kc", float("nan")), ("sgemm.kc", float("inf")), ("sgemm.nc", 1), ("sgemm.nc", 10 ** 9), ("sgemm.kc", 12.5),
     ("int8.kb", 3), ("int8.l2_bytes", 1 << 40), ("int8.l3_bytes", -1), ("small.gemv_max_m", 1000),
     ("small.gemv_pf_bytes", 100), ("small.tiny_max_macs", 1e12), ("small.dot_max_m", 2.5), ("threads.min_macs", 0),
-    ("small.direct_max_row_panels", 9), ("small.direct_max_row_panels", 1.5),
+    ("small.direct_max_row_panels", 9), ("small.direct_max_row_panels", 1.5), ("small.b_group_panels", 65),
+    ("small.b_group_panels", 2.5), ("small.b_group_panels", -1),
     ("small.ta_strips_min_walk", -1), ("small.ta_strips_min_walk", 1e300), ("nonsense", 1), ("sgemm.kc", "512"), ("sgemm.kc", None), ("sgemm.kc", True), ("sgemm.kc", 10 ** 400),
 ])
 def test_override_rejected(clean_tuning, name, value):
@@ -323,7 +326,7 @@ def _odd_tuning(arch):
     params.update({"int8.kb": 64, "int8.l2_bytes": 16384, "int8.l3_bytes": 65536, "small.gemv_pf_bytes": 512,
                    "small.gemv_max_m": 4, "small.dot_max_m": 4, "small.tiny_max_macs": 8.0 ** 3,
                    "small.direct_b_max_macs": 16.0 ** 3, "small.direct_max_row_panels": 8,
-                   "small.ta_strips_min_walk": 4096.0, "threads.min_macs": 4096})
+                   "small.ta_strips_min_walk": 4096.0, "small.b_group_panels": 3, "threads.min_macs": 4096})
     return params
 
 
