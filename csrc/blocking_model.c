@@ -144,13 +144,13 @@ int gk_model_direct_row_panels(const gk_cache_info_t *ci, int table_panels) {
 
 /* Few rows of C packed (one block of MC rows a thread, B not shared): B packed eight NR panels at a time by the
  * macro-kernel into one reused buffer (csrc/gemm_real.c) where this core's L2 share is 2 MiB or more, B's whole block
- * first elsewhere (0: the wide blocks measured on Zen 4, L2 1 MiB). Emerald Rapids (Xeon family 6 model 207, L2 2 MiB
- * 16-way), 1 thread, both ways in one process, 11 rounds alternated, groups / whole block (min, median): float32 128 x
- * 4096^2 1.10 / 1.07, 96 x 8192 x 2048 1.13 / 1.16, 64 x 4096^2 1.78 / 1.04; float64 128 x 4096^2 1.10 / 1.13, 64 x
- * 4096^2 1.15 / 1.15. -1 when L2 is unknown. */
-int gk_model_b_group_panels(const gk_cache_info_t *ci, int table_group) {
+ * first elsewhere (0: the wide blocks measured on Zen 4, L2 1 MiB; groups not measured there). Emerald Rapids (Xeon
+ * family 6 model 207, L2 2 MiB 16-way), 1 thread, builds with groups / without in one process, 15 rounds alternated,
+ * best round / median: float32 128 x 4096^2 1.07-1.11 / 1.06-1.07, 96 x 8192 x 2048 1.16 / 1.11, 64 x 4096^2 1.13 /
+ * 1.02, 128 x 1024^2 1.06 / 1.06; float64 128 x 4096^2 1.08 / 0.97, 100 x 1024^2 1.06 / 1.10. -1 when L2 is unknown. */
+int gk_model_b_group_panels(const gk_cache_info_t *ci) {
     if (!ci || ci->l2.size <= 0) return -1;
-    return l2_share_2mib(ci) ? 8 : GK_MIN(table_group, 0);
+    return l2_share_2mib(ci) ? 8 : 0;
 }
 
 /* A transposed A in the plain loops is copied in strips first past a walk of 2 MiB of pages (512) per row block where

@@ -207,7 +207,7 @@ static void apply_model(effective_t *e, const gk_cache_info_t *ci) {
         c->small.ta_strips_min_walk = walk;
         e->source[P_TA_WALK] = SRC_MODEL;
     }
-    const int group = gk_model_b_group_panels(ci, c->small.b_group_panels);
+    const int group = gk_model_b_group_panels(ci);
     if (group >= 0) {
         c->small.b_group_panels = group;
         e->source[P_B_GROUP] = SRC_MODEL;

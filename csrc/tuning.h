@@ -30,7 +30,7 @@ int gk_model_int8_blocks(const gk_cache_info_t *ci, int mr, int nr, int elem, gk
 double gk_model_direct_b_macs(const gk_cache_info_t *ci);
 int gk_model_direct_row_panels(const gk_cache_info_t *ci, int table_panels);
 double gk_model_ta_strips_min_walk(const gk_cache_info_t *ci, double table_walk);
-int gk_model_b_group_panels(const gk_cache_info_t *ci, int table_group);
+int gk_model_b_group_panels(const gk_cache_info_t *ci);
 
 /* The configuration in use built from a registry entry: its hand-written or table values, the model's
  * blocking where it applies, then the accepted overrides of its kernel path. Never freed (a few hundred
