@@ -733,15 +733,21 @@ def test_multiple_cache_blocks(op, threads):
                 run_case(rng, op, "T", "N", M, N, K + 4, 1.0, 0.25 - 1j, pads=(0, 2, 0))
 
 
+def _small_paths_off(arch):
+    """Every small path's limits at 0 on kernel path `arch`: any product runs the packed driver."""
+    from gemmkit import _core
+    for name in ("tiny_max_macs", "tiny_direct_max_macs", "tiny_complex_max_macs", "plain_max_macs",
+                 "direct_max_macs", "direct_b_max_macs", "gemv_max_m", "gemv_max_n", "dot_max_m"):
+        assert _core.tuning_set(arch, "small." + name, 0) is None
+
+
 @pytest.fixture
 def packed_everywhere():
     """Every small path's limits at 0 on every path, so any product runs the packed driver; restored after."""
     from gemmkit import _core, _tune
     _core.tuning_clear()
     for arch in gemmkit.available_archs():
-        for name in ("tiny_max_macs", "tiny_direct_max_macs", "tiny_complex_max_macs", "plain_max_macs",
-                     "direct_max_macs", "direct_b_max_macs", "gemv_max_m", "gemv_max_n", "dot_max_m"):
-            assert _core.tuning_set(arch, "small." + name, 0) is None
+        _small_paths_off(arch)
     yield
     _core.tuning_clear()
     _tune.load(warn=False)
@@ -806,9 +812,8 @@ def test_few_rows_b_packed_in_groups(op, threads):
                 M = min(3 * k["MR"] + 5, k["KC"] // 2)
                 for n, group in enumerate((1, 3, 8, 0)):
                     _core.tuning_clear()  # the packed driver for every shape (no small path), this group
-                    for name in ("tiny_max_macs", "tiny_direct_max_macs", "plain_max_macs", "direct_max_macs",
-                                 "direct_b_max_macs", "gemv_max_m", "gemv_max_n", "dot_max_m", "b_group_panels"):
-                        assert _core.tuning_set(arch, "small." + name, group if name == "b_group_panels" else 0) is None
+                    _small_paths_off(arch)
+                    assert _core.tuning_set(arch, "small.b_group_panels", group) is None
                     t = ("NN", "TN", "NT", "TT")[n]
                     N = (group or 2) * k["NR"] * 2 + k["NR"] + 5
                     run_case(rng, op, t[0], t[1], M, N, 2 * 256 + 37, 1.0 if n % 2 else -0.5,
