@@ -577,6 +577,18 @@ def test_plain_products_past_the_tiny_limits(op, threads):
 
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("op", ["sgemm", "dgemm"])
+def test_plain_products_columns_outer(op, threads):
+    """Plain products whose B is past 32 KiB but within 256 KiB, sums of 64-128 terms and more than seven chunks: the
+    AVX-512 plain loops run each group of four chunks down all the row blocks before the next group (a last group masked,
+    then the chunks left, a half chunk or the dot path's tail columns), elsewhere as other plain products; every path,
+    alpha / beta, beta 0 over NaN, padded operands."""
+    shapes = {"sgemm": ((50, 200, 100), (37, 150, 64), (7, 250, 128), (61, 129, 96), (13, 1000, 64)),
+              "dgemm": ((29, 61, 70), (45, 90, 128), (100, 100, 100), (6, 300, 100), (71, 65, 127))}[op]
+    run_plain_shapes(op, threads, 83, shapes)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("op", ["sgemm", "dgemm"])
 def test_plain_products_dot_tail(op, threads):
     """A last chunk of at most 4 columns after an even number of whole ones (AVX-512 float32 36, 66, 100, 129 columns;
     float64 17, 34, 50, 100): the AVX-512 plain loops run those columns by the dot path, B's columns copied
