@@ -152,15 +152,17 @@ static void PL_FN(_dot_tail)(int64_t M, int64_t n, int64_t K, T alpha, const T *
 #if PL_R4MAX
 /* Whether the groups of four chunks run one at a time down all the row blocks (its K x 4 VL strip of B staying in L1
  * while A's rows stream, the order of BLIS's loops) rather than every group along each row block (all of B read again
- * by each): where B is past a 32 KiB L1 but within 256 KiB, a strip within 32 KiB and sums of 64 terms or more.
+ * by each): for a plain A (csa 1) and more than one group, where B is past a 32 KiB L1 but within 256 KiB, a strip
+ * within 32 KiB and sums of 64 terms or more.
  * Emerald Rapids, 1 thread, rows -> columns outer, paired rounds of one build: float64 stacks 20 x 100^3 1.05-1.14, 50 x
  * 80^3 1.04-1.07, 20 x 96^3 1.05-1.07, 100 x 500 x 64 1.07-1.08, 200 x 120 x 100 1.05; float32 100 x 300 x 100
  * 1.03-1.08, 100 x 1000 x 64 1.13. Past the bounds they lost: strips over 32 KiB (float64 64 x 256 x 256 0.97-0.98,
  * float32 200^3 0.98), 32-48 terms (300 x 1000 x 32 / 48 0.95-0.96, a call per block for a short sum), B of 512 KiB
  * (float32 100 x 2000 x 64 0.94). */
-static inline int PL_FN(_columns_outer)(int64_t N, int64_t K) {
+static inline int PL_FN(_columns_outer)(int64_t N, int64_t K, int64_t csa) {
     const int64_t b_bytes = K * N * (int64_t)sizeof(T), strip_bytes = K * 4 * VL * (int64_t)sizeof(T);
-    return K >= 64 && b_bytes > 32 * 1024 && b_bytes <= 256 * 1024 && strip_bytes <= 32 * 1024;
+    return csa == 1 && N > 7 * VL && K >= 64 && b_bytes > 32 * 1024 && b_bytes <= 256 * 1024 &&
+           strip_bytes <= 32 * 1024;
 }
 #endif
 
@@ -198,7 +200,7 @@ static void PL_FN(_strided)(int64_t M, int64_t N, int64_t K, T alpha, const T *A
 #else
     static const masked_fn fns4[PL_R4MAX + 1] = {NULL, PL_TABLE6(masked, 4)};
     static const masked_fn groups4[PL_R4MAX + 1] = {NULL, PL_TABLE6(groups, 4)};
-    if (N > 7 * VL && csa == 1 && PL_FN(_columns_outer)(N, K)) { /* a group's strip of B down all the row blocks */
+    if (PL_FN(_columns_outer)(N, K, csa)) { /* a group's strip of B down all the row blocks */
         const int64_t blocks = (M + PL_R4MAX - 1) / PL_R4MAX;
         do {
             for (int64_t bi = 0; bi < blocks; bi++) {
@@ -207,7 +209,6 @@ static void PL_FN(_strided)(int64_t M, int64_t N, int64_t K, T alpha, const T *A
             }
             j0 += 4 * VL;
         } while (N - j0 > 3 * VL);
-        if (j0 > N) j0 = N;
     } else if (N > 3 * VL) { /* groups of four chunks while more than three are left (the last one's tail masked) */
         const int64_t blocks = (M + PL_R4MAX - 1) / PL_R4MAX;
         for (int64_t bi = 0; bi < blocks; bi++) {
