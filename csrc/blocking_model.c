@@ -142,15 +142,25 @@ int gk_model_direct_row_panels(const gk_cache_info_t *ci, int table_panels) {
     return l2_share_2mib(ci) ? table_panels : 1;
 }
 
-/* Few rows of C packed (one block of MC rows a thread, B not shared): B packed eight NR panels at a time by the
+/* Few rows of C packed (one block of MC rows a thread, B not shared): B packed a group of NR panels at a time by the
  * macro-kernel into one reused buffer (csrc/gemm_real.c) where this core's L2 share is 2 MiB or more, B's whole block
- * first elsewhere (0: the wide blocks measured on Zen 4, L2 1 MiB; groups not measured there). Emerald Rapids (Xeon
- * family 6 model 207, L2 2 MiB 16-way), 1 thread, builds with groups / without in one process, 15 rounds alternated,
- * best round / median: float32 128 x 4096^2 1.07-1.11 / 1.06-1.07, 96 x 8192 x 2048 1.16 / 1.11, 64 x 4096^2 1.13 /
- * 1.02, 128 x 1024^2 1.06 / 1.06; float64 128 x 4096^2 1.08 / 0.97, 100 x 1024^2 1.06 / 1.10. -1 when L2 is unknown. */
-int gk_model_b_group_panels(const gk_cache_info_t *ci) {
-    if (!ci || ci->l2.size <= 0) return -1;
-    return l2_share_2mib(ci) ? 8 : 0;
+ * first elsewhere (0: the wide blocks measured on Zen 4, L2 1 MiB; groups not measured there). A group is
+ * GK_MODEL_B_GROUP_BYTES of each B row, in panels of panel_row_bytes (a panel's row: NR values of the kernel; the
+ * float and double kernels of one path have the same: 128 bytes on AVX-512, 64 on AVX2 and the generic path, 48 on
+ * NEON). Emerald Rapids (Xeon family 6 model 207, L2 2 MiB 16-way), 1 thread, builds with groups / without in one
+ * process, 15 rounds alternated, best round / median (AVX-512, groups of 8 panels): float32 128 x 4096^2 1.07-1.11 /
+ * 1.06-1.07, 96 x 8192 x 2048 1.16 / 1.11, 64 x 4096^2 1.13 / 1.02, 128 x 1024^2 1.06 / 1.06; float64 128 x 4096^2
+ * 1.08 / 0.97, 100 x 1024^2 1.06 / 1.10. The group by bytes, the same VM, one process, 11 rounds alternated, median of
+ * the per-round ratios, groups of 1 KiB / 512 bytes (AVX2: 16 / 8 panels): float32 64 x 4096^2 1.13, 128 x 4096^2
+ * 1.05, 200 x 4096^2 1.12, 32 x 4096^2 1.21, 96 x 8192 x 2048 1.05, 128 x 1024^2 1.05; float64 64 x 4096^2 1.12,
+ * 128 x 4096^2 1.09, 24 x 4096^2 1.27, 100 x 2048^2 1.07, 128 x 1024^2 1.02; 2 threads float32 128 x 4096^2 1.06,
+ * float64 64 x 4096^2 1.15 (MKL's AVX2 code 1.03-1.22x ahead before, level to 1.11 after); 2 KiB / 4 KiB: float32 64
+ * x 4096^2 1.11 / 1.04, float64 1.12 / 1.05. AVX-512, 1 KiB / 2 KiB / 4 KiB (8 / 16 / 32 panels): float32 64 x 4096^2
+ * 1.00 / 0.96 / 0.98, 128 x 4096^2 1.00 / 1.01 / 0.98, float64 64 x 4096^2 1.00 / 0.98 / 0.93. -1 when L2 is
+ * unknown. */
+int gk_model_b_group_panels(const gk_cache_info_t *ci, int panel_row_bytes) {
+    if (!ci || ci->l2.size <= 0 || panel_row_bytes <= 0) return -1;
+    return l2_share_2mib(ci) ? GK_MAX(1, GK_MIN(GK_TUNE_B_GROUP_MAX, GK_MODEL_B_GROUP_BYTES / panel_row_bytes)) : 0;
 }
 
 /* A transposed A in the plain loops is copied in strips first past a walk of 2 MiB of pages (512) per row block where

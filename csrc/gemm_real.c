@@ -143,7 +143,7 @@ static void real_macro(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t jc, i
  * M = 64 0.86 -> 0.96, 128 0.91 -> 0.94, 256 0.94 -> 0.92 (past KC / 2 = 128). */
 /* Where the configuration packs B in groups (small.b_group_panels, csrc/blocking_model.c) and each thread's rows are
  * one block it packs B for alone, B is never a block: the macro-kernel packs the group just before its row panels
- * (gk_loops_t.b_group), reading B's rows in pieces of group * NR elements (8 panels: 1 KiB) into a buffer the
+ * (gk_loops_t.b_group), reading B's rows in pieces of group * NR elements (the model's: 1 KiB) into a buffer the
  * stores find in L2. A C harness on Emerald Rapids, a 4096^2 float32 B from memory: 128 columns at a time into a
  * reused 128 KiB buffer 11.6 GB/s (a plain read's rate), into 4 MiB blocks 8.2, one panel at a time 5.1. The k block
  * is then at most GK_B_GROUP_KC: float32 128 x 4096^2 with groups of 8, k blocks 256 / 512 (the model's) 1.10 / 0.96

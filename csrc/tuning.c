@@ -108,7 +108,7 @@ static int valid_value(const gk_config_t *c, int p, double v) {
     case P_DOT_M: return is_integer(v) && v <= 32;
     case P_ROW_PANELS: return is_integer(v) && v <= 8;
     case P_TA_WALK: return v <= 1099511627776.0; /* 1 TiB: never */
-    case P_B_GROUP: return is_integer(v) && v <= 64;
+    case P_B_GROUP: return is_integer(v) && v <= GK_TUNE_B_GROUP_MAX;
     case P_THREAD_MACS: return v >= 4096.0 && v <= 1073741824.0;
     default: return 0;
     }
@@ -207,7 +207,8 @@ static void apply_model(effective_t *e, const gk_cache_info_t *ci) {
         c->small.ta_strips_min_walk = walk;
         e->source[P_TA_WALK] = SRC_MODEL;
     }
-    const int group = gk_model_b_group_panels(ci);
+    const gk_real_kernel_t *sk = type_kernel(c, 0); /* a panel row: the float kernel's NR values (double's alike) */
+    const int group = sk ? gk_model_b_group_panels(ci, sk->nr * sk->elem) : -1;
     if (group >= 0) {
         c->small.b_group_panels = group;
         e->source[P_B_GROUP] = SRC_MODEL;

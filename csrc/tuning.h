@@ -24,13 +24,15 @@ const gk_cache_info_t *gk_cache_info(void);
 #define GK_MODEL_B_BLOCK_MAX ((int64_t)4 << 20)
 #define GK_MODEL_KC_MIN_BYTES 2048 /* a k block at least this many bytes of an A row (blocking_model.c) */
 #define GK_MODEL_INT8_KB 4096     /* int8 k block of the model (blocking_model.c), at most GK_TUNE_KB_MAX */
+#define GK_TUNE_B_GROUP_MAX 64    /* small.b_group_panels, whatever its source */
+#define GK_MODEL_B_GROUP_BYTES 1024 /* the model's group of B panels: this many bytes of each B row (blocking_model.c) */
 
 int gk_model_blocks(const gk_cache_info_t *ci, int mr, int nr, int elem, int complex_native, gk_blocks_t *out);
 int gk_model_int8_blocks(const gk_cache_info_t *ci, int mr, int nr, int elem, gk_int8_blocks_t *io);
 double gk_model_direct_b_macs(const gk_cache_info_t *ci);
 int gk_model_direct_row_panels(const gk_cache_info_t *ci, int table_panels);
 double gk_model_ta_strips_min_walk(const gk_cache_info_t *ci, double table_walk);
-int gk_model_b_group_panels(const gk_cache_info_t *ci);
+int gk_model_b_group_panels(const gk_cache_info_t *ci, int panel_row_bytes);
 
 /* The configuration in use built from a registry entry: its hand-written or table values, the model's
  * blocking where it applies, then the accepted overrides of its kernel path. Never freed (a few hundred

@@ -812,7 +812,7 @@ def test_few_rows_wide_b_blocks(op, threads):
 def test_few_rows_b_packed_in_groups(op, threads):
     """Few rows of C, each thread's one block of rows: the macro-kernel packs B a group of small.b_group_panels
     panels at a time into the front of its buffer, in k blocks of at most 256 (csrc/gemm_real.c few_rows_blocks).
-    Groups of 1, 3 and 8 panels and none, on every path, every transpose, 1 and 2 threads: N past a whole number of
+    Groups of 1, 3, 8 and 16 panels (the model's 1 KiB of a row on AVX-512 and AVX2) and none, on every path, every transpose, 1 and 2 threads: N past a whole number of
     groups with an edge panel, K past two k blocks (near-equal ones), M of full tiles and an edge, alpha / beta,
     beta 0 over NaN; against a float64 reference."""
     from gemmkit import _core, _tune
@@ -822,11 +822,11 @@ def test_few_rows_b_packed_in_groups(op, threads):
             with kernel_path(arch, threads):
                 k = gemmkit.show_config(print_out=False)[op]
                 M = min(3 * k["MR"] + 5, k["KC"] // 2)
-                for n, group in enumerate((1, 3, 8, 0)):
+                for n, group in enumerate((1, 3, 8, 16, 0)):
                     _core.tuning_clear()  # the packed driver for every shape (no small path), this group
                     _small_paths_off(arch)
                     assert _core.tuning_set(arch, "small.b_group_panels", group) is None
-                    t = ("NN", "TN", "NT", "TT")[n]
+                    t = ("NN", "TN", "NT", "TT", "TN")[n]
                     N = (group or 2) * k["NR"] * 2 + k["NR"] + 5
                     run_case(rng, op, t[0], t[1], M, N, 2 * 256 + 37, 1.0 if n % 2 else -0.5,
                              0.0 if n < 2 else 0.75, pads=(n % 2, 1, 0), c_nan=n == 0)

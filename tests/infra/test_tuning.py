@@ -173,7 +173,8 @@ def test_model_applies_where_no_hand_config():
                     assert (s["MC"], s["KC"]) == _core.model_blocks(caches, s["MR"], s["NR"], 4)[:2]
                     assert params["small.direct_max_row_panels"][1] == "model"
                     l2 = caches["L2"]["size"] // max(1, caches["L2"]["sharing"])  # this core's share
-                    assert params["small.b_group_panels"] == (8 if l2 >= 2 << 20 else 0, "model")
+                    group = 1024 // (s["NR"] * 4)  # panels of 1 KiB of B's rows: AVX-512 8, AVX2 16
+                    assert params["small.b_group_panels"] == (group if l2 >= 2 << 20 else 0, "model")
                 _core.blocking_model(0)
                 assert _core.params()["sgemm.kc"][1] in ("path table", "hand config")
                 if not hand:  # the model's row panels and strips' walk from the table's (left as they are)
