@@ -812,9 +812,9 @@ def test_few_rows_wide_b_blocks(op, threads):
 def test_few_rows_b_packed_in_groups(op, threads):
     """Few rows of C, each thread's one block of rows: the macro-kernel packs B a group of small.b_group_panels
     panels at a time into the front of its buffer, in k blocks of at most 256 (csrc/gemm_real.c few_rows_blocks).
-    Groups of 1, 3, 8 and 16 panels (the model's 1 KiB of a row on AVX-512 and AVX2) and none, on every path, every transpose, 1 and 2 threads: N past a whole number of
-    groups with an edge panel, K past two k blocks (near-equal ones), M of full tiles and an edge, alpha / beta,
-    beta 0 over NaN; against a float64 reference."""
+    Groups of 1, 3, 8 and 16 panels (the model's 1 KiB of a row: 8 on AVX-512, 16 on AVX2) and none, on every path,
+    every transpose, 1 and 2 threads: N past a whole number of groups with an edge panel, K past two k blocks
+    (near-equal ones), M of full tiles and an edge, alpha / beta, beta 0 over NaN; against a float64 reference."""
     from gemmkit import _core, _tune
     rng = np.random.default_rng(17)
     try:
