@@ -99,6 +99,14 @@ PL_MASKED(7, 1) PL_MASKED(8, 1) PL_MASKED(7, 2) PL_MASKED(8, 2)
 #if PL_R4MAX /* four chunks at a time while more than three are left: the groups of two never more than one */
 PL_ROWS6(PL_MASKED, 4)
 PL_ROWS6(PL_GROUPS, 4)
+/* Three chunks left: one group of three in blocks of PL_RMAX rows (24 sums), not two chunks and then one, whose pass
+ * spent a broadcast of A on each FMA and read A again (Emerald Rapids, 1 thread, paired rounds, two and one -> three:
+ * float32 stacks 50 x 48^3 1.26, 100 x 40^3 1.12, 20 x 112^3 1.11, 3000 x 40 x 1000 1.13, 1000 x 48 x 300 1.22, 5 x
+ * 40 x 20000 1.53; float64 100 x 24^3 1.16, 50 x 56^3 1.07, 2000 x 24 x 500 1.34). */
+PL_ROWS6(PL_MASKED, 3)
+#if PL_RMAX == 8
+PL_MASKED(7, 3) PL_MASKED(8, 3)
+#endif
 #else
 PL_ROWS6(PL_GROUPS, 2)
 #if PL_RMAX == 8
@@ -167,8 +175,8 @@ static inline int PL_FN(_columns_outer)(int64_t N, int64_t K, int64_t csa) {
 #endif
 
 /* The whole product by column groups: with PL_R4MAX, four chunks at a time while more than three are left, in rows
- * of ceil(M / PL_R4MAX) near-equal blocks (24 sums, one broadcast of A per four FMAs); then two chunks, one, or a
- * half, in ceil(M / PL_RMAX) near-equal blocks (20 rows by 8: 6 7 7, not 8 8 4, whose 4-row block waits on the FMA
+ * of ceil(M / PL_R4MAX) near-equal blocks (24 sums, one broadcast of A per four FMAs); then (with PL_R4MAX) three
+ * chunks, or two, one, or a half, in ceil(M / PL_RMAX) near-equal blocks (20 rows by 8: 6 7 7, not 8 8 4, whose 4-row block waits on the FMA
  * latency; 8-row blocks ran 2-4 % faster than 6-row ones on Zen 4 at 65^3-200^3 for two zmm chunks: fewer passes over
  * B). */
 static void PL_FN(_strided)(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t lda, int64_t csa,
@@ -198,6 +206,7 @@ static void PL_FN(_strided)(int64_t M, int64_t N, int64_t K, T alpha, const T *A
 #if !PL_R4MAX
     static const masked_fn groups2[PL_RMAX + 1] = {NULL, PL_TABLE(groups, 2)};
 #else
+    static const masked_fn fns3[PL_RMAX + 1] = {NULL, PL_TABLE(masked, 3)};
     static const masked_fn fns4[PL_R4MAX + 1] = {NULL, PL_TABLE6(masked, 4)};
     static const masked_fn groups4[PL_R4MAX + 1] = {NULL, PL_TABLE6(groups, 4)};
     if (PL_FN(_columns_outer)(N, K, csa)) { /* a group's strip of B down all the row blocks */
@@ -238,7 +247,7 @@ static void PL_FN(_strided)(int64_t M, int64_t N, int64_t K, T alpha, const T *A
 #if !PL_R4MAX
             const masked_fn fn = left > 3 * VL ? groups2[rows] : fns[PL_CHUNKS(left)][rows];
 #else
-            const masked_fn fn = fns[PL_CHUNKS(left)][rows];
+            const masked_fn fn = left > 2 * VL ? fns3[rows] : fns[PL_CHUNKS(left)][rows];
 #endif
             j += fn(left, K, alpha, A + i0 * lda, lda, csa, B + j, ldb, beta, C + i0 * ldc + j, ldc);
         }

@@ -533,13 +533,14 @@ def test_tiny_products_every_row_remainder(op):
 def test_tiny_ragged_columns(op):
     """Plain A and B whose N is not a whole number of vectors (the AVX-512 tiny path's masked loops read B in
     place and store C under a mask): every N up to four chunks and a bit past them, and past eight (groups of
-    four chunks, then two, one or a half), row counts that make blocks of 1-8 rows (1-6 for four chunks), K from
-    1, alpha / beta (beta 0 over NaN), padded operands whose pads must stay untouched (a mask one lane too wide
-    writes C's pad or reads B's NaN pad into the result), on every path."""
+    four chunks, then three, two, one or a half: 6 chunks + 5 and 7 chunks leave a group of three), row counts
+    that make blocks of 1-8 rows (1-6 for four chunks), K from 1, alpha / beta (beta 0 over NaN), padded operands
+    whose pads must stay untouched (a mask one lane too wide writes C's pad or reads B's NaN pad into the result),
+    on every path."""
     rng = np.random.default_rng(17)
     chunk = 16 if op == "sgemm" else 8
-    widths = list(range(1, 4 * chunk + 4)) + [5 * chunk, 6 * chunk - 1, 7 * chunk + 3, 8 * chunk, 8 * chunk + 1,
-                                              9 * chunk + chunk // 2]
+    widths = list(range(1, 4 * chunk + 4)) + [5 * chunk, 6 * chunk - 1, 6 * chunk + 5, 7 * chunk, 7 * chunk + 3,
+                                              8 * chunk, 8 * chunk + 1, 9 * chunk + chunk // 2]
     for arch in gemmkit.available_archs():
         with kernel_path(arch, 1):
             for N in widths:
@@ -566,8 +567,8 @@ def run_plain_shapes(op, threads, seed, shapes, ta="N", tb="N"):
 @pytest.mark.parametrize("op", ["sgemm", "dgemm"])
 def test_plain_products_past_the_tiny_limits(op, threads):
     """Plain A x plain B past the tiny path's limits and up to small.plain_max_macs (200^3, Zen 4 320^3): the kernel's `plain`
-    loops (nothing packed; AVX-512: zmm quads in row blocks of <= 6, then pairs, a zmm or a masked ymm last chunk in
-    row blocks of <= 8; AVX2: ymm pairs in row blocks of <= 6, looped over the columns in one call, then one ymm),
+    loops (nothing packed; AVX-512: zmm quads in row blocks of <= 6, then a triple, a pair, a zmm or a masked ymm last
+    chunk in row blocks of <= 8; AVX2: ymm pairs in row blocks of <= 6, looped over the columns in one call, then one ymm),
     elsewhere and past one thread's worth the packed driver: every class of
     column edge, alpha / beta, beta 0 over NaN, padded operands, every path."""
     run_plain_shapes(op, threads, 23, ((65, 65, 65), (100, 100, 100), (72, 40, 130), (7, 200, 33), (130, 9, 70),
