@@ -3,13 +3,14 @@
 /* The including header defines T, VL, PLAIN_FN (the gk_plain_fn's name; its helpers' prefix) and the ISA's operations
  * on a vector of VL values (PL_V) and a chunk's lane mask (PL_M): PL_MASK(n) (the first n lanes; n >= VL: all),
  * PL_ZERO(), PL_LOADU(p), PL_MASKZ_LOADU(m, p), PL_STOREU(p, v), PL_MASK_STOREU(p, m, v), PL_SET1(x), PL_FMADD(a, b,
- * c), PL_MUL(a, b); PL_RMAX (rows of a block of one or two chunks: 8 or 6), PL_R4MAX (rows of a block of four chunks;
+ * c), PL_MUL(a, b); PL_RMAX (rows of a block of one to three chunks: 8 or 6), PL_R4MAX (rows of a block of four chunks;
  * 0: no such blocks), PL_HALF (1: it defined PLAIN_FN##_masked_<R>x0, R = 1..PL_RMAX, for a last chunk of at most
  * VL / 2 columns) and PL_WHOLE_LOADS (1: B's last chunk loaded whole in the k loop where the group's columns allow,
- * for an ISA whose masked loads cost more than plain ones: AVX2's maskload) and PL_NARROW_TRANSA (1: a transposed A's
- * narrow products run their row blocks in one call too; on zmm that lost, TN float32 3000 x 16 x 3 0.92 -> 0.73, where
- * ymm gained 0.61 -> 0.94). Optionally PL_DOT_TAIL: the kernel's dot path (a gk_dot_fn) for a last chunk of at most
- * 4 columns (below). */
+ * for an ISA whose masked loads cost more than plain ones: AVX2's maskload, and AVX-512's by a little: Emerald
+ * Rapids, float32, operands in L1, gemmkit_sgemm in a C loop, paired rounds: 32^3, 64^3, 100^3 1.02-1.04) and
+ * PL_NARROW_TRANSA (1: a transposed A's narrow products run their row blocks in one call too; on zmm that lost, TN
+ * float32 3000 x 16 x 3 0.92 -> 0.73, where ymm gained 0.61 -> 0.94). Optionally PL_DOT_TAIL: the kernel's dot path
+ * (a gk_dot_fn) for a last chunk of at most 4 columns (below). */
 #define PL_CAT_(a, b) a##b
 #define PL_CAT(a, b) PL_CAT_(a, b)
 #define PL_FN(name) PL_CAT(PLAIN_FN, name)

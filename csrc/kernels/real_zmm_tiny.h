@@ -96,7 +96,7 @@ ZT_MASKED_HALF(1) ZT_MASKED_HALF(2) ZT_MASKED_HALF(3) ZT_MASKED_HALF(4) ZT_MASKE
 #define PL_RMAX ZT_RMAX
 #define PL_R4MAX 6
 #define PL_HALF 1
-#define PL_WHOLE_LOADS 0
+#define PL_WHOLE_LOADS 1
 #define PL_NARROW_TRANSA 0
 #define PLAIN_FN ZT_CAT(TINY_FN, _plain)
 #include "real_plain_template.h"
