@@ -145,6 +145,7 @@ PL_ROW_BLOCKS_EXPANDED(PL_RMAX, 2)
 #endif
 #define PL_DOT_TAIL_KB 512
 #define PL_DOT_TAIL_MIN_K 32 /* float32 1000 x 20^3: 1.23-1.31 -> 0.91-0.94x np.matmul with sums of 20 terms */
+#define PL_DOT_TAIL_PAIR_MIN_K 64 /* after a pair of whole chunks (PL_FN(_strided)) */
 static void PL_FN(_dot_tail)(int64_t M, int64_t n, int64_t K, T alpha, const T *A, int64_t lda, const T *B,
                              int64_t ldb, T beta, T *C, int64_t ldc) {
     T bt[4 * PL_DOT_TAIL_KB]; /* n x kb: B's columns as rows (n <= 4, one column block of the dot path) */
@@ -186,8 +187,11 @@ static void PL_FN(_strided)(int64_t M, int64_t N, int64_t K, T alpha, const T *A
     /* Only where the tail is a chunk of its own, after an even number of whole chunks: after an odd number it is the
      * masked last chunk of a group of four or two, and the whole chunks left would run in narrower groups (Emerald
      * Rapids, float32, gemmkit.matmul / np.matmul, old / new: 100 x 52^3 1.08-1.27 -> 0.97-1.00, 200 x 64 x 20 x 64
-     * 0.96-1.15 -> 0.88-0.92). */
-    if (csa == 1 && N > VL && N % VL != 0 && N % VL <= 4 && N / VL % 2 == 0 && K >= PL_DOT_TAIL_MIN_K) {
+     * 0.96-1.15 -> 0.88-0.92). Where a pair of whole chunks is left before the tail (N / VL = 2 mod 4), sums of
+     * fewer than PL_DOT_TAIL_PAIR_MIN_K terms run pair and tail as one masked group of three (float32 stacks 100 x
+     * 36^3 1.13, float64 100 x 17 x 17 x 40 1.05, paired rounds; from 64 terms level, 128 and more lost 0.92-0.94). */
+    if (csa == 1 && N > VL && N % VL != 0 && N % VL <= 4 && N / VL % 2 == 0 && K >= PL_DOT_TAIL_MIN_K &&
+        (N / VL % 4 == 0 || K >= PL_DOT_TAIL_PAIR_MIN_K)) {
         const int64_t tail = N % VL;
         PL_FN(_strided)(M, N - tail, K, alpha, A, lda, 1, B, ldb, beta, C, ldc); /* whole chunks: no tail again */
         PL_FN(_dot_tail)(M, tail, K, alpha, A, lda, B + (N - tail), ldb, beta, C + (N - tail), ldc);

@@ -594,9 +594,11 @@ def test_plain_products_dot_tail(op, threads):
     """A last chunk of at most 4 columns after an even number of whole ones (AVX-512 float32 36, 66, 100, 129 columns;
     float64 17, 34, 50, 100): the AVX-512 plain loops run those columns by the dot path, B's columns copied
     transposed 512 terms at a time (K 513, 600, 1030, 1100: several copies, the later ones added to C); 31 terms stay in
-    the masked loops. Every path, alpha / beta, beta 0 over NaN."""
+    the masked loops, and so do 32-63 terms after a pair of whole chunks (float32 36 / 100 columns, float64 17 / 50:
+    one masked group of three). Every path, alpha / beta, beta 0 over NaN."""
     run_plain_shapes(op, threads, 71, ((13, 36, 513), (64, 100, 32), (5, 66, 1100), (40, 34, 600), (9, 17, 1030),
-                                       (33, 50, 31), (70, 129, 64), (3, 36, 700)))
+                                       (33, 50, 31), (70, 129, 64), (3, 36, 700), (40, 36, 48), (9, 17, 63),
+                                       (21, 100, 64), (17, 50, 40)))
 
 
 @pytest.mark.parametrize("threads", [1, 2])
