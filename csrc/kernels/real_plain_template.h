@@ -178,9 +178,9 @@ static inline int PL_FN(_columns_outer)(int64_t N, int64_t K, int64_t csa) {
 
 /* The whole product by column groups: with PL_R4MAX, four chunks at a time while more than three are left, in rows
  * of ceil(M / PL_R4MAX) near-equal blocks (24 sums, one broadcast of A per four FMAs); then (with PL_R4MAX) three
- * chunks, or two, one, or a half, in ceil(M / PL_RMAX) near-equal blocks (20 rows by 8: 6 7 7, not 8 8 4, whose 4-row block waits on the FMA
- * latency; 8-row blocks ran 2-4 % faster than 6-row ones on Zen 4 at 65^3-200^3 for two zmm chunks: fewer passes over
- * B). */
+ * chunks, or two, one, or a half, in ceil(M / PL_RMAX) near-equal blocks (20 rows by 8: 6 7 7, not 8 8 4, whose 4-row
+ * block waits on the FMA latency; 8-row blocks ran 2-4 % faster than 6-row ones on Zen 4 at 65^3-200^3 for two zmm
+ * chunks: fewer passes over B). */
 static void PL_FN(_strided)(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t lda, int64_t csa,
                             const T *B, int64_t ldb, T beta, T *C, int64_t ldc) {
 #if defined(PL_DOT_TAIL)
@@ -189,7 +189,7 @@ static void PL_FN(_strided)(int64_t M, int64_t N, int64_t K, T alpha, const T *A
      * Rapids, float32, gemmkit.matmul / np.matmul, old / new: 100 x 52^3 1.08-1.27 -> 0.97-1.00, 200 x 64 x 20 x 64
      * 0.96-1.15 -> 0.88-0.92). Where a pair of whole chunks is left before the tail (N / VL = 2 mod 4), sums of
      * fewer than PL_DOT_TAIL_PAIR_MIN_K terms run pair and tail as one masked group of three (float32 stacks 100 x
-     * 36^3 1.13, float64 100 x 17 x 17 x 40 1.05, paired rounds; from 64 terms level, 128 and more lost 0.92-0.94). */
+     * 36^3 1.13, float64 100 x 17 x 17 x 40 1.05, paired rounds; at 64 terms level, at 100-500 lost 0.92-0.94). */
     if (csa == 1 && N > VL && N % VL != 0 && N % VL <= 4 && N / VL % 2 == 0 && K >= PL_DOT_TAIL_MIN_K &&
         (N / VL % 4 == 0 || K >= PL_DOT_TAIL_PAIR_MIN_K)) {
         const int64_t tail = N % VL;

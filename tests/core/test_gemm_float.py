@@ -567,10 +567,10 @@ def run_plain_shapes(op, threads, seed, shapes, ta="N", tb="N"):
 @pytest.mark.parametrize("op", ["sgemm", "dgemm"])
 def test_plain_products_past_the_tiny_limits(op, threads):
     """Plain A x plain B past the tiny path's limits and up to small.plain_max_macs (200^3, Zen 4 320^3): the kernel's `plain`
-    loops (nothing packed; AVX-512: zmm quads in row blocks of <= 6, then a triple, a pair, a zmm or a masked ymm last
-    chunk in row blocks of <= 8; AVX2: ymm pairs in row blocks of <= 6, looped over the columns in one call, then one ymm),
-    elsewhere and past one thread's worth the packed driver: every class of
-    column edge, alpha / beta, beta 0 over NaN, padded operands, every path."""
+    loops (nothing packed; AVX-512: zmm quads in row blocks of <= 6, then a triple, a pair, a zmm or a masked ymm
+    last chunk in row blocks of <= 8; AVX2: ymm pairs in row blocks of <= 6, looped over the columns in one call, then
+    one ymm), elsewhere and past one thread's worth the packed driver: every class of column edge, alpha / beta, beta 0
+    over NaN, padded operands, every path."""
     run_plain_shapes(op, threads, 23, ((65, 65, 65), (100, 100, 100), (72, 40, 130), (7, 200, 33), (130, 9, 70),
                                        (3, 71, 80), (150, 104, 96), (97, 88, 111), (199, 201, 199), (257, 263, 250),
                                        (70, 700, 600)))
