@@ -3,14 +3,14 @@
 /* The including header defines T, VL, PLAIN_FN (the gk_plain_fn's name; its helpers' prefix) and the ISA's operations
  * on a vector of VL values (PL_V) and a chunk's lane mask (PL_M): PL_MASK(n) (the first n lanes; n >= VL: all),
  * PL_ZERO(), PL_LOADU(p), PL_MASKZ_LOADU(m, p), PL_STOREU(p, v), PL_MASK_STOREU(p, m, v), PL_SET1(x), PL_FMADD(a, b,
- * c), PL_MUL(a, b); PL_RMAX (rows of a block of one to three chunks: 8 or 6), PL_R4MAX (rows of a block of four chunks;
- * 0: no such blocks), PL_HALF (1: it defined PLAIN_FN##_masked_<R>x0, R = 1..PL_RMAX, for a last chunk of at most
- * VL / 2 columns) and PL_WHOLE_LOADS (1: B's last chunk loaded whole in the k loop where the group's columns allow,
- * for an ISA whose masked loads cost more than plain ones: AVX2's maskload, and AVX-512's by a little: Emerald
- * Rapids, float32, operands in L1, gemmkit_sgemm in a C loop, paired rounds: 32^3, 64^3, 100^3 1.02-1.04) and
+ * c), PL_MUL(a, b); PL_RMAX (rows of a block of one or two chunks, or three with PL_R4MAX: 8 or 6), PL_R4MAX (rows of a
+ * block of four chunks; 0: no such blocks), PL_HALF (1: it defined PLAIN_FN##_masked_<R>x0, R = 1..PL_RMAX, for a last
+ * chunk of at most VL / 2 columns) and PL_WHOLE_LOADS (1: B's last chunk loaded whole in the k loop where the group's
+ * columns allow, for an ISA whose masked loads cost more than plain ones: AVX2's maskload, and AVX-512's by a little:
+ * Emerald Rapids, float32, operands in L1, gemmkit_sgemm in a C loop, paired rounds: 32^3, 64^3, 100^3 1.02-1.04) and
  * PL_NARROW_TRANSA (1: a transposed A's narrow products run their row blocks in one call too; on zmm that lost, TN
- * float32 3000 x 16 x 3 0.92 -> 0.73, where ymm gained 0.61 -> 0.94). Optionally PL_DOT_TAIL: the kernel's dot path
- * (a gk_dot_fn) for a last chunk of at most 4 columns (below). */
+ * float32 3000 x 16 x 3 0.92 -> 0.73, where ymm gained 0.61 -> 0.94). Optionally PL_DOT_TAIL: the kernel's dot path (a
+ * gk_dot_fn) for a last chunk of at most 4 columns (below). */
 #define PL_CAT_(a, b) a##b
 #define PL_CAT(a, b) PL_CAT_(a, b)
 #define PL_FN(name) PL_CAT(PLAIN_FN, name)
@@ -89,14 +89,15 @@ static GK_FORCEINLINE void PL_FN(_masked_block)(const int R, const int C, int64_
 #define PL_ROWS6(F, C) F(1, C) F(2, C) F(3, C) F(4, C) F(5, C) F(6, C)
 #define PL_TABLE6(F, C) PL_FN(_##F##_1x##C), PL_FN(_##F##_2x##C), PL_FN(_##F##_3x##C), PL_FN(_##F##_4x##C), \
                         PL_FN(_##F##_5x##C), PL_FN(_##F##_6x##C)
-PL_ROWS6(PL_MASKED, 1)
-PL_ROWS6(PL_MASKED, 2)
-#if PL_RMAX == 8
-PL_MASKED(7, 1) PL_MASKED(8, 1) PL_MASKED(7, 2) PL_MASKED(8, 2)
+#if PL_RMAX == 8 /* every row count of a block of one to three chunks: definitions, table */
+#define PL_ROWS(F, C) PL_ROWS6(F, C) F(7, C) F(8, C)
 #define PL_TABLE(F, C) PL_TABLE6(F, C), PL_FN(_##F##_7x##C), PL_FN(_##F##_8x##C)
 #else
+#define PL_ROWS(F, C) PL_ROWS6(F, C)
 #define PL_TABLE(F, C) PL_TABLE6(F, C)
 #endif
+PL_ROWS(PL_MASKED, 1)
+PL_ROWS(PL_MASKED, 2)
 #if PL_R4MAX /* four chunks at a time while more than three are left: the groups of two never more than one */
 PL_ROWS6(PL_MASKED, 4)
 PL_ROWS6(PL_GROUPS, 4)
@@ -104,15 +105,9 @@ PL_ROWS6(PL_GROUPS, 4)
  * spent a broadcast of A on each FMA and read A again (Emerald Rapids, 1 thread, paired rounds, two and one -> three:
  * float32 stacks 50 x 48^3 1.26, 100 x 40^3 1.12, 20 x 112^3 1.11, 3000 x 40 x 1000 1.13, 1000 x 48 x 300 1.22, 5 x
  * 40 x 20000 1.53; float64 100 x 24^3 1.16, 50 x 56^3 1.07, 2000 x 24 x 500 1.34). */
-PL_ROWS6(PL_MASKED, 3)
-#if PL_RMAX == 8
-PL_MASKED(7, 3) PL_MASKED(8, 3)
-#endif
+PL_ROWS(PL_MASKED, 3)
 #else
-PL_ROWS6(PL_GROUPS, 2)
-#if PL_RMAX == 8
-PL_GROUPS(7, 2) PL_GROUPS(8, 2)
-#endif
+PL_ROWS(PL_GROUPS, 2)
 #endif
 /* Narrow products (one group of one or two chunks a row block), M a multiple of R: every R-row block in one call, as
  * the groups above do for wide ones (Zen 4, 1 thread, gemmkit.matmul / np.matmul, a call per block -> one call: float32
@@ -273,6 +268,7 @@ static void PLAIN_FN(int64_t M, int64_t N, int64_t K, const void *alpha, const v
 #undef PL_ROW_BLOCKS
 #undef PL_ROW_BLOCKS_EXPANDED
 #undef PL_ROWS6
+#undef PL_ROWS
 #undef PL_V
 #undef PL_M
 #undef PL_MASK
