@@ -194,13 +194,13 @@ static void GK_YMM_CAT(TILE_FN, _sums_asm)(int64_t kc, const T *a, const T *b, T
 #define GK_YMM_C_ROWS(ROW, ARG) GK_YMM_C_ROWS_R(ROW, ARG, 6)
 #define GK_YMM_CSTORE(ST, ra, rb, addr)                                                              \
     ST X " %%ymm" #ra ", " addr "\n\t"                                                                \
-    ST X " %%ymm" #rb ", 32+" addr "\n\t"
+    ST X " %%ymm" #rb ", 32" addr "\n\t"
 #define GK_YMM_CMUL(ARG, ra, rb, addr)                                                               \
     "vmulp" X " %%ymm12, %%ymm" #ra ", %%ymm" #ra "\n\t"                                               \
     "vmulp" X " %%ymm12, %%ymm" #rb ", %%ymm" #rb "\n\t"
 #define GK_YMM_CBETA(ARG, ra, rb, addr)                                                              \
     "vfmadd231p" X " " addr ", %%ymm13, %%ymm" #ra "\n\t"                                             \
-    "vfmadd231p" X " 32+" addr ", %%ymm13, %%ymm" #rb "\n\t"
+    "vfmadd231p" X " 32" addr ", %%ymm13, %%ymm" #rb "\n\t"
 /* The sums stored into R rows ldc apart, two vectors each: straight into C where alpha is 1 and beta 0 (a
  * plain matmul), else into a buffer the caller scales; the _nt variants store past the caches (rows
  * 32-byte aligned; the caller fences). */
