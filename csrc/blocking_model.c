@@ -48,7 +48,14 @@ static int64_t a_block_ways(const gk_cache_level_t *l2, int64_t N2, int64_t b_by
  * (Zen 4 sgemm 12 x 32: kc 160) that C's traffic then slows: Zen 4, sgemm 1024^3, 1 thread, A blocks of
  * about the same bytes, kc 160 / 256 / 320 / 512: 100.6 / 103.3 / 104.5 / 106.5 GFLOP/s, dgemm kc 128 /
  * 256 / 512: 41 / 43.6 / 44.8 (the B micro-panel then streams from L2, which feeds it: Zen 2's and
- * Zen 5's hand configs had found k blocks of 512 floats too).
+ * Zen 5's hand configs had found k blocks of 512 floats too). For the AVX-512 tiles (a real kernel reading
+ * GK_MODEL_WIDE_B_STEP = 128 bytes of B a k step or more: 24 zmm accumulators, 1.5 KiB of C read and written per
+ * k block against 12 cycles a k step) at least GK_MODEL_WIDE_KC_MIN = 512 k steps, doubles too: Emerald Rapids,
+ * 1 thread, one process, 21 rounds alternated, median of the per-round ratios, dgemm 12 x 16 k blocks 256 (mc 252)
+ * -> 512 (mc 120, the quarter below): 512^3 1.03, 1024^3 1.01, 2048^3 1.05, 3000 x 1000 x 2000 1.03, 128 x 4096^2
+ * 1.02, 140 x 2048^2 1.07 (three earlier runs of 11-15 rounds: 1.01-1.06 at 512-2048); 384 and 768 measured
+ * between. The AVX2 6 x 16 / 6 x 8 tiles keep 2 KiB (doubles at 512 there: 0.97-1.00), and so do the native
+ * complex kernels (cgemm 1024 reals and zgemm 512-768: 0.90-1.01).
  * A third departure: the A block takes at most a quarter of the L2 ways (C_Ac <= W2 / 4). With k blocks of
  * 2 KiB the B micro-panel (32-64 KiB) streams from L2 beside A, with the lines the prefetchers bring and C's;
  * the paper's W2 - 1 - C_Bc ways measured slower on every core at hand, and a quarter is what the hand
@@ -71,6 +78,7 @@ int gk_model_blocks(const gk_cache_info_t *ci, int mr, int nr, int elem, int com
     int64_t kc = cbr * N1 * ci->l1.line / (nr * S);
     kc = GK_MAX((int64_t)8, kc / 8 * 8);
     kc = GK_MAX(kc, (int64_t)GK_MODEL_KC_MIN_BYTES / SA / 8 * 8);
+    if (!complex_native && nr * S >= GK_MODEL_WIDE_B_STEP) kc = GK_MAX(kc, (int64_t)GK_MODEL_WIDE_KC_MIN);
     kc = GK_MIN(kc, (int64_t)GK_TUNE_KC_MAX / kmul);
     /* L2: mc */
     const int64_t cac = a_block_ways(&l2, N2, nr * kc * S);

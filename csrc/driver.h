@@ -48,9 +48,9 @@ typedef struct {
 
 /* Runs the loops on L->threads threads; out of memory when a thread had no workspace. */
 gemmkit_status_t gk_loops_run(const gk_loops_t *L);
-/* The most columns one jc block of gk_loops_run takes for an .nc of NC (whole micro-panels): size per-block
- * buffers by it. */
-int64_t gk_loops_nc_max(int64_t NC, int nr);
+/* The most columns (rows) one jc (ic) block of gk_loops_run takes for an .nc (.mc) of `block` (whole micro-panels
+ * of `panel`): size per-block buffers by it. */
+int64_t gk_loops_block_max(int64_t block, int panel);
 
 /* `batch` independent products: with per_item > 1 threads worth one product, one after the other, each
  * item(ctx, i, 0) on all of them; else whole products spread over `spread` threads, item(ctx, i, 1). */

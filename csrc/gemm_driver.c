@@ -16,10 +16,14 @@ typedef struct {
  * ceil(MC / MR) * MR rows of buffer, so MC must be a multiple of MR for the buffer sized by it). */
 static int64_t loops_block_size(int64_t block, int panel) { return GK_MAX((int64_t)panel, block / panel * panel); }
 
-/* Columns of C one jc block may take: NC, or a last block up to a quarter longer taken whole (BLIS's maximum
- * block sizes do the same): N = 2048 with NC = 2040 packed all of A a second time for an 8-column sliver. */
-int64_t gk_loops_nc_max(int64_t NC, int nr) { return (NC + NC / 4 + nr - 1) / nr * nr; }
-static int64_t loops_nc_step(int64_t left, int64_t NC, int nr) { return left <= gk_loops_nc_max(NC, nr) ? left : NC; }
+/* Columns (rows) of C one jc (ic) block may take: NC (MC), or a last block up to a quarter longer taken whole
+ * (BLIS's maximum block sizes do the same): N = 2048 with NC = 2040 packed all of A a second time for an 8-column
+ * sliver; M = 128 with float64's MC = 120 packed all of B twice, the second time for 8 rows, and lost the few-row
+ * path (csrc/gemm_real.c), float64 128 x 4096^2 0.89 of MC 168's (Emerald Rapids, 1 thread). */
+int64_t gk_loops_block_max(int64_t block, int panel) { return (block + block / 4 + panel - 1) / panel * panel; }
+static int64_t loops_step(int64_t left, int64_t block, int panel) {
+    return left <= gk_loops_block_max(block, panel) ? left : block;
+}
 
 /* The loops over this thread's block of C. With a shared B, a thread without its workspace still packs its
  * share and meets every barrier (else the others would wait forever); it reports the failure at the end. */
@@ -27,16 +31,16 @@ static int loops_block(loops_job_t *job, gk_loop_thread_t *t) {
     const gk_loops_t *L = job->L;
     const int mr = L->mr, nr = L->nr, share = job->shared_b != NULL && t->nthreads > 1;
     const int64_t MC = loops_block_size(L->mc, mr), NC = loops_block_size(L->nc, nr), KC = L->kc, K = L->K;
-    t->mc_max = GK_MIN(MC, (t->m1 - t->m0 + mr - 1) / mr * mr);
-    t->nc_max = GK_MIN(gk_loops_nc_max(NC, nr), (t->n1 - t->n0 + nr - 1) / nr * nr);
+    t->mc_max = GK_MIN(gk_loops_block_max(MC, mr), (t->m1 - t->m0 + mr - 1) / mr * mr);
+    t->nc_max = GK_MIN(gk_loops_block_max(NC, nr), (t->n1 - t->n0 + nr - 1) / nr * nr);
     const int64_t kc_max = GK_MIN(KC, K);
     void *abuf = gk_thread_workspace(GK_WS_A, L->a_bytes(L->ctx, t->mc_max, kc_max));
     void *bbuf = share ? job->shared_b : gk_thread_workspace(GK_WS_B, L->b_bytes(L->ctx, t->nc_max, kc_max));
-    t->b_group = !share && L->b_group > 0 && t->m1 - t->m0 <= MC ? L->b_group : 0;
+    t->b_group = !share && L->b_group > 0 && t->m1 - t->m0 <= gk_loops_block_max(MC, mr) ? L->b_group : 0;
     const int ok = abuf != NULL && bbuf != NULL && L->thread_begin(L->ctx, t);
     if (!ok && !share) return -1;
     for (int64_t jc = t->n0, nc; jc < t->n1; jc += nc) {
-        nc = loops_nc_step(t->n1 - jc, NC, nr);
+        nc = loops_step(t->n1 - jc, NC, nr);
         for (int64_t pc = 0; pc < K; pc += KC) {
             const int64_t kc = GK_MIN(KC, K - pc);
             if (share) { /* each thread packs a share of the block's NR panels, then all wait for the block */
@@ -49,8 +53,8 @@ static int loops_block(loops_job_t *job, gk_loop_thread_t *t) {
             }
             if (ok) {
                 const void *bp = L->b_ready(L->ctx, t, pc, kc, jc, nc, bbuf);
-                for (int64_t ic = t->m0; ic < t->m1; ic += MC) {
-                    const int64_t mc = GK_MIN(MC, t->m1 - ic);
+                for (int64_t ic = t->m0, mc; ic < t->m1; ic += mc) {
+                    mc = loops_step(t->m1 - ic, MC, mr);
                     L->pack_a(L->ctx, t, ic, pc, mc, kc, abuf);
                     L->macro(L->ctx, t, ic, jc, pc, mc, nc, kc, abuf, bp, pc == 0, pc + kc >= K);
                 }
@@ -87,7 +91,7 @@ gemmkit_status_t gk_loops_run(const gk_loops_t *L) {
     gk_partition_2d(L->M, L->N, L->mr, L->nr, GK_MAX(1, L->threads), &job.tm, &job.tn);
     if (L->share_b && job.tm > 1 && job.tn == 1) {
         /* Row slices: one packed B block for all threads (less packing, one copy in L3). */
-        const int64_t nc = GK_MIN(gk_loops_nc_max(loops_block_size(L->nc, L->nr), L->nr), (L->N + L->nr - 1) / L->nr * L->nr);
+        const int64_t nc = GK_MIN(gk_loops_block_max(loops_block_size(L->nc, L->nr), L->nr), (L->N + L->nr - 1) / L->nr * L->nr);
         job.shared_b = gk_thread_workspace(GK_WS_B, L->b_bytes(L->ctx, nc, GK_MIN(L->kc, L->K)));
         if (!job.shared_b) return gemmkit_out_of_memory;
         gk_barrier_init(&job.barrier, job.tm);

@@ -251,7 +251,7 @@ static gemmkit_status_t int8_loops(int8_job_t *job, int threads) {
     if (job->K > k_chunk) job->packed_b = NULL; /* (never: weights are prepacked within one chunk) */
     int64_t MC, NC;
     int8_block_sizes(job, int8_packed_depth(job, GK_MIN(job->K, k_chunk)), job->K > k_chunk, &MC, &NC);
-    job->nc = gk_loops_nc_max(NC, kern->nr); /* the widest B block the loops hand over (column sums) */
+    job->nc = gk_loops_block_max(NC, kern->nr); /* the widest B block the loops hand over (column sums) */
     const gk_loops_t L = {
         .M = job->M, .N = job->N, .K = job->K, .mr = kern->mr, .nr = kern->nr, .mc = MC, .nc = NC, .kc = k_chunk,
         .threads = threads, .share_b = job->packed_b == NULL, .ctx = job,

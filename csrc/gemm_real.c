@@ -188,7 +188,7 @@ static int few_rows_blocks(const gk_real_problem_t *p, int threads, int64_t *nc,
     const int64_t n_cols = (p->N + (int64_t)tn * nr - 1) / ((int64_t)tn * nr) * nr;
     const int64_t wide = GK_MIN(GK_MAX(*nc, (int64_t)(32 << 10) / es / nr * nr), n_cols);
     const int64_t mr = p->kern->mr, rows = ((p->M + tm - 1) / tm + mr - 1) / mr * mr; /* a thread's, at most */
-    if (p->small->b_group_panels > 0 && !(tm > 1 && tn == 1) && rows <= p->blocks.mc / mr * mr) {
+    if (p->small->b_group_panels > 0 && !(tm > 1 && tn == 1) && rows <= gk_loops_block_max(p->blocks.mc / mr * mr, (int)mr)) {
         *nc = GK_MAX(*nc, wide);
         *kc = GK_MIN(*kc, (int64_t)GK_B_GROUP_KC);
         return p->small->b_group_panels;

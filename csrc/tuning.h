@@ -23,6 +23,8 @@ const gk_cache_info_t *gk_cache_info(void);
 #define GK_TUNE_BLOCK_BYTES_MAX ((int64_t)8 << 20)
 #define GK_MODEL_B_BLOCK_MAX ((int64_t)4 << 20)
 #define GK_MODEL_KC_MIN_BYTES 2048 /* a k block at least this many bytes of an A row (blocking_model.c) */
+#define GK_MODEL_WIDE_B_STEP 128   /* a real kernel reading this many bytes of B a k step or more (the AVX-512 tiles) */
+#define GK_MODEL_WIDE_KC_MIN 512   /* has k blocks of at least this many k steps */
 #define GK_MODEL_INT8_KB 4096     /* int8 k block of the model (blocking_model.c), at most GK_TUNE_KB_MAX */
 #define GK_TUNE_B_GROUP_MAX 64    /* small.b_group_panels, whatever its source */
 #define GK_MODEL_B_GROUP_BYTES 1024 /* the model's group of B panels: this many bytes of each B row (blocking_model.c) */

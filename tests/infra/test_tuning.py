@@ -40,6 +40,7 @@ APPLE_M1 = _h(128 * K, 8, 12 * M, 12, 0, 0, 1, line=128, l2_cores=4)  # Firestor
 # three departures). Bytes per way: B1 = L1 / W1, B2 = L2 share / W2, B3 = L3 share / W3 (share: size / cores
 # sharing it).
 #   kc = floor((W1 - 1) / (1 + mr S_A / (nr S))) * B1 / (nr S), down to a multiple of 8, at least 2048 / S_A
+#        (a real kernel reading nr S >= 128 bytes of B a k step, the AVX-512 tiles: at least 512)
 #   mc = min(W2 - 1 - ceil(nr kc S / B2), floor(W2 / 4)) * B2 / (kc S_A), down to a multiple of mr
 #   nc = max(W3 - 1 - ceil(mc kc S_A / B3), floor((W3 - 1) / 2)) * B3 (at most 4 MiB) / (kc S), down to nr
 # (S_A = S for real kernels, 2 S for a native complex one whose kc and nc are then reported doubled / real).
@@ -48,8 +49,9 @@ APPLE_M1 = _h(128 * K, 8, 12 * M, 12, 0, 0, 1, line=128, l2_cores=4)  # Firestor
 #   < 2048/4 = 512: kc = 512; B2 = 131072, ceil(32*512*4 / 131072) = 1, C_Ac = min(6, 2) = 2, mc =
 #   2*131072/2048 = 128 -> 120; L3 share 4 MiB, B3 = 262144, ceil(120*2048 / 262144) = 1, C_B3 = max(14, 7)
 #   = 14, nc = 3670016/2048 = 1792.
-# Zen 4, dgemm 12 x 16 (S 8): C_Br = floor(7 / 1.75) = 4, 4*4096/128 = 128 < 256: kc = 256; ceil(16*256*8 /
-#   131072) = 1, mc = 2*131072/2048 = 128 -> 120; ceil(120*2048 / 262144) = 1, C_B3 = 14, nc = 1792.
+# Zen 4, dgemm 12 x 16 (S 8): C_Br = floor(7 / 1.75) = 4, 4*4096/128 = 128 < 256, and nr S = 128: kc = 512;
+#   ceil(16*512*8 / 131072) = 1, mc = 2*131072/4096 = 64 -> 60; ceil(60*4096 / 262144) = 1, C_B3 = 14, nc =
+#   3670016/4096 = 896.
 # Zen 5, sgemm 12 x 32: B1 = 4096, C_Br = floor(11 / 1.375) = 8, 8*4096/128 = 256 < 512: kc = 512; B2 =
 #   65536, ceil(65536 / 65536) = 1, C_Ac = min(14, 4) = 4, mc = 4*65536/2048 = 128 -> 120; B3 = 262144,
 #   ceil(120*2048 / 262144) = 1, C_B3 = 14, nc = 1792.
@@ -61,6 +63,8 @@ APPLE_M1 = _h(128 * K, 8, 12 * M, 12, 0, 0, 1, line=128, l2_cores=4)  # Firestor
 # Sapphire Rapids, sgemm 12 x 32: kc = 512; B2 = 131072, ceil(65536 / 131072) = 1, C_Ac = min(14, 4), mc =
 #   4*131072/2048 = 256 -> 252; B3 = 1966080/15 = 131072, ceil(252*2048 / 131072) = ceil(3.94) = 4, C_B3 =
 #   max(10, 7) = 10, nc = 1310720/2048 = 640.
+# Sapphire Rapids, dgemm 12 x 16 (S 8, nr S = 128): kc = 512; ceil(65536 / 131072) = 1, mc = 4*131072/4096 =
+#   128 -> 120; ceil(120*4096 / 131072) = ceil(3.75) = 4, C_B3 = 10, nc = 1310720/4096 = 320.
 # Zen 2 / Zen 3 (the same L1, L2 and a 4 MiB L3 share), sgemm 6 x 16 (S 4): C_Br = floor(7 / (1 + 24/64))
 #   = 5, 5*4096/64 = 320 < 512: kc = 512; B2 = 65536, ceil(16*512*4 / 65536) = 1, C_Ac = min(6, 2), mc =
 #   2*65536/2048 = 64 -> 60; B3 = 262144, ceil(60*2048 / 262144) = 1, C_B3 = 14, nc = 3670016/2048 = 1792.
@@ -81,11 +85,12 @@ APPLE_M1 = _h(128 * K, 8, 12 * M, 12, 0, 0, 1, line=128, l2_cores=4)  # Firestor
 #   = 153.6 -> 152; no L3: nc = the fallback given (2048).
 MODEL_CASES = [
     ("zen4 sgemm", ZEN4, 12, 32, 4, False, (120, 512, 1792)),
-    ("zen4 dgemm", ZEN4, 12, 16, 8, False, (120, 256, 1792)),
+    ("zen4 dgemm", ZEN4, 12, 16, 8, False, (60, 512, 896)),
     ("zen5 sgemm", ZEN5, 12, 32, 4, False, (120, 512, 1792)),
     ("skylake-sp sgemm", SKYLAKE_SP, 12, 32, 4, False, (120, 512, 512)),
     ("ice lake sgemm", ICE_LAKE_SP, 12, 32, 4, False, (156, 512, 512)),
     ("sapphire rapids sgemm", SAPPHIRE_RAPIDS, 12, 32, 4, False, (252, 512, 640)),
+    ("sapphire rapids dgemm", SAPPHIRE_RAPIDS, 12, 16, 8, False, (120, 512, 320)),
     ("zen2 sgemm", ZEN2, 6, 16, 4, False, (60, 512, 1792)),
     ("zen3 sgemm", ZEN3, 6, 16, 4, False, (60, 512, 1792)),
     ("zen2 dgemm", ZEN2, 6, 8, 8, False, (60, 256, 1792)),
