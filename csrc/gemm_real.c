@@ -179,18 +179,24 @@ static void real_macro(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t jc, i
  * reused 128 KiB buffer 11.6 GB/s (a plain read's rate), into 4 MiB blocks 8.2, one panel at a time 5.1. The k block
  * is then at most GK_B_GROUP_KC: float32 128 x 4096^2 with groups of 8, k blocks 256 / 512 (the model's) 1.10 / 0.96
  * of the whole block; float64 128 x 4096^2 and float32 96 x 8192 x 2048, 128 (the wide block's) / 256: 0.97-0.98 /
- * 1.10-1.13. Returns the group (0: B's block packed whole). */
+ * 1.10-1.13. The A block keeps its bytes (MC x KC) under the shorter k block, so its rows double where KC is 512:
+ * float64 with MC 120 had sent 160-256 rows to the wide block (k blocks of 128, two row blocks); in groups, 31
+ * rounds alternated, median of per-round ratios: float64 192 x 4096^2 1.06, 256 x 4096 x 2048 1.05, float32 224 x
+ * 4096^2 1.02 (Emerald Rapids, 1 thread). Returns the group (0: B's block packed whole). */
 #define GK_B_GROUP_KC 256
-static int few_rows_blocks(const gk_real_problem_t *p, int threads, int64_t *nc, int64_t *kc) {
+static int few_rows_blocks(const gk_real_problem_t *p, int threads, int64_t *mc, int64_t *nc, int64_t *kc) {
     const int64_t es = p->kern->elem, nr = p->kern->nr;
     int tm, tn; /* the columns of one thread's block of C, as the driver will split them */
     gk_partition_2d(p->M, p->N, p->kern->mr, (int)nr, threads, &tm, &tn);
     const int64_t n_cols = (p->N + (int64_t)tn * nr - 1) / ((int64_t)tn * nr) * nr;
     const int64_t wide = GK_MIN(GK_MAX(*nc, (int64_t)(32 << 10) / es / nr * nr), n_cols);
     const int64_t mr = p->kern->mr, rows = ((p->M + tm - 1) / tm + mr - 1) / mr * mr; /* a thread's, at most */
-    if (p->small->b_group_panels > 0 && !(tm > 1 && tn == 1) && rows <= gk_loops_block_max(p->blocks.mc / mr * mr, (int)mr)) {
+    /* the A block's budget is bytes, MC x KC: the group's shorter k block holds more rows */
+    const int64_t group_kc = GK_MIN(*kc, (int64_t)GK_B_GROUP_KC), group_mc = GK_MAX(mr, *mc * *kc / group_kc / mr * mr);
+    if (p->small->b_group_panels > 0 && !(tm > 1 && tn == 1) && rows <= gk_loops_block_max(group_mc, (int)mr)) {
         *nc = GK_MAX(*nc, wide);
-        *kc = GK_MIN(*kc, (int64_t)GK_B_GROUP_KC);
+        *kc = group_kc;
+        *mc = group_mc;
         return p->small->b_group_panels;
     }
     if (wide <= *nc) return 0;
@@ -227,14 +233,14 @@ gemmkit_status_t gk_real_gemm(const gk_real_problem_t *p) {
     job.direct_a = real && small && p->transa;
     const int small_b = job.direct_a ? small : macs <= p->small->direct_b_max_macs;
     job.direct_b = real && !p->transb && (small_b || p->M <= p->small->direct_max_row_panels * mr);
-    int64_t nc = p->blocks.nc, kc = job.direct_b && !small_b ? p->small->skinny_kc : p->blocks.kc;
+    int64_t mc = p->blocks.mc, nc = p->blocks.nc, kc = job.direct_b && !small_b ? p->small->skinny_kc : p->blocks.kc;
     const int threads = p->threads ? p->threads : gk_threads_for(p->M, p->N, p->K);
-    const int b_group = real && !job.direct_b && p->M <= kc / 2 ? few_rows_blocks(p, threads, &nc, &kc) : 0;
+    const int b_group = real && !job.direct_b && p->M <= kc / 2 ? few_rows_blocks(p, threads, &mc, &nc, &kc) : 0;
     if (!job.direct_b) kc = balanced_kc(p->K, kc);
     /* complex: the real-domain macs count 4x the complex ones, but a complex multiply-add is 4 real */
     const gk_loops_t L = {
         .M = p->M, .N = p->N, .K = p->K, .mr = mr, .nr = p->kern->nr,
-        .mc = p->blocks.mc, .nc = nc, .kc = kc,
+        .mc = mc, .nc = nc, .kc = kc,
         .threads = threads, .share_b = !job.direct_b, .b_group = b_group, .ctx = &job,
         .a_bytes = real_a_bytes, .b_bytes = real_b_bytes, .thread_begin = real_thread_begin,
         .pack_b = real_pack_b, .b_ready = real_b_ready, .pack_a = real_pack_a, .macro = real_macro,

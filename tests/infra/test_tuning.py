@@ -361,6 +361,35 @@ def test_results_under_tuning(clean_tuning, arch, nthreads, dtype):
             gemmkit.set_num_threads(0)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_few_rows_in_groups_take_rows_by_bytes(clean_tuning, arch, nthreads, dtype):
+    """Few rows of C with B packed in groups: the group's k block (256) is shorter than the tuned one (512), so
+    its A block holds twice the tuned mc rows in one block (csrc/gemm_real.c few_rows_blocks); rows on both
+    sides of that limit, several k blocks, beta != 0."""
+    op = "sgemm" if dtype == np.float32 else "dgemm"
+    with gemmkit.use_arch(arch):
+        mr = _core.kernel_info()[op]["MR"]
+    for name, v in {f"{op}.kc": 512, f"{op}.mc": mr, "small.b_group_panels": 2, "small.direct_max_row_panels": 0,
+                    "small.direct_b_max_macs": 4096.0}.items():
+        assert _core.tuning_set(arch, name, v) is None, (name, v)
+    rng = np.random.default_rng(11)
+    tol = 1e-4 if dtype == np.float32 else 1e-12
+    with gemmkit.use_arch(arch):
+        gemmkit.set_num_threads(nthreads)
+        try:
+            for m in (mr + 1, 2 * mr + mr // 2, 3 * mr - 1, 4 * mr, 6 * mr + 1):
+                n, k = 7 * 32 + 5, 700
+                a = rng.standard_normal((m, k)).astype(dtype)
+                b = rng.standard_normal((k, n)).astype(dtype)
+                c = rng.standard_normal((m, n)).astype(dtype)
+                ref = 1.5 * (a.astype(np.float64) @ b.astype(np.float64)) - 0.5 * c
+                got = gemmkit.gemm(a, b, c.copy(), alpha=1.5, beta=-0.5)
+                scale = np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64) + np.abs(c)
+                assert np.all(np.abs(got - ref) <= tol * (scale + 1)), (arch, m)
+        finally:
+            gemmkit.set_num_threads(0)
+
+
 def test_int8_exact_under_tuning(clean_tuning, arch, nthreads):
     for name, v in _odd_tuning(arch).items():
         assert _core.tuning_set(arch, name, v) is None
