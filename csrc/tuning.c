@@ -73,11 +73,11 @@ static gk_blocks_t *type_blocks(gk_config_t *c, int t) {
     return t == 0 ? &c->sgemm_blocks : t == 1 ? &c->dgemm_blocks : t == 2 ? &c->cgemm_blocks : &c->zgemm_blocks;
 }
 
-/* Whether the packed blocks of mc x kc (A) and kc x nc (B, its last block up to a quarter longer) stay in
- * the workspace limits (GK_TUNE_BLOCK_BYTES_MAX each). */
+/* Whether the packed blocks of mc x kc (A) and kc x nc (B), each last block up to a quarter longer
+ * (gk_loops_block_max), stay in the workspace limits (GK_TUNE_BLOCK_BYTES_MAX each). */
 static int blocks_fit(const gk_real_kernel_t *k, const gk_blocks_t *b) {
     const double es = k->elem, kdiv = k->complex_native ? 2.0 : 1.0;
-    return (double)b->mc * (double)b->kc * es <= (double)GK_TUNE_BLOCK_BYTES_MAX &&
+    return (double)b->mc * 1.25 * (double)b->kc * es <= (double)GK_TUNE_BLOCK_BYTES_MAX &&
            (double)b->nc * 1.25 * (double)b->kc * es / kdiv <= (double)GK_TUNE_BLOCK_BYTES_MAX;
 }
 
