@@ -31,12 +31,13 @@ static int loops_block(loops_job_t *job, gk_loop_thread_t *t) {
     const gk_loops_t *L = job->L;
     const int mr = L->mr, nr = L->nr, share = job->shared_b != NULL && t->nthreads > 1;
     const int64_t MC = loops_block_size(L->mc, mr), NC = loops_block_size(L->nc, nr), KC = L->kc, K = L->K;
-    t->mc_max = GK_MIN(gk_loops_block_max(MC, mr), (t->m1 - t->m0 + mr - 1) / mr * mr);
+    const int64_t rows = t->m1 - t->m0, rows_max = gk_loops_block_max(MC, mr); /* rows_max: one block's, at most */
+    t->mc_max = GK_MIN(rows_max, (rows + mr - 1) / mr * mr);
     t->nc_max = GK_MIN(gk_loops_block_max(NC, nr), (t->n1 - t->n0 + nr - 1) / nr * nr);
     const int64_t kc_max = GK_MIN(KC, K);
     void *abuf = gk_thread_workspace(GK_WS_A, L->a_bytes(L->ctx, t->mc_max, kc_max));
     void *bbuf = share ? job->shared_b : gk_thread_workspace(GK_WS_B, L->b_bytes(L->ctx, t->nc_max, kc_max));
-    t->b_group = !share && L->b_group > 0 && t->m1 - t->m0 <= gk_loops_block_max(MC, mr) ? L->b_group : 0;
+    t->b_group = !share && L->b_group > 0 && rows <= rows_max ? L->b_group : 0;
     const int ok = abuf != NULL && bbuf != NULL && L->thread_begin(L->ctx, t);
     if (!ok && !share) return -1;
     for (int64_t jc = t->n0, nc; jc < t->n1; jc += nc) {
