@@ -63,6 +63,12 @@ typedef struct gk_config {
     gk_int8_blocks_t int8_blocks;
     gk_small_t small;
     const gk_quant_kernel_t *quant; /* per-token quantization (csrc/quantize.c); NULL: the generic one */
+    /* bfloat16 products on a pair kernel (gk_real_kernel_t.k_pair_group) where the CPU has bf16_needs too (a path
+     * spans CPUs with and without bfloat16 instructions); NULL or lacking: widened to float on the sgemm kernel */
+    const gk_real_kernel_t *bf16;
+    uint32_t bf16_needs;
+    gk_blocks_t bf16_blocks;          /* in k pairs (kc) */
+    const gk_half_gemv_t *half_gemv;  /* few rows / columns of 16-bit products in place; NULL: packed */
 } gk_config_t;
 
 extern const gk_config_t gk_config_generic;
@@ -92,5 +98,7 @@ uint32_t gk_cpu_id(void);
 
 /* The configuration in use (GEMMKIT_ARCH / gemmkit_set_arch, else the best for this CPU). */
 const gk_config_t *gk_config(void);
+/* Its bfloat16 pair kernel where this CPU runs it (bf16_needs), else NULL (bfloat16 widened on sgemm). */
+const gk_real_kernel_t *gk_bf16_kernel(const gk_config_t *c);
 
 #endif /* GEMMKIT_CONFIG_H */

@@ -65,15 +65,20 @@ static uint32_t detect_features(void) {
     int tiles_os = (xcr0 & 0x60000) == 0x60000;             /* XTILECFG + XTILEDATA */
     int a512f = (ebx >> 16) & 1, a512dq = (ebx >> 17) & 1, a512bw = (ebx >> 30) & 1,
         a512vl = (ebx >> 31) & 1, a512vnni = (ecx >> 11) & 1;
+    int amx_bf16 = (edx >> 22) & 1;
     cpuid(7, 1, r);
-    int avxvnni = (r[0] >> 4) & 1;
+    int avxvnni = (r[0] >> 4) & 1, a512bf16 = (r[0] >> 5) & 1;
     if (ymm_os && avx2 && fma && f16c) {
         f |= GEMMKIT_CPU_AVX2;
         if (avxvnni) f |= GEMMKIT_CPU_AVX_VNNI;
         if (zmm_os && a512f && a512dq && a512bw && a512vl) {
             f |= GEMMKIT_CPU_AVX512;
             if (a512vnni) f |= GEMMKIT_CPU_AVX512_VNNI;
-            if (a512vnni && amx_int8 && tiles_os && amx_permitted()) f |= GEMMKIT_CPU_AMX_INT8;
+            if (a512bf16) f |= GEMMKIT_CPU_AVX512_BF16;
+            if (a512vnni && amx_int8 && tiles_os && amx_permitted()) {
+                f |= GEMMKIT_CPU_AMX_INT8;
+                if (amx_bf16) f |= GEMMKIT_CPU_AMX_BF16;
+            }
         }
     }
     return f;
@@ -283,10 +288,10 @@ int gemmkit_arch_supported(const char *name) {
 
 const char *gemmkit_cpu_feature_name(int i, uint32_t *bit) {
     static const char *const names[] = {"avx2", "avx512", "avx512_vnni", "avx_vnni", "amx_int8", "neon", "dotprod", "i8mm",
-                                        "bf16"};
+                                        "bf16", "avx512_bf16", "amx_bf16"};
     static const uint32_t bits[] = {GEMMKIT_CPU_AVX2, GEMMKIT_CPU_AVX512, GEMMKIT_CPU_AVX512_VNNI, GEMMKIT_CPU_AVX_VNNI,
                                     GEMMKIT_CPU_AMX_INT8, GEMMKIT_CPU_NEON, GEMMKIT_CPU_DOTPROD, GEMMKIT_CPU_I8MM,
-                                    GEMMKIT_CPU_BF16};
+                                    GEMMKIT_CPU_BF16, GEMMKIT_CPU_AVX512_BF16, GEMMKIT_CPU_AMX_BF16};
     if (i < 0 || i >= (int)(sizeof names / sizeof names[0])) return NULL;
     if (bit) *bit = bits[i];
     return names[i];
@@ -329,6 +334,10 @@ const gk_config_t *gk_config(void) {
 
 const char *gemmkit_get_arch(void) { return gk_config()->arch; }
 
+const gk_real_kernel_t *gk_bf16_kernel(const gk_config_t *c) {
+    return c->bf16 && (gemmkit_cpu_features() & c->bf16_needs) == c->bf16_needs ? c->bf16 : NULL;
+}
+
 gemmkit_status_t gemmkit_kernel_info(const char *op, gemmkit_kernel_info_t *info) {
     if (op == NULL || info == NULL) return gemmkit_invalid_arguments;
     const gk_config_t *c = gk_config();
@@ -347,9 +356,13 @@ gemmkit_status_t gemmkit_kernel_info(const char *op, gemmkit_kernel_info_t *info
         info->mc = c->int8_blocks.mc; info->kc = q->k_chunk; info->nc = c->int8_blocks.nc;
         info->kb = c->int8_blocks.kb;
         return gemmkit_success;
+    } else if (strcmp(op, "bf16") == 0) { /* the pair kernel in use, else the sgemm kernel bfloat16 is widened for */
+        k = gk_bf16_kernel(c);
+        b = k ? &c->bf16_blocks : &c->sgemm_blocks;
+        if (!k) k = c->sgemm;
     } else return gemmkit_invalid_arguments;
     info->kernel = k->name;
-    info->mr = k->mr; info->nr = k->nr; info->k_group = 1; info->elem = k->elem;
+    info->mr = k->mr; info->nr = k->nr; info->k_group = k->k_pair_group ? 2 : 1; info->elem = k->elem;
     info->mc = b->mc; info->kc = b->kc; info->nc = b->nc;
     return gemmkit_success;
 }
@@ -363,7 +376,7 @@ gemmkit_status_t gemmkit_kernel_info(const char *op, gemmkit_kernel_info_t *info
 #define GK_DESC_BLOCKS(NM, b) GK_DESC(NM "=%lld,%lld,%lld\n", (long long)(b).mc, (long long)(b).kc, (long long)(b).nc)
 #define GK_DESC_SMALL(f) GK_DESC("small." #f "=%.17g\n", (double)c->small.f)
 /* The last fields of the structs described: a field added after one of them must be described too. */
-typedef char gk_describe_covers_config[offsetof(gk_config_t, quant) + sizeof(void *) == sizeof(gk_config_t) ? 1 : -1];
+typedef char gk_describe_covers_config[offsetof(gk_config_t, half_gemv) + sizeof(void *) == sizeof(gk_config_t) ? 1 : -1];
 typedef char gk_describe_covers_small[
     offsetof(gk_small_t, ta_strips_min_walk) + sizeof(double) == sizeof(gk_small_t) ? 1 : -1];
 typedef char gk_describe_covers_int8_blocks[
@@ -377,7 +390,9 @@ gemmkit_status_t gemmkit_config_describe(int i, char *buf, size_t size) {
             c->cpu_match ? "set" : "-");
     GK_DESC_KERNEL("sgemm", c->sgemm); GK_DESC_KERNEL("dgemm", c->dgemm);
     GK_DESC_KERNEL("cgemm", c->cgemm); GK_DESC_KERNEL("zgemm", c->zgemm);
-    GK_DESC_KERNEL("int8", c->int8); GK_DESC_KERNEL("quant", c->quant);
+    GK_DESC_KERNEL("int8", c->int8); GK_DESC_KERNEL("quant", c->quant); GK_DESC_KERNEL("bf16", c->bf16);
+    GK_DESC("bf16_needs=%u\nhalf_gemv=%s\n", (unsigned)c->bf16_needs, c->half_gemv ? "set" : "-");
+    GK_DESC_BLOCKS("bf16_blocks", c->bf16_blocks);
     GK_DESC_KERNEL("qadd", gk_qadd_kernel_for(c->arch)); /* chosen by kernel path in qadd.c, not a config field */
     GK_DESC_BLOCKS("sgemm_blocks", c->sgemm_blocks); GK_DESC_BLOCKS("dgemm_blocks", c->dgemm_blocks);
     GK_DESC_BLOCKS("cgemm_blocks", c->cgemm_blocks); GK_DESC_BLOCKS("zgemm_blocks", c->zgemm_blocks);

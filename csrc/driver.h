@@ -114,6 +114,13 @@ struct gk_real_problem {
     gk_real_scalar_t alpha, beta;   /* in the kernel's type */
     const void *alpha_fold;         /* complex alpha applied while packing A (2 reals), or NULL */
     int threads;                    /* threads for this product; 0: as many as it is worth (gk_threads_for) */
+    /* A bfloat16 pair kernel's product (kern->k_pair_group > 0): K counts k pairs, padded to the group; k_values
+     * is the caller's K (the packers pad past it with zeros); subnormal_seen is set once a packer met a bfloat16
+     * subnormal, after which the tiles run kern->ukernel_exact. 0 / NULL otherwise. */
+    int64_t k_values;
+    int *subnormal_seen;
+    /* few rows / columns of a 16-bit product read in place (gk_half_gemv); NULL: none */
+    const gk_half_gemv_t *half_gemv;
 };
 
 /* A type table's block packers over the real packers pack_a_<SFX> / pack_b_<SFX> (pack.h): indices are the

@@ -99,7 +99,25 @@ typedef struct {
     int dot_short_sums;        /* 1: `dot` on few columns runs sums shorter than a vector at full lanes */
     int dot_few_cols;          /* 1: `dot` takes one column against a plain A (A x) before the GEMV kernels (it is
                                 * the faster there); 0: the GEMV kernels take it */
+    /* bfloat16 pair kernels only (a config's `bf16`; 0 / NULL on float and double kernels): the kernel's k step is a
+     * pair of bfloat16 values (4 bytes, elem = 4: C is float), A and B packed by gk_pack_*_bf16_pairs (pack.h). A's
+     * panel holds groups of k_pair_group pairs per row (1: MR pairs per k step, as a float panel; 16: AMX, MR rows
+     * of 16 pairs); kc and K are padded with zero pairs to a multiple of it. */
+    int k_pair_group;
+    /* the same tile on the same panels with bfloat16 subnormals honoured (every value widened to float exactly):
+     * the hardware reads them as zero, and a call whose operands hold one runs its tiles here */
+    gk_ukernel_fn ukernel_exact;
+    /* Optional: on a thread before its tiles of one block and after them (AMX: tile configuration loaded, then
+     * released, so no other code's configuration or OS save area is affected). */
+    void (*block_begin)(void), (*block_end)(void);
 } gk_real_kernel_t;
+
+/* GEMV kernels (gk_gemv_fn) whose S holds 16-bit values (bfloat16 or float16 bits, widened as they are read),
+ * x and y float: few rows or columns of a 16-bit product with its big operand read in place (csrc/gemm_small.c,
+ * gk_half_gemv). A config's `half_gemv`; NULL members: that type takes the packed path. */
+typedef struct {
+    gk_gemv_fn bf16_rows, bf16_dots, f16_rows, f16_dots;
+} gk_half_gemv_t;
 
 extern const gk_real_kernel_t gk_sgemm_kernel_generic, gk_dgemm_kernel_generic;
 #if GEMMKIT_X86
@@ -124,6 +142,15 @@ void gk_tiny_sgemm_avx2(int64_t M, int64_t N, int64_t K, const void *alpha, cons
 #endif
 #if GEMMKIT_ARM
 extern const gk_real_kernel_t gk_sgemm_kernel_neon, gk_dgemm_kernel_neon;
+#endif
+/* bfloat16 pair kernels (k_pair_group above): portable (widened exactly, the generic path's), AVX512_BF16's
+ * vdpbf16ps and AMX-BF16's tdpbf16ps. */
+extern const gk_real_kernel_t gk_bf16_kernel_generic;
+#if GEMMKIT_X86 && defined(GEMMKIT_HAVE_AVX512_BF16)
+extern const gk_real_kernel_t gk_bf16_kernel_avx512;
+#endif
+#if GEMMKIT_X86 && defined(GEMMKIT_HAVE_AMX)
+extern const gk_real_kernel_t gk_bf16_kernel_amx;
 #endif
 
 /* Scratch tiles the drivers keep on the stack for edge tiles: a real kernel's MR x NR tile of its elements

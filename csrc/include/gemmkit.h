@@ -310,6 +310,8 @@ GEMMKIT_API gemmkit_status_t gemmkit_param_get(const char *name, double *value, 
 #define GEMMKIT_CPU_BF16        (1u << 7)  /* FEAT_BF16 */
 /* AMX-TILE + AMX-INT8, OS-saved tile state and (Linux) the process's permission to use it */
 #define GEMMKIT_CPU_AMX_INT8    (1u << 8)
+#define GEMMKIT_CPU_AVX512_BF16 (1u << 9)  /* AVX512_BF16: vdpbf16ps (Cooper Lake, Sapphire Rapids+, Zen 4+) */
+#define GEMMKIT_CPU_AMX_BF16    (1u << 10) /* AMX-BF16 (tdpbf16ps), with AMX_INT8's tile state and permission */
 
 #ifdef __cplusplus
 }
