@@ -91,6 +91,8 @@ extern const gk_real_type_t gk_type_sgemm, gk_type_dgemm, gk_type_cgemm, gk_type
 extern const gk_real_type_t gk_type_hgemm, gk_type_bf16gemm;
 /* bfloat16 operands, float C (oneDNN's gemm_bf16bf16f32; NumPy's matmul of bfloat16 arrays) */
 extern const gk_real_type_t gk_type_bf16bf16f32;
+/* bfloat16gemm and gemm_bf16bf16f32 on a pair kernel (the config's bf16 where the CPU runs it) */
+extern const gk_real_type_t gk_type_bf16gemm_pairs, gk_type_bf16bf16f32_pairs;
 #if GEMMKIT_X86
 extern const gk_real_type_t gk_type_hgemm_f16c;
 #endif

@@ -184,7 +184,8 @@ static void scale_c_half(const gk_real_problem_t *p, float beta) {
 
 /* float16 / bfloat16 operands on the float kernel, C of the type's own (16-bit) or float: every entry is a
  * batch (the plain one a batch of one). */
-static gemmkit_status_t gemm_half_batch(const gk_real_type_t *type, char transa, char transb, int64_t M, int64_t N,
+static gemmkit_status_t gemm_half_batch(const gk_real_type_t *type, const gk_real_type_t *pair_type, char transa,
+                                        char transb, int64_t M, int64_t N,
                                         int64_t K, float alpha, const uint16_t *A, int64_t lda, int64_t stride_a,
                                         const uint16_t *B, int64_t ldb, int64_t stride_b, float beta, void *C,
                                         int64_t ldc, int64_t stride_c, int64_t batch) {
@@ -194,6 +195,15 @@ static gemmkit_status_t gemm_half_batch(const gk_real_type_t *type, char transa,
     const gk_config_t *cfg = gk_config();
     gk_real_problem_t p = real_problem(type, cfg->sgemm, &cfg->sgemm_blocks, transa, transb, M, N, K, A, lda, B,
                                        ldb, C, ldc);
+    const gk_real_kernel_t *pk = pair_type ? gk_bf16_kernel(cfg) : NULL;
+    int subnormal_seen = 0;
+    if (pk && K > 0) { /* bfloat16 hardware: k in pairs, padded to the kernel's group */
+        const int64_t kg = pk->k_pair_group, kp = ((K + 1) / 2 + kg - 1) / kg * kg;
+        p = real_problem(pair_type, pk, &cfg->bf16_blocks, transa, transb, M, N, kp, A, lda, B, ldb, C, ldc);
+        p.k_values = K;
+        p.subnormal_seen = &subnormal_seen;
+    }
+    p.half_gemv = cfg->half_gemv;
     if (K == 0 || alpha == 0.0f) {
         if (!type->store_c) { /* a float C */
             scale_c_f32(M, N, 0, &beta, (float *)C, ldc, batch, stride_c);
@@ -206,7 +216,7 @@ static gemmkit_status_t gemm_half_batch(const gk_real_type_t *type, char transa,
         return gemmkit_success;
     }
     if (type->store_c) { /* C converted through a float buffer per thread: keep its NC block modest */
-        const int64_t nr = cfg->sgemm->nr;
+        const int64_t nr = p.kern->nr;
         p.blocks.nc = GK_MAX(nr, GK_MIN(p.blocks.nc, GK_CONVERTED_C_NC / nr * nr));
     }
     p.alpha.f = alpha;
@@ -224,21 +234,21 @@ static const gk_real_type_t *hgemm_type(void) {
     return &gk_type_hgemm;
 }
 
-#define DEFINE_HALF_GEMM(NAME, TYPE, AB_T, C_T)                                                      \
+#define DEFINE_HALF_GEMM(NAME, TYPE, PAIR_TYPE, AB_T, C_T)                                                      \
     gemmkit_status_t NAME##_batch(char transa, char transb, int64_t M, int64_t N, int64_t K, float alpha, \
                                   const AB_T *A, int64_t lda, int64_t stride_a, const AB_T *B, int64_t ldb, \
                                   int64_t stride_b, float beta, C_T *C, int64_t ldc, int64_t stride_c,  \
                                   int64_t batch) {                                                   \
-        return gemm_half_batch(TYPE, transa, transb, M, N, K, alpha, A, lda, stride_a, B, ldb, stride_b, beta, \
+        return gemm_half_batch(TYPE, PAIR_TYPE, transa, transb, M, N, K, alpha, A, lda, stride_a, B, ldb, stride_b, beta, \
                                C, ldc, stride_c, batch);                                             \
     }                                                                                                \
     gemmkit_status_t NAME(char transa, char transb, int64_t M, int64_t N, int64_t K, float alpha, const AB_T *A, \
                           int64_t lda, const AB_T *B, int64_t ldb, float beta, C_T *C, int64_t ldc) {  \
         return NAME##_batch(transa, transb, M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, 1); \
     }
-DEFINE_HALF_GEMM(gemmkit_hgemm, hgemm_type(), gemmkit_float16_t, gemmkit_float16_t)
-DEFINE_HALF_GEMM(gemmkit_bf16gemm, &gk_type_bf16gemm, gemmkit_bfloat16_t, gemmkit_bfloat16_t)
-DEFINE_HALF_GEMM(gemmkit_gemm_bf16bf16f32, &gk_type_bf16bf16f32, gemmkit_bfloat16_t, float)
+DEFINE_HALF_GEMM(gemmkit_hgemm, hgemm_type(), NULL, gemmkit_float16_t, gemmkit_float16_t)
+DEFINE_HALF_GEMM(gemmkit_bf16gemm, &gk_type_bf16gemm, &gk_type_bf16gemm_pairs, gemmkit_bfloat16_t, gemmkit_bfloat16_t)
+DEFINE_HALF_GEMM(gemmkit_gemm_bf16bf16f32, &gk_type_bf16bf16f32, &gk_type_bf16bf16f32_pairs, gemmkit_bfloat16_t, float)
 
 /* ---- int32, int64, uint32, uint64 with wrap-around arithmetic ------------------------------------- */
 

@@ -1,6 +1,7 @@
 /* The real family on the driver skeleton: sgemm, dgemm, cgemm / zgemm (native or by 1m) and the 16-bit
  * types, on a float or double microkernel: its packers, its macro-kernel (edge tiles, no-pack paths), batches. */
 #include <string.h>
+#include "atomics.h"
 #include "driver.h"
 #include "tuning.h"
 
@@ -123,6 +124,12 @@ static void real_macro(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t jc, i
         p->type->load_c(p, ic, jc, mc, nc, cbuf + (ic - t->m0) * c_ld, c_ld);
     const char *Ap = AT(p->A, k0 * p->lda + ic); /* direct_a (transposed A): (i, k) at A + k * lda + i */
     const char *Bp = AT(p->B, k0 * p->ldb + jc); /* direct_b (plain B): (k, j) at B + k * ldb + j */
+    /* a pair kernel's tiles on the exact path once a packer met a subnormal: this thread's A block was packed before
+     * this call, and B's before the block's barrier, so a flag unset here means no subnormal in either */
+    const gk_ukernel_fn ukernel = p->subnormal_seen && GK_LOAD_RELAXED(p->subnormal_seen) ? kern->ukernel_exact
+                                                                                          : kern->ukernel;
+    const gk_ukernel_fn *ukernel_rows = ukernel == kern->ukernel ? kern->ukernel_rows : NULL;
+    if (kern->block_begin) kern->block_begin();
     const int64_t group = t->b_group; /* B's panels packed here, group at a time (gk_loops_t.b_group) */
     /* the next group's source: k0, kc, first column, width; its rows, spread over this group's tile calls */
     int64_t nx_k0 = 0, nx_kc = 0, nx_j0 = 0, nx_w = 0, nx_rows = 0, nx_calls = 1, nx_call = 0;
@@ -151,15 +158,16 @@ static void real_macro(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t jc, i
                 nx_call++;
             }
             if (mb == mr && nb == nr) {
-                kern->ukernel(kc, ap, rsa, bp, rsb, c, c_ld, &p->alpha, beta);
-            } else if (nb == nr && kern->ukernel_rows) { /* fewer rows: kernel for mb rows */
-                kern->ukernel_rows[mb](kc, ap, rsa, bp, rsb, c, c_ld, &p->alpha, beta);
+                ukernel(kc, ap, rsa, bp, rsb, c, c_ld, &p->alpha, beta);
+            } else if (nb == nr && ukernel_rows) { /* fewer rows: kernel for mb rows */
+                ukernel_rows[mb](kc, ap, rsa, bp, rsb, c, c_ld, &p->alpha, beta);
             } else {
-                kern->ukernel(kc, ap, rsa, bp, rsb, tile, nr, &p->alpha, &zero);
+                ukernel(kc, ap, rsa, bp, rsb, tile, nr, &p->alpha, &zero);
                 merge_edge_tile(es, mb, nb, tile, nr, c, c_ld, beta);
             }
         }
     }
+    if (kern->block_end) kern->block_end();
     if (job->convert_c && last) p->type->store_c(p, ic, jc, mc, nc, cbuf + (ic - t->m0) * c_ld, c_ld);
 }
 
@@ -237,6 +245,9 @@ gemmkit_status_t gk_real_gemm(const gk_real_problem_t *p) {
     const int threads = p->threads ? p->threads : gk_threads_for(p->M, p->N, p->K);
     const int b_group = real && !job.direct_b && p->M <= kc / 2 ? few_rows_blocks(p, threads, &mc, &nc, &kc) : 0;
     if (!job.direct_b) kc = balanced_kc(p->K, kc);
+    /* a pair kernel's k blocks are whole groups: K is a multiple of the group (zero pairs padded), so is every block */
+    const int64_t kg = GK_MAX(1, p->kern->k_pair_group);
+    kc = (kc + kg - 1) / kg * kg;
     /* complex: the real-domain macs count 4x the complex ones, but a complex multiply-add is 4 real */
     const gk_loops_t L = {
         .M = p->M, .N = p->N, .K = p->K, .mr = mr, .nr = p->kern->nr,

@@ -2,6 +2,7 @@
  * or by the 1m method), and float16 / bfloat16 widened to float, turn the caller's operands into panels. */
 #include "driver.h"
 #include "pack.h"
+#include "atomics.h"
 #include "convert.h"
 
 /* Complex, on a native complex kernel or by 1m on a real one (panel formats in pack.h): real-domain k0, kc, j0, nc are twice the complex ones (the blocking keeps them even); a
@@ -51,3 +52,24 @@ const gk_real_type_t gk_type_bf16gemm = {"bf16gemm", 0, pack_a_bf16_block, pack_
                                          load_c_bf16, store_c_bf16, 1};
 const gk_real_type_t gk_type_bf16bf16f32 = {"gemm_bf16bf16f32", 0, pack_a_bf16_block, pack_b_bf16_block, NULL,
                                             NULL, NULL, 1};
+
+/* bfloat16 on a pair kernel (gk_real_kernel_t.k_pair_group; p->K in pairs): operands packed as pairs of k at their
+ * own width, subnormals reported to p->subnormal_seen; C float, or bfloat16 through the converters above. Offsets
+ * into A and B are the caller's elements (2 k0 values in). */
+static void pack_a_bf16_pairs_block(const gk_real_problem_t *p, int64_t i0, int64_t k0, int64_t mc, int64_t kc,
+                                    void *dst) {
+    const uint16_t *A = (const uint16_t *)p->A + (p->transa ? 2 * k0 * p->lda + i0 : i0 * p->lda + 2 * k0);
+    if (gk_pack_a_bf16_pairs(p->transa, A, p->lda, mc, kc, p->k_values - 2 * k0, p->kern->mr, p->kern->k_pair_group,
+                             (uint32_t *)dst))
+        GK_STORE_RELAXED(p->subnormal_seen, 1);
+}
+static void pack_b_bf16_pairs_block(const gk_real_problem_t *p, int64_t k0, int64_t j0, int64_t kc, int64_t nc,
+                                    void *dst) {
+    const uint16_t *B = (const uint16_t *)p->B + (p->transb ? j0 * p->ldb + 2 * k0 : 2 * k0 * p->ldb + j0);
+    if (gk_pack_b_bf16_pairs(p->transb, B, p->ldb, kc, p->k_values - 2 * k0, nc, p->kern->nr, (uint32_t *)dst))
+        GK_STORE_RELAXED(p->subnormal_seen, 1);
+}
+const gk_real_type_t gk_type_bf16gemm_pairs = {"bf16gemm", 0, pack_a_bf16_pairs_block, pack_b_bf16_pairs_block, NULL,
+                                               load_c_bf16, store_c_bf16, 1};
+const gk_real_type_t gk_type_bf16bf16f32_pairs = {"gemm_bf16bf16f32", 0, pack_a_bf16_pairs_block,
+                                                  pack_b_bf16_pairs_block, NULL, NULL, NULL, 1};

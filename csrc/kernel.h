@@ -227,6 +227,10 @@ extern const gk_int8_kernel_t gk_int8_kernel_avx_vnni;
 #endif
 #if defined(GEMMKIT_HAVE_AMX)
 extern const gk_int8_kernel_t gk_int8_kernel_amx;
+/* The AMX kernels' tile configuration (palette 1, eight tiles of 16 rows x 64 bytes) loaded, and the tiles
+ * released: every AMX kernel's block_begin / block_end (csrc/kernels/int8_amx.c). */
+void gk_amx_tiles_begin(void);
+void gk_amx_tiles_end(void);
 #endif
 /* The AVX-512 VNNI file's B packers (32-column panels of `groups` 4-byte k groups, groups >= (kc + 3) / 4,
  * the rest zero) and its dot path, shared with the AMX kernel (csrc/kernels/int8_amx.c). */

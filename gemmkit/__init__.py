@@ -274,6 +274,12 @@ def show_config(print_out=True):
                   f"NC={s['NC']}")
         print(f"  int8 kernel  : {q['kernel']}  MR={q['MR']} NR={q['NR']} k_group={q['k_group']} "
               f"MC={q['MC']} K_chunk={q['K_chunk']} NC={q['NC']} KB={q['KB']}")
+        b = info["bf16"]
+        if b["k_group"] == 2:
+            print(f"  bf16 kernel  : {b['kernel']}  MR={b['MR']} NR={b['NR']} MC={b['MC']} KC={b['KC']} (k pairs) "
+                  f"NC={b['NC']}")
+        else:
+            print(f"  bf16 kernel  : widened to float32 on {b['kernel']} (no bfloat16 unit on this path)")
         print(f"  quantize     : {info['quantize']} (per-token int8 activations)")
         g = info["gemv"]
         print(f"  gemv         : M <= {g['max_M']} or N <= {g['max_N']}, the big operand streamed in place, "

@@ -685,7 +685,12 @@ _FLOAT_DOCS = {  # name -> summary, conj, scalar, A and B's type, C's type, see 
            [0.5, 0.5]], dtype=float16)"""),
         "bf16gemm": (f"""{_SUMMARY} for bfloat16 arrays (``ml_dtypes.bfloat16``), in place.
 
-    Float32 arithmetic, one rounding to nearest even into bfloat16, as :func:`hgemm`.""", "", "float", "bfloat16",
+    Float32 sums, one rounding to nearest even into bfloat16. On the CPU's bfloat16 unit where the kernel path has
+    one (AMX-BF16, AVX512_BF16; ``show_config()`` names it), else widened to float32 as :func:`hgemm`: every
+    product of two bfloat16 values is exact in float32 and each sum rounds to nearest even; subnormal inputs are
+    honoured on every path (a call that has one runs its tiles widened exactly), sums below FLT_MIN may flush to
+    zero on the hardware paths (as in oneDNN and MKL). Within float32's error bound of the exact product, not
+    bit-identical across paths.""", "", "float", "bfloat16",
          "bfloat16", "", ", ml_dtypes", """\
     >>> A = np.ones((2, 3), ml_dtypes.bfloat16); C = np.zeros((2, 2), ml_dtypes.bfloat16)
     >>> C = gemmkit.bf16gemm('N', 'T', 2, 2, 3, 1.0, A, 3, A, 3, 0.0, C, 2)
@@ -694,8 +699,8 @@ _FLOAT_DOCS = {  # name -> summary, conj, scalar, A and B's type, C's type, see 
            [3., 3.]], dtype=float32)"""),
         "gemm_bf16bf16f32": (f"""{_SUMMARY} with bfloat16 A and B and a float32 C, in place.
 
-    oneDNN's ``gemm_bf16bf16f32`` (and NumPy's bfloat16 matmul): the operands widened exactly, float32
-    arithmetic, C float32.""", "", "float", "bfloat16 (``ml_dtypes``)", "float32", "", ", ml_dtypes", """\
+    oneDNN's ``gemm_bf16bf16f32`` (and NumPy's bfloat16 matmul): the arithmetic of :func:`bf16gemm` (the CPU's
+    bfloat16 unit where the path has one, subnormal inputs honoured), C float32 with no final rounding.""", "", "float", "bfloat16 (``ml_dtypes``)", "float32", "", ", ml_dtypes", """\
     >>> A = np.full((1, 4), 1.5, ml_dtypes.bfloat16); C = np.zeros((1, 1), np.float32)
     >>> gemmkit.gemm_bf16bf16f32('N', 'T', 1, 1, 4, 1.0, A, 4, A, 4, 0.0, C, 1)
     array([[9.]], dtype=float32)""")}
@@ -1312,13 +1317,16 @@ def kernel_info():
     """The configuration in use: per operation its kernel, micro-tile and cache blocks."""
     cdef gemmkit_kernel_info_t k
     out = {"arch": gemmkit_get_arch().decode()}
-    for op in ("sgemm", "dgemm", "cgemm", "zgemm", "int8"):
+    for op in ("sgemm", "dgemm", "cgemm", "zgemm", "int8", "bf16"):
         if gemmkit_kernel_info(op.encode(), &k) != 0:
             raise RuntimeError(f"gemmkit_kernel_info({op!r}) failed")
         out["uarch"] = k.uarch.decode()
         if op == "int8":
             out[op] = {"kernel": k.kernel.decode(), "MR": k.mr, "NR": k.nr, "k_group": k.k_group,
                        "packed_bytes": k.elem, "MC": k.mc, "K_chunk": k.kc, "NC": k.nc, "KB": k.kb}
+        elif op == "bf16":  # a pair kernel (k_group 2: KC in pairs), else the sgemm kernel bfloat16 is widened for
+            out[op] = {"kernel": k.kernel.decode(), "MR": k.mr, "NR": k.nr, "k_group": k.k_group, "MC": k.mc,
+                       "KC": k.kc, "NC": k.nc}
         else:
             out[op] = {"kernel": k.kernel.decode(), "MR": k.mr, "NR": k.nr, "MC": k.mc, "KC": k.kc, "NC": k.nc}
     cdef int max_m = 0, max_n = 0, pf = 0

@@ -7,6 +7,9 @@ const gk_config_t gk_config_avx512_amx = {
     GK_CONFIG_AVX512_BASE, .arch = "avx512_amx",
     .needs = GEMMKIT_CPU_AVX512 | GEMMKIT_CPU_AVX512_VNNI | GEMMKIT_CPU_AMX_INT8,
     .int8 = &gk_int8_kernel_amx,
+    /* bfloat16 on 32 x 32 tiles of tdpbf16ps: an A block of 256 rows x 256 pairs (256 KiB) in L2, each B micro-panel
+     * (32 columns x 256 pairs, 32 KiB) in L1 while every A panel passes it */
+    .bf16 = &gk_bf16_kernel_amx, .bf16_needs = GEMMKIT_CPU_AMX_BF16, .bf16_blocks = {.mc = 256, .kc = 256, .nc = 1024},
     /* The float kernels on the k loop with A's values as broadcast operands of the FMAs (26 loads and 26 uops
      * a k step where the vbroadcast loop has 14 loads and 38 uops): these cores have three load ports. Emerald
      * Rapids, 1 thread, gemmkit.matmul on this path and on avx512_vnni (the vbroadcast loop) interleaved in one

@@ -133,6 +133,16 @@
     .cgemm_blocks = GK_CGEMM_AVX512_BLOCKS, .zgemm_blocks = GK_ZGEMM_AVX512_BLOCKS,                  \
     .quant = &gk_quant_kernel_avx512
 
+/* The AVX512_BF16 pair kernel (12 x 32 vdpbf16ps) for the AVX-512 paths on CPUs that have it (Cooper Lake, Sapphire
+ * Rapids and later, Zen 4 / 5): the sgemm blocks' bytes (a k pair is 4 bytes, as a float), kc in pairs. */
+#if defined(GEMMKIT_HAVE_AVX512_BF16)
+#define GK_BF16_AVX512_KERNEL                                                                        \
+    .bf16 = &gk_bf16_kernel_avx512, .bf16_needs = GEMMKIT_CPU_AVX512_BF16,                           \
+    .bf16_blocks = {.mc = 120, .kc = 512, .nc = 1024}
+#else
+#define GK_BF16_AVX512_KERNEL .bf16 = NULL
+#endif
+
 /* The path bases (used inside `#if GEMMKIT_X86`). AVX2: the 256-bit kernels, real and native complex,
  * the int16-widening int8 kernel and the AVX2 per-token quantization (configs avx2, zen2, avx_vnni). */
 #define GK_CONFIG_AVX2_BASE                                                                          \

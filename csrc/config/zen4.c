@@ -51,6 +51,7 @@ static int is_zen4(uint32_t id) {
 const gk_config_t gk_config_zen4 = {
     GK_CONFIG_AVX512_BASE, .arch = "avx512_vnni", .uarch = "zen4",
     .needs = GEMMKIT_CPU_AVX512 | GEMMKIT_CPU_AVX512_VNNI, .cpu_match = is_zen4, .int8 = &gk_int8_kernel_avx512_vnni,
+    GK_BF16_AVX512_KERNEL,
     /* float32 tiny products of more than 8 columns by the AVX2 6 x 16 loop (12 ymm chains), 2-10 % faster than the
      * 6-row zmm one (gemmkit.matmul, 1 thread, GFLOP/s zmm -> ymm: 16 x 32^3 91-93 -> 99-102, 1000 x 32^3
      * 96-97 -> 100-104, 8 x 64^3 105-107 -> 110-111, 300 x 48^3 86-102 -> 107-108); double keeps the zmm one

@@ -51,17 +51,23 @@ GEMMKIT_API gemmkit_status_t gemmkit_zgemm(char transa, char transb, int64_t M, 
 typedef uint16_t gemmkit_float16_t;
 typedef uint16_t gemmkit_bfloat16_t;
 
-/* C := alpha * op(A) * op(B) + beta * C for float16 (hgemm) and bfloat16 (bf16gemm): the operands are
- * widened exactly to float, the product and beta * C computed in float on the sgemm kernels, and the
- * result rounded once to nearest-even (overflow to infinity). */
+/* C := alpha * op(A) * op(B) + beta * C for float16 (hgemm) and bfloat16 (bf16gemm): float sums, the result
+ * rounded once to nearest-even (overflow to infinity). float16 is widened exactly to float on the sgemm kernels.
+ * bfloat16 runs on the CPU's bfloat16 unit where the path has one (AMX-BF16 tdpbf16ps, AVX512_BF16 vdpbf16ps),
+ * else widened as float16 is: a product of two bfloat16 values is exact in float, and each sum is a float sum
+ * rounded to nearest-even; the hardware reads bfloat16 subnormals as zero, so a call whose operands hold one
+ * (found while packing) computes its tiles with every value widened exactly instead: subnormal inputs are
+ * honoured on every path; sums below FLT_MIN may flush to zero on the hardware paths (as in oneDNN and MKL).
+ * Results stay within float's error bound of the exact product, not bit-identical across paths (the order of
+ * the sums differs). */
 GEMMKIT_API gemmkit_status_t gemmkit_hgemm(char transa, char transb, int64_t M, int64_t N, int64_t K,
         float alpha, const gemmkit_float16_t *A, int64_t lda, const gemmkit_float16_t *B, int64_t ldb,
         float beta, gemmkit_float16_t *C, int64_t ldc);
 GEMMKIT_API gemmkit_status_t gemmkit_bf16gemm(char transa, char transb, int64_t M, int64_t N, int64_t K,
         float alpha, const gemmkit_bfloat16_t *A, int64_t lda, const gemmkit_bfloat16_t *B, int64_t ldb,
         float beta, gemmkit_bfloat16_t *C, int64_t ldc);
-/* C := alpha * op(A) * op(B) + beta * C with bfloat16 A and B and a float C (oneDNN's gemm_bf16bf16f32):
- * the operands widened exactly to float, all arithmetic in float on the sgemm kernels. */
+/* C := alpha * op(A) * op(B) + beta * C with bfloat16 A and B and a float C (oneDNN's gemm_bf16bf16f32): the
+ * arithmetic of gemmkit_bf16gemm above, on the same kernels, without the final rounding to bfloat16. */
 GEMMKIT_API gemmkit_status_t gemmkit_gemm_bf16bf16f32(char transa, char transb, int64_t M, int64_t N, int64_t K,
         float alpha, const gemmkit_bfloat16_t *A, int64_t lda, const gemmkit_bfloat16_t *B, int64_t ldb,
         float beta, float *C, int64_t ldc);

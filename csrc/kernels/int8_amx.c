@@ -28,8 +28,8 @@ static const GK_ALIGN64 amx_tile_config_t amx_config = {
  * whatever another library left, and the tiles go back to their initial state after (no 8 KiB of tile state
  * for the OS to save per thread between products). About 150 ns a pair; per kernel call, it cost a fifth of a
  * 32 x 32 x 512 tile. */
-static void amx_block_begin(void) { _tile_loadconfig(&amx_config); }
-static void amx_block_end(void) { _tile_release(); }
+void gk_amx_tiles_begin(void) { _tile_loadconfig(&amx_config); }
+void gk_amx_tiles_end(void) { _tile_release(); }
 
 /* The next groups of the A panel are prefetched into L1 two groups ahead, a quarter per tdpbusd: tiles are not
  * renamed, so a tile load that misses L1 holds up every tdpbusd after it (+20-30 % with A from L2). */
@@ -134,6 +134,6 @@ GK_ASSERT_INT8_TILE(MR, NR);
 const gk_int8_kernel_t gk_int8_kernel_amx = {
     "ukernel_i8_amx_32x32", MR, NR, KG, ES, GK_INT8_K_CHUNK,
     ukernel_i8_amx_32x32, pack_b_amx, gk_int8_dot_avx512_vnni, ukernel_i8_amx_32x32_rows,
-    pack_b_kcontig_amx, NULL, ukernel_i8_amx_32x32_panels, amx_block_begin, amx_block_end,
+    pack_b_kcontig_amx, NULL, ukernel_i8_amx_32x32_panels, gk_amx_tiles_begin, gk_amx_tiles_end,
 };
 #endif

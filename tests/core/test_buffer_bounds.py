@@ -1,4 +1,4 @@
-"""Reads and writes stay inside the buffers given (float32, float64, int8): each operand ends against a page the
+"""Reads and writes stay inside the buffers given (float32, float64, bfloat16, int8): each operand ends against a page the
 process may not touch (mprotect PROT_NONE), so a load or store past it faults; in a child process, every path."""
 import subprocess
 import sys
@@ -45,7 +45,10 @@ CHILD = textwrap.dedent(r"""
 
     kind = sys.argv[1]
     int8 = kind in ("u8s8s32", "s8s8s32")
-    dtype = None if int8 else np.dtype(kind)
+    if kind == "bfloat16":
+        import ml_dtypes
+    dtype = None if int8 else np.dtype(ml_dtypes.bfloat16 if kind == "bfloat16" else kind)
+    c_dtype = np.dtype(np.float32) if kind == "bfloat16" else dtype  # matmul's result for bfloat16 operands
     rng = np.random.default_rng(5)
     shapes = [tuple(map(int, s.split("x"))) for s in sys.argv[2].split(",")]
     for arch in gemmkit.available_archs():
@@ -62,10 +65,10 @@ CHILD = textwrap.dedent(r"""
                         b = rng.standard_normal((K, N) if lay[1] == "N" else (N, K)).astype(dtype)
                         A, B = fenced(a), fenced(b)
                         A, B = (A if lay[0] == "N" else A.T), (B if lay[1] == "N" else B.T)
-                        C = fenced(np.zeros((M, N), dtype))
+                        C = fenced(np.zeros((M, N), c_dtype))
                         gemmkit.matmul(A, B, out=C)
                         ref = A.astype(np.float64) @ B.astype(np.float64)
-                        tol = (1e-4 if dtype == np.float32 else 1e-12) * (K + 1)
+                        tol = (1e-12 if dtype == np.float64 else 1e-4) * (K + 1)
                         assert np.allclose(C, ref, rtol=tol, atol=tol), (arch, lay, M, N, K)
     print("ok")
 """)
@@ -78,7 +81,7 @@ SHAPES = ("5x13x7,12x31x9,65x65x65,7x201x33,100x71x80,30x46x19,3001x17x70,256x3x
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="mprotect fences: Linux")
-@pytest.mark.parametrize("dtype", ["float32", "float64", "u8s8s32", "s8s8s32"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "u8s8s32", "s8s8s32"])
 def test_operands_against_a_fenced_page(dtype, tmp_path):
     """A, B and C each end at a page the process may not touch; every layout, path and thread count: a fault
     (a load or store past an operand's end) kills the child, whose last line names the case. The child runs in

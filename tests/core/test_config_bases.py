@@ -10,13 +10,14 @@ SMALL = "small."  # an entry "small." allows every small-problem threshold to di
 # (arch, uarch) -> (its base config, the fields in which it differs from that base: exactly these). The
 # bases are the path roots avx2 and avx512 (csrc/config/common.h, GK_CONFIG_*_BASE); a tuned config's base
 # is its path's untuned one.
+BF16 = ("bf16", "bf16_needs", "bf16_blocks")  # a path's bfloat16 unit (csrc/config.h)
 BASES = {
     ("avx2", "zen2"): (("avx2", "any"), {"uarch", "cpu_match", "sgemm_blocks", SMALL}),
     ("avx_vnni", "any"): (("avx2", "any"), {"arch", "needs", "int8", "int8_blocks"}),
-    ("avx512_vnni", "any"): (("avx512", "any"), {"arch", "needs", "int8", "int8_blocks"}),
+    ("avx512_vnni", "any"): (("avx512", "any"), {"arch", "needs", "int8", "int8_blocks", *BF16}),
     ("avx512_vnni", "zen4"): (("avx512_vnni", "any"), {"uarch", "cpu_match", "int8_blocks", SMALL}),
     ("avx512_amx", "any"): (("avx512_vnni", "any"), {"arch", "needs", "int8", "int8_blocks", "sgemm", "dgemm",
-                                                      "cgemm", "zgemm"}),
+                                                      "cgemm", "zgemm", *BF16}),
     ("dotprod", "any"): (("neon", "any"), {"arch", "needs", "int8", "int8_blocks"}),
     ("dotprod", "apple"): (("dotprod", "any"), {"uarch", "cpu_match"}),
     ("i8mm", "any"): (("neon", "any"), {"arch", "needs", "int8"}),

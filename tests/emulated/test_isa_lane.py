@@ -28,6 +28,7 @@ except Exception as e:  # noqa: BLE001
         raise
     pytest.skip(f"emulated ISA lane not available ({e}); run `bash .ci/isa-lane`", allow_module_level=True)
 
+import test_gemm_bf16_pairs as tbf  # noqa: E402
 import test_gemm_float  # noqa: E402  (the native tests' references and checks, reused as they are)
 import test_int8  # noqa: E402
 import test_quantized_add as tqa  # noqa: E402
@@ -335,6 +336,43 @@ def test_gemm_half_op(x, t):
 
 
 test_gemm_half_op.__test__ = False  # a helper, not a test
+
+
+# ---- bfloat16 on the pair kernels (AVX512_BF16's vdpbf16ps, AMX-BF16's tdpbf16ps) ---------------------------
+
+# the bfloat16 kernel each path runs on the emulated CPU (it has AVX512_BF16, and AMX-BF16 where AMX is modelled):
+# None = widened to float on the sgemm kernel (the paths without a bfloat16 unit)
+BF16_KERNEL = {"avx512": None, "avx512_vnni": "ukernel_bf16_avx512_12x32", "avx_vnni": None,
+               "avx512_amx": "ukernel_bf16_amx_32x32"}
+
+
+@pytest.fixture
+def emu_bf16(emu, request):
+    """As `emu`, with the path's bfloat16 kernel checked; on avx512_amx the test must have run tdpbf16ps."""
+    path = emu.get_arch()
+    k = emu.kernel_info("bf16")
+    want = BF16_KERNEL[path]
+    assert (k["k_group"] == 2 and k["kernel"] == want) if want else k["k_group"] == 1, (path, k)
+    amx = emu.emu.amx
+    before = amx.executed.get("tdpbf16ps", 0)
+    yield emu
+    ran = amx.executed.get("tdpbf16ps", 0) > before
+    assert ran == (path == "avx512_amx"), (path, "tdpbf16ps ran" if ran else "no tile product ran")
+
+
+def test_bf16_tile_and_pair_edges(emu_bf16):
+    """M, N around the bfloat16 kernel's tile, K odd and even around its pairs and groups and across its k block,
+    every transpose, padded leading dimensions, beta = 0 over a C of NaN, C's padding untouched."""
+    tbf.check_tile_edges(_gemm_fn(emu_bf16, "bf16f32"), emu_bf16.kernel_info("bf16"), np.random.default_rng(57), 4)
+
+
+def test_bf16_subnormals_nan_inf(emu_bf16):
+    """Subnormal bfloat16 inputs whose products are normal, which the instructions read as zero, give the exact
+    path's sums (in the first k block, only in a later one, in B only); NaN and Inf propagate."""
+    fn = _gemm_fn(emu_bf16, "bf16f32")
+    rng = np.random.default_rng(58)
+    tbf.check_subnormals(fn, rng, emu_bf16.kernel_info("bf16")["KC"])
+    tbf.check_nan_inf(fn, rng)
 
 
 # ---- quantized add ----------------------------------------------------------------------------------------

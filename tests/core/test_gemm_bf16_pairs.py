@@ -1,0 +1,150 @@
+"""Tests of the bfloat16 products on pair kernels (k packed in pairs of bfloat16, as vdpbf16ps / tdpbf16ps read them):
+tile and pair edges, odd K, K across cache blocks, subnormal inputs, NaN / Inf, every path; reused by the ISA lane."""
+import numpy as np
+import pytest
+
+import gemmkit
+from gemmkit import _core
+from _support import kernel_path
+
+ml_dtypes = pytest.importorskip("ml_dtypes")
+BF16 = np.dtype(ml_dtypes.bfloat16)
+F32_EPS = float(np.finfo(np.float32).eps)
+
+
+def op(x, t):
+    return x.T if t == "T" else x
+
+
+def native_bf16bf16f32(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
+    return _core.gemm_bf16bf16f32(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
+
+
+def run_case(fn, rng, ta, tb, M, N, K, alpha, beta, *, pad=(0, 0, 0), c_nan=False, values=None):
+    """One gemm_bf16bf16f32 call by `fn` (gemm_bf16bf16f32's signature) on padded row-major operands, checked against
+    the float64 product within the float32 error bound, and C's padding unchanged. `values`: (A, B) given (op()
+    shapes M x K, K x N, any float dtype: cast to bfloat16), else standard normal."""
+    if values is None:
+        a, b = rng.standard_normal((M, K)), rng.standard_normal((K, N))
+    else:
+        a, b = values
+    a, b = np.asarray(a).astype(BF16), np.asarray(b).astype(BF16)
+    sa = a.T if ta == "T" else a
+    sb = b.T if tb == "T" else b
+    A = np.zeros((sa.shape[0], sa.shape[1] + pad[0]), BF16)
+    B = np.zeros((sb.shape[0], sb.shape[1] + pad[1]), BF16)
+    A[:, : sa.shape[1]], B[:, : sb.shape[1]] = sa, sb
+    A[:, sa.shape[1]:], B[:, sb.shape[1]:] = np.nan, np.nan  # padding must never be read
+    ldc = N + pad[2]
+    C = rng.standard_normal((M, ldc)).astype(np.float32)
+    if c_nan:
+        C[:, :N] = np.nan
+    C0 = C.copy()
+    fn(ta, tb, M, N, K, alpha, A, A.shape[1], B, B.shape[1], beta, C, ldc)
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        want = alpha * (a64 @ b64)
+        bound = abs(alpha) * (np.abs(a64) @ np.abs(b64))
+        if beta != 0:
+            want = want + beta * C0[:, :N].astype(np.float64)
+            bound = bound + abs(beta) * np.abs(C0[:, :N].astype(np.float64))
+    bound = (K + 3) * F32_EPS * bound
+    got = C[:, :N].astype(np.float64)
+    finite = np.isfinite(want)
+    assert np.array_equal(np.isnan(got), np.isnan(want)), (ta, tb, M, N, K, "NaN pattern")
+    assert np.array_equal(got[~finite & ~np.isnan(want)], want[~finite & ~np.isnan(want)]), (ta, tb, M, N, K, "Inf")
+    err = np.abs(got[finite] - want[finite])
+    assert np.all(err <= bound[finite] + 1e-38), (ta, tb, M, N, K, float(np.max(err - bound[finite])))
+    assert np.array_equal(C[:, N:], C0[:, N:]), "C's padding written"
+
+
+def pair_kernel_sizes(k):
+    """M, N around the bf16 kernel's tile, K around its pair and group edges and across its k block (KC pairs)."""
+    mr, nr, kc = k["MR"], k["NR"], k["KC"]
+    ms = sorted({1, 2, mr - 1, mr, mr + 1, 2 * mr + 3} - {0})
+    ns = sorted({1, nr - 1, nr, nr + 1, 2 * nr + 5} - {0})
+    ks = [1, 2, 3, 31, 32, 33, 63, 65, 2 * kc - 1, 2 * kc + 3]
+    return ms, ns, ks
+
+
+def check_tile_edges(fn, k, rng, cases=None):
+    ms, ns, ks = pair_kernel_sizes(k)
+    trans = ["NN", "NT", "TN", "TT"]
+    scal = [(1.0, 0.0), (1.0, 1.0), (-0.5, 2.25), (2.0, -1.0)]
+    i = 0
+    for M in ms:
+        for N in ns:
+            ta, tb = trans[i % 4]
+            alpha, beta = scal[i % 4]
+            K = ks[i % len(ks)]
+            if M * N * K > 4_000_000 // (1 if cases is None else cases):
+                K = ks[i % 6]
+            run_case(fn, rng, ta, tb, M, N, K, alpha, beta, pad=(i % 3, (i + 1) % 3, i % 2), c_nan=beta == 0)
+            i += 1
+
+
+def check_subnormals(fn, rng, kc):
+    """bfloat16 subnormal inputs whose products are normal (the hardware reads them as zero): in the first k block,
+    in the last only (K across blocks: detected while packing a later block), and in B only."""
+    for M, N, K, where in [(5, 7, 9, "all"), (33, 40, 2 * kc + 5, "last"), (13, 65, 70, "b")]:
+        a = rng.standard_normal((M, K))
+        b = rng.standard_normal((K, N))
+        tiny, big = 2.0 ** -130, 2.0 ** 110
+        if where == "all":
+            a[:, ::2] = tiny * (1 + rng.integers(0, 64, (M, (K + 1) // 2)))
+            b[::2, :] = big
+        elif where == "last":
+            a[:, -3:] = tiny * 3
+            b[-3:, :] = big
+        else:
+            b[1::3, :] = tiny * 5
+            a[:, 1::3] = big
+        for ta, tb in ("NN", "TT", "NT", "TN"):
+            run_case(fn, rng, ta, tb, M, N, K, 1.0, 0.0, values=(a, b))
+
+
+def check_nan_inf(fn, rng):
+    M, N, K = 9, 35, 21
+    a, b = rng.standard_normal((M, K)), rng.standard_normal((K, N))
+    a[2, 3], b[4, 5], a[6, 7], b[7, 8] = np.nan, np.inf, -np.inf, 0.0  # inf * 0: NaN
+    for ta, tb in ("NN", "TT"):
+        run_case(fn, rng, ta, tb, M, N, K, 1.0, 0.0, values=(a, b), c_nan=True)
+
+
+def _bf16_kernel():
+    return _core.kernel_info()["bf16"]
+
+
+def test_pair_kernel_on_the_generic_path():
+    """The portable path's bfloat16 kernel packs pairs (the pair driver is run on every machine through it)."""
+    with gemmkit.use_arch("generic"):
+        k = _bf16_kernel()
+    assert k["k_group"] == 2 and "bf16" in k["kernel"], k
+
+
+def test_tile_and_pair_edges(arch, nthreads, rng):
+    with kernel_path(arch, nthreads):
+        check_tile_edges(native_bf16bf16f32, _bf16_kernel(), rng)
+
+
+def test_subnormal_inputs_are_honoured(arch, rng):
+    with kernel_path(arch, 1):
+        check_subnormals(native_bf16bf16f32, rng, _bf16_kernel()["KC"])
+    with kernel_path(arch, 2):
+        check_subnormals(native_bf16bf16f32, rng, _bf16_kernel()["KC"])
+
+
+def test_nan_and_inf_propagate(arch, rng):
+    with kernel_path(arch, 1):
+        check_nan_inf(native_bf16bf16f32, rng)
+
+
+def test_bf16_batches_on_pair_kernels(arch, rng):
+    """Strided batches (a shared B, stride 0) and the matmul stacks over them, against float64."""
+    a = rng.standard_normal((6, 17, 33)).astype(BF16)
+    b = rng.standard_normal((33, 40)).astype(BF16)
+    with gemmkit.use_arch(arch):
+        got = gemmkit.matmul(a, b)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    bound = 36 * F32_EPS * (np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64)))
+    assert got.dtype == np.float32 and np.all(np.abs(got - want) <= bound)
