@@ -239,12 +239,34 @@ static void pack_kcontig(const uint8_t *src, int64_t ld, int64_t kc, int64_t w, 
                 else ((int16_t *)dst)[idx] = (int16_t)v;
             }
         }
-        for (int64_t k = kfull; k < groups * kg; k++) { /* partial last group, zero-padded */
+        if (es == 1 && kfull < kc) { /* partial last group: the row's kg bytes of it are contiguous, zero-padded */
+            uint8_t *d = dst + (kfull / kg * pw + x) * kg;
+            const int64_t n = kc - kfull;
+#if GK_PACK_SSE
+            if (kg % 16 == 0 && kg <= 64) { /* AMX: the group from a copy whose padding is xr (packed as zero) */
+                uint8_t t[64];
+                memset(t, xr, sizeof(t));
+                memcpy(t, s + kfull, (size_t)n);
+                const __m128i vx = _mm_set1_epi8((char)xr), vs = _mm_set1_epi8((char)(is_signed ? 0x80 : 0));
+                __m128i acc = _mm_setzero_si128();
+                for (int j = 0; j < kg; j += 16) {
+                    const __m128i v = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(t + j)), vx);
+                    _mm_storeu_si128((__m128i *)(d + j), v);
+                    acc = _mm_add_epi64(acc, _mm_sad_epu8(_mm_xor_si128(v, vs), _mm_setzero_si128()));
+                }
+                int64_t lanes[2];
+                memcpy(lanes, &acc, sizeof(lanes));
+                sum += (int32_t)(lanes[0] + lanes[1] - (is_signed ? 128 * kg : 0));
+            } else
+#endif
+            if (is_signed) for (int64_t k = 0; k < n; k++) sum += (int8_t)(d[k] = (uint8_t)(s[kfull + k] ^ xr));
+            else for (int64_t k = 0; k < n; k++) sum += (d[k] = (uint8_t)(s[kfull + k] ^ xr));
+            memset(d + n, 0, (size_t)(kg - n));
+        }
+        for (int64_t k = kfull; es != 1 && k < groups * kg; k++) { /* partial last group, zero-padded */
             int v = k < kc ? val(s[k], xr, is_signed) : 0;
             sum += v;
-            int64_t idx = (k / kg * pw + x) * kg + k % kg;
-            if (es == 1) dst[idx] = (uint8_t)v;
-            else ((int16_t *)dst)[idx] = (int16_t)v;
+            ((int16_t *)dst)[(k / kg * pw + x) * kg + k % kg] = (int16_t)v;
         }
         sums[x] = sum;
     }
