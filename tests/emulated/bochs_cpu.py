@@ -13,7 +13,7 @@ Python thread only; emulated code cannot start threads.
 
 AMX (`Emulator(amx=True)`): bochscpu-python's Bochs is built without AMX (no tile instructions, no AMX bits in
 CPUID, no tile state in XCR0's supported mask), so the tile unit is modelled here: XCR0 enables the tile
-state, CPUID.(7,0).EDX reports AMX-TILE + AMX-INT8 to the feature-detection call (detect_cpu_features),
+state, CPUID.(7,0).EDX reports AMX-TILE + AMX-INT8 + AMX-BF16 to the feature-detection call (detect_cpu_features),
 arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) is answered 0 in the emulation (never made on the host),
 and each tile instruction (#UD on Bochs) is decoded and executed by AmxUnit, after the Intel SDM, on the host
 memory; the rest of the code (the kernel's loops, addressing, packers, epilogue) still runs on Bochs.
@@ -62,7 +62,8 @@ SAFE_SYSCALLS = {28, 204, 24, 39, 186, 228, 202, 14}
 SYS_ARCH_PRCTL, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA = 158, 0x1023, 18
 XCR0_BASE = 0xE7          # x87 SSE AVX opmask ZMM_Hi256 Hi16_ZMM
 XCR0_TILES = 0x60000      # XTILECFG (17) + XTILEDATA (18)
-CPUID7_EDX_AMX = (1 << 24) | (1 << 25)  # AMX-TILE, AMX-INT8
+CPUID7_EDX_AMX = (1 << 22) | (1 << 24) | (1 << 25)  # AMX-BF16, AMX-TILE, AMX-INT8
+FLT_MIN = np.float32(np.finfo(np.float32).tiny)  # smallest normal float32: tdpbf16ps's DAZ / FTZ bound
 
 
 class EmulationError(RuntimeError):
@@ -130,9 +131,16 @@ def _host_maps():
 
 
 class Emulator:
-    """An emulated CPU (a Bochs model) that calls host functions: `call(addr, args, ret)`."""
+    """An emulated CPU (a Bochs model) that calls host functions: `call(addr, args, ret)`. One per process
+    (shared_emulator): bochscpu-python aborts the process when a second Session is made."""
+
+    made = False
 
     def __init__(self, model="sapphire_rapids", stack_bytes=8 << 20, amx=False):
+        if Emulator.made:
+            raise EmulationError("one Emulator per process (bochscpu cannot make a second Session): "
+                                 "use shared_emulator()")
+        Emulator.made = True
         grow_heap()
         self.bochscpu = bx = _import_bochscpu()
         _select_model(bx, model)
@@ -288,8 +296,9 @@ class Emulator:
 
     def detect_cpu_features(self, addr, ret="int"):
         """Calls the feature-detection function at `addr` (no arguments) with CPUID.(7,0).EDX reporting
-        AMX-TILE + AMX-INT8 where the Emulator models AMX: a per-instruction hook, for this call only (the
-        code must cache what it found)."""
+        AMX-TILE + AMX-INT8 + AMX-BF16 where the Emulator models AMX: a per-instruction hook, for this call only
+        (the code must cache what it found). AVX512_BF16 (CPUID.(7,1).EAX bit 5) needs no hook: Bochs's
+        sapphire_rapids model reports it itself."""
         if self.amx is None:
             return self.call(addr, ret=ret)
         bx = self.bochscpu
@@ -405,19 +414,21 @@ class Emulator:
 
 # ---- AMX: a software model of the tile instructions gemmkit uses -----------------------------------------
 # bochscpu-python 0.4.0's Bochs is built without --enable-amx (BX_SUPPORT_AMX 0): its sapphire_rapids model
-# reports no AMX-TILE / AMX-INT8 in CPUID.(7,0).EDX, no tile state in CPUID.(0xD,0).EAX (0xe7), and every
-# tile instruction raises #UD. With `amx=True` the Emulator stands in for the missing unit: CPUID.(7,0).EDX
-# bits 24, 25 are reported during the feature-detection call (detect_cpu_features), XCR0 enables XTILECFG +
+# reports no AMX-TILE / AMX-INT8 / AMX-BF16 in CPUID.(7,0).EDX, no tile state in CPUID.(0xD,0).EAX (0xe7), and
+# every tile instruction raises #UD. With `amx=True` the Emulator stands in for the missing unit: CPUID.(7,0).EDX
+# bits 22, 24, 25 are reported during the feature-detection call (detect_cpu_features), XCR0 enables XTILECFG +
 # XTILEDATA (bits 17, 18; XFD is 0: Bochs has no IA32_XFD), and each tile instruction's #UD is caught and the
 # instruction executed here, on the host's memory, after the Intel SDM's pseudo-code (vol. 2, "Intel AMX
 # Instructions"), the SDM's #UD conditions enforced (no configuration, rows / colsb out of range, the
-# tdpb* shape rules) as errors. Everything else still runs on Bochs.
+# tdpb* shape rules) as errors. Modelled: ldtilecfg / sttilecfg / tilerelease / tilezero, tileloadd(t1) /
+# tilestored, the int8 products tdpb[su][su]d (AMX-INT8) and the bfloat16 product tdpbf16ps (AMX-BF16).
+# Everything else still runs on Bochs.
 
 AMX_VEX_OPS = {  # (opcode, pp, register form?) -> mnemonic; all VEX.128.0F38.W0
     (0x49, 0, False): "ldtilecfg", (0x49, 1, False): "sttilecfg", (0x49, 0, True): "tilerelease",
     (0x49, 3, True): "tilezero", (0x4B, 3, False): "tileloadd", (0x4B, 1, False): "tileloaddt1",
     (0x4B, 2, False): "tilestored", (0x5E, 1, True): "tdpbusd", (0x5E, 3, True): "tdpbssd",
-    (0x5E, 2, True): "tdpbsud", (0x5E, 0, True): "tdpbuud",
+    (0x5E, 2, True): "tdpbsud", (0x5E, 0, True): "tdpbuud", (0x5C, 2, True): "tdpbf16ps",
 }
 _GPR = ("rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13",
         "r14", "r15")
@@ -540,13 +551,17 @@ class AmxUnit:
             addr, stride = self._addr(cpu, f, next_rip)
             for r in range(rows):
                 ctypes.memmove((addr + r * stride) & (2**64 - 1), self.tiles[t, r, :colsb].tobytes(), colsb)
-        else:  # tdpb[su][su]d dst(reg) += src1(rm) . src2(vvvv), 4-byte groups, int32 wrapping sums
+        else:  # tdpb[su][su]d / tdpbf16ps: dst(reg) += src1(rm) . src2(vvvv), over 4-byte groups
             d, a, b = f["reg"] & 7, f["rm"] & 7, f["vvvv"] & 7
             if f["reg"] > 7 or f["rm"] > 7 or f["vvvv"] > 7 or len({d, a, b}) < 3:
                 raise EmulationError(f"{name}: tmm{d}, tmm{a}, tmm{b} not three distinct tiles (#UD)")
             (dr, dc), (ar, ac), (br, bc) = self._tile(d, name), self._tile(a, name), self._tile(b, name)
             if dc % 4 or ac % 4 or dr != ar or ac // 4 != br or dc != bc:
                 raise EmulationError(f"{name}: tile shapes {dr}x{dc} += {ar}x{ac} . {br}x{bc} do not fit (#UD)")
+            if name == "tdpbf16ps":
+                self._dpbf16ps(d, a, b, dr, dc, br)
+                return
+            # int32 wrapping sums of byte products
             sa = np.int8 if name[4] == "s" else np.uint8
             sb = np.int8 if name[5] == "s" else np.uint8
             A = self.tiles[a, :ar, :ac].view(sa).astype(np.int64)                 # ar x (4 k)
@@ -556,6 +571,63 @@ class AmxUnit:
             out = np.zeros((16, 64), np.uint8)
             out[:dr, :dc] = acc.astype(np.uint32).view(np.uint8).reshape(dr, dc)
             self.tiles[d] = out  # dst's rows / bytes past its configuration are zeroed
+
+    def _dpbf16ps(self, d, a, b, rows, colsb, pairs):
+        """tdpbf16ps after the SDM's pseudo-code (vol. 2, TDPBF16PS): per row, two float32 partial sums per
+        dst element, one over the even bfloat16 lanes and one over the odd, each starting at 0 and taking one
+        fused product-add per k pair; then the two are added, then that sum is added to dst. Each step rounds
+        to nearest even in float32 with DAZ and FTZ (denormal inputs read as zero, denormal results flushed to a
+        zero of their sign); MXCSR plays no part. Vectorised over rows and columns, in k order. (The Intrinsics
+        Guide's older text, one running sum per element seeded with dst, rounds differently; the SDM is followed.)"""
+        with np.errstate(over="ignore", invalid="ignore"):  # Inf / NaN results are values here, not errors
+            self._dpbf16ps_rows(d, a, b, rows, colsb, pairs)
+
+    def _dpbf16ps_rows(self, d, a, b, rows, colsb, pairs):
+        n = colsb // 4
+        A = _bf16_daz(self.tiles[a, :rows, :4 * pairs].view(np.uint16))   # rows x (2 pairs)
+        B = _bf16_daz(self.tiles[b, :pairs, :colsb].view(np.uint16))      # pairs x (2 n)
+        acc = np.zeros((rows, 2 * n), np.float32)                          # lane 2j: even sums, 2j+1: odd
+        for k in range(pairs):
+            # A's pair k against B's row k, the even bfloat16 with the even, the odd with the odd. Products of
+            # two bfloat16 and their sums with a float32 are exact in float64 (or far enough apart that rounding
+            # to float64 first cannot change the float32 result): one rounding, as a fused product-add has.
+            a_lanes = np.tile(A[:, 2 * k:2 * k + 2], n)
+            acc = _ftz32(acc.astype(np.float64) + a_lanes * B[k])
+        pair_sum = _ftz32(acc[:, 0::2].astype(np.float64) + acc[:, 1::2])
+        c = _daz32(self.tiles[d, :rows, :colsb].copy().view(np.float32))
+        out = np.zeros((16, 64), np.uint8)
+        out[:rows, :colsb] = _ftz32(c.astype(np.float64) + pair_sum).view(np.uint8).reshape(rows, colsb)
+        self.tiles[d] = out  # dst's rows / bytes past its configuration are zeroed
+
+
+def _bf16_daz(u16):
+    """bfloat16 bit patterns as float64 values, denormals (exponent field 0) read as zeros of their sign."""
+    u16 = np.where(u16 & 0x7F80, u16, u16 & 0x8000).astype(np.uint32)
+    return (u16 << 16).view(np.float32).astype(np.float64)
+
+
+def _ftz32(x):
+    """x rounded to float32 (nearest even), results below FLT_MIN in magnitude flushed to a zero of their sign."""
+    return _daz32(np.asarray(x).astype(np.float32))
+
+
+def _daz32(r):
+    return np.where(np.abs(r) < FLT_MIN, np.copysign(np.float32(0), r), r).astype(np.float32)
+
+
+_SHARED = []
+
+
+def shared_emulator(model="sapphire_rapids", amx=False):
+    """The process's Emulator, made on first use, so that test modules run in one process share it; asking
+    it later for another model or AMX setting is an error (it cannot be remade)."""
+    if not _SHARED:
+        _SHARED.append(Emulator(model, amx=amx))
+    emu = _SHARED[0]
+    if (emu.model, emu.amx is not None) != (model, bool(amx)):
+        raise EmulationError(f"the process's Emulator is {emu.model} with amx={emu.amx is not None}, "
+                             f"not {model} with amx={bool(amx)}")
+    return emu
 
 
 def grow_heap(mib=256):

@@ -3,7 +3,7 @@ extension, never executed natively, whose functions are called through bochs_cpu
 
 The copy picks its kernel path by its own CPUID (the emulated CPU's), so `set_arch("avx512")` etc.
 succeed on hosts without AVX-512; each call runs the whole C path (driver, packers, kernels) emulated.
-With amx=True the emulated CPU also has AMX-TILE / AMX-INT8 (modelled: bochs_cpu.AmxUnit), so
+With amx=True the emulated CPU also has AMX-TILE / AMX-INT8 / AMX-BF16 (modelled: bochs_cpu.AmxUnit), so
 `set_arch("avx512_amx")` succeeds on hosts without AMX.
 """
 import ctypes
@@ -13,7 +13,7 @@ import struct
 import numpy as np
 
 import gemmkit._core
-from bochs_cpu import Emulator, load_private_copy
+from bochs_cpu import load_private_copy, shared_emulator
 
 _SIG_CACHE = {}
 
@@ -44,11 +44,11 @@ def _ptr(a):
 
 class EmulatedGemmkit:
     """The C API of gemmkit on an emulated CPU (default Bochs's Sapphire Rapids model: AVX-512
-    F/BW/DQ/VL, VNNI, BF16, AVX-VNNI; amx=True adds AMX-TILE / AMX-INT8 and the tile state, see
+    F/BW/DQ/VL, VNNI, BF16, AVX-VNNI; amx=True adds AMX-TILE / AMX-INT8 / AMX-BF16 and the tile state, see
     bochs_cpu). All matrices row-major NumPy arrays; the caller keeps them alive."""
 
     def __init__(self, model="sapphire_rapids", amx=False):
-        self.emu = Emulator(model, amx=amx)
+        self.emu = shared_emulator(model, amx=amx)
         self.lib = load_private_copy(gemmkit._core.__file__)
         self.keep = []
         # First: the copy detects (and caches) its CPU's features, AMX included where the Emulator models it.
