@@ -35,7 +35,7 @@ class Context:
     # peaks ---------------------------------------------------------------------------------------------
     def set_peaks(self, probed, fp32=None, int8=None, source=""):
         self.probed = probed
-        for kind in ("fp32", "fp64", "int8", "stream"):
+        for kind in ("fp32", "fp64", "int8", "bf16", "stream"):
             v, what = machine.peak_per_core(kind, probed, fp32, int8)
             if v:
                 self.peaks_per_core[kind] = v
@@ -61,7 +61,7 @@ class Context:
 
     @property
     def peak_text(self):
-        units = {"fp32": "GFLOP/s", "fp64": "GFLOP/s", "int8": "GOP/s", "stream": "GB/s"}
+        units = {"fp32": "GFLOP/s", "fp64": "GFLOP/s", "int8": "GOP/s", "bf16": "GFLOP/s", "stream": "GB/s"}
         parts = [f"{k} {v:.1f} {units[k]} ({self.peak_sources[k]})" for k, v in self.peaks_per_core.items()]
         return "; ".join(parts) or "unknown (no probe); % peak columns omitted"
 

@@ -237,7 +237,8 @@ def compile_library(src=STREAM_READ_SRC):
 
 
 def parse_probe_output(text):
-    """{'fp32 ymm FMA': 107.2, ..., 'stream read': 13.5} from the probe's '<name>: <value> <unit>' lines."""
+    """{'fp32 ymm FMA': 107.2, ..., 'stream read': 13.5} from the probe's '<name>: <value> <unit>' lines (its
+    'bf16 unit: none' line has no figure and gives no entry)."""
     out = {}
     for line in text.splitlines():
         m = re.match(r"\s*(.+?):\s*([0-9.]+)\s*(GFLOP/s|GOP/s|GB/s)\s*$", line)
@@ -276,10 +277,11 @@ def probe_peaks(cpus, passes=3, seconds=0.1):
 
 
 def peak_per_core(kind, probed, fp32=None, int8=None):
-    """One core's peak for an op kind ('fp32', 'fp64', 'int8') from the probe's figures or the command
-    line's; (value, what it is) or (None, None). fp64 is half the fp32 FMA rate where not probed on the
+    """One core's peak for an op kind ('fp32', 'fp64', 'int8', 'bf16', 'stream') from the probe's figures or the
+    command line's; (value, what it is) or (None, None). fp64 is half the fp32 FMA rate where not probed on the
     widest vectors; int8 is the AMX tdpbusd rate where the probe could run AMX (gemmkit's avx512_amx path runs
-    wherever it can), else VNNI's, else the AVX2 int16 vpmaddwd rate (gemmkit's non-VNNI int8 kernels)."""
+    wherever it can), else VNNI's, else the AVX2 int16 vpmaddwd rate (gemmkit's non-VNNI int8 kernels); bf16 is
+    the AMX tdpbf16ps rate, else the zmm vdpbf16ps rate, else (no bf16 unit) the fp32 FMA peak."""
     p = probed or {}
     fp32_best = max((v, k) for k, v in p.items() if k.startswith("fp32")) if any(
         k.startswith("fp32") for k in p) else (None, None)
@@ -302,6 +304,15 @@ def peak_per_core(kind, probed, fp32=None, int8=None):
         if vnni:
             return max(vnni)
         return (p["int16 ymm VPMADDWD"], "int16 ymm VPMADDWD (no VNNI)") if "int16 ymm VPMADDWD" in p else (None, None)
+    if kind == "bf16":
+        # the widest bf16 unit the probe could run (AMX-BF16, then AVX512_BF16's vdpbf16ps); without one a
+        # bfloat16 GEMM widens to float32, so the fp32 FMA peak is what it can reach
+        units = [(v, k) for k, v in p.items() if k.startswith("bf16")]
+        amx = [u for u in units if "AMX" in u[1]]
+        if amx or units:
+            return max(amx or units)
+        base, what = (fp32, "command line") if fp32 else fp32_best
+        return (base, f"no bf16 unit: the fp32 FMA peak, {what}") if base else (None, None)
     if kind == "stream":
         return (p["stream read"], "stream read") if "stream read" in p else (None, None)
     raise ValueError(f"unknown peak kind {kind!r}")

@@ -1,9 +1,10 @@
-"""ctypes wrapper for Intel MKL's cblas_sgemm/dgemm/cgemm/zgemm (libmkl_rt from `pip install mkl`), a peer
-in the benchmark only; `python bench/mkl.py` says whether it loads.
+"""ctypes wrapper for Intel MKL's cblas_sgemm/dgemm/cgemm/zgemm and cblas_gemm_bf16bf16f32 (libmkl_rt from
+`pip install mkl`), a peer in the benchmark only; `python bench/mkl.py` says whether it loads.
 
     lib = mkl.load()                      # None when MKL is not installed (see why_unavailable())
     lib.gemm("d", "N", "N", M, N, K, 1.0, A, K, B, N, 0.0, C, N)    # row-major, C in place
     fn = lib.bound("d", "N", "N", M, N, K, A, K, B, N, C, N)         # a no-argument call for timing loops
+    fn = lib.bound_bf16("N", "T", M, N, K, A16, K, B16, K, C, N)    # bfloat16 A, B (MKL_BF16), float32 C
 
 Row-major CBLAS calls on the arrays' own memory (no copies); MKL's LP64 interface (32-bit ints).
 """
@@ -46,6 +47,17 @@ class MKL:
             f = getattr(cdll, f"cblas_{p}gemm")
             f.argtypes = [i, i, i, i, i, i, scalar, vp, i, vp, i, scalar, vp, i]
             f.restype = None
+        # MKL_BF16 operands are raw 16-bit words; alpha, beta and C are float (same MKL_INT as ?gemm).
+        self._bf16 = getattr(cdll, "cblas_gemm_bf16bf16f32", None)
+        if self._bf16 is not None:
+            f32 = ctypes.c_float
+            self._bf16.argtypes = [i, i, i, i, i, i, f32, vp, i, vp, i, f32, vp, i]
+            self._bf16.restype = None
+
+    @property
+    def has_bf16(self):
+        """Whether this libmkl_rt exports cblas_gemm_bf16bf16f32."""
+        return self._bf16 is not None
 
     def version(self):
         try:
@@ -80,6 +92,29 @@ class MKL:
         def call(_keep=keep):
             f(*args)
         return call
+
+    def bound_bf16(self, transa, transb, M, N, K, A, lda, B, ldb, C, ldc, alpha=1.0, beta=0.0):
+        """A no-argument callable for float32 C := alpha op(A) op(B) + beta C with A and B bfloat16
+        (ml_dtypes.bfloat16 arrays or uint16 arrays of the same bits), row-major."""
+        import numpy as np
+        if self._bf16 is None:
+            raise AttributeError(f"{self.path} does not export cblas_gemm_bf16bf16f32")
+        for name, x in (("A", A), ("B", B)):
+            if x.dtype.itemsize != 2 or x.dtype.name not in ("bfloat16", "uint16") or not x.flags.c_contiguous:
+                raise TypeError(f"{name} must be a C-contiguous bfloat16 (or uint16) array")
+        if C.dtype != np.float32 or not C.flags.c_contiguous:
+            raise TypeError("C must be a C-contiguous float32 array")
+        f = self._bf16
+        args = (ROW_MAJOR, _TRANS[transa], _TRANS[transb], M, N, K, alpha, A.ctypes.data, lda,
+                B.ctypes.data, ldb, beta, C.ctypes.data, ldc)
+
+        def call():
+            f(*args)
+        return call
+
+    def gemm_bf16bf16f32(self, transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
+        self.bound_bf16(transa, transb, M, N, K, A, lda, B, ldb, C, ldc, alpha, beta)()
+        return C
 
     def gemm(self, p, transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
         self.bound(p, transa, transb, M, N, K, A, lda, B, ldb, C, ldc, alpha, beta)()

@@ -1,4 +1,5 @@
-"""ctypes wrapper for oneDNN's BLAS-like API (dnnl_sgemm, dnnl_gemm_u8s8s32, dnnl_gemm_s8s8s32).
+"""ctypes wrapper for oneDNN's BLAS-like API (dnnl_sgemm, dnnl_gemm_u8s8s32, dnnl_gemm_s8s8s32 and, where the
+library exports it, dnnl_gemm_bf16bf16f32).
 
 Only used by the benchmarks in bench/, never by gemmkit itself.  oneDNN comes from the `onednn` pip
 package (``pip install onednn``), which puts libdnnl.so.* and its runtime (TBB, the Intel compiler
@@ -10,6 +11,7 @@ let :func:`load` preload the dependencies from that directory by absolute path (
     lib = onednn.load()                 # None when oneDNN is not installed / not loadable
     if lib is None: print(onednn.why_unavailable())
     lib.sgemm('N', 'N', M, N, K, 1.0, A, K, B, N, 0.0, C, N)
+    lib.gemm_bf16bf16f32('N', 'T', M, N, K, 1.0, A16, K, B16, K, 0.0, C, N)   # uint16 (bfloat16 bits), float32 C
 
 Arguments follow oneDNN (row-major, C updated in place).  Arrays must be C-contiguous NumPy arrays
 (or 1-D flat buffers) of the right dtype; no copies are made, so the call costs only the ctypes
@@ -119,6 +121,14 @@ def _ptr(x, dtype, name):
     return x.ctypes.data
 
 
+def _bits16(x):
+    """A bfloat16 array (ml_dtypes) as its uint16 bits, without a copy; anything else unchanged."""
+    import numpy as np
+    if isinstance(x, np.ndarray) and x.dtype.itemsize == 2 and x.dtype.name == "bfloat16":
+        return x.view(np.uint16)
+    return x
+
+
 def _ch(c):
     return c.encode() if isinstance(c, str) else bytes(c)
 
@@ -141,6 +151,12 @@ class OneDNN:
         L.dnnl_gemm_s8s8s32.argtypes = s8
         L.dnnl_gemm_s8s8s32.restype = ctypes.c_int
         self._sgemm = L.dnnl_sgemm
+        # Exported by libdnnl but not declared in its public header: bound here by its C signature
+        # (row-major like dnnl_sgemm, bfloat16 A and B as raw 16-bit words, float32 C).
+        self._bf16 = getattr(L, "dnnl_gemm_bf16bf16f32", None)
+        if self._bf16 is not None:
+            self._bf16.argtypes = [_char, _char, _dim, _dim, _dim, _f32, _vp, _dim, _vp, _dim, _f32, _vp, _dim]
+            self._bf16.restype = ctypes.c_int
         self._u8 = L.dnnl_gemm_u8s8s32
         self._s8 = L.dnnl_gemm_s8s8s32
         self._set_max_threads = getattr(L, "dnnl_set_max_threads", None)
@@ -194,6 +210,21 @@ class OneDNN:
         self._check(st, "dnnl_sgemm")
         return C
 
+    @property
+    def has_bf16(self):
+        """Whether this libdnnl exports dnnl_gemm_bf16bf16f32."""
+        return self._bf16 is not None
+
+    def gemm_bf16bf16f32(self, transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
+        """C (float32) := alpha op(A) op(B) + beta C with A and B bfloat16: ml_dtypes.bfloat16 arrays or
+        uint16 arrays of the same bits."""
+        if self._bf16 is None:
+            raise DnnlError(f"{self.path} does not export dnnl_gemm_bf16bf16f32")
+        st = self._bf16(_ch(transa), _ch(transb), M, N, K, alpha, _ptr(_bits16(A), "uint16", "A"), lda,
+                        _ptr(_bits16(B), "uint16", "B"), ldb, beta, _ptr(C, "float32", "C"), ldc)
+        self._check(st, "dnnl_gemm_bf16bf16f32")
+        return C
+
     def gemm_u8s8s32(self, transa, transb, offsetc, M, N, K, alpha, A, lda, ao, B, ldb, bo, beta, C, ldc, co):
         st = self._u8(_ch(transa), _ch(transb), _ch(offsetc), M, N, K, alpha, _ptr(A, "uint8", "A"), lda, ao,
                       _ptr(B, "int8", "B"), ldb, bo, beta, _ptr(C, "int32", "C"), ldc, _ptr(co, "int32", "co"))
@@ -210,6 +241,9 @@ class OneDNN:
     # argument checking above would dominate tiny problems.
     def raw_sgemm(self, *args):
         return self._sgemm(*args)
+
+    def raw_bf16bf16f32(self, *args):
+        return self._bf16(*args)
 
     def raw_u8s8s32(self, *args):
         return self._u8(*args)

@@ -1,11 +1,14 @@
 /* gemmkit's peak probe: one core's arithmetic peaks (fp32/fp64 FMA on ymm and zmm, u8*s8 VNNI and AMX, the AVX2
-   int16 vpmaddwd path) and a streaming-read bandwidth; bench/machine.py compiles it with cc -O2 and runs it.
+   int16 vpmaddwd path, bf16 vdpbf16ps and AMX-BF16) and a streaming-read bandwidth; bench/machine.py compiles it
+   with cc -O2 and runs it.
 
    Method: for each instruction the CPU supports (checked at run time, each loop compiled for its own ISA by
    a target attribute), keep NACC independent accumulators busy with back-to-back instructions whose inputs
    do not depend on each other's results, so the loop is bound by issue throughput, not by latency; count
    the operations (2 per multiply-add lane) over a run timed on the thread's CPU clock; best of REPEATS. Bandwidth: sum a buffer much
    larger than the caches with four independent vector sums.
+   A CPU with neither AVX512_BF16 nor AMX-BF16 gets the line "bf16 unit: none" (bench then compares bfloat16
+   GEMM with the fp32 FMA peak, which is what a widening kernel can reach).
    Usage: peak_probe [seconds per measurement, default 0.1]; prints "<name>: <value> <unit>" lines. */
 #include <immintrin.h>
 #include <stdint.h>
@@ -84,16 +87,37 @@ PROBE(u8s8_zmm_vnni, "avx512f,avx512vnni", __m512i, _mm512_setzero_si512(),
       __m512i va = _mm512_set1_epi8(3); __m512i vb = _mm512_set1_epi8(-2),
       DPBUSD_Z, FIRST_I512, 64 * 2)
 
+#include <cpuid.h>
+
+/* AVX512_BF16 is CPUID leaf 7 sub-leaf 1, EAX bit 5; the zmm state is the OS's once avx512f is usable. */
+static int avx512bf16_usable(int avx512) {
+    unsigned a, b, c, d;
+    return avx512 && __get_cpuid_count(7, 1, &a, &b, &c, &d) && ((a >> 5) & 1);
+}
+
+#if defined(__GNUC__) && (__GNUC__ >= 10 || (defined(__clang__) && __clang_major__ >= 9))
+#define PROBE_BF16 1
+/* vdpbf16ps: per float32 lane two bf16 products summed into the accumulator, 16 lanes x 2 pairs x 2 ops.
+   The inputs are tiny, so the accumulators grow slowly and stay finite for any run length. */
+#define DPBF16_Z(x) _mm512_dpbf16_ps(x, va, vb)
+PROBE(bf16_zmm_dpbf16, "avx512f,avx512bf16", __m512, _mm512_setzero_ps(),
+      __m512bh va = _mm512_cvtne2ps_pbh(_mm512_set1_ps(0.001f), _mm512_set1_ps(0.001f));
+      __m512bh vb = _mm512_cvtne2ps_pbh(_mm512_set1_ps(0.002f), _mm512_set1_ps(0.002f)),
+      DPBF16_Z, FIRST_PS512, 16 * 2 * 2)
+#endif
+
 #if defined(__linux__) && defined(__GNUC__) && (__GNUC__ >= 11 || defined(__clang__))
 #define PROBE_AMX 1
-#include <cpuid.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-/* AMX: CPUID AMX-TILE + AMX-INT8, the OS's tile state in XCR0, and Linux's permission for this process. */
-static int amx_usable(void) {
+/* AMX: CPUID AMX-TILE and the unit asked for (EDX bit 25 AMX-INT8, bit 22 AMX-BF16), the OS's tile state in
+   XCR0, and Linux's permission for this process (asked once; asking again is harmless). */
+#define AMX_INT8_BIT 25
+#define AMX_BF16_BIT 22
+static int amx_usable(int unit_bit) {
     unsigned a, b, c, d;
-    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !((d >> 24) & 1) || !((d >> 25) & 1)) return 0;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !((d >> 24) & 1) || !((d >> unit_bit) & 1)) return 0;
     if (!__get_cpuid(1, &a, &b, &c, &d) || !((c >> 27) & 1)) return 0; /* OSXSAVE */
     unsigned lo, hi;
     __asm__ volatile(".byte 0x0f, 0x01, 0xd0" : "=a"(lo), "=d"(hi) : "c"(0)); /* xgetbv */
@@ -125,6 +149,32 @@ __attribute__((target("amx-tile,amx-int8"), noinline)) static double u8s8_amx(lo
     sink = out[0];
     _tile_release();
     return (double)iters * 6 * 16 * 16 * 64 * 2 / dt;
+}
+/* tdpbf16ps the same way: 16 x 16 float32 tiles += 16 x 32 bf16 times 16 x 16 bf16 pairs, 16 * 16 * 32
+   multiply-adds (2 ops each) per instruction. */
+__attribute__((target("amx-tile,amx-bf16"), noinline)) static double bf16_amx(long iters) {
+    struct { unsigned char palette, start, reserved[14]; unsigned short colsb[16]; unsigned char rows[16]; }
+        __attribute__((aligned(64))) cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.palette = 1;
+    for (int t = 0; t < 8; t++) { cfg.colsb[t] = 64; cfg.rows[t] = 16; }
+    static unsigned short small[16 * 32] __attribute__((aligned(64)));
+    for (int i = 0; i < 16 * 32; i++) small[i] = 0x3a83; /* a bf16 near 0.001: the tiles stay finite */
+    _tile_loadconfig(&cfg);
+    _tile_loadd(6, small, 64);
+    _tile_loadd(7, small, 64);
+    _tile_zero(0); _tile_zero(1); _tile_zero(2); _tile_zero(3); _tile_zero(4); _tile_zero(5);
+    double t0 = seconds_now();
+    for (long it = 0; it < iters; it++) {
+        _tile_dpbf16ps(0, 6, 7); _tile_dpbf16ps(1, 6, 7); _tile_dpbf16ps(2, 6, 7);
+        _tile_dpbf16ps(3, 6, 7); _tile_dpbf16ps(4, 6, 7); _tile_dpbf16ps(5, 6, 7);
+    }
+    double dt = seconds_now() - t0;
+    static float out[16 * 16] __attribute__((aligned(64)));
+    _tile_stored(0, out, 64);
+    sink = out[0];
+    _tile_release();
+    return (double)iters * 6 * 16 * 16 * 32 * 2 / dt;
 }
 #endif
 
@@ -192,8 +242,22 @@ int main(int argc, char **argv) {
     if (avx512) printf("fp32 zmm FMA: %.1f GFLOP/s\n", best_rate(fp32_zmm_fma, secs) / 1e9);
     if (vnni512) printf("u8s8 zmm VNNI: %.1f GOP/s\n", best_rate(u8s8_zmm_vnni, secs) / 1e9);
 #if PROBE_AMX
-    if (vnni512 && amx_usable()) printf("u8s8 AMX tdpbusd: %.1f GOP/s\n", best_rate(u8s8_amx, secs) / 1e9);
+    if (vnni512 && amx_usable(AMX_INT8_BIT)) printf("u8s8 AMX tdpbusd: %.1f GOP/s\n", best_rate(u8s8_amx, secs) / 1e9);
 #endif
+    int bf16_units = 0;
+#if PROBE_BF16
+    if (avx512bf16_usable(avx512)) {
+        printf("bf16 zmm VDPBF16PS: %.1f GFLOP/s\n", best_rate(bf16_zmm_dpbf16, secs) / 1e9);
+        bf16_units++;
+    }
+#endif
+#if PROBE_AMX
+    if (avx512 && amx_usable(AMX_BF16_BIT)) {
+        printf("bf16 AMX tdpbf16ps: %.1f GFLOP/s\n", best_rate(bf16_amx, secs) / 1e9);
+        bf16_units++;
+    }
+#endif
+    if (!bf16_units) printf("bf16 unit: none\n");
     if (avx2) printf("stream read: %.1f GB/s\n", stream_read_gbs());
     return 0;
 }

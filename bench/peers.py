@@ -24,10 +24,12 @@ class Peers:
 
     def describe(self):
         """One line per peer for the header."""
+        mkl_fns = "cblas_?gemm" + (", cblas_gemm_bf16bf16f32" if self.mkl and self.mkl.has_bf16 else "")
+        dnnl_fns = "dnnl_sgemm/dnnl_gemm_*s8s32" + ("/dnnl_gemm_bf16bf16f32" if self.dnnl and self.dnnl.has_bf16 else "")
         return [f"MKL: {self.mkl.version() if self.mkl else mkl.why_unavailable()}"
-                + (" (cblas_?gemm via ctypes)" if self.mkl else ""),
+                + (f" ({mkl_fns} via ctypes)" if self.mkl else ""),
                 f"oneDNN: {self.dnnl.describe() if self.dnnl else onednn.why_unavailable()}"
-                + ("; dnnl_sgemm/dnnl_gemm_*s8s32 via ctypes, threads follow the affinity mask (TBB)"
+                + (f"; {dnnl_fns} via ctypes, threads follow the affinity mask (TBB)"
                    if self.dnnl else "")]
 
 

@@ -11,6 +11,7 @@ extra_info. bench/run_bench.py gives the fuller, median-based comparison.
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -70,7 +71,8 @@ def ctx():
 
 def test_every_op_has_its_cases_module():
     mods = cases.modules()
-    assert {"sgemm", "dgemm", "cgemm", "zgemm", "int8", "matmul", "onnx_gemm", "dask", "arch", "latency"} <= set(mods)
+    assert {"sgemm", "dgemm", "cgemm", "zgemm", "int8", "bf16", "matmul", "onnx_gemm", "dask", "arch",
+            "latency"} <= set(mods)
     for name, m in mods.items():
         assert m.__doc__ and len(m.__doc__.strip().splitlines()) >= 1, name
         for op in m.OPS:
@@ -126,7 +128,7 @@ def test_a_heavy_module_runs_only_when_named(tmp_path, monkeypatch):
     assert cli.parse_args(["--only", "heavyop,sgemm"]).sections == ["heavyop", "sgemm"]
 
 
-@pytest.mark.parametrize("group", ["sgemm", "dgemm", "cgemm", "zgemm", "int8", "matmul", "gemv", "onnx_gemm"])
+@pytest.mark.parametrize("group", ["sgemm", "dgemm", "cgemm", "zgemm", "int8", "bf16", "matmul", "gemv", "onnx_gemm"])
 def test_cases_compute_the_right_product(ctx, group):
     """Every library of every case of an op gives the product its check accepts, on tiny sizes."""
     for op in cases.selected_ops([group]):
@@ -146,6 +148,83 @@ def test_cases_compute_the_right_product(ctx, group):
                 if key.startswith("dnnl") and "VNNI" not in str(ctx.probed):
                     continue   # oneDNN's non-VNNI u8s8s32 saturates pairs of products (vpmaddubsw)
                 assert wrong is None, (group, spec, key, wrong)
+
+
+def test_bf16_rows_and_the_best_peer_ratio(ctx):
+    """Squares (4096 not with --quick), x @ W^T at M = 1, 16, 128 otherwise; gk against the faster bf16 peer;
+    % of the fp32 FMA peak where the probe found no bf16 unit."""
+    pytest.importorskip("ml_dtypes")
+    from gemmkit_bench.cases import bf16
+    (op,) = cases.selected_ops(["bf16"])
+    assert op.specs(ctx) == [(16, 16, 16, "N"), (24, 24, 24, "N")]
+    ctx.args.sizes = None
+    assert ctx.args.quick and op.specs(ctx) == [(256, 256, 256, "N")]
+    full = op.specs(context.Context(_args(quick=False, sizes=None), np, gemmkit, [0], 1))
+    assert full == [(256, 256, 256, "N"), (1024, 1024, 1024, "N"), (4096, 4096, 4096, "N"),
+                    (1, 4096, 4096, "T"), (16, 4096, 4096, "T"), (128, 4096, 4096, "T")]
+    assert op.label(full[3]) == "1×4096×4096 Wᵀ" and op.label(full[0]) == "256×256×256"
+    meas = {k: timing.Meas([t], 1) for k, t in (("gemmkit", 1e-3), ("onednn", 4e-3), ("mkl", 2e-3),
+                                                ("gk_sgemm", 1e-3))}
+    out = report.Out(echo=None)
+    op.write(ctx, out, [(common.Case("10×10×10", 50e6, {}, x=10), meas, "")])
+    text = "\n".join(out.lines)
+    assert ("| case | gemmkit bf16bf16f32 | oneDNN bf16bf16f32 | MKL bf16bf16f32 | gemmkit sgemm | "
+            "gk/best bf16 peer | gk % peak |") in text, text
+    assert "| 10×10×10 | 50.0 | 12.5 | 25.0 | 50.0 | 2.00 | 50% |" in text, text
+    assert "no bf16 unit: the fp32 FMA peak, fp32 ymm FMA" in text, text
+    assert bf16.bfloat16(np).name == "bfloat16"
+
+
+def _bf16_operands(rng, M, N, K, ta, tb):
+    import ml_dtypes
+    A = (rng.random((K, M) if ta == "T" else (M, K)) * 2 - 1).astype(ml_dtypes.bfloat16)
+    B = (rng.random((N, K) if tb == "T" else (K, N)) * 2 - 1).astype(ml_dtypes.bfloat16)
+    C = rng.random((M, N)).astype(np.float32)
+    opA = (A.T if ta == "T" else A).astype(np.float64)
+    opB = (B.T if tb == "T" else B).astype(np.float64)
+    return A, B, C, opA, opB
+
+
+def _bf16_peer_matches_float64(gemm):
+    """gemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc) on small random bfloat16 operands in every
+    transpose, alpha and beta not 0 / 1: within the float32 bound of a float64 product of the same values."""
+    pytest.importorskip("ml_dtypes")
+    rng = np.random.default_rng(7)
+    eps = float(np.finfo(np.float32).eps)
+    for ta in "NT":
+        for tb in "NT":
+            for M, N, K in ((1, 1, 1), (5, 7, 3), (37, 45, 129), (64, 33, 256)):
+                A, B, C, opA, opB = _bf16_operands(rng, M, N, K, ta, tb)
+                want = 1.5 * (opA @ opB) - 0.5 * C.astype(np.float64)
+                got = gemm(ta, tb, M, N, K, 1.5, A, A.shape[1], B, B.shape[1], -0.5, C, N)
+                assert got is None or got is C
+                err = float(np.max(np.abs(C.astype(np.float64) - want)))
+                assert err <= 8 * eps * (1.5 * K + 1) + 100 * eps, (ta, tb, M, N, K, err)
+
+
+def test_onednn_gemm_bf16bf16f32_matches_float64():
+    lib = onednn.load()
+    if lib is None:
+        pytest.skip(f"oneDNN: {onednn.why_unavailable()}")
+    if not lib.has_bf16:
+        pytest.skip(f"{lib.path} does not export dnnl_gemm_bf16bf16f32")
+    _bf16_peer_matches_float64(lib.gemm_bf16bf16f32)
+    A = np.zeros((2, 2), np.float32)
+    with pytest.raises(TypeError, match="uint16"):
+        lib.gemm_bf16bf16f32("N", "N", 2, 2, 2, 1.0, A, 2, A, 2, 0.0, A, 2)
+
+
+def test_mkl_cblas_gemm_bf16bf16f32_matches_float64():
+    from gemmkit_bench import mkl
+    lib = mkl.load()
+    if lib is None:
+        pytest.skip(f"MKL: {mkl.why_unavailable()}")
+    if not lib.has_bf16:
+        pytest.skip(f"{lib.path} does not export cblas_gemm_bf16bf16f32")
+    _bf16_peer_matches_float64(lib.gemm_bf16bf16f32)
+    A = np.zeros((2, 2), np.float32)
+    with pytest.raises(TypeError, match="bfloat16"):
+        lib.gemm_bf16bf16f32("N", "N", 2, 2, 2, 1.0, A, 2, A, 2, 0.0, A, 2)
 
 
 def test_matmul_covers_stacks_complex_and_float16(ctx):
@@ -320,6 +399,13 @@ def test_peaks_from_the_probe_figures():
     assert machine.peak_per_core("int8", wide) == (960.0, "u8s8 zmm VNNI")
     assert machine.peak_per_core("int8", dict(wide, **{"u8s8 AMX tdpbusd": 3900.0})) == (3900.0, "u8s8 AMX tdpbusd")
     assert machine.peak_per_core("fp32", probed, fp32=77.0) == (77.0, "command line")
+    # bf16: AMX-BF16, else vdpbf16ps, else (no bf16 unit) the fp32 FMA peak, said so
+    assert machine.peak_per_core("bf16", probed) == (100.0, "no bf16 unit: the fp32 FMA peak, fp32 ymm FMA")
+    assert machine.peak_per_core("bf16", None, fp32=77.0) == (77.0, "no bf16 unit: the fp32 FMA peak, command line")
+    bf16 = dict(wide, **{"bf16 zmm VDPBF16PS": 480.0})
+    assert machine.peak_per_core("bf16", bf16) == (480.0, "bf16 zmm VDPBF16PS")
+    assert machine.peak_per_core("bf16", dict(bf16, **{"bf16 AMX tdpbf16ps": 1900.0})) == (1900.0, "bf16 AMX tdpbf16ps")
+    assert machine.parse_probe_output("bf16 unit: none\n") == {}
     assert machine.parse_probe_output("fp32 ymm FMA: 107.2 GFLOP/s\nstream read: 13.5 GB/s\njunk\n") == \
         {"fp32 ymm FMA": 107.2, "stream read": 13.5}
 
@@ -334,6 +420,12 @@ def test_peak_probe_compiles_and_measures():
     if "avx2" in open("/proc/cpuinfo").read():
         assert got["fp32 ymm FMA"] > 1 and got["fp64 ymm FMA"] > 0.5 and got["stream read"] > 0.1, got
         assert got["fp32 ymm FMA"] > got["fp64 ymm FMA"]
+    line = re.search(r"^flags\s*:(.*)$", open("/proc/cpuinfo").read(), re.M)
+    flags = set(line.group(1).split()) if line else set()
+    if line and not {"avx512_bf16", "amx_bf16"} & flags:   # the probe finds bf16 units by CPUID, as Linux does
+        assert "bf16 unit: none" in r.stdout.splitlines() and not any(k.startswith("bf16") for k in got), r.stdout
+    elif "avx512_bf16" in flags:
+        assert got["bf16 zmm VDPBF16PS"] > 1, got
 
 
 def test_thread_pools_of_the_other_libraries_are_quiet_while_one_is_timed():

@@ -1,5 +1,5 @@
 """The main job of the `gemmkit` command (and `python -m gemmkit`): show what runs here, self-check every
-kernel path against NumPy, then print a short benchmark table beside NumPy."""
+kernel path against NumPy, then print a short benchmark table beside NumPy and the int8 and bfloat16 peers."""
 import contextlib
 import time
 
@@ -142,10 +142,144 @@ def int8_peer():
             None)
 
 
+# NumPy's bfloat16 matmul (ml_dtypes) is a generic loop, far from a BLAS: as the fallback peer it runs only up
+# to this size, to keep the main job short.
+BF16_NUMPY_MAX_N = 256
+# Runtime libraries of the `onednn` wheel that libdnnl.so.3 needs, loaded by absolute path (its folder is not
+# on the loader's path unless LD_LIBRARY_PATH says so); the same list as bench/onednn.py's.
+_DNNL_DEPS = ["libtbb.so.12", "libintlc.so.5", "libimf.so", "libsvml.so", "libirng.so", "libumf.so.1",
+              "libur_loader.so.0", "libsycl.so.9"]
+
+
+def _dist_file(dist, prefix):
+    """Path of the first file of the pip distribution `dist` whose name starts with `prefix`, or None."""
+    import os
+    try:
+        from importlib import metadata
+        files = metadata.distribution(dist).files or ()
+    except Exception:
+        return None
+    for f in files:
+        if os.path.basename(str(f)).startswith(prefix):
+            return os.path.realpath(metadata.distribution(dist).locate_file(f))
+    return None
+
+
+def _dist_version(dist):
+    from importlib import metadata
+    try:
+        return metadata.version(dist)
+    except Exception:
+        return "(version unknown)"
+
+
+def _mkl_bf16():
+    """(name, fn(A, B, C) -> C) on MKL's cblas_gemm_bf16bf16f32 (row-major, LP64 ints, bfloat16 A and B as
+    16-bit words, float32 C), or None when the `mkl` wheel is not installed or lacks it."""
+    import ctypes
+    path = _dist_file("mkl", "libmkl_rt.so")
+    try:
+        lib = ctypes.CDLL(path) if path else None
+        f = lib.cblas_gemm_bf16bf16f32 if lib is not None else None
+    except (OSError, AttributeError):
+        return None
+    if f is None:
+        return None
+    i, vp, f32 = ctypes.c_int, ctypes.c_void_p, ctypes.c_float
+    f.argtypes = [i, i, i, i, i, i, f32, vp, i, vp, i, f32, vp, i]
+    f.restype = None
+
+    def gemm(A, B, C):
+        (M, K), N = A.shape, B.shape[1]
+        f(101, 111, 111, M, N, K, 1.0, A.ctypes.data, K, B.ctypes.data, N, 0.0, C.ctypes.data, N)
+        return C
+    return f"MKL {_dist_version('mkl')} cblas_gemm_bf16bf16f32", gemm
+
+
+def _onednn_bf16():
+    """(name, fn(A, B, C) -> C) on oneDNN's dnnl_gemm_bf16bf16f32 (exported, not in its header: row-major,
+    bfloat16 A and B as 16-bit words, float32 C), or None when the `onednn` wheel is missing or lacks it."""
+    import ctypes
+    import os
+    path = _dist_file("onednn", "libdnnl.so")
+    if path is None:
+        return None
+    try:
+        lib = ctypes.CDLL(path)
+    except OSError:
+        for dep in _DNNL_DEPS:   # in list order each one's own dependencies are already loaded
+            try:
+                ctypes.CDLL(os.path.join(os.path.dirname(path), dep), mode=ctypes.RTLD_GLOBAL)
+            except OSError:
+                pass
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            return None
+    f = getattr(lib, "dnnl_gemm_bf16bf16f32", None)
+    if f is None:
+        return None
+    dim, vp, f32, ch = ctypes.c_int64, ctypes.c_void_p, ctypes.c_float, ctypes.c_char
+    f.argtypes = [ch, ch, dim, dim, dim, f32, vp, dim, vp, dim, f32, vp, dim]
+    f.restype = ctypes.c_int
+
+    def gemm(A, B, C):
+        (M, K), N = A.shape, B.shape[1]
+        if f(b"N", b"N", M, N, K, 1.0, A.ctypes.data, K, B.ctypes.data, N, 0.0, C.ctypes.data, N) != 0:
+            raise RuntimeError("dnnl_gemm_bf16bf16f32 failed")
+        return C
+    return f"oneDNN {_dist_version('onednn')} dnnl_gemm_bf16bf16f32", gemm
+
+
+def bf16_peer():
+    """The bfloat16 row's peer: (name, fn(A, B, C) -> A @ B, the largest n it runs at or None for any). MKL's
+    cblas_gemm_bf16bf16f32 when installed (it loads without a threading runtime of its own), else oneDNN's
+    dnnl_gemm_bf16bf16f32, else NumPy's bfloat16 matmul (ml_dtypes: a generic loop, no BLAS) up to
+    BF16_NUMPY_MAX_N."""
+    for find in (_mkl_bf16, _onednn_bf16):
+        peer = find()
+        if peer is not None:
+            return peer + (None,)
+    return ("NumPy bfloat16 matmul (ml_dtypes; no bfloat16 BLAS installed: pip install mkl or onednn)",
+            lambda A, B, C: np.matmul(A, B), BF16_NUMPY_MAX_N)
+
+
+def _bf16_rows(sizes, rng):
+    """The bfloat16 rows of bench_table(): gemm_bf16bf16f32 against bf16_peer(); notes for under the table."""
+    try:
+        import ml_dtypes
+    except ImportError:
+        return ["no bfloat16 rows: ml_dtypes is not installed (pip install ml_dtypes)"]
+    peer_name, peer, max_n = bf16_peer()
+    short = peer_name.split(" ")[0]
+    notes = [f"bfloat16 peer: {peer_name}"]
+    for n in sizes:
+        A = rng.standard_normal((n, n)).astype(ml_dtypes.bfloat16)
+        B = rng.standard_normal((n, n)).astype(ml_dtypes.bfloat16)
+        C, Cp = np.zeros((n, n), np.float32), np.zeros((n, n), np.float32)
+        tg = _time_gemmkit(lambda: gemmkit.gemm_bf16bf16f32("N", "N", n, n, n, 1.0, A, n, B, n, 0.0, C, n))
+        gf = 2.0 * n**3 / 1e9
+        if max_n is not None and n > max_n:
+            print(f"{'bf16bf16f32':<14}{n:>6}{gf / tg:>9.1f} GF{'–':>12}{'–':>8}  {short} (only up to {max_n})")
+            continue
+        tn = _time_numpy(lambda: peer(A, B, Cp))
+        got = peer(A, B, Cp)
+        # both sum the same exactly widened products: they differ by the rounding of the sums (and of the
+        # result, where an older ml_dtypes gives NumPy's matmul a bfloat16 one)
+        eps = float(np.finfo(np.float32).eps if got.dtype == np.float32 else ml_dtypes.finfo(got.dtype).eps)
+        got = got.astype(np.float64)
+        scale = float(np.abs(A.astype(np.float32)).max() * np.abs(B.astype(np.float32)).max())
+        if np.abs(got - C).max() > 8 * eps * n * scale:
+            notes.append(f"{short}'s result at {n} differs from gemmkit's beyond the rounding bound")
+        print(f"{'bf16bf16f32':<14}{n:>6}{gf / tg:>9.1f} GF{gf / tn:>9.1f} GF{tn / tg:>7.2f}x  {short}")
+    return notes
+
+
 def bench_table(sizes=(64, 256, 1024)):
-    """Time sgemm against NumPy's matmul (its BLAS) and gemm_u8s8s32 against the best int8 peer installed
-    (int8_peer()); print one row per case with gemmkit's rate, the peer's and gemmkit's ratio (> 1:
-    gemmkit faster), the peer named under the table."""
+    """Time sgemm against NumPy's matmul (its BLAS), gemm_u8s8s32 against the best int8 peer installed
+    (int8_peer()) and gemm_bf16bf16f32 against the best bfloat16 peer installed (bf16_peer()); print one row
+    per case with gemmkit's rate, the peer's and gemmkit's ratio (> 1: gemmkit faster), the peers named under
+    the table."""
     rng = np.random.default_rng(0)
     print(f"\n{'op':<14}{'size':>6}{'gemmkit':>12}{'peer':>12}{'ratio':>8}  peer")
     for n in sizes:
@@ -175,6 +309,7 @@ def bench_table(sizes=(64, 256, 1024)):
             tn = _time_numpy(lambda: np.matmul(Af, Bf, out=Cf))
         gop = 2.0 * n**3 / 1e9
         print(f"{'gemm_u8s8s32':<14}{n:>6}{gop / tg:>9.1f} GO{gop / tn:>9.1f} GO{tn / tg:>7.2f}x  {short}")
+    notes += _bf16_rows(sizes, rng)
     print(f"(GF: GFLOP/s, GO: GOP/s; ratio: gemmkit over the peer, > 1: gemmkit faster. int8 peer: {peer_name}"
           + "".join(f"; {note}" for note in notes) + ")")
     print(f"({how_measured()}; the full benchmark: gemmkit bench)")

@@ -28,7 +28,8 @@ class Op:
     """One table of the report. Subclasses (or instances) set name, group (the --only key: the module),
     title, unit, peak_kind ('fp32', 'fp64', 'int8' or None), columns [(key, header)], ours (gemmkit's keys)
     and implement specs(ctx) (cheap: one entry per case, for the progress bar) and build(ctx, spec) -> Case.
-    ratios: [(key, peer key, header)]; by default gemmkit's first key against every peer column.
+    ratios: [(key, peer key, header)]; by default gemmkit's first key against every peer column. A tuple of peer
+    keys stands for the fastest of those present in each row (gemmkit against the best peer).
     footnote: text under the table; other_processes: True when the libraries compute in other processes."""
     name = group = title = "?"
     unit = "GFLOP/s"
@@ -50,7 +51,7 @@ class Op:
 
     def ratio_pairs(self, present):
         if self.ratios is not None:
-            return [r for r in self.ratios if r[0] in present and r[1] in present]
+            return [r for r in self.ratios if r[0] in present and set(_keys(r[1])) & present]
         head = dict(self.columns)
         g = self.ours[0]
         return [(g, k, f"gk/{head[k]}") for k, _ in self.columns if k not in self.ours and k in present]
@@ -93,7 +94,7 @@ class Op:
             rates = {k: report.rate(res.get(k), case.ops) for k in present}
             row = [case.label + flag]
             row += [report.cell(ctx, res.get(k), case.ops, f"{self.name} {case.label}: {h}") for k, h in cols]
-            row += [report.ratio(rates[a], rates[b]) for a, b, _ in pairs]
+            row += [report.ratio(rates[a], best_rate(rates, b)) for a, b, _ in pairs]
             if peak:
                 bound = ctx.bound(case.bound) if case.bound else None
                 for k in (k for k in self.ours if k in present):
@@ -111,6 +112,16 @@ class Op:
         if self.footnote:
             out(self.footnote)
             out()
+
+
+def _keys(k):
+    return k if isinstance(k, tuple) else (k,)
+
+
+def best_rate(rates, keys):
+    """The highest rate among a key or a tuple of keys (None when none of them has one)."""
+    got = [rates[k] for k in _keys(keys) if rates.get(k) is not None]
+    return max(got) if got else None
 
 
 # ------------------------------------------------------------------------------------------------------
