@@ -83,6 +83,9 @@ typedef struct {
                     int64_t ld);
     int widened;               /* 1: A and B are narrower than the kernel's type (widened while packing),
                                 * so they are never read in place even when C is the kernel's type */
+    /* widened types: n values of A or B (their 16-bit bits) into floats, for the tiny products that run widened
+     * whole on the float kernel's tiny path (gk_real_tiny) */
+    void (*widen_row)(const uint16_t *src, int64_t n, float *dst);
 } gk_real_type_t;
 
 extern const gk_real_type_t gk_type_sgemm, gk_type_dgemm, gk_type_cgemm, gk_type_zgemm;
@@ -169,6 +172,9 @@ gemmkit_status_t gk_real_gemm_batch(const gk_real_problem_t *p, int64_t batch, i
 /* Products small enough for the kernel's `tiny` (real) or `tiny_complex` (1m types), computed whole without
  * packing or threads (csrc/gemm_small.c): returns 1 when it computed p, 0 when it does not fit. */
 int gk_real_tiny_fits(const gk_real_problem_t *p);
+/* The same for a widened type's product (16-bit operands) on a float kernel: widened whole into float tiles, then
+ * the tiny path (gk_real_tiny does it). */
+int gk_real_tiny_widened_fits(const gk_real_problem_t *p);
 int gk_real_tiny(const gk_real_problem_t *p);
 /* A plain product of one thread's worth by the kernel's `plain` loops (csrc/gemm_small.c): 1 when it computed p. */
 int gk_real_plain(const gk_real_problem_t *p);

@@ -197,8 +197,10 @@ static gemmkit_status_t gemm_half_batch(const gk_real_type_t *type, const gk_rea
                                        ldb, C, ldc);
     const gk_real_kernel_t *pk = pair_type ? gk_bf16_kernel(cfg) : NULL;
     int subnormal_seen = 0;
-    if (pk && K > 0) { /* bfloat16 hardware: k in pairs, padded to the kernel's group */
-        const int64_t kg = pk->k_pair_group, kp = ((K + 1) / 2 + kg - 1) / kg * kg;
+    /* tiny products stay widened: the float kernel's tiny path takes them whole (gk_real_tiny) */
+    const int tiny = gk_real_tiny_widened_fits(&p);
+    if (pk && K > 0 && !tiny) { /* bfloat16 hardware: k in pairs, padded to the kernel's group */
+        const int64_t kg = GK_PAIR_K_MULTIPLE(pk), kp = ((K + 1) / 2 + kg - 1) / kg * kg;
         p = real_problem(pair_type, pk, &cfg->bf16_blocks, transa, transb, M, N, kp, A, lda, B, ldb, C, ldc);
         p.k_values = K;
         p.subnormal_seen = &subnormal_seen;

@@ -246,7 +246,7 @@ gemmkit_status_t gk_real_gemm(const gk_real_problem_t *p) {
     const int b_group = real && !job.direct_b && p->M <= kc / 2 ? few_rows_blocks(p, threads, &mc, &nc, &kc) : 0;
     if (!job.direct_b) kc = balanced_kc(p->K, kc);
     /* a pair kernel's k blocks are whole groups: K is a multiple of the group (zero pairs padded), so is every block */
-    const int64_t kg = GK_MAX(1, p->kern->k_pair_group);
+    const int64_t kg = GK_PAIR_K_MULTIPLE(p->kern);
     kc = (kc + kg - 1) / kg * kg;
     /* complex: the real-domain macs count 4x the complex ones, but a complex multiply-add is 4 real */
     const gk_loops_t L = {

@@ -263,7 +263,39 @@ static int real_tiny_complex_fits(const gk_real_problem_t *p) {
            (double)p->M * (double)(p->N / 2) * (double)(p->K / 2) <= p->small->tiny_complex_max_macs;
 }
 
+/* A tiny product of 16-bit operands (a widened type on a float kernel with a tiny path): A, B and a 16-bit C widened
+ * into float tiles on the stack, then the tiny path as float32 runs it; packing, edge tiles and a C buffer per
+ * thread would cost more than a product this small. */
+int gk_real_tiny_widened_fits(const gk_real_problem_t *p) {
+    const gk_real_type_t *t = p->type;
+    if (!t->widened || !t->widen_row || !p->kern->tiny || p->kern->k_pair_group || p->kern->elem != 4) return 0;
+    gk_real_problem_t q = *p; /* the float product it becomes: the float tiny path's own limits */
+    q.type = &gk_type_sgemm;
+    return gk_real_tiny_fits(&q);
+}
+
+static int real_tiny_widened(const gk_real_problem_t *p) {
+    const gk_real_type_t *t = p->type;
+    if (!gk_real_tiny_widened_fits(p)) return 0;
+    GK_ALIGN64 float a[GK_TINY_DIRECT_MAX * GK_TINY_DIRECT_MAX], b[GK_TINY_DIRECT_MAX * GK_TINY_DIRECT_MAX],
+        c[GK_TINY_DIRECT_MAX * GK_TINY_DIRECT_MAX];
+    const int64_t a_rows = p->transa ? p->K : p->M, a_cols = p->transa ? p->M : p->K;
+    const int64_t b_rows = p->transb ? p->N : p->K, b_cols = p->transb ? p->K : p->N;
+    for (int64_t i = 0; i < a_rows; i++) t->widen_row((const uint16_t *)p->A + i * p->lda, a_cols, a + i * a_cols);
+    for (int64_t i = 0; i < b_rows; i++) t->widen_row((const uint16_t *)p->B + i * p->ldb, b_cols, b + i * b_cols);
+    if (!t->store_c) {
+        p->kern->tiny(p->M, p->N, p->K, &p->alpha, a, a_cols, p->transa, b, b_cols, p->transb, &p->beta, p->C, p->ldc,
+                      NULL);
+        return 1;
+    }
+    if (p->beta.f != 0.0f) t->load_c(p, 0, 0, p->M, p->N, c, p->N);
+    p->kern->tiny(p->M, p->N, p->K, &p->alpha, a, a_cols, p->transa, b, b_cols, p->transb, &p->beta, c, p->N, NULL);
+    t->store_c(p, 0, 0, p->M, p->N, c, p->N);
+    return 1;
+}
+
 int gk_real_tiny(const gk_real_problem_t *p) {
+    if (real_tiny_widened(p)) return 1;
     if (gk_real_tiny_fits(p)) {
         p->kern->tiny(p->M, p->N, p->K, &p->alpha, p->A, p->lda, p->transa, p->B, p->ldb, p->transb, &p->beta,
                       p->C, p->ldc, NULL);

@@ -102,8 +102,9 @@ typedef struct {
     /* bfloat16 pair kernels only (a config's `bf16`; 0 / NULL on float and double kernels): the kernel's k step is a
      * pair of bfloat16 values (4 bytes, elem = 4: C is float), A and B packed by gk_pack_*_bf16_pairs (pack.h). A's
      * panel holds groups of k_pair_group pairs per row (1: MR pairs per k step, as a float panel; 16: AMX, MR rows
-     * of 16 pairs); kc and K are padded with zero pairs to a multiple of it. */
-    int k_pair_group;
+     * of 16 pairs); b_pair_group the same for B's panel (0 or 1: kp rows of NR pairs, the VNNI-2 layout; 2: BFMMLA,
+     * NR columns of 2 pairs). kc and K are padded with zero pairs to a multiple of both (GK_PAIR_K_MULTIPLE). */
+    int k_pair_group, b_pair_group;
     /* the same tile on the same panels with bfloat16 subnormals honoured (every value widened to float exactly):
      * the hardware reads them as zero, and a call whose operands hold one runs its tiles here */
     gk_ukernel_fn ukernel_exact;
@@ -111,6 +112,8 @@ typedef struct {
      * released, so no other code's configuration or OS save area is affected). */
     void (*block_begin)(void), (*block_end)(void);
 } gk_real_kernel_t;
+
+#define GK_PAIR_K_MULTIPLE(k) GK_MAX(GK_MAX(1, (k)->k_pair_group), (k)->b_pair_group)
 
 /* GEMV kernels (gk_gemv_fn) whose S holds 16-bit values (bfloat16 or float16 bits, widened as they are read),
  * x and y float: few rows or columns of a 16-bit product with its big operand read in place (csrc/gemm_small.c,
@@ -144,8 +147,11 @@ void gk_tiny_sgemm_avx2(int64_t M, int64_t N, int64_t K, const void *alpha, cons
 extern const gk_real_kernel_t gk_sgemm_kernel_neon, gk_dgemm_kernel_neon;
 #endif
 /* bfloat16 pair kernels (k_pair_group above): portable (widened exactly, the generic path's), AVX512_BF16's
- * vdpbf16ps and AMX-BF16's tdpbf16ps. */
+ * vdpbf16ps, AMX-BF16's tdpbf16ps and FEAT_BF16's BFMMLA. */
 extern const gk_real_kernel_t gk_bf16_kernel_generic;
+#if GEMMKIT_ARM
+extern const gk_real_kernel_t gk_bf16_kernel_bfmmla;
+#endif
 #if GEMMKIT_X86 && defined(GEMMKIT_HAVE_AVX512_BF16)
 extern const gk_real_kernel_t gk_bf16_kernel_avx512;
 #endif

@@ -30,13 +30,14 @@ void gk_pack_b_f16_f16c(int transb, const uint16_t *B, int64_t ldb, int64_t kc, 
 /* bfloat16 blocks for a pair kernel (gk_real_kernel_t.k_pair_group), as their uint16_t bits, k in pairs: pair q of
  * row i is the 32-bit (op(A)[i][2q] | op(A)[i][2q + 1] << 16), the order vdpbf16ps, tdpbf16ps and BFMMLA read.
  * A: MR-row panels (panel p at dst + p*mr*kp) of kp / group groups, each MR rows of `group` pairs; B: NR-column
- * panels (p*nr*kp), kp rows of NR pairs (the VNNI-2 layout). kp is a multiple of group; k values past kvals
+ * panels (p*nr*kp) of kp / group groups, each NR columns of `group` pairs (group 1: kp rows of NR pairs, the VNNI-2
+ * layout). kp is a multiple of each operand's group; k values past kvals
  * (the block's values of the caller's K), rows past mc and columns past nc are zero. Returns 1 when a value
  * packed is a bfloat16 subnormal (zero exponent, nonzero fraction), which the hardware reads as zero. */
 int gk_pack_a_bf16_pairs(int transa, const uint16_t *A, int64_t lda, int64_t mc, int64_t kp, int64_t kvals, int mr,
                          int group, uint32_t *GK_RESTRICT dst);
 int gk_pack_b_bf16_pairs(int transb, const uint16_t *B, int64_t ldb, int64_t kp, int64_t kvals, int64_t nc, int nr,
-                         uint32_t *GK_RESTRICT dst);
+                         int group, uint32_t *GK_RESTRICT dst);
 
 /* Complex blocks for the 1m method, over real panels of depth 2kc (kc complex k):
  *  A: row i, real k' = 2k holds Re(alpha * op(A)[i][k]), k' = 2k+1 its Im (alpha NULL: 1);

@@ -17,6 +17,11 @@
 #define GK_SMALL_NEON                                                                                \
     GK_SMALL_TUNED(160.0 * 160.0 * 160.0, 10.0 * 10.0 * 10.0, 64.0 * 64.0 * 64.0, 10.0 * 10.0 * 10.0, 2048, 0)
 
+/* bfloat16 on BFMMLA where the CPU has FEAT_BF16 (the float kernels' bytes per block: A 128 rows x 256 pairs, kc in
+ * pairs); without it bfloat16 is widened on the sgemm kernel. */
+#define GK_BF16_BFMMLA                                                                               \
+    .bf16 = &gk_bf16_kernel_bfmmla, .bf16_needs = GEMMKIT_CPU_BF16, .bf16_blocks = {.mc = 128, .kc = 256, .nc = 3072}
+
 /* The NEON path's base (every AArch64 config is it plus the fields it changes, later designated
  * initializers overriding earlier ones: tests/core/test_config_bases.py checks that each differs only where it
  * says). int8 blocks: A block 128 rows, B blocks of 2048 columns, a 1024-deep k block of B panels. */
@@ -28,7 +33,7 @@
     .cgemm_blocks = GK_SGEMM_NEON_BLOCKS, .zgemm_blocks = GK_DGEMM_NEON_BLOCKS,                      \
     .int8_blocks = {.mc = 128, .nc = 2048, .kb = 1024, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20,    \
                     .dot_max_m = 16, .kmajor_max_m = 16},                                            \
-    .small = GK_SMALL_NEON
+    .small = GK_SMALL_NEON, GK_BF16_BFMMLA
 
 const gk_config_t gk_config_neon = {GK_CONFIG_NEON_BASE};
 

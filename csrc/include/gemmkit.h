@@ -53,9 +53,10 @@ typedef uint16_t gemmkit_bfloat16_t;
 
 /* C := alpha * op(A) * op(B) + beta * C for float16 (hgemm) and bfloat16 (bf16gemm): float sums, the result
  * rounded once to nearest-even (overflow to infinity). float16 is widened exactly to float on the sgemm kernels.
- * bfloat16 runs on the CPU's bfloat16 unit where the path has one (AMX-BF16 tdpbf16ps, AVX512_BF16 vdpbf16ps),
- * else widened as float16 is: a product of two bfloat16 values is exact in float, and each sum is a float sum
- * rounded to nearest-even; the hardware reads bfloat16 subnormals as zero, so a call whose operands hold one
+ * bfloat16 runs on the CPU's bfloat16 unit where the path has one (AMX-BF16 tdpbf16ps, AVX512_BF16 vdpbf16ps, Arm
+ * FEAT_BF16 BFMMLA), else (and for products of at most 32 a side) widened as float16 is: a product of two bfloat16
+ * values is exact in float, and each sum is a float sum rounded to nearest-even (BFMMLA without FEAT_EBF16: unfused,
+ * rounded to odd); the hardware reads bfloat16 subnormals as zero, so a call whose operands hold one
  * (found while packing) computes its tiles with every value widened exactly instead: subnormal inputs are
  * honoured on every path; sums below FLT_MIN may flush to zero on the hardware paths (as in oneDNN and MKL).
  * Results stay within float's error bound of the exact product, not bit-identical across paths (the order of

@@ -1,10 +1,14 @@
 /* A bfloat16 pair kernel's tile on its own panels with every value widened to float exactly (subnormals kept):
  * the tile a pair kernel runs where the operands hold subnormals, and the whole of the portable pair kernel. */
-/* The including file defines BP_MR, BP_NR, BP_GROUP (pairs per row of an A group: gk_real_kernel_t.k_pair_group)
- * and BP_NAME; the function has gk_ukernel_fn's signature over packed panels (rsa, rsb unused: pair kernels
- * never read an operand in place). Sums are float32, in k order: each product of two bfloat16 values is exact in
- * float32, so a multiply and an add round once, as a fused multiply-add would. */
+/* The including file defines BP_MR, BP_NR, BP_GROUP (pairs per row of an A group: gk_real_kernel_t.k_pair_group),
+ * optionally BP_BGROUP (per column of a B group: b_pair_group; 1 by default) and BP_NAME; the function has
+ * gk_ukernel_fn's signature over packed panels (rsa, rsb unused: pair kernels never read an operand in place).
+ * Sums are float32, in k order: each product of two bfloat16 values is exact in float32, so a multiply and an add
+ * round once, as a fused multiply-add would. */
 #include <string.h>
+#ifndef BP_BGROUP
+#define BP_BGROUP 1
+#endif
 
 static void BP_NAME(int64_t kc, const void *GK_RESTRICT av, int64_t rsa, const void *GK_RESTRICT bv, int64_t rsb,
                     void *GK_RESTRICT cv, int64_t ldc, const void *alpha, const void *beta) {
@@ -15,11 +19,11 @@ static void BP_NAME(int64_t kc, const void *GK_RESTRICT av, int64_t rsa, const v
     memset(acc, 0, sizeof(acc));
     for (int64_t q = 0; q < kc; q++) {
         const uint32_t *ak = a + (q / BP_GROUP) * BP_MR * BP_GROUP + q % BP_GROUP;
-        const uint32_t *bk = b + q * BP_NR;
+        const uint32_t *bk = b + (q / BP_BGROUP) * BP_NR * BP_BGROUP + q % BP_BGROUP;
         float blo[BP_NR], bhi[BP_NR];
         for (int j = 0; j < BP_NR; j++) {
-            blo[j] = gk_bits_f32(bk[j] << 16);
-            bhi[j] = gk_bits_f32(bk[j] & 0xffff0000u);
+            blo[j] = gk_bits_f32(bk[j * BP_BGROUP] << 16);
+            bhi[j] = gk_bits_f32(bk[j * BP_BGROUP] & 0xffff0000u);
         }
         for (int i = 0; i < BP_MR; i++) {
             const uint32_t ap = ak[i * BP_GROUP];
@@ -37,3 +41,4 @@ static void BP_NAME(int64_t kc, const void *GK_RESTRICT av, int64_t rsa, const v
         else for (int j = 0; j < BP_NR; j++) ci[j] = al * acc[i][j] + be * ci[j];
     }
 }
+#undef BP_BGROUP

@@ -115,6 +115,23 @@ def _bf16_kernel():
     return _core.kernel_info()["bf16"]
 
 
+# the bfloat16 kernel a path runs where the CPU has the feature (None: widened to float on the sgemm kernel)
+PAIR_KERNELS = {"generic": (None, "ukernel_bf16_generic_4x16"), "avx512_amx": ("amx_bf16", "ukernel_bf16_amx_32x32"),
+                "avx512_vnni": ("avx512_bf16", "ukernel_bf16_avx512_12x32"),
+                **{a: ("bf16", "ukernel_bf16_bfmmla_8x8") for a in ("neon", "dotprod", "i8mm")}}
+
+
+def test_each_path_takes_its_bf16_kernel_where_the_cpu_has_it(arch):
+    feature, kernel = PAIR_KERNELS.get(arch, (None, None))
+    has = feature is None or _core.cpu_features().get(feature, False)
+    with gemmkit.use_arch(arch):
+        k = _bf16_kernel()
+    if kernel and has:
+        assert (k["kernel"], k["k_group"]) == (kernel, 2), (arch, k)
+    else:
+        assert k["k_group"] == 1 and "sgemm" in k["kernel"], (arch, k)
+
+
 def test_pair_kernel_on_the_generic_path():
     """The portable path's bfloat16 kernel packs pairs (the pair driver is run on every machine through it)."""
     with gemmkit.use_arch("generic"):
