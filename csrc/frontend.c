@@ -211,6 +211,7 @@ static gemmkit_status_t gemm_half_batch(const gk_real_type_t *type, char transa,
     }
     p.alpha.f = alpha;
     p.beta.f = beta;
+    p.half_gemv = cfg->half_gemv;
     return gk_real_gemm_batch(&p, batch, stride_a, stride_b, stride_c);
 }
 

@@ -13,4 +13,5 @@ const gk_config_t gk_config_generic = {
                     .dot_max_m = 16, .kmajor_max_m = 16},
     .small = GK_SMALL_DEFAULTS,
     .quant = &gk_quant_kernel_generic,
+    .half_gemv = &gk_half_gemv_generic,
 };
