@@ -183,6 +183,9 @@ int gk_real_plain(const gk_real_problem_t *p);
  * in place (csrc/gemm_small.c). Returns 1 and sets *st when it handled the problem, 0 when the packed
  * driver should. */
 int gk_real_gemv(const gk_real_problem_t *p, gemmkit_status_t *st);
+/* The same for float16 / bfloat16 products (the types' gemv_path): the 16-bit big operand read in place by the
+ * config's half_gemv kernels, widened as read; the small one widened into a float buffer, a 16-bit C through one. */
+int gk_half_gemv(const gk_real_problem_t *p, gemmkit_status_t *st);
 
 /* An int8 product after the frontend's checks: C := alpha * (op(A') - a_ofs) (op(B) - bo) + beta * C + co,
  * A' = A (u8) or A ^ 0x80 (s8 flipped to u8, flip_a = 1, a_ofs = ao + 128); M, N, K > 0, alpha != 0.

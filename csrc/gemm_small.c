@@ -3,6 +3,7 @@
 #include <string.h>
 #include "int8_problem.h"
 #include "pack.h"
+#include "convert.h"
 
 /* Which kernel streams the big operand S (no packing: packing would copy all of it for a handful of uses):
  *  - few rows (M <= small.gemv_max_m): S = B. A plain B streams row after row (gemv_rows, C's rows as
@@ -238,6 +239,120 @@ int gk_real_gemv(const gk_real_problem_t *p, gemmkit_status_t *st) {
     }
     gk_parallel_run(gemv_task, &job, threads);
     gk_thread_workspace_trim();
+    return 1;
+}
+
+/* ---- float16 / bfloat16: few rows or columns, the 16-bit big operand read in place ------------------ */
+
+/* Few rows of a 16-bit product read op(B) in place up to these M (the packed path widens all of B first, a cost these
+ * rows do not repay), few columns op(A) up to GK_HALF_GEMV_MAX_N; beyond, the packed driver. */
+#define GK_HALF_GEMV_DOTS_MAX_M 16 /* B^T: the many-rows dot kernel still beats widening B at this M */
+#define GK_HALF_GEMV_ROWS_MAX_M 16 /* a plain B: likewise for the many-rows row kernel */
+#define GK_HALF_GEMV_MAX_N 2       /* few columns: as the float GEMV path's small.gemv_max_n */
+/* The widened vectors x: K in blocks of at most this many floats of x (a broadcast operand's K may be far
+ * beyond memory); one block for every product of real size. */
+#define GK_HALF_GEMV_X_FLOATS ((int64_t)1 << 20)
+
+typedef struct {
+    gk_gemv_fn gemv;
+    int dots;                   /* S's rows are the output's columns */
+    int64_t m, n, k;
+    float alpha, beta;
+    const float *x; int64_t ldx;
+    const uint16_t *S; int64_t lds;
+    float *y; int64_t rsy, csy;
+    int64_t pf;                 /* prefetch distance, S elements */
+} half_gemv_job_t;
+
+static void half_gemv_task(void *ctx, int tid, int nthreads) {
+    const half_gemv_job_t *job = (const half_gemv_job_t *)ctx;
+    int64_t j0, j1;
+    gk_split_range(job->n, 32, nthreads, tid, &j0, &j1); /* whole cache lines of S's 16-bit rows (gemv_rows) */
+    if (j0 >= j1) return;
+    job->gemv(job->m, j1 - j0, job->k, &job->alpha, job->x, job->ldx, job->S + (job->dots ? j0 * job->lds : j0),
+              job->lds, &job->beta, job->y + j0 * job->csy, job->rsy, job->csy, job->pf);
+}
+
+/* x[i][l] = X[i * rs + l * cs] widened (m x k, rows ldx apart). */
+static void widen_vectors(int f16, int64_t m, int64_t k, const uint16_t *X, int64_t rs, int64_t cs, float *x,
+                          int64_t ldx) {
+    for (int64_t i = 0; i < m; i++) {
+        const uint16_t *src = X + i * rs;
+        float *dst = x + i * ldx;
+        if (f16) for (int64_t l = 0; l < k; l++) dst[l] = gk_f16_to_f32(src[l * cs]);
+        else for (int64_t l = 0; l < k; l++) dst[l] = gk_bf16_to_f32(src[l * cs]);
+    }
+}
+
+int gk_half_gemv(const gk_real_problem_t *p, gemmkit_status_t *st) {
+    const gk_half_gemv_t *hg = p->half_gemv;
+    if (!hg || p->type->is_complex) return 0;
+    const int f16 = strcmp(p->type->name, "hgemm") == 0;
+    /* a bfloat16 pair kernel's problem counts K in pairs: the caller's K is k_values */
+    const int64_t M = p->M, N = p->N, K = p->kern->k_pair_group ? p->k_values : p->K;
+    const int rows_fit = M <= (p->transb ? GK_HALF_GEMV_DOTS_MAX_M : GK_HALF_GEMV_ROWS_MAX_M);
+    const int cols_fit = N <= GK_HALF_GEMV_MAX_N;
+    if (!rows_fit && !cols_fit) return 0;
+    const int few_rows = rows_fit && (!cols_fit || M <= N); /* both: the fewer vectors x against the larger S */
+    const int dots = few_rows ? p->transb : !p->transa;
+    const gk_gemv_fn fn = f16 ? (dots ? hg->f16_dots : hg->f16_rows) : (dots ? hg->bf16_dots : hg->bf16_rows);
+    if (!fn) return 0;
+    half_gemv_job_t job;
+    memset(&job, 0, sizeof(job));
+    job.gemv = fn;
+    job.dots = dots;
+    job.alpha = p->alpha.f;
+    job.beta = p->beta.f;
+    job.pf = p->small->gemv_pf_bytes / 2;
+    const uint16_t *X;
+    int64_t x_rs, x_cs;                  /* the vectors x[i][l] at X + i * x_rs + l * x_cs */
+    if (few_rows) {                      /* S = op(B), x = rows of op(A), y = C */
+        job.m = M; job.n = N;
+        job.S = (const uint16_t *)p->B; job.lds = p->ldb;
+        X = (const uint16_t *)p->A;
+        x_rs = p->transa ? 1 : p->lda;
+        x_cs = p->transa ? p->lda : 1;
+    } else {                             /* S = op(A), x = columns of op(B), y = C^T */
+        job.m = N; job.n = M;
+        job.S = (const uint16_t *)p->A; job.lds = p->lda;
+        X = (const uint16_t *)p->B;
+        x_rs = p->transb ? p->ldb : 1;
+        x_cs = p->transb ? 1 : p->ldb;
+    }
+    /* a 16-bit C: computed in a float M x N buffer (small: few rows or columns), narrowed once at the end */
+    const int c16 = p->type->store_c != NULL;
+    float *yf = (float *)p->C;
+    int64_t ldy = p->ldc;
+    if (c16) {
+        yf = (float *)gk_thread_workspace(GK_WS_B, sizeof(float) * (size_t)(M * N));
+        ldy = N;
+        if (!yf) { *st = gemmkit_out_of_memory; return 1; }
+        if (job.beta != 0.0f) p->type->load_c(p, 0, 0, M, N, yf, ldy);
+    }
+    job.y = yf;
+    job.rsy = few_rows ? ldy : 1;
+    job.csy = few_rows ? 1 : ldy;
+    const int64_t kb = GK_MIN(K, GK_MAX((int64_t)64, GK_HALF_GEMV_X_FLOATS / job.m));
+    /* x's rows an odd number of cache lines apart: rows a multiple of 4 KiB apart (K = 4096) share L1's sets, and
+     * the many-rows kernels read a chunk of every row at once */
+    int64_t ldx = (kb + 15) / 16 * 16;
+    if ((ldx / 16) % 2 == 0) ldx += 16;
+    float *x = (float *)gk_thread_workspace(GK_WS_A, sizeof(float) * (size_t)(job.m * ldx));
+    if (!x) { *st = gemmkit_out_of_memory; return 1; }
+    const int threads = p->threads ? p->threads : gk_threads_for(M, N, K);
+    const uint16_t *S0 = job.S;
+    for (int64_t k0 = 0; k0 < K; k0 += kb) {
+        job.k = GK_MIN(kb, K - k0);
+        widen_vectors(f16, job.m, job.k, X + k0 * x_cs, x_rs, x_cs, x, ldx);
+        job.x = x;
+        job.ldx = ldx;
+        job.S = S0 + (dots ? k0 : k0 * job.lds);
+        if (k0 > 0) job.beta = 1.0f; /* later blocks add to the float sums */
+        gk_parallel_run(half_gemv_task, &job, threads);
+    }
+    if (c16) p->type->store_c(p, 0, 0, M, N, yf, ldy);
+    gk_thread_workspace_trim();
+    *st = gemmkit_success;
     return 1;
 }
 

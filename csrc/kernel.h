@@ -121,6 +121,11 @@ typedef struct {
 typedef struct {
     gk_gemv_fn bf16_rows, bf16_dots, f16_rows, f16_dots;
 } gk_half_gemv_t;
+/* portable (csrc/kernels/half_gemv_generic.c) and AVX2 + F16C (csrc/kernels/half_gemv_avx2.c) */
+extern const gk_half_gemv_t gk_half_gemv_generic;
+#if GEMMKIT_X86
+extern const gk_half_gemv_t gk_half_gemv_avx2;
+#endif
 
 extern const gk_real_kernel_t gk_sgemm_kernel_generic, gk_dgemm_kernel_generic;
 #if GEMMKIT_X86
