@@ -3,8 +3,10 @@ tile and pair edges, odd K, K across cache blocks, subnormal inputs, NaN / Inf, 
 import numpy as np
 import pytest
 
+import contextlib
+
 import gemmkit
-from gemmkit import _core
+from gemmkit import _core, _tune
 from _support import kernel_path
 
 ml_dtypes = pytest.importorskip("ml_dtypes")
@@ -58,11 +60,32 @@ def run_case(fn, rng, ta, tb, M, N, K, alpha, beta, *, pad=(0, 0, 0), c_nan=Fals
     assert np.array_equal(C[:, N:], C0[:, N:]), "C's padding written"
 
 
+# The tiny path's two limits: products within them run widened whole on the float tiny kernel, not on a pair kernel
+TINY_LIMITS = ("small.tiny_max_macs", "small.tiny_direct_max_macs")
+# Fewer rows or columns take the 16-bit GEMV path (the big operand read in place), not a pair kernel
+GEMV_MAX_M, GEMV_MAX_N = 16, 2
+
+
+@contextlib.contextmanager
+def no_tiny_path(set_param, arch):
+    """Products of every size on the packed driver (a pair kernel where the path has one): the tiny limits set to 0
+    through `set_param(arch, name, value)` (the tuning overrides), restored after."""
+    for name in TINY_LIMITS:
+        assert set_param(arch, name, 0.0) is None, name
+    try:
+        yield
+    finally:
+        _core.tuning_clear()
+        _tune.load(warn=False)
+
+
 def pair_kernel_sizes(k):
-    """M, N around the bf16 kernel's tile, K around its pair and group edges and across its k block (KC pairs)."""
+    """M, N around the bf16 kernel's tile past the GEMV path's few rows / columns (edges fall in the last row and
+    column panels), K around its pair and group edges and across its k block (KC pairs)."""
     mr, nr, kc = k["MR"], k["NR"], k["KC"]
-    ms = sorted({1, 2, mr - 1, mr, mr + 1, 2 * mr + 3} - {0})
-    ns = sorted({1, nr - 1, nr, nr + 1, 2 * nr + 5} - {0})
+    base = mr * -(-(GEMV_MAX_M + 2) // mr)  # the first multiple of MR past the few-row limit
+    ms = sorted({base - 1, base, base + 1, base + mr + 3})
+    ns = sorted({GEMV_MAX_N + 1, nr - 1, nr, nr + 1, 2 * nr + 5} - set(range(GEMV_MAX_N + 1)))
     ks = [1, 2, 3, 31, 32, 33, 63, 65, 2 * kc - 1, 2 * kc + 3]
     return ms, ns, ks
 
@@ -86,7 +109,7 @@ def check_tile_edges(fn, k, rng, cases=None):
 def check_subnormals(fn, rng, kc):
     """bfloat16 subnormal inputs whose products are normal (the hardware reads them as zero): in the first k block,
     in the last only (K across blocks: detected while packing a later block), and in B only."""
-    for M, N, K, where in [(5, 7, 9, "all"), (33, 40, 2 * kc + 5, "last"), (13, 65, 70, "b")]:
+    for M, N, K, where in [(19, 7, 9, "all"), (33, 40, 2 * kc + 5, "last"), (21, 65, 70, "b")]:
         a = rng.standard_normal((M, K))
         b = rng.standard_normal((K, N))
         tiny, big = 2.0 ** -130, 2.0 ** 110
@@ -104,7 +127,7 @@ def check_subnormals(fn, rng, kc):
 
 
 def check_nan_inf(fn, rng):
-    M, N, K = 9, 35, 21
+    M, N, K = 19, 35, 21
     a, b = rng.standard_normal((M, K)), rng.standard_normal((K, N))
     a[2, 3], b[4, 5], a[6, 7], b[7, 8] = np.nan, np.inf, -np.inf, 0.0  # inf * 0: NaN
     for ta, tb in ("NN", "TT"):
@@ -139,20 +162,21 @@ def test_pair_kernel_on_the_generic_path():
     assert k["k_group"] == 2 and "bf16" in k["kernel"], k
 
 
-def test_tile_and_pair_edges(arch, nthreads, rng):
-    with kernel_path(arch, nthreads):
+@pytest.mark.parametrize("tiny", [False, True], ids=["packed", "tiny_widened"])
+def test_tile_and_pair_edges(arch, nthreads, rng, tiny):
+    """The pair kernel's edges on the packed driver (tiny path off), and the same shapes with the tiny path on."""
+    with kernel_path(arch, nthreads), (contextlib.nullcontext() if tiny else no_tiny_path(_core.tuning_set, arch)):
         check_tile_edges(native_bf16bf16f32, _bf16_kernel(), rng)
 
 
 def test_subnormal_inputs_are_honoured(arch, rng):
-    with kernel_path(arch, 1):
-        check_subnormals(native_bf16bf16f32, rng, _bf16_kernel()["KC"])
-    with kernel_path(arch, 2):
-        check_subnormals(native_bf16bf16f32, rng, _bf16_kernel()["KC"])
+    for threads in (1, 2):
+        with kernel_path(arch, threads), no_tiny_path(_core.tuning_set, arch):
+            check_subnormals(native_bf16bf16f32, rng, _bf16_kernel()["KC"])
 
 
 def test_nan_and_inf_propagate(arch, rng):
-    with kernel_path(arch, 1):
+    with kernel_path(arch, 1), no_tiny_path(_core.tuning_set, arch):
         check_nan_inf(native_bf16bf16f32, rng)
 
 

@@ -360,19 +360,49 @@ def emu_bf16(emu, request):
     assert ran == (path == "avx512_amx"), (path, "tdpbf16ps ran" if ran else "no tile product ran")
 
 
-def test_bf16_tile_and_pair_edges(emu_bf16):
+def _tuning_set(emu):
+    """The emulated copy's tuning overrides (gemmkit_tuning_set), as _core.tuning_set answers: None when taken."""
+    def set_param(arch, name, value):
+        st = emu.call("gemmkit_tuning_set", "iid", emu.cstr(arch), emu.cstr(name), value)
+        return None if st == 0 else f"status {st}"
+    return set_param
+
+
+@pytest.fixture
+def emu_bf16_packed(emu_bf16, monkeypatch):
+    """As emu_bf16, the emulated copy's tiny path off (every size on the pair kernel), its overrides cleared after."""
+    monkeypatch.setattr(tbf._core, "tuning_clear", lambda: emu_bf16.call_i("gemmkit_tuning_clear", ret="void"))
+    monkeypatch.setattr(tbf._tune, "load", lambda warn=False: emu_bf16.set_arch(emu_bf16.get_arch()))
+    with tbf.no_tiny_path(_tuning_set(emu_bf16), emu_bf16.get_arch()):
+        yield emu_bf16
+
+
+def test_bf16_tile_and_pair_edges(emu_bf16_packed):
     """M, N around the bfloat16 kernel's tile, K odd and even around its pairs and groups and across its k block,
     every transpose, padded leading dimensions, beta = 0 over a C of NaN, C's padding untouched."""
-    tbf.check_tile_edges(_gemm_fn(emu_bf16, "bf16f32"), emu_bf16.kernel_info("bf16"), np.random.default_rng(57), 4)
+    emu = emu_bf16_packed
+    tbf.check_tile_edges(_gemm_fn(emu, "bf16f32"), emu.kernel_info("bf16"), np.random.default_rng(57), 4)
 
 
-def test_bf16_subnormals_nan_inf(emu_bf16):
+def test_bf16_subnormals_nan_inf(emu_bf16_packed):
     """Subnormal bfloat16 inputs whose products are normal, which the instructions read as zero, give the exact
     path's sums (in the first k block, only in a later one, in B only); NaN and Inf propagate."""
-    fn = _gemm_fn(emu_bf16, "bf16f32")
+    fn = _gemm_fn(emu_bf16_packed, "bf16f32")
     rng = np.random.default_rng(58)
-    tbf.check_subnormals(fn, rng, emu_bf16.kernel_info("bf16")["KC"])
+    tbf.check_subnormals(fn, rng, emu_bf16_packed.kernel_info("bf16")["KC"])
     tbf.check_nan_inf(fn, rng)
+
+
+def test_bf16_few_rows_and_tiny_products(emu_bf16):
+    """The shapes that leave the pair kernels: few rows or columns (the 16-bit GEMV path, the operand read in place)
+    and tiny products (widened whole onto the float tiny path)."""
+    fn = _gemm_fn(emu_bf16, "bf16f32")
+    rng = np.random.default_rng(59)
+    for i, (M, N, K) in enumerate([(1, 67, 300), (3, 40, 33), (16, 70, 65), (67, 1, 300), (40, 2, 41), (7, 9, 5),
+                                   (32, 32, 32), (20, 30, 64)]):
+        ta, tb = ("NN", "NT", "TN", "TT")[i % 4]
+        tbf.run_case(fn, rng, ta, tb, M, N, K, 1.0 if i % 2 else -0.5, 0.0 if i % 3 else 1.5, pad=(1, 2, 1),
+                     c_nan=i % 3 != 0)
 
 
 # ---- quantized add ----------------------------------------------------------------------------------------
