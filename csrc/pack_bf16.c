@@ -89,135 +89,101 @@ static int row_pairs(const uint16_t *src, int64_t step, int64_t kp, int64_t kval
     return (int)sub;
 }
 
-int gk_pack_a_bf16_pairs(int transa, const uint16_t *A, int64_t lda, int64_t mc, int64_t kp, int64_t kvals, int mr,
-                         int group, uint32_t *GK_RESTRICT dst) {
-    /* op(A)[i][k] at A[i * lda + k] (plain) or A[k * lda + i] (transposed) */
-    const int64_t rs = transa ? 1 : lda, ks = transa ? lda : 1;
-    const int64_t groups = kp / group;
-    int sub = 0;
-    kvals = GK_MAX((int64_t)0, GK_MIN(kvals, 2 * kp));
-    for (int64_t i0 = 0; i0 < mc; i0 += mr) {
-        uint32_t *panel = dst + i0 * kp;
-        const int rows = (int)GK_MIN((int64_t)mr, mc - i0);
-        if (transa) { /* k-major source: whole rows of A (k) read in turn, pairs of rows interleaved */
-            for (int64_t q = 0; q < kp; q++) {
-                uint32_t *out = panel + (q / group) * mr * group + q % group;
-                const uint16_t *lo = A + 2 * q * ks + i0 * rs, *hi = lo + ks;
-                const int have_lo = 2 * q < kvals, have_hi = 2 * q + 1 < kvals;
-                int r = 0;
-                for (; r < rows; r++) {
-                    const uint16_t a = have_lo ? lo[r] : 0, b = have_hi ? hi[r] : 0;
-                    sub |= BF16_SUBNORMAL(a) | BF16_SUBNORMAL(b);
-                    out[r * group] = pair_of(a, b);
-                }
-                for (; r < mr; r++) out[r * group] = 0;
-            }
-        } else {
-            int r0 = 0;
+/* A panel of pw rows (w real, the rest zero) from k-contiguous rows (row x at src + x * ld, k along it): op(A) plain,
+ * op(B) transposed. Pair q of row x at ((q / group) * pw + x) * group + q % group. */
+static int panel_kcontig(const uint16_t *src, int64_t ld, int w, int pw, int64_t kp, int64_t kvals, int group,
+                         uint32_t *panel) {
+    int sub = 0, x0 = 0;
 #if GK_PACK_BF16_SSE
-            if (group == 1) { /* four rows at a time, their whole pairs transposed into the panel's k steps */
-                const int64_t n = GK_MIN(kp, kvals / 2) / 4 * 4;
-                for (; n > 0 && r0 + 4 <= rows; r0 += 4) {
-                    const uint16_t *const rr[4] = {A + (i0 + r0) * rs, A + (i0 + r0 + 1) * rs, A + (i0 + r0 + 2) * rs,
-                                                   A + (i0 + r0 + 3) * rs};
-                    sub |= sse_transpose_rows4(rr, n, panel + r0, mr);
-                    for (int j = 0; j < 4; j++)
-                        sub |= row_pairs(rr[j] + 2 * n, ks, kp - n, kvals - 2 * n, panel + n * mr + r0 + j, mr);
+    if (group == 1) { /* four rows at a time, their whole pairs transposed into the panel's k steps */
+        const int64_t n = GK_MIN(kp, kvals / 2) / 4 * 4;
+        for (; n > 0 && x0 + 4 <= w; x0 += 4) {
+            const uint16_t *const rr[4] = {src + x0 * ld, src + (x0 + 1) * ld, src + (x0 + 2) * ld, src + (x0 + 3) * ld};
+            sub |= sse_transpose_rows4(rr, n, panel + x0, pw);
+            for (int j = 0; j < 4; j++)
+                sub |= row_pairs(rr[j] + 2 * n, 1, kp - n, kvals - 2 * n, panel + n * pw + x0 + j, pw);
+        }
+    }
+#endif
+    for (int x = x0; x < pw; x++) {
+        if (x >= w) {
+            for (int64_t g = 0; g < kp / group; g++) memset(panel + (g * pw + x) * group, 0, 4 * (size_t)group);
+            continue;
+        }
+        const uint16_t *row = src + x * ld;
+        if (group == 1) {
+            sub |= row_pairs(row, 1, kp, kvals, panel + x, pw);
+        } else {
+            for (int64_t g = 0; g < kp / group; g++)
+                sub |= row_pairs(row + 2 * g * group, 1, group, kvals - 2 * g * group, panel + (g * pw + x) * group,
+                                 1);
+        }
+    }
+    return sub;
+}
+
+/* The same panel from k-major rows (element (k, x) at src[k * ld + x]): op(A) transposed, op(B) plain; source rows
+ * 2q and 2q + 1 interleaved into pair q. */
+static int panel_kmajor(const uint16_t *src, int64_t ld, int w, int pw, int64_t kp, int64_t kvals, int group,
+                        uint32_t *panel) {
+    unsigned sub = 0;
+    for (int64_t q = 0; q < kp; q++) {
+        uint32_t *out = panel + (q / group) * pw * group + q % group;
+        const uint16_t *lo = src + 2 * q * ld, *hi = lo + ld; /* read only below kvals */
+        const int have_lo = 2 * q < kvals, have_hi = 2 * q + 1 < kvals;
+        int x = 0;
+        if (have_hi) {
+#if GK_PACK_BF16_SSE
+            if (group == 1) { /* 8 values at a time: two rows' values interleaved into pairs */
+                __m128i acc = _mm_setzero_si128();
+                for (; x + 8 <= w; x += 8) {
+                    const __m128i l = _mm_loadu_si128((const __m128i *)(lo + x));
+                    const __m128i h = _mm_loadu_si128((const __m128i *)(hi + x));
+                    sse_subnormals(l, &acc);
+                    sse_subnormals(h, &acc);
+                    _mm_storeu_si128((__m128i *)(out + x), _mm_unpacklo_epi16(l, h));
+                    _mm_storeu_si128((__m128i *)(out + x + 4), _mm_unpackhi_epi16(l, h));
                 }
+                sub |= (unsigned)(_mm_movemask_epi8(acc) != 0);
             }
 #endif
-            for (int r = r0; r < mr; r++) {
-                if (r >= rows) {
-                    for (int64_t g = 0; g < groups; g++) memset(panel + (g * mr + r) * group, 0, 4 * (size_t)group);
-                    continue;
-                }
-                const uint16_t *src = A + (i0 + r) * rs;
-                if (group == 1) {
-                    sub |= row_pairs(src, ks, kp, kvals, panel + r, mr);
-                } else {
-                    for (int64_t g = 0; g < groups; g++)
-                        sub |= row_pairs(src + 2 * g * group * ks, ks, group, kvals - 2 * g * group,
-                                         panel + (g * mr + r) * group, 1);
-                }
+            for (; x < w; x++) {
+                sub |= BF16_SUBNORMAL(lo[x]) | BF16_SUBNORMAL(hi[x]);
+                out[x * group] = pair_of(lo[x], hi[x]);
+            }
+        } else if (have_lo) { /* an odd K: the last pair's second value is zero */
+            for (; x < w; x++) {
+                sub |= BF16_SUBNORMAL(lo[x]);
+                out[x * group] = pair_of(lo[x], 0);
             }
         }
+        for (; x < pw; x++) out[x * group] = 0;
+    }
+    return (int)sub;
+}
+
+int gk_pack_a_bf16_pairs(int transa, const uint16_t *A, int64_t lda, int64_t mc, int64_t kp, int64_t kvals, int mr,
+                         int group, uint32_t *GK_RESTRICT dst) {
+    int sub = 0;
+    group = GK_MAX(1, group);
+    kvals = GK_MAX((int64_t)0, GK_MIN(kvals, 2 * kp));
+    for (int64_t i0 = 0; i0 < mc; i0 += mr) { /* op(A)[i][k] at A[i * lda + k] (plain) or A[k * lda + i] */
+        const int rows = (int)GK_MIN((int64_t)mr, mc - i0);
+        sub |= transa ? panel_kmajor(A + i0, lda, rows, mr, kp, kvals, group, dst + i0 * kp)
+                      : panel_kcontig(A + i0 * lda, lda, rows, mr, kp, kvals, group, dst + i0 * kp);
     }
     return sub;
 }
 
 int gk_pack_b_bf16_pairs(int transb, const uint16_t *B, int64_t ldb, int64_t kp, int64_t kvals, int64_t nc, int nr,
                          int group, uint32_t *GK_RESTRICT dst) {
-    /* op(B)[k][j] at B[k * ldb + j] (plain) or B[j * ldb + k] (transposed); pair q of column c of a panel at
-     * ((q / group) * nr + c) * group + q % group */
-    const int64_t ks = transb ? 1 : ldb, cs = transb ? ldb : 1;
     int sub = 0;
     group = GK_MAX(1, group);
     kvals = GK_MAX((int64_t)0, GK_MIN(kvals, 2 * kp));
-    for (int64_t j0 = 0; j0 < nc; j0 += nr) {
-        uint32_t *panel = dst + j0 * kp;
+    for (int64_t j0 = 0; j0 < nc; j0 += nr) { /* op(B)[k][j] at B[k * ldb + j] (plain) or B[j * ldb + k] */
         const int cols = (int)GK_MIN((int64_t)nr, nc - j0);
-        if (transb) { /* each column of op(B) is a row of B, contiguous in k */
-            int c0 = 0;
-#if GK_PACK_BF16_SSE
-            if (group == 1) { /* four columns at a time, their whole pairs transposed into the panel's k rows */
-                const int64_t n = GK_MIN(kp, kvals / 2) / 4 * 4;
-                for (; n > 0 && c0 + 4 <= cols; c0 += 4) {
-                    const uint16_t *const rr[4] = {B + (j0 + c0) * cs, B + (j0 + c0 + 1) * cs, B + (j0 + c0 + 2) * cs,
-                                                   B + (j0 + c0 + 3) * cs};
-                    sub |= sse_transpose_rows4(rr, n, panel + c0, nr);
-                    for (int j = 0; j < 4; j++)
-                        sub |= row_pairs(rr[j] + 2 * n, ks, kp - n, kvals - 2 * n, panel + n * nr + c0 + j, nr);
-                }
-            }
-#endif
-            for (int c = c0; c < cols; c++) {
-                const uint16_t *src = B + (j0 + c) * cs;
-                if (group == 1) {
-                    sub |= row_pairs(src, ks, kp, kvals, panel + c, nr);
-                } else {
-                    for (int64_t g = 0; g < kp / group; g++)
-                        sub |= row_pairs(src + 2 * g * group * ks, ks, group, kvals - 2 * g * group,
-                                         panel + (g * nr + c) * group, 1);
-                }
-            }
-            for (int c = cols; c < nr; c++)
-                for (int64_t q = 0; q < kp; q++) panel[((q / group) * nr + c) * group + q % group] = 0;
-        } else { /* rows 2q and 2q + 1 of B interleaved */
-            for (int64_t q = 0; q < kp; q++) {
-                uint32_t *out = panel + (q / group) * nr * group + q % group;
-                const uint16_t *lo = B + 2 * q * ks + j0 * cs, *hi = lo + ks;
-                const int have_lo = 2 * q < kvals, have_hi = 2 * q + 1 < kvals;
-                unsigned s = 0;
-                int c = 0;
-                if (have_hi) {
-#if GK_PACK_BF16_SSE
-                    if (group == 1) { /* 8 columns at a time: two rows' values interleaved into pairs */
-                        __m128i acc = _mm_setzero_si128();
-                        for (; c + 8 <= cols; c += 8) {
-                            const __m128i l = _mm_loadu_si128((const __m128i *)(lo + c));
-                            const __m128i h = _mm_loadu_si128((const __m128i *)(hi + c));
-                            sse_subnormals(l, &acc);
-                            sse_subnormals(h, &acc);
-                            _mm_storeu_si128((__m128i *)(out + c), _mm_unpacklo_epi16(l, h));
-                            _mm_storeu_si128((__m128i *)(out + c + 4), _mm_unpackhi_epi16(l, h));
-                        }
-                        s |= (unsigned)(_mm_movemask_epi8(acc) != 0);
-                    }
-#endif
-                    for (; c < cols; c++) {
-                        s |= BF16_SUBNORMAL(lo[c]) | BF16_SUBNORMAL(hi[c]);
-                        out[c * group] = pair_of(lo[c], hi[c]);
-                    }
-                } else if (have_lo) {
-                    for (; c < cols; c++) {
-                        s |= BF16_SUBNORMAL(lo[c]);
-                        out[c * group] = pair_of(lo[c], 0);
-                    }
-                }
-                for (; c < nr; c++) out[c * group] = 0;
-                sub |= (int)s;
-            }
-        }
+        sub |= transb ? panel_kcontig(B + j0 * ldb, ldb, cols, nr, kp, kvals, group, dst + j0 * kp)
+                      : panel_kmajor(B + j0, ldb, cols, nr, kp, kvals, group, dst + j0 * kp);
     }
     return sub;
 }

@@ -114,7 +114,7 @@ def check_subnormals(fn, rng, kc):
         b = rng.standard_normal((K, N))
         tiny, big = 2.0 ** -130, 2.0 ** 110
         if where == "all":
-            a[:, ::2] = tiny * (1 + rng.integers(0, 64, (M, (K + 1) // 2)))
+            a[:, ::2] = tiny * (1 + rng.integers(0, 64, (M, (K + 1) // 2))) * rng.choice([-1, 1], (M, (K + 1) // 2))
             b[::2, :] = big
         elif where == "last":
             a[:, -3:] = tiny * 3
