@@ -162,28 +162,28 @@ static int panel_kmajor(const uint16_t *src, int64_t ld, int w, int pw, int64_t 
     return (int)sub;
 }
 
-int gk_pack_a_bf16_pairs(int transa, const uint16_t *A, int64_t lda, int64_t mc, int64_t kp, int64_t kvals, int mr,
-                         int group, uint32_t *GK_RESTRICT dst) {
+/* Every panel of a block of n rows (A's) or columns (B's) of op(X), pw wide, from k-major or k-contiguous rows. */
+static int pack_panels(int kmajor, const uint16_t *X, int64_t ld, int64_t n, int pw, int64_t kp, int64_t kvals,
+                       int group, uint32_t *GK_RESTRICT dst) {
     int sub = 0;
     group = GK_MAX(1, group);
     kvals = GK_MAX((int64_t)0, GK_MIN(kvals, 2 * kp));
-    for (int64_t i0 = 0; i0 < mc; i0 += mr) { /* op(A)[i][k] at A[i * lda + k] (plain) or A[k * lda + i] */
-        const int rows = (int)GK_MIN((int64_t)mr, mc - i0);
-        sub |= transa ? panel_kmajor(A + i0, lda, rows, mr, kp, kvals, group, dst + i0 * kp)
-                      : panel_kcontig(A + i0 * lda, lda, rows, mr, kp, kvals, group, dst + i0 * kp);
+    for (int64_t x0 = 0; x0 < n; x0 += pw) {
+        const int w = (int)GK_MIN((int64_t)pw, n - x0);
+        sub |= kmajor ? panel_kmajor(X + x0, ld, w, pw, kp, kvals, group, dst + x0 * kp)
+                      : panel_kcontig(X + x0 * ld, ld, w, pw, kp, kvals, group, dst + x0 * kp);
     }
     return sub;
 }
 
+/* op(A)[i][k] at A[i * lda + k] (plain: k-contiguous) or A[k * lda + i] (transposed: k-major) */
+int gk_pack_a_bf16_pairs(int transa, const uint16_t *A, int64_t lda, int64_t mc, int64_t kp, int64_t kvals, int mr,
+                         int group, uint32_t *GK_RESTRICT dst) {
+    return pack_panels(transa, A, lda, mc, mr, kp, kvals, group, dst);
+}
+
+/* op(B)[k][j] at B[k * ldb + j] (plain: k-major) or B[j * ldb + k] (transposed: k-contiguous) */
 int gk_pack_b_bf16_pairs(int transb, const uint16_t *B, int64_t ldb, int64_t kp, int64_t kvals, int64_t nc, int nr,
                          int group, uint32_t *GK_RESTRICT dst) {
-    int sub = 0;
-    group = GK_MAX(1, group);
-    kvals = GK_MAX((int64_t)0, GK_MIN(kvals, 2 * kp));
-    for (int64_t j0 = 0; j0 < nc; j0 += nr) { /* op(B)[k][j] at B[k * ldb + j] (plain) or B[j * ldb + k] */
-        const int cols = (int)GK_MIN((int64_t)nr, nc - j0);
-        sub |= transb ? panel_kcontig(B + j0 * ldb, ldb, cols, nr, kp, kvals, group, dst + j0 * kp)
-                      : panel_kmajor(B + j0, ldb, cols, nr, kp, kvals, group, dst + j0 * kp);
-    }
-    return sub;
+    return pack_panels(!transb, B, ldb, nc, nr, kp, kvals, group, dst);
 }

@@ -4,6 +4,8 @@
 #if GEMMKIT_X86 && defined(GEMMKIT_HAVE_AMX)
 #include <immintrin.h>
 #include "../convert.h"
+#include "amx_prefetch.h"
+#include "bf16_zmm_store.h"
 
 #define MR 32
 #define NR 32
@@ -12,13 +14,6 @@
 /* Panels: A is groups of MR rows x 16 pairs (tiles 4 and 5 load rows 0-15 and 16-31, 64 bytes apart); B is rows of
  * 32 pairs (128 bytes: tiles 6 and 7 load columns 0-15 and 16-31 of 16 rows). C is tiles 0-3: rows 0-15 x columns
  * 0-15, 0-15 x 16-31, 16-31 x 0-15, 16-31 x 16-31, stored to a float tile and finished with AVX-512. */
-/* A's next groups prefetched into L1 two groups ahead, a quarter per tdpbf16ps: tiles are not renamed, so a tile
- * load that misses L1 holds up every product after it. */
-#define AMX_PF_GROUPS 2
-#define AMX_PF_QUARTER(p)                                                                            \
-    do {                                                                                             \
-        for (int l = 0; l < 8; l++) _mm_prefetch((const char *)(p) + 64 * l, _MM_HINT_T0);          \
-    } while (0)
 
 static void ukernel_bf16_amx_32x32(int64_t kc, const void *GK_RESTRICT av, int64_t rsa, const void *GK_RESTRICT bv,
                                    int64_t rsb, void *GK_RESTRICT cv, int64_t ldc, const void *alpha,
@@ -54,17 +49,8 @@ static void ukernel_bf16_amx_32x32(int64_t kc, const void *GK_RESTRICT av, int64
     _tile_stored(3, s + 16 * NR + 16, NR * 4);
     const __m512 va = _mm512_set1_ps(*(const float *)alpha);
     const float be = *(const float *)beta;
-    for (int i = 0; i < MR; i++) {
-        float *ci = c + i * ldc;
-        __m512 r0 = _mm512_mul_ps(va, _mm512_load_ps(s + i * NR)), r1 = _mm512_mul_ps(va, _mm512_load_ps(s + i * NR + 16));
-        if (be != 0.0f) { /* beta == 0: C is not read */
-            const __m512 vb = _mm512_set1_ps(be);
-            r0 = _mm512_fmadd_ps(vb, _mm512_loadu_ps(ci), r0);
-            r1 = _mm512_fmadd_ps(vb, _mm512_loadu_ps(ci + 16), r1);
-        }
-        _mm512_storeu_ps(ci, r0);
-        _mm512_storeu_ps(ci + 16, r1);
-    }
+    for (int i = 0; i < MR; i++)
+        bf16_zmm_store_row32(c + i * ldc, _mm512_load_ps(s + i * NR), _mm512_load_ps(s + i * NR + 16), va, be);
 }
 
 #define BP_MR MR

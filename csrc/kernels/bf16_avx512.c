@@ -4,6 +4,7 @@
 #if GEMMKIT_X86 && defined(GEMMKIT_HAVE_AVX512_BF16)
 #include <immintrin.h>
 #include "../convert.h"
+#include "bf16_zmm_store.h"
 
 #define MR 12
 #define NR 32
@@ -35,17 +36,7 @@ static void ukernel_bf16_avx512_12x32(int64_t kc, const void *GK_RESTRICT av, in
     const __m512 va = _mm512_set1_ps(*(const float *)alpha);
     const float be = *(const float *)beta;
 #pragma GCC unroll 12
-    for (int i = 0; i < MR; i++) {
-        float *ci = c + i * ldc;
-        __m512 r0 = _mm512_mul_ps(va, acc[i][0]), r1 = _mm512_mul_ps(va, acc[i][1]);
-        if (be != 0.0f) { /* beta == 0: C is not read (a NaN there must not survive) */
-            const __m512 vb = _mm512_set1_ps(be);
-            r0 = _mm512_fmadd_ps(vb, _mm512_loadu_ps(ci), r0);
-            r1 = _mm512_fmadd_ps(vb, _mm512_loadu_ps(ci + 16), r1);
-        }
-        _mm512_storeu_ps(ci, r0);
-        _mm512_storeu_ps(ci + 16, r1);
-    }
+    for (int i = 0; i < MR; i++) bf16_zmm_store_row32(c + i * ldc, acc[i][0], acc[i][1], va, be);
 }
 
 #define BP_MR MR

@@ -10,6 +10,7 @@
 #define ES 1
 #define I8_KERNEL_NAME ukernel_i8_amx_32x32
 #include "int8_zmm_epilogue.h"
+#include "amx_prefetch.h"
 
 /* Packed panels: A is MR rows of 64 k bytes per group (the portable packer: tiles 4 and 5 load rows 0-15 and
  * 16-31 of a group, 64 bytes apart); B is the VNNI layout, a group of 4 k bytes per column, 32 columns per row
@@ -30,14 +31,6 @@ static const GK_ALIGN64 amx_tile_config_t amx_config = {
  * 32 x 32 x 512 tile. */
 void gk_amx_tiles_begin(void) { _tile_loadconfig(&amx_config); }
 void gk_amx_tiles_end(void) { _tile_release(); }
-
-/* The next groups of the A panel are prefetched into L1 two groups ahead, a quarter per tdpbusd: tiles are not
- * renamed, so a tile load that misses L1 holds up every tdpbusd after it (+20-30 % with A from L2). */
-#define AMX_PF_GROUPS 2
-#define AMX_PF_QUARTER(p)                                                                            \
-    do {                                                                                             \
-        for (int l = 0; l < 8; l++) _mm_prefetch((const char *)(p) + 64 * l, _MM_HINT_T0);          \
-    } while (0)
 
 /* The raw sums of one MR x NR tile over kgroups 64-k groups into s (rows NR apart), added to s's when
  * `accumulate`; `half`: rows 0-15 only (tiles 0, 1 and 4: the rows past 16 are not summed nor stored). */
