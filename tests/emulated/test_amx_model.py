@@ -9,26 +9,18 @@ the compiled case is skipped where the compiler has no -mamx-bf16.
 import ctypes
 import math
 import os
-import platform
 import shutil
 import struct
 import subprocess
-import sys
 import tempfile
 
 import numpy as np
 import pytest
 
-LANE = os.environ.get("GEMMKIT_ISA_LANE") == "1"
-try:
-    if platform.machine().lower() not in ("x86_64", "amd64") or not sys.platform.startswith("linux"):
-        raise ImportError("the emulated lane runs on x86-64 Linux only")
-    import bochs_cpu
-    bochs_cpu._import_bochscpu()
-except Exception as e:  # noqa: BLE001
-    if LANE:
-        raise
-    pytest.skip(f"emulated ISA lane not available ({e}); run `bash .ci/isa-lane`", allow_module_level=True)
+from lane_guard import require_lane
+
+require_lane()
+import bochs_cpu  # noqa: E402
 
 FLT_MIN = 2.0 ** -126
 

@@ -9,24 +9,14 @@ avx512_amx runs the int8 tests only (its float, 16-bit and quantized-add code is
 instructions are executed by bochs_cpu.AmxUnit, a model of the AMX unit after the Intel SDM, since
 bochscpu-python's Bochs has no AMX (see bochs_cpu's docstring); everything around them runs on Bochs.
 """
-import os
-import platform
-import sys
-
 import numpy as np
 import pytest
 
-LANE = os.environ.get("GEMMKIT_ISA_LANE") == "1"
-try:
-    if platform.machine().lower() not in ("x86_64", "amd64") or not sys.platform.startswith("linux"):
-        raise ImportError("the emulated lane runs on x86-64 Linux only")
-    import bochs_cpu
-    bochs_cpu._import_bochscpu()
-    from emulated_gemmkit import EmulatedGemmkit
-except Exception as e:  # noqa: BLE001
-    if LANE:
-        raise
-    pytest.skip(f"emulated ISA lane not available ({e}); run `bash .ci/isa-lane`", allow_module_level=True)
+from lane_guard import require_lane
+
+require_lane()
+import bochs_cpu  # noqa: E402
+from emulated_gemmkit import EmulatedGemmkit  # noqa: E402
 
 import test_gemm_bf16_pairs as tbf  # noqa: E402
 import test_gemm_float  # noqa: E402  (the native tests' references and checks, reused as they are)
