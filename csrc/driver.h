@@ -65,6 +65,7 @@ typedef void (*gk_pack_b_fn)(const gk_real_problem_t *p, int64_t k0, int64_t j0,
 
 /* What differs between the element types that run on the real driver (as ruy's TrMulParams): how
  * the user's operands become the kernel's panels, and whether the kernel may read them in place. */
+enum { GK_WIDENED_F16 = 1, GK_WIDENED_BF16 = 2 }; /* the 16-bit operand types (gk_real_type_t.widened) */
 typedef struct {
     const char *name;          /* "sgemm", ... */
     int is_complex;            /* 1: complex, N and K doubled in the real domain (1m or a native complex kernel) */
@@ -81,8 +82,8 @@ typedef struct {
                    int64_t ld);
     void (*store_c)(const gk_real_problem_t *p, int64_t i0, int64_t j0, int64_t m, int64_t n, const float *src,
                     int64_t ld);
-    int widened;               /* 1: A and B are narrower than the kernel's type (widened while packing),
-                                * so they are never read in place even when C is the kernel's type */
+    int widened;               /* GK_WIDENED_*: A and B are narrower than the kernel's type (widened while packing),
+                                * so they are never read in place even when C is the kernel's type; 0: not */
     /* widened types: n values of A or B (their 16-bit bits) into floats, for the tiny products that run widened
      * whole on the float kernel's tiny path (gk_real_tiny) */
     void (*widen_row)(const uint16_t *src, int64_t n, float *dst);

@@ -287,7 +287,7 @@ static void widen_vectors(int f16, int64_t m, int64_t k, const uint16_t *X, int6
 int gk_half_gemv(const gk_real_problem_t *p, gemmkit_status_t *st) {
     const gk_half_gemv_t *hg = p->half_gemv;
     if (!hg || p->type->is_complex) return 0;
-    const int f16 = strcmp(p->type->name, "hgemm") == 0;
+    const int f16 = p->type->widened == GK_WIDENED_F16;
     /* a bfloat16 pair kernel's problem counts K in pairs: the caller's K is k_values */
     const int64_t M = p->M, N = p->N, K = p->kern->k_pair_group ? p->k_values : p->K;
     const int rows_fit = M <= (p->transb ? GK_HALF_GEMV_DOTS_MAX_M : GK_HALF_GEMV_ROWS_MAX_M);

@@ -47,11 +47,11 @@ GK_REAL_PACKERS(bf16, uint16_t, float)
 GK_HALF_C_CONVERTERS(f16, gk_f16_row_to_f32, gk_f32_row_to_f16)
 GK_HALF_C_CONVERTERS(bf16, gk_bf16_row_to_f32, gk_f32_row_to_bf16)
 const gk_real_type_t gk_type_hgemm = {"hgemm", 0, pack_a_f16_block, pack_b_f16_block, gk_half_gemv, load_c_f16,
-                                      store_c_f16, 1, gk_f16_row_to_f32};
+                                      store_c_f16, GK_WIDENED_F16, gk_f16_row_to_f32};
 const gk_real_type_t gk_type_bf16gemm = {"bf16gemm", 0, pack_a_bf16_block, pack_b_bf16_block, gk_half_gemv,
-                                         load_c_bf16, store_c_bf16, 1, gk_bf16_row_to_f32};
+                                         load_c_bf16, store_c_bf16, GK_WIDENED_BF16, gk_bf16_row_to_f32};
 const gk_real_type_t gk_type_bf16bf16f32 = {"gemm_bf16bf16f32", 0, pack_a_bf16_block, pack_b_bf16_block,
-                                            gk_half_gemv, NULL, NULL, 1, gk_bf16_row_to_f32};
+                                            gk_half_gemv, NULL, NULL, GK_WIDENED_BF16, gk_bf16_row_to_f32};
 
 /* bfloat16 on a pair kernel (gk_real_kernel_t.k_pair_group; p->K in pairs): operands packed as pairs of k at their
  * own width, subnormals reported to p->subnormal_seen; C float, or bfloat16 through the converters above. Offsets
@@ -71,7 +71,8 @@ static void pack_b_bf16_pairs_block(const gk_real_problem_t *p, int64_t k0, int6
         GK_STORE_RELAXED(p->subnormal_seen, 1);
 }
 const gk_real_type_t gk_type_bf16gemm_pairs = {"bf16gemm", 0, pack_a_bf16_pairs_block, pack_b_bf16_pairs_block,
-                                               gk_half_gemv, load_c_bf16, store_c_bf16, 1, gk_bf16_row_to_f32};
+                                               gk_half_gemv, load_c_bf16, store_c_bf16, GK_WIDENED_BF16,
+                                               gk_bf16_row_to_f32};
 const gk_real_type_t gk_type_bf16bf16f32_pairs = {"gemm_bf16bf16f32", 0, pack_a_bf16_pairs_block,
-                                                  pack_b_bf16_pairs_block, gk_half_gemv, NULL, NULL, 1,
+                                                  pack_b_bf16_pairs_block, gk_half_gemv, NULL, NULL, GK_WIDENED_BF16,
                                                   gk_bf16_row_to_f32};
