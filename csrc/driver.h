@@ -218,9 +218,13 @@ typedef struct {
 gemmkit_status_t gk_int8_gemm(const gk_int8_problem_t *p);
 
 /* An integer product with wrap-around arithmetic after the frontend's checks (M, N > 0; K >= 0):
- * P = sum_k op(A)[i][k] op(B)[k][j] modulo 2^bits, C := cvt(fl(fl(double(P) * alpha) + fl(double(C) * beta)))
- * (the beta term only when beta != 0), cvt as x86-64 converts float64 to the type (csrc/gemm_wrap.c). */
-typedef enum { GK_WRAP_I32, GK_WRAP_U32, GK_WRAP_I64, GK_WRAP_U64 } gk_wrap_type_t;
+ * P = sum_k op(A)[i][k] op(B)[k][j] modulo 2^bits, then by `scale`:
+ *   GK_WRAP_SCALE_DOUBLE (ONNX's Gemm): C := cvt(fl(fl(double(P) * alpha) + fl(double(C) * beta))) (the beta
+ *     term only when beta != 0), cvt as x86-64 converts float64 to the type (csrc/gemm_wrap.c);
+ *   GK_WRAP_SCALE_MODULAR (NumPy's arithmetic): C := alpha_int * P + beta_int * C modulo 2^bits (C not read
+ *     when beta_int == 0). GK_WRAP_I16 (int16 and uint16: the same bits) has only this one. */
+typedef enum { GK_WRAP_I32, GK_WRAP_U32, GK_WRAP_I64, GK_WRAP_U64, GK_WRAP_I16 } gk_wrap_type_t;
+enum { GK_WRAP_SCALE_DOUBLE = 0, GK_WRAP_SCALE_MODULAR = 1 };
 typedef struct {
     gk_wrap_type_t type;
     int transa, transb;
@@ -230,13 +234,15 @@ typedef struct {
     int64_t lda, ldb;
     void *C;
     int64_t ldc;
+    int scale;                    /* GK_WRAP_SCALE_* */
+    uint64_t alpha_int, beta_int; /* GK_WRAP_SCALE_MODULAR's factors, modulo 2^64 */
 } gk_wrap_problem_t;
 
 gemmkit_status_t gk_wrap_gemm(const gk_wrap_problem_t *p);
 /* One build of csrc/wrap_template.h: per gk_wrap_type_t, a thread's block [m0, m1) x [n0, n1) of C
  * (0, or -1 when out of memory). */
 typedef struct {
-    int (*block[4])(const gk_wrap_problem_t *p, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
+    int (*block[5])(const gk_wrap_problem_t *p, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
 } gk_wrap_kernels_t;
 extern const gk_wrap_kernels_t gk_wrap_kernels_generic;
 #if GEMMKIT_X86

@@ -260,7 +260,7 @@ DEFINE_HALF_GEMM(gemmkit_gemm_bf16bf16f32, &gk_type_bf16bf16f32, &gk_type_bf16bf
         gemmkit_status_t st = check_gemm_args(0, transa, transb, M, N, K, A, lda, B, ldb, C, ldc);   \
         if (st != gemmkit_success || M == 0 || N == 0) return st;                                    \
         const gk_wrap_problem_t p = {TYPE, is_trans(transa), is_trans(transb), M, N, K, alpha, beta, \
-                                     A, B, lda, ldb, C, ldc};                                        \
+                                     A, B, lda, ldb, C, ldc, GK_WRAP_SCALE_DOUBLE, 0, 0};            \
         return gk_wrap_gemm(&p);                                                                     \
     }
 DEFINE_WRAP_GEMM(gemmkit_gemm_i32, int32_t, GK_WRAP_I32)
@@ -316,6 +316,120 @@ gemmkit_status_t gemmkit_gemm_s8s8s32(char transa, char transb, char offsetc, in
     /* A' = A + 128 as unsigned bytes, so (A - ao) = (A' - (ao + 128)). */
     return gemm_int8(transa, transb, offsetc, M, N, K, alpha, (const uint8_t *)A, lda, (int)ao + 128, 1, B, ldb,
                      (int)bo, beta, C, ldc, co);
+}
+
+/* ---- NumPy's integer matmul: every integer type and bool, modulo 2^bits --------------------------- */
+
+/* Element bytes of a GEMMKIT_INT_* type, 0 for none. */
+static int int_type_size(int type) {
+    switch (type) {
+    case GEMMKIT_INT_BOOL: case GEMMKIT_INT_S8: case GEMMKIT_INT_U8: return 1;
+    case GEMMKIT_INT_S16: case GEMMKIT_INT_U16: return 2;
+    case GEMMKIT_INT_S32: case GEMMKIT_INT_U32: return 4;
+    case GEMMKIT_INT_S64: case GEMMKIT_INT_U64: return 8;
+    default: return 0;
+    }
+}
+
+/* The 8-bit types on the exact int8 kernels: A's bytes read unsigned and B's signed give every product
+ * right modulo 2^8 (and bool's, 0 and 1, exactly). K goes in chunks whose int32 sums cannot saturate
+ * (255 * 128 * 2^16 < 2^31); a block of rows at a time sums into a scratch int32 matrix, then
+ * C := alpha S + beta C modulo 2^8 (bool: C := (alpha and S != 0) or (beta and C)). */
+enum { INT8_MODULAR_K_CHUNK = 1 << 16, INT8_MODULAR_SCRATCH = 32 << 20 };
+static gemmkit_status_t int8_modular(int is_bool, int ta, int tb, int64_t M, int64_t N, int64_t K, uint8_t alpha,
+                                     const uint8_t *A, int64_t lda, const int8_t *B, int64_t ldb, uint8_t beta,
+                                     uint8_t *C, int64_t ldc, int32_t *scratch, int64_t mb) {
+    static const int32_t zero = 0;
+    for (int64_t i0 = 0; i0 < M; i0 += mb) {
+        const int64_t m = GK_MIN(mb, M - i0);
+        for (int64_t k0 = 0; k0 < K; k0 += INT8_MODULAR_K_CHUNK) {
+            const int64_t kc = GK_MIN((int64_t)INT8_MODULAR_K_CHUNK, K - k0);
+            const gk_int8_problem_t p = {ta, tb, 0, m, N, kc, 1.0f, 0.0f,
+                                         ta ? A + k0 * lda + i0 : A + i0 * lda + k0, lda, 0,
+                                         tb ? B + k0 : B + k0 * ldb, ldb, 0, scratch, N, 'F', &zero};
+            gemmkit_status_t st = gk_int8_gemm(&p);
+            if (st != gemmkit_success) return st;
+            for (int64_t i = 0; i < m; i++) {
+                uint8_t *c = C + (i0 + i) * ldc;
+                const int32_t *s = scratch + i * N;
+                if (is_bool) {
+                    if (k0 > 0 || !beta) {
+                        if (k0 == 0) memset(c, 0, (size_t)N);
+                        if (alpha) for (int64_t j = 0; j < N; j++) c[j] |= s[j] != 0;
+                    } else {
+                        for (int64_t j = 0; j < N; j++) c[j] = (uint8_t)((alpha && s[j] != 0) || c[j]);
+                    }
+                } else if (k0 > 0) {
+                    for (int64_t j = 0; j < N; j++) c[j] = (uint8_t)(c[j] + alpha * (uint32_t)s[j]);
+                } else if (beta == 0) {
+                    for (int64_t j = 0; j < N; j++) c[j] = (uint8_t)(alpha * (uint32_t)s[j]);
+                } else {
+                    for (int64_t j = 0; j < N; j++) c[j] = (uint8_t)(alpha * (uint32_t)s[j] + beta * (uint32_t)c[j]);
+                }
+            }
+        }
+    }
+    return gemmkit_success;
+}
+
+/* K == 0: C := beta C modulo 2^bits (bool: C and beta). */
+static void int_scale_c(int type, int size, int64_t M, int64_t N, uint64_t beta, char *C, int64_t ldc) {
+    for (int64_t i = 0; i < M; i++) {
+        char *c = C + i * ldc * size;
+        if (beta == 0) {
+            memset(c, 0, (size_t)(N * size));
+            continue;
+        }
+        for (int64_t j = 0; j < N; j++) {
+            if (type == GEMMKIT_INT_BOOL) c[j] = (char)(c[j] != 0);
+            else if (size == 1) ((uint8_t *)c)[j] = (uint8_t)(beta * ((uint8_t *)c)[j]);
+            else if (size == 2) ((uint16_t *)c)[j] = (uint16_t)(beta * ((uint16_t *)c)[j]);
+            else if (size == 4) ((uint32_t *)c)[j] = (uint32_t)(beta * ((uint32_t *)c)[j]);
+            else ((uint64_t *)c)[j] = beta * ((uint64_t *)c)[j];
+        }
+    }
+}
+
+gemmkit_status_t gemmkit_gemm_int_batch(int type, char transa, char transb, int64_t M, int64_t N, int64_t K,
+                                        int64_t alpha, const void *A, int64_t lda, int64_t stride_a, const void *B,
+                                        int64_t ldb, int64_t stride_b, int64_t beta, void *C, int64_t ldc,
+                                        int64_t stride_c, int64_t batch) {
+    const int size = int_type_size(type);
+    if (size == 0) return gemmkit_invalid_arguments;
+    gemmkit_status_t st = check_gemm_args(0, transa, transb, M, N, K, A, lda, B, ldb, C, ldc);
+    if (st == gemmkit_success) st = check_batch_args(M, N, ldc, batch, stride_c);
+    if (st != gemmkit_success || M == 0 || N == 0 || batch == 0) return st;
+    const int ta = is_trans(transa), tb = is_trans(transb);
+    /* modulo 2^bits only the factors' low bits count; bool's are truth values */
+    const uint64_t al = type == GEMMKIT_INT_BOOL ? alpha != 0 : (uint64_t)alpha;
+    const uint64_t be = type == GEMMKIT_INT_BOOL ? beta != 0 : (uint64_t)beta;
+    const uint64_t mask = size == 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * size)) - 1;
+    if (K == 0 || (al & mask) == 0) {
+        for (int64_t b = 0; b < batch; b++)
+            int_scale_c(type, size, M, N, be & mask, (char *)C + b * stride_c * size, ldc);
+        return gemmkit_success;
+    }
+    if (size == 1) {
+        const int64_t mb = GK_MAX((int64_t)1, GK_MIN(M, INT8_MODULAR_SCRATCH / 4 / N));
+        int32_t *scratch = (int32_t *)malloc(sizeof(int32_t) * (size_t)(mb * N));
+        if (scratch == NULL) return gemmkit_out_of_memory;
+        for (int64_t b = 0; b < batch && st == gemmkit_success; b++)
+            st = int8_modular(type == GEMMKIT_INT_BOOL, ta, tb, M, N, K, (uint8_t)al,
+                              (const uint8_t *)A + b * stride_a, lda, (const int8_t *)B + b * stride_b, ldb,
+                              (uint8_t)be, (uint8_t *)C + b * stride_c, ldc, scratch, mb);
+        free(scratch);
+        return st;
+    }
+    const gk_wrap_type_t wt = size == 2 ? GK_WRAP_I16
+                              : size == 4 ? (type == GEMMKIT_INT_S32 ? GK_WRAP_I32 : GK_WRAP_U32)
+                                          : (type == GEMMKIT_INT_S64 ? GK_WRAP_I64 : GK_WRAP_U64);
+    for (int64_t b = 0; b < batch && st == gemmkit_success; b++) {
+        const gk_wrap_problem_t p = {wt, ta, tb, M, N, K, 1.0, 0.0,
+                                     (const char *)A + b * stride_a * size, (const char *)B + b * stride_b * size,
+                                     lda, ldb, (char *)C + b * stride_c * size, ldc, GK_WRAP_SCALE_MODULAR, al, be};
+        st = gk_wrap_gemm(&p);
+    }
+    return st;
 }
 
 /* ---- per-token quantized int8 product with float output (gemmkit_gemm_s8s8_per_token) ------------ */

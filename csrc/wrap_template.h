@@ -33,6 +33,8 @@ static inline int64_t cvt_i64(double x) {
     return (x >= -9223372036854775808.0 && x < 9223372036854775808.0) ? (int64_t)x : INT64_MIN;
 }
 static inline uint32_t cvt_u32(double x) { return (uint32_t)(uint64_t)cvt_i64(x); }
+/* int16 products are NumPy's only (GK_WRAP_SCALE_MODULAR); this keeps the shared epilogue whole */
+static inline int16_t cvt_i16(double x) { return (int16_t)cvt_i32(x); }
 static inline uint64_t cvt_u64(double x) {
     return x >= 9223372036854775808.0 ? (uint64_t)cvt_i64(x - 9223372036854775808.0) ^ 0x8000000000000000u
                                       : (uint64_t)cvt_i64(x);
@@ -94,13 +96,30 @@ static inline void ukernel_u64(int64_t K, const uint64_t *GK_RESTRICT ap, const 
 
 /* C[0:mr, 0:nb] := cvt(fl(fl(double(P) * alpha) + fl(double(C) * beta))), P the tile's sums (row stride
  * NR, of type ACC) read as T by SUM_AS_T. ROW(s, c, nb, alpha, beta), an ISA's vector code, converts a
- * row's leading entries and says how many (GK_WRAP_ROW_NONE: none); the loop here does the rest. */
+ * row's leading entries and says how many (GK_WRAP_ROW_NONE: none); the loop here does the rest.
+ * GK_WRAP_SCALE_MODULAR: C := alpha_int P + beta_int C in unsigned 64-bit arithmetic, truncated to T (the
+ * low bits of a product or sum do not depend on the higher ones). */
 #define GK_WRAP_ROW_NONE(s, c, nb, alpha, beta) 0
 #define DEFINE_WRAP_EPILOGUE(NAME, SFX, T, ACC, NR, SUM_AS_T, ROW)                                      \
     GK_NO_FP_CONTRACT static void NAME(const gk_wrap_problem_t *p, const ACC *GK_RESTRICT acc, int64_t mr, \
                                        int64_t nb, T *GK_RESTRICT C) {                                \
         const double alpha = p->alpha, beta = p->beta;                                                \
         const int64_t ldc = p->ldc;                                                                   \
+        if (p->scale == GK_WRAP_SCALE_MODULAR) {                                                      \
+            const uint64_t ai = p->alpha_int, bi = p->beta_int;                                       \
+            for (int64_t r = 0; r < mr; r++) {                                                        \
+                T *GK_RESTRICT c = C + r * ldc;                                                       \
+                const ACC *GK_RESTRICT s = acc + r * NR;                                              \
+                if (bi == 0 && ai == 1)                                                               \
+                    for (int64_t j = 0; j < nb; j++) c[j] = (T)SUM_AS_T(s[j]);                        \
+                else if (bi == 0)                                                                     \
+                    for (int64_t j = 0; j < nb; j++) c[j] = (T)(ai * (uint64_t)SUM_AS_T(s[j]));       \
+                else                                                                                  \
+                    for (int64_t j = 0; j < nb; j++)                                                  \
+                        c[j] = (T)(ai * (uint64_t)SUM_AS_T(s[j]) + bi * (uint64_t)c[j]);              \
+            }                                                                                         \
+            return;                                                                                   \
+        }                                                                                             \
         for (int64_t r = 0; r < mr; r++) {                                                            \
             T *GK_RESTRICT c = C + r * ldc;                                                           \
             const ACC *GK_RESTRICT s = acc + r * NR;                                                  \
@@ -116,6 +135,7 @@ static inline void ukernel_u64(int64_t K, const uint64_t *GK_RESTRICT ap, const 
     }
 #define GK_SUM_BITS_I32(s) ((int32_t)(s))
 #define GK_SUM_BITS_U32(s) ((uint32_t)(s))
+#define GK_SUM_BITS_I16(s) ((int16_t)(s)) /* the low 16 bits of a sum modulo 2^32 */
 #define GK_SUM_WIDEN_I64(s) ((int64_t)(int32_t)(s)) /* an exact sum within int32, widened */
 #define GK_SUM_WIDEN_U64(s) ((uint64_t)(int64_t)(int32_t)(s))
 
@@ -310,6 +330,8 @@ DEFINE_LIMB_BLOCK(i32, int32_t, GK_SUM_BITS_I32, GK_WRAP_ROW_LIMB_I32, 0)
 DEFINE_LIMB_BLOCK(u32, uint32_t, GK_SUM_BITS_U32, GK_WRAP_ROW_LIMB_U32, 0)
 DEFINE_LIMB_BLOCK(i64, int64_t, GK_SUM_WIDEN_I64, GK_WRAP_ROW_LIMB_I64, 1)
 DEFINE_LIMB_BLOCK(u64, uint64_t, GK_SUM_WIDEN_U64, GK_WRAP_ROW_LIMB_U64, 1)
+/* 16-bit entries are their own low limbs; the high limbs only reach bits 16 and up, which C drops */
+DEFINE_LIMB_BLOCK(i16, int16_t, GK_SUM_BITS_I16, GK_WRAP_ROW_NONE, 1)
 DEFINE_WIDE_BLOCK(i64, int64_t)
 DEFINE_WIDE_BLOCK(u64, uint64_t)
 
@@ -331,6 +353,10 @@ static int block_u64(const gk_wrap_problem_t *p, int64_t m0, int64_t m1, int64_t
                                  : wide_block_u64(p, m0, m1, n0, n1, range == GK_WRAP_NARROW);
 }
 
+static int block_i16(const gk_wrap_problem_t *p, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+    return limb_block_i16(p, m0, m1, n0, n1);
+}
+
 /* indexed by gk_wrap_type_t */
 const gk_wrap_kernels_t GK_WRAP_CAT(gk_wrap_kernels_, GK_WRAP_ISA) = {
-    {block_i32, block_u32, block_i64, block_u64}};
+    {block_i32, block_u32, block_i64, block_u64, block_i16}};

@@ -59,6 +59,26 @@ def scalar(value, name, dtype, who):
         raise ValueError(f"{who}: {name}={value!r} is too large for a complex number") from None
 
 
+def int_scalar(value, name, dtype, who):
+    """alpha/beta for integer or bool arrays: an integer (bools too) that fits `dtype` as a Python int, as NumPy 2
+    takes a Python int beside an array of that dtype (OverflowError when it does not fit); a float only when
+    it is a whole number (gemm's default 1.0 and 0.0); bool arrays take truth values (0 / 1)."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if not isinstance(value, (int, np.integer, np.bool_)):
+        raise TypeError(f"{who}: {name} must be an integer for {dtype} arrays, got {type(value).__name__} "
+                        f"{value!r}")
+    value = int(value)
+    if dtype.kind == "b":
+        if value not in (0, 1):
+            raise ValueError(f"{who}: {name} must be 0 / 1 (or a bool) for bool arrays, got {value!r}")
+        return value
+    info = np.iinfo(dtype)
+    if not info.min <= value <= info.max:
+        raise OverflowError(f"{who}: {name}={value!r} is out of bounds for {dtype}")
+    return value
+
+
 def refuse_masked(x, name, who):
     """TypeError for a numpy.ma.MaskedArray (see the module docstring)."""
     if isinstance(x, np.ma.MaskedArray):

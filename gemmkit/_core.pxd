@@ -54,6 +54,12 @@ cdef extern from "include/gemmkit.h" nogil:
     gemmkit_status_t gemmkit_gemm_u64(char transa, char transb, int64_t M, int64_t N, int64_t K,
             double alpha, const uint64_t *A, int64_t lda, const uint64_t *B, int64_t ldb, double beta,
             uint64_t *C, int64_t ldc)
+    enum:
+        GEMMKIT_INT_BOOL, GEMMKIT_INT_S8, GEMMKIT_INT_U8, GEMMKIT_INT_S16, GEMMKIT_INT_U16, GEMMKIT_INT_S32
+        GEMMKIT_INT_U32, GEMMKIT_INT_S64, GEMMKIT_INT_U64
+    gemmkit_status_t gemmkit_gemm_int_batch(int type, char transa, char transb, int64_t M, int64_t N, int64_t K,
+            int64_t alpha, const void *A, int64_t lda, int64_t stride_a, const void *B, int64_t ldb,
+            int64_t stride_b, int64_t beta, void *C, int64_t ldc, int64_t stride_c, int64_t batch)
     gemmkit_status_t gemmkit_sgemm_batch(char transa, char transb, int64_t M, int64_t N, int64_t K,
             float alpha, const float *A, int64_t lda, int64_t stride_a, const float *B, int64_t ldb,
             int64_t stride_b, float beta, float *C, int64_t ldc, int64_t stride_c, int64_t batch)

@@ -37,7 +37,7 @@ ARCHS = tuple(gemmkit_arch_name(i).decode() for i in range(gemmkit_arch_count() 
 DTYPE_NAMES = {cnp.NPY_FLOAT32: "float32", cnp.NPY_FLOAT64: "float64", cnp.NPY_COMPLEX64: "complex64",
                cnp.NPY_COMPLEX128: "complex128", cnp.NPY_FLOAT16: "float16", cnp.NPY_UINT16: "uint16",
                cnp.NPY_INT32: "int32", cnp.NPY_INT64: "int64", cnp.NPY_UINT32: "uint32", cnp.NPY_UINT64: "uint64",
-               cnp.NPY_INT8: "int8", cnp.NPY_UINT8: "uint8"}
+               cnp.NPY_INT8: "int8", cnp.NPY_UINT8: "uint8", cnp.NPY_BOOL: "bool", cnp.NPY_INT16: "int16"}
 cdef int _bfloat16_num = -1  # ml_dtypes.bfloat16's NumPy type number, once seen
 cdef enum:
     BFLOAT16 = -2  # an entry's bfloat16 before its number is known (gemm_nogil takes the number itself)
@@ -62,9 +62,11 @@ cdef int _format_num(const char *fmt, Py_ssize_t itemsize) noexcept:
     if t == 0 or f[1] != 0:
         return -1
     if itemsize == 1:
-        return cnp.NPY_INT8 if t == b'b' else cnp.NPY_UINT8 if t == b'B' else -1
+        return (cnp.NPY_INT8 if t == b'b' else cnp.NPY_UINT8 if t == b'B' else cnp.NPY_BOOL if t == b'?'
+                else -1)
     if itemsize == 2:
-        return cnp.NPY_FLOAT16 if t == b'e' else cnp.NPY_UINT16 if t == b'H' else -1
+        return (cnp.NPY_FLOAT16 if t == b'e' else cnp.NPY_UINT16 if t == b'H' else cnp.NPY_INT16 if t == b'h'
+                else -1)
     if itemsize == 4:
         return (cnp.NPY_FLOAT32 if t == b'f' else cnp.NPY_INT32 if t == b'i' or t == b'l'
                 else cnp.NPY_UINT32 if t == b'I' or t == b'L' else -1)
@@ -728,16 +730,38 @@ gemm_i32, gemm_i64, gemm_u32, gemm_u64 = [_entry(fn, num, num, doc) for fn, num,
 
 # ---- stacks of matrices: gemm_batch ----------------------------------------------------------------
 
+# NumPy type number -> gemmkit_gemm_int_batch's type: the integer types and bool, in NumPy's arithmetic
+_INT_TYPES = {cnp.NPY_BOOL: GEMMKIT_INT_BOOL, cnp.NPY_INT8: GEMMKIT_INT_S8, cnp.NPY_UINT8: GEMMKIT_INT_U8,
+              cnp.NPY_INT16: GEMMKIT_INT_S16, cnp.NPY_UINT16: GEMMKIT_INT_U16, cnp.NPY_INT32: GEMMKIT_INT_S32,
+              cnp.NPY_UINT32: GEMMKIT_INT_U32, cnp.NPY_INT64: GEMMKIT_INT_S64, cnp.NPY_UINT64: GEMMKIT_INT_U64}
+_INT_NUMS = {np.dtype(t): np.dtype(t).num for t in (np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32,
+                                                     np.uint32, np.int64, np.uint64)}
+
+
+cdef int64_t _modular_arg(object x, str name) except? -1:
+    """An integer alpha / beta as the 64 bits that act modulo 2^bits (bools too: bool's truth values)."""
+    if not isinstance(x, (int, np.integer, bool, np.bool_)):
+        raise TypeError(f"{name} must be an integer for integer arrays, got {type(x).__name__}")
+    cdef uint64_t u = <uint64_t>(int(x) & 0xFFFFFFFFFFFFFFFF)
+    return <int64_t>u
+
+
 cdef int _run_stack(int ab_num, int c_num, char ta, char tb, int64_t M, int64_t N, int64_t K, double complex al,
                     _Buffer a, int64_t sa, _Buffer b, int64_t sb, double complex be, _Buffer c, int64_t sc,
-                    int64_t off_a, int64_t off_b, int64_t off_c, int64_t batch) except -1:
-    """One strided-batch call of the core on matrices starting off_* elements into each buffer."""
+                    int64_t off_a, int64_t off_b, int64_t off_c, int64_t batch, int int_type=-1,
+                    int64_t ali=0, int64_t bei=0) except -1:
+    """One strided-batch call of the core on matrices starting off_* elements into each buffer (int_type >= 0:
+    gemmkit_gemm_int_batch of that type with the integer factors ali, bei)."""
     cdef int st
     cdef const char *pa = a.ptr + off_a * a.view.itemsize
     cdef const char *pb = b.ptr + off_b * b.view.itemsize
     cdef char *pc = c.ptr + off_c * c.view.itemsize
     with nogil:
-        st = gemm_nogil(ab_num, c_num, ta, tb, M, N, K, al, pa, a.ld, sa, pb, b.ld, sb, be, pc, c.ld, sc, batch)
+        if int_type >= 0:
+            st = gemmkit_gemm_int_batch(int_type, ta, tb, M, N, K, ali, pa, a.ld, sa, pb, b.ld, sb, bei, pc, c.ld,
+                                        sc, batch)
+        else:
+            st = gemm_nogil(ab_num, c_num, ta, tb, M, N, K, al, pa, a.ld, sa, pb, b.ld, sb, be, pc, c.ld, sc, batch)
     return raise_status(st, "gemm_batch")
 
 
@@ -748,7 +772,8 @@ def gemm_batch(transa, transb, alpha, A, B, beta, C):
     """C[i] := alpha * op(A[i]) @ op(B[i]) + beta * C[i] over the batch axes of C (all axes but the
     last two), A's and B's batch axes broadcast to them as NumPy does (missing or size 1: shared).
     One float or complex dtype, or 16-bit operands: float16 A and B with a float16 C, bfloat16 A and B
-    (ml_dtypes) with a float32 C (alpha and beta real); each matrix with unit stride along its rows and
+    (ml_dtypes) with a float32 C (alpha and beta real), or one integer dtype or bool, in NumPy's modular
+    arithmetic (gemmkit_gemm_int_batch; alpha and beta integers); each matrix with unit stride along its rows and
     rows at least a row apart (A and B may also have rows 0 apart: one row repeated, a broadcast operand,
     read with leading dimension 0); batch strides are anything. M, N from C, K from op(A). Batch axes that walk
     with one stride merge into one core call (threads spread small products whole); others loop here.
@@ -761,13 +786,17 @@ def gemm_batch(transa, transb, alpha, A, B, beta, C):
         return _gemm_stacks(_bfloat16_num, cnp.NPY_UINT16, cnp.NPY_FLOAT32, transa, transb, alpha, A, B, beta, C)
     num = _BATCH_NUMS.get(getattr(C, "dtype", None))
     if num is None:
-        raise TypeError(f"C must be a float32, float64, complex64 or complex128 array, got "
+        num = _INT_NUMS.get(getattr(C, "dtype", None))
+        if num is not None:
+            return _gemm_stacks(num, num, num, transa, transb, alpha, A, B, beta, C, _INT_TYPES[num])
+        raise TypeError(f"C must be a float32, float64, complex64, complex128, integer or bool array, got "
                         f"{getattr(C, 'dtype', type(C).__name__)}")
     return _gemm_stacks(num, num, num, transa, transb, alpha, A, B, beta, C)
 
 
-cdef object _gemm_stacks(int ab_num, int ab_buf, int c_num, transa, transb, alpha, A, B, beta, C):
-    """gemm_batch's work: operands of type ab_num (held as ab_buf: bfloat16's bits), C of type c_num."""
+cdef object _gemm_stacks(int ab_num, int ab_buf, int c_num, transa, transb, alpha, A, B, beta, C, int int_type=-1):
+    """gemm_batch's work: operands of type ab_num (held as ab_buf: bfloat16's bits), C of type c_num; int_type >= 0:
+    gemmkit_gemm_int_batch's type (integer alpha and beta)."""
     cdef bint cplx = ab_num == cnp.NPY_COMPLEX64 or ab_num == cnp.NPY_COMPLEX128
     cdef bint single = ab_num != cnp.NPY_FLOAT64 and ab_num != cnp.NPY_COMPLEX128
     cdef char ta = _trans_flag(transa, "transa", cplx), tb = _trans_flag(transb, "transb", cplx)
@@ -785,8 +814,12 @@ cdef object _gemm_stacks(int ab_num, int ab_buf, int c_num, transa, transb, alph
                          f"and C {M} x {N} with transb={chr(tb)!r}")
     shape = c.batch_sizes()
     sa, sb, sc = a.batch_axes(shape, "A"), b.batch_axes(shape, "B"), [c.steps[d] for d in range(len(shape))]
-    cdef double complex al, be
-    if cplx:
+    cdef double complex al = 0, be = 0
+    cdef int64_t ali = 0, bei = 0
+    if int_type >= 0:
+        ali = _modular_arg(alpha, "alpha")
+        bei = _modular_arg(beta, "beta")
+    elif cplx:
         al = _complex_arg(alpha, "alpha", single)
         be = _complex_arg(beta, "beta", single)
     else:
@@ -812,14 +845,15 @@ cdef object _gemm_stacks(int ab_num, int ab_buf, int c_num, transa, transb, alph
     if run > 1 and s < (M - 1) * c.ld + N and not (N <= s and s * run <= c.ld):
         raise ValueError("C's matrices overlap: the output of a batch needs distinct matrices")
     if len(axes) == 1:
-        _run_stack(ab_num, c_num, ta, tb, M, N, K, al, a, ra, b, rb, be, c, rc, 0, 0, 0, run)
+        _run_stack(ab_num, c_num, ta, tb, M, N, K, al, a, ra, b, rb, be, c, rc, 0, 0, 0, run, int_type, ali, bei)
         return C
     outer = axes[:len(axes) - 1]
     for idx in np.ndindex(*[ax[0] for ax in outer]):
         off_a = sum(i * ax[1] for i, ax in zip(idx, outer))
         off_b = sum(i * ax[2] for i, ax in zip(idx, outer))
         off_c = sum(i * ax[3] for i, ax in zip(idx, outer))
-        _run_stack(ab_num, c_num, ta, tb, M, N, K, al, a, ra, b, rb, be, c, rc, off_a, off_b, off_c, run)
+        _run_stack(ab_num, c_num, ta, tb, M, N, K, al, a, ra, b, rb, be, c, rc, off_a, off_b, off_c, run, int_type,
+                   ali, bei)
     return C
 
 

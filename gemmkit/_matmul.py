@@ -8,7 +8,9 @@ from ._resolve import resolve_operand, resolve_output
 
 # operand dtype name -> the core function (gemmkit._core.<name>) that multiplies matrices of it.
 CORE_FUNCTION = {"float32": "sgemm", "float64": "dgemm", "complex64": "cgemm", "complex128": "zgemm",
-                 "float16": "hgemm", "bfloat16": "gemm_bf16bf16f32"}
+                 "float16": "hgemm", "bfloat16": "gemm_bf16bf16f32",
+                 **{t: "gemm_batch" for t in ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32",
+                                              "int64", "uint64")}}
 # dtypes with the core's float or complex kernels (gemmkit.dask's; matmul stacks of every dtype in
 # CORE_FUNCTION are one gemmkit._core.gemm_batch call)
 BATCH_DTYPES = ("float32", "float64", "complex64", "complex128")
@@ -35,12 +37,8 @@ def core_gemm_for(dtype, who):
 
 
 def _as_array(x, name, who):
-    if isinstance(x, np.ndarray):
-        return x
-    try:
-        return np.asarray(x)
-    except Exception as e:
-        raise TypeError(f"{who}: {name} must be an array or a nested sequence of numbers ({e})") from None
+    """x as an ndarray; what its __array__ or buffer raises reaches the caller as it was raised."""
+    return x if isinstance(x, np.ndarray) else np.asarray(x)
 
 
 # np.matmul's inexact loops in its order of preference: for operands with no common dtype (ml_dtypes'
@@ -75,7 +73,12 @@ def _check_out(out, name, shape, dtype, who, dtype_error=TypeError):
         raise ValueError(f"{who}: {name} is read-only")
 
 
-_scalar = _args.scalar  # alpha/beta: real numbers (complex for complex arrays), never bools or strings
+def _scalar(value, name, dtype, who):
+    """alpha/beta as the core takes them for arrays of `dtype`: integers for integer and bool arrays (NumPy's
+    modular arithmetic), else real numbers (complex for complex arrays), never bools or strings."""
+    if dtype.kind in "biu":
+        return _args.int_scalar(value, name, dtype, who)
+    return _args.scalar(value, name, dtype, who)
 
 
 def _zero_stride(x, axis):
@@ -133,7 +136,80 @@ def _apart_from(x, out):
     return x.copy() if np.may_share_memory(x, out) else x
 
 
-def matmul(a, b, out=None):
+_CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
+# dtypes np.matmul has loops for and gemmkit no kernels (longdouble, clongdouble, object): NumPy computes them
+_NUMPY_LOOPS = "gGO"
+_ORDERS = ("C", "F", "A", "K")
+
+
+def _out_array(out):
+    """np.matmul's `out`: an ndarray, or a tuple holding one (a ufunc's outputs)."""
+    if isinstance(out, tuple):
+        if len(out) != 1:
+            raise ValueError("The 'out' tuple must have exactly one entry per ufunc output")
+        out = out[0]
+    if out is not None and not isinstance(out, np.ndarray):
+        raise TypeError(f"gemmkit.matmul: out must be a NumPy array, got {type(out).__name__} (return arrays must "
+                        f"be of ArrayType)")
+    return out
+
+
+def _numpy_types(a_dtype, b_dtype, out_dtype, dtype, signature, casting):
+    """The dtype np.matmul's own type resolution gives (its loop's output), with NumPy's exception where it
+    refuses the dtypes, `dtype`, `signature`, `casting` or `out`'s dtype: asked of NumPy on empty operands."""
+    x, y = np.empty((0, 0), a_dtype), np.empty((0, 0), b_dtype)
+    kw = {"casting": casting}
+    if dtype is not None:
+        kw["dtype"] = dtype
+    if signature is not None:
+        kw["signature"] = signature
+    loop = np.matmul(x, y, **kw).dtype
+    if out_dtype is not None:
+        np.matmul(x, y, out=np.empty((0, 0), out_dtype), **kw)
+    return loop
+
+
+def _numpy_only(a_dtype, b_dtype):
+    """Whether the operands' common dtype is one of _NUMPY_LOOPS."""
+    try:
+        return np.result_type(a_dtype, b_dtype).char in _NUMPY_LOOPS
+    except TypeError:  # no common dtype: _result_dtype says why
+        return False
+
+
+def _core_axes(axes, ndims, who):
+    """np.matmul's `axes` as one tuple of normalized axes per operand and the result (ndims: their ranks and
+    numbers of core axes), NumPy's exceptions for a malformed list."""
+    from numpy.lib.array_utils import normalize_axis_tuple
+    if not isinstance(axes, list):
+        raise TypeError("axes should be a list.")
+    if len(axes) != 3:
+        raise ValueError("axes should be a list with an entry for all 3 inputs and outputs; entries for "
+                         "outputs can only be omitted if none of them has core axes.")
+    resolved = []
+    for i, (entry, (nd, core)) in enumerate(zip(axes, ndims)):
+        entry = (entry,) if isinstance(entry, (int, np.integer)) else tuple(entry)
+        if len(entry) != core:
+            raise np.exceptions.AxisError(f"matmul: {'operand' if i < 2 else 'output operand'} {i if i < 2 else 0}"
+                                          f" has {core} core dimensions, but {len(entry)} dimensions are "
+                                          f"specified by axes tuple.")
+        resolved.append(normalize_axis_tuple(entry, nd) if core else ())
+    return resolved
+
+
+def _wrapper(a, b):
+    """The operand whose __array_wrap__ NumPy's ufunc machinery would give the result (an ndarray subclass
+    with the highest __array_priority__, the first on a tie), or None for plain arrays."""
+    best = None
+    for x in (a, b):
+        if isinstance(x, np.ndarray) and type(x) is not np.ndarray:
+            if best is None or getattr(x, "__array_priority__", 0.0) > getattr(best, "__array_priority__", 0.0):
+                best = x
+    return best
+
+
+def matmul(a, b, /, out=None, *, casting="same_kind", order="K", dtype=None, subok=True, signature=None,
+           axes=None, axis=None):
     """Matrix product of two arrays with ``np.matmul``'s rules, on gemmkit's kernels.
 
     A 1-D ``a`` is a row and a 1-D ``b`` a column; that axis is removed from the result. Operands with more
@@ -143,28 +219,48 @@ def matmul(a, b, out=None):
     Parameters
     ----------
     a, b : array_like
-        float32, float64, complex64, complex128, float16 or ``ml_dtypes.bfloat16``. Any strides: a matrix
-        with a unit stride along either axis is read in place, others are copied.
-    out : ndarray, optional
-        Where to write the result: exactly the result's shape and dtype, any strides (it may overlap the
-        inputs, which are then copied first).
+        float32, float64, complex64, complex128, float16, ``ml_dtypes.bfloat16``, every integer dtype or bool
+        (mixed dtypes as NumPy promotes them). Integers are multiplied in NumPy's arithmetic, modulo 2^bits
+        (int8 / uint8 / bool on the exact int8 kernels, wider ones on wrap-around kernels; never through
+        float), bit for bit what ``np.matmul`` gives; bool is "any" of "and". Any strides: a matrix with a unit
+        stride along either axis is read in place, others are copied. longdouble, clongdouble and object
+        arrays, which gemmkit has no kernels for, are handed to ``np.matmul`` whole.
+    out : ndarray or tuple of one ndarray, optional
+        Where to write the result: its shape, any dtype the result casts to under ``casting``, any strides (it
+        may overlap the inputs, which are then copied first).
+    casting : {'no', 'equiv', 'safe', 'same_kind', 'unsafe'}, optional
+        As ``np.matmul``'s, for the operands' casts to ``dtype`` and the result's into ``out``.
+    order : {'K', 'C', 'F', 'A'}, optional
+        The memory layout of a new result ('F': Fortran order; others: C order).
+    dtype : dtype, optional
+        The dtype to compute in (operands cast to it under ``casting``).
+    subok : bool, optional
+        False: a plain ndarray even for ``np.matrix`` or other ndarray subclass operands.
+    signature : optional
+        As ``np.matmul``'s (a type tuple or string); not together with ``dtype``.
+    axes : list of tuples, optional
+        The core axes of ``a``, ``b`` and the result, as ``np.matmul``'s (three entries).
+    axis : None
+        ``np.matmul`` refuses it (matmul has more than one core dimension); so does this, with NumPy's
+        TypeError.
 
     Returns
     -------
     ndarray
-        The product, of NumPy's result dtype (``np.result_type(a, b)``), except that bfloat16 operands give
-        float32, and bfloat16 mixed with another type what ``np.matmul`` gives (float16 or an integer:
-        float32). ``out`` when given; a NumPy scalar for two 1-D operands; an ``np.matrix`` for
-        ``np.matrix`` operands, as ``np.matmul`` gives. Other ndarray subclasses are read as plain arrays.
+        The product, of NumPy's result dtype (``np.result_type(a, b)``, or ``dtype``), except that bfloat16
+        operands give float32, and bfloat16 mixed with another type what ``np.matmul`` gives (float16 or an
+        integer: float32). ``out`` when given; a NumPy scalar for two 1-D operands; for ndarray subclass
+        operands (``np.matrix`` ...) what their ``__array_wrap__`` makes of it, as ``np.matmul`` gives.
 
     Raises
     ------
     TypeError
-        A dtype without kernels (integers, ...), an ``out`` of the wrong dtype, or a masked array (masks
-        are not honoured: use ``numpy.ma.dot``).
+        A dtype neither gemmkit nor ``np.matmul`` multiplies (strings, dates, ...), a cast ``casting`` does not allow (NumPy's own
+        ``UFuncTypeError``), ``axis``, or a masked array (masks are not honoured: use ``numpy.ma.dot``).
+        What an operand's ``__array__`` raises propagates unchanged.
     ValueError
-        Contracted dimensions that differ, stacks that do not broadcast, a 0-d operand, or an ``out`` of the
-        wrong shape. ``out`` is left untouched when the arguments are rejected.
+        Contracted dimensions that differ, stacks that do not broadcast, a 0-d operand, an ``out`` of the
+        wrong shape, a bad ``casting`` or ``order``. ``out`` is left untouched when the arguments are rejected.
 
     See Also
     --------
@@ -182,22 +278,60 @@ def matmul(a, b, out=None):
     (10, 2, 4)
     >>> gemmkit.matmul([1.0, 2.0], [3.0, 4.0])
     np.float64(11.0)
+    >>> gemmkit.matmul(np.full((2, 2), 100, np.int8), np.full((2, 2), 2, np.int8))   # modulo 2^8
+    array([[-112, -112],
+           [-112, -112]], dtype=int8)
     """
-    result = _fastpaths.matmul_fast(a, b, out)  # 1-D/2-D ndarrays of one s/d/c/z dtype, read in place
-    if result is not None:
-        return result
+    plain = (dtype is None and signature is None and axes is None and axis is None and subok is True
+             and order == "K" and casting == "same_kind" and not isinstance(out, tuple))
+    if plain:
+        result = _fastpaths.matmul_fast(a, b, out)  # 1-D/2-D ndarrays of one s/d/c/z dtype, read in place
+        if result is not None:
+            return result
     who = "gemmkit.matmul"
-    as_matrix = out is None and (_args.is_matrix(a) or _args.is_matrix(b))  # np.matmul keeps np.matrix
+    if axis is not None:
+        raise TypeError("matmul: axis can only be used with a single shared core dimension, not with the 3 "
+                        "distinct ones implied by signature (n?,k),(k,m?)->(n?,m?).")
+    if casting not in _CASTINGS:
+        raise ValueError(f"casting must be one of 'no', 'equiv', 'safe', 'same_kind', 'unsafe' (got {casting!r})")
+    if order not in _ORDERS:
+        raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    if not isinstance(subok, (bool, np.bool_)):
+        raise TypeError("'subok' must be a boolean")
+    out = _out_array(out)
+    given = (a, b, out)
+    wrap = _wrapper(a, b) if subok and out is None else None
     a = _as_array(_args.operand(a, "a", who), "a", who)
     b = _as_array(_args.operand(b, "b", who), "b", who)
     if out is not None:
         _args.refuse_masked(out, "out", who)
-    op_dtype = _result_dtype(a, b, who)  # the operands' common dtype (TypeError first, as NumPy's order)
+    if _numpy_only(a.dtype, b.dtype):
+        ga, gb, gout = given  # no gemmkit kernels: NumPy's own loop, every keyword as given
+        kw = {k: v for k, v in (("casting", casting), ("order", order), ("dtype", dtype), ("subok", subok),
+                                ("signature", signature), ("axes", axes)) if v is not None}
+        return np.matmul(ga, gb, **({"out": gout} if gout is not None else {}), **kw)
+    if dtype is None and signature is None and casting == "same_kind":
+        op_dtype = _result_dtype(a, b, who)  # the operands' common dtype (TypeError first, as NumPy's order)
+        want = RESULT_DTYPE.get(op_dtype.name, op_dtype)  # the result's, as np.matmul gives it
+    else:
+        want = _numpy_types(a.dtype, b.dtype, None, dtype, signature, casting).newbyteorder("=")
+        op_dtype = _result_dtype(a, b, who) if want.name == "float32" and a.dtype.name == b.dtype.name == \
+            "bfloat16" else want
     for name, x in (("a", a), ("b", b)):
         if x.ndim == 0:
             raise ValueError(f"{who}: {name} is a scalar (0-d); matmul needs at least 1-D operands "
                              f"(multiply by a scalar with *)")
-    dtype = RESULT_DTYPE.get(op_dtype.name, op_dtype)  # the result's, as np.matmul gives it
+    if axes is not None:
+        a_core, b_core = min(a.ndim, 2), min(b.ndim, 2)
+        nd_out = max(a.ndim, b.ndim) - (a.ndim == 1) - (b.ndim == 1)
+        out_core = (a.ndim > 1) + (b.ndim > 1)
+        ax_a, ax_b, ax_c = _core_axes(list(axes) if isinstance(axes, list) else axes,
+                                      ((a.ndim, a_core), (b.ndim, b_core), (nd_out, out_core)), who)
+        a = np.moveaxis(a, ax_a, tuple(range(-a_core, 0)))
+        b = np.moveaxis(b, ax_b, tuple(range(-b_core, 0)))
+        if out is not None:
+            out = np.moveaxis(out, ax_c, tuple(range(-out_core, 0)))
+    dtype = RESULT_DTYPE.get(op_dtype.name, op_dtype)  # what the kernels write
     a_mat = a[np.newaxis, :] if a.ndim == 1 else a
     b_mat = b[:, np.newaxis] if b.ndim == 1 else b
     (M, K), (Kb, N) = a_mat.shape[-2:], b_mat.shape[-2:]
@@ -212,26 +346,46 @@ def matmul(a, b, out=None):
                          f"broadcast") from None
     core_gemm_for(op_dtype, who)  # TypeError for a dtype without kernels (after the shapes, as NumPy's order)
     shape = batch_shape + ((M,) if a.ndim > 1 else ()) + ((N,) if b.ndim > 1 else ())
-    if out is None:
-        result = np.empty(shape, dtype)
-    else:
-        _check_out(out, "out", shape, dtype, who)
+    if out is not None:
+        if out.shape != shape:
+            raise ValueError(f"{who}: non-broadcastable output operand: out has shape {out.shape} but the result "
+                             f"has shape {shape}")
+        if out.dtype.newbyteorder("=") != want and not np.can_cast(want, out.dtype, casting):
+            _numpy_types(a.dtype, b.dtype, out.dtype, dtype if dtype is not None and signature is None else None,
+                         signature, casting)  # NumPy's own exception
+            raise TypeError(f"{who}: cannot cast the result ({want}) into out ({out.dtype}) with casting "
+                            f"{casting!r}")
+        if not out.flags.writeable:
+            raise ValueError(f"{who}: out is read-only")
+    direct = out is not None and out.dtype.newbyteorder("=") == dtype
+    if direct:
         result = out
         a_mat, b_mat = _apart_from(a_mat, out), _apart_from(b_mat, out)
+    else:
+        result = np.empty(shape, dtype, order="F" if order == "F" and want == dtype else "C")
     c = result
     if b.ndim == 1:
         c = c[..., np.newaxis]
     if a.ndim == 1:
         c = c[..., np.newaxis, :]
-    a_mat = a_mat if a_mat.dtype == op_dtype else a_mat.astype(op_dtype)
-    b_mat = b_mat if b_mat.dtype == op_dtype else b_mat.astype(op_dtype)
-    one = _scalar(1.0, "alpha", dtype, who)
-    zero = _scalar(0.0, "beta", dtype, who)
+    a_mat = a_mat if a_mat.dtype == op_dtype else a_mat.astype(op_dtype, casting="unsafe")
+    b_mat = b_mat if b_mat.dtype == op_dtype else b_mat.astype(op_dtype, casting="unsafe")
+    one = _scalar(1, "alpha", dtype, who)
+    zero = _scalar(0, "beta", dtype, who)
     _product_into(a_mat, False, b_mat, False, c, one, zero)
+    if out is not None:
+        if not direct:
+            np.copyto(out, result, casting="unsafe")  # the cast checked above: data movement only
+        result = given[2]  # the array given (not its view with the core axes last)
+    elif result.dtype != want:
+        result = result.astype(want, order="F" if order == "F" else "C")  # a cast `dtype` asked for
+    if axes is not None and out is None and result.ndim:
+        out_core = (a.ndim > 1) + (b.ndim > 1)
+        result = np.moveaxis(result, tuple(range(-out_core, 0)), ax_c)
     if out is None and result.ndim == 0:
         return result[()]  # 1-D @ 1-D: a NumPy scalar, as np.matmul gives
-    if as_matrix:
-        return np.asmatrix(result)
+    if wrap is not None:
+        return wrap.__array_wrap__(result, None, False)
     return result
 
 

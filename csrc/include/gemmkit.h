@@ -92,6 +92,24 @@ GEMMKIT_API gemmkit_status_t gemmkit_gemm_u32(char transa, char transb, int64_t 
 GEMMKIT_API gemmkit_status_t gemmkit_gemm_u64(char transa, char transb, int64_t M, int64_t N, int64_t K,
         double alpha, const uint64_t *A, int64_t lda, const uint64_t *B, int64_t ldb, double beta, uint64_t *C,
         int64_t ldc);
+/* Integer matrix products as NumPy computes them (np.matmul, and alpha * (a @ b) + beta * c with integer
+ * scalars): C := alpha * op(A) op(B) + beta * C in the type's own arithmetic, every operation modulo 2^bits
+ * (signed types as two's complement; no intermediate rounding: not through double), C not read when
+ * beta == 0 (mod 2^bits). GEMMKIT_INT_BOOL (bytes 0 and 1): C := (alpha and any_k(A[i][k] and B[k][j])) or
+ * (beta and C), alpha and beta read as truth values. A, B and C all hold `type`; strides and batches as the
+ * batch entries below (gemmkit_sgemm_batch's rules; batch = 1 for one product). */
+#define GEMMKIT_INT_BOOL 0
+#define GEMMKIT_INT_S8   1
+#define GEMMKIT_INT_U8   2
+#define GEMMKIT_INT_S16  3
+#define GEMMKIT_INT_U16  4
+#define GEMMKIT_INT_S32  5
+#define GEMMKIT_INT_U32  6
+#define GEMMKIT_INT_S64  7
+#define GEMMKIT_INT_U64  8
+GEMMKIT_API gemmkit_status_t gemmkit_gemm_int_batch(int type, char transa, char transb, int64_t M, int64_t N,
+        int64_t K, int64_t alpha, const void *A, int64_t lda, int64_t stride_a, const void *B, int64_t ldb,
+        int64_t stride_b, int64_t beta, void *C, int64_t ldc, int64_t stride_c, int64_t batch);
 /* Batches (strided, as cuBLAS's gemmStridedBatched): for i in [0, batch), the product above on
  * A + i * stride_a, B + i * stride_b, C + i * stride_c (strides in elements of the type, any sign; 0
  * shares one A or B among all). The C matrices must not share elements: |stride_c| >= (M - 1) * ldc + N,

@@ -134,6 +134,12 @@ class EmulatedGemmkit:
         return self.call(name, "iiiiii" + "f" + "iiiiii" + "f" + "iii", ta, tb, offsetc, M, N, K, alpha,
                          _ptr(A), lda, int(ao) & 0xFF, _ptr(B), ldb, int(bo) & 0xFF, beta, _ptr(C), ldc, _ptr(co))
 
+    def gemm_int(self, int_type, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc):
+        """gemmkit_gemm_int_batch for one product (batch 1); alpha and beta as their 64 bits."""
+        mask = (1 << 64) - 1
+        return self.call_i("gemmkit_gemm_int_batch", int_type, ta, tb, M, N, K, int(alpha) & mask, _ptr(A), lda, 0,
+                           _ptr(B), ldb, 0, int(beta) & mask, _ptr(C), ldc, 0, 1)
+
     def gemm_s8s8_per_token(self, ta, tb, layout_c, out_type, batch, M, N, K, A, lda, stride_a, B, ldb,
                             stride_b, deq_scale, token_scale, stride_ts, bias, C, ldc, stride_c):
         return self.call_i("gemmkit_gemm_s8s8_per_token", ta, tb, layout_c, out_type, batch, M, N, K,

@@ -147,6 +147,38 @@ def test_float_gemv_tiny_few_rows_and_k_blocks(real_types, op):
     test_gemm_float.run_case(rng, op, "N", "N", 13, 37, 9, 1.0, 0.0, c_nan=True)
 
 
+# ---- NumPy's integer matmul (gemmkit_gemm_int_batch): the 8-bit types on each path's int8 kernel -------------
+
+INT_TYPES = {"bool": 0, "int8": 1, "uint8": 2, "int16": 3, "uint16": 4, "int32": 5, "uint32": 6, "int64": 7,
+             "uint64": 8}
+
+
+def _int_matmul_cases(emu, dtype, seed):
+    rng = np.random.default_rng(seed)
+    for M, N, K in ((5, 17, 9), (13, 20, 70), (4, 3, 130)):
+        if dtype == "bool":
+            a, b = rng.random((M, K)) < 0.2, rng.random((K, N)) < 0.2
+        else:
+            info = np.iinfo(dtype)
+            a = rng.integers(info.min, info.max, (M, K), dtype=dtype, endpoint=True)
+            b = rng.integers(info.min, info.max, (K, N), dtype=dtype, endpoint=True)
+        c = np.zeros((M, N), dtype)
+        _check(emu.gemm_int(INT_TYPES[dtype], "N", "T", M, N, K, 1, a, K, np.ascontiguousarray(b.T), K, 0, c, N),
+               f"gemm_int_batch {dtype}")
+        np.testing.assert_array_equal(c, np.matmul(a, b), err_msg=f"{dtype} {M}x{N}x{K}")
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "bool"])
+def test_int_matmul_8bit_modular(emu_int8, dtype):
+    """int8 / uint8 / bool as np.matmul gives them, on the path's int8 kernel (tiles on avx512_amx)."""
+    _int_matmul_cases(emu_int8, dtype, 7)
+
+
+@pytest.mark.parametrize("dtype", ["int16", "int64"])
+def test_int_matmul_wrap(emu, dtype):
+    _int_matmul_cases(emu, dtype, 8)
+
+
 # ---- int8: u8s8s32 / s8s8s32, every offsetc mode and zero points ---------------------------------------
 
 @pytest.mark.parametrize("kind", ["u8", "s8"])

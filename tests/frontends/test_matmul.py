@@ -187,8 +187,9 @@ def test_matmul_bfloat16_gives_float32_as_numpy_does():
     out = np.full((3, 37, 45), np.nan, np.float32)
     assert gemmkit.matmul(a, b, out=out) is out
     _assert_close(out, a, b, np.dtype(np.float32))
-    with pytest.raises(TypeError, match="dtype"):
-        gemmkit.matmul(a, b, out=np.zeros((3, 37, 45), bf16))  # the result is float32, not bfloat16
+    out16 = np.zeros((3, 37, 45), bf16)  # the float32 result cast into it, as np.matmul's same_kind casting
+    assert gemmkit.matmul(a, b, out=out16) is out16
+    np.testing.assert_array_equal(out16, out.astype(bf16))
     c = np.ones((37, 45), np.float32)
     assert gemmkit.gemm(a[0], b, c, alpha=2.0, beta=0.5) is c
     _assert_close(c, a[0], b, np.dtype(np.float32), alpha=2.0, beta=0.5, c0=np.ones((37, 45)))
@@ -603,17 +604,15 @@ def test_matmul_rejects_bad_arguments():
             np.zeros((5, 3), f32))
     _reject(ValueError, r"out has shape \(3, 5\) but the result has shape \(2, 3, 5\)", gemmkit.matmul,
             np.ones((2, 3, 4), f32), b, out, untouched=[out])
-    _reject(TypeError, r"out has dtype float64 but the result is float32", gemmkit.matmul, a, b,
-            np.zeros((3, 5)))
+    _reject(TypeError, r"Cannot cast ufunc 'matmul' output from dtype\('float32'\) to dtype\('int32'\)",
+            gemmkit.matmul, a, b, np.zeros((3, 5), np.int32))
     _reject(TypeError, r"out must be a NumPy array", gemmkit.matmul, a, b, [[0.0] * 5] * 3)
     ro = np.zeros((3, 5), f32)
     ro.flags.writeable = False
     _reject(ValueError, r"out is read-only", gemmkit.matmul, a, b, ro)
     _reject(ValueError, r"a is a scalar", gemmkit.matmul, np.float32(2), b)
     _reject(ValueError, r"b is a scalar", gemmkit.matmul, a, 2.0)
-    _reject(TypeError, r"no kernels for dtype int64", gemmkit.matmul, np.ones((3, 4), np.int64),
-            np.ones((4, 5), np.int64))
-    _reject(TypeError, r"no kernels for dtype bool", gemmkit.matmul, np.ones((3, 4), bool), np.ones((4, 5), bool))
+    _reject(TypeError, r"are not numbers", gemmkit.matmul, np.ones((3, 4), "U2"), np.ones((4, 5), "U2"))
     _reject(TypeError, r"no common dtype", gemmkit.matmul, np.zeros((3, 4), "datetime64[s]"), b)
 
 
@@ -631,5 +630,4 @@ def test_gemm_rejects_bad_arguments():
     _reject(TypeError, r"alpha=1j is complex but the arrays are float32", gemmkit.gemm, a, b, c, alpha=1j,
             untouched=[c])
     _reject(TypeError, r"beta must be a real number", gemmkit.gemm, a, b, c, beta="x", untouched=[c])
-    _reject(TypeError, r"no kernels for dtype int32", gemmkit.gemm, np.ones((3, 4), np.int32),
-            np.ones((4, 5), np.int32))
+    _reject(TypeError, r"are not numbers", gemmkit.gemm, np.ones((3, 4), "U2"), np.ones((4, 5), "U2"))
