@@ -39,10 +39,37 @@ def _scipy_error_class():
     return None
 
 
+_ERROR_DOC = """The exception the gemm routines raise for arguments that do not fit (SciPy's ``_fblas.error``).
+
+    With SciPy installed this is SciPy's own class (``except blas.error`` also catches what SciPy's other
+    BLAS routines raise), else a subclass of Exception; f2py's conversion errors are ValueError and
+    TypeError instead.
+
+    Parameters
+    ----------
+    message : str
+        What failed: the check f2py's wrapper makes and the values it saw.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gemmkit import blas
+    >>> try:
+    ...     blas.dgemm(1.0, np.ones((2, 3)), np.ones((4, 2)))     # inner dimensions 3 and 4
+    ... except blas.error as e:
+    ...     print(e)
+    (trans_b?kb==k:ldb==k) failed for hidden n: dgemm:n=2
+    """
+
 error = _scipy_error_class() if _scipy_blas is not None else None
 if error is None or error in (ValueError, TypeError):
     class error(Exception):  # noqa: N801 (SciPy's name)
-        """Argument errors of the BLAS wrappers (SciPy's `_fblas.error`)."""
+        pass
+if not error.__doc__:  # f2py gives SciPy's class none; a class of SciPy's that has one keeps it
+    try:
+        error.__doc__ = _ERROR_DOC
+    except (AttributeError, TypeError):  # a static type: its docstring is fixed
+        pass
 
 __all__ = ["sgemm", "dgemm", "cgemm", "zgemm", "get_blas_funcs", "find_best_blas_type", "scipy_patched", "error"]
 
