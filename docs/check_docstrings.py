@@ -6,8 +6,9 @@ import inspect
 import sys
 
 MODULES = ["gemmkit", "gemmkit.blas", "gemmkit.onnx", "gemmkit.quant", "gemmkit.dask"]
-EXTRA = {"gemmkit.onnx": ["gemm", "gemm_version", "Gemm", "matmul_integer_to_float", "dynamic_quantize_matmul"]}
-NO_EXAMPLES = {"gemmkit.quant.PackedWeight", "gemmkit.blas.error", "gemmkit.onnx.Gemm"}  # classes, shown elsewhere
+EXTRA = {"gemmkit.onnx": ["gemm", "gemm_version", "Gemm", "matmul_integer_to_float", "dynamic_quantize_matmul",
+                          "resolve_operand"]}
+NO_EXAMPLES = {"gemmkit.onnx.Gemm"}  # an OpRun, shown with a model in docs/guide/onnx.rst
 # Returns: every callable that takes arguments or gives a value says what it returns (a context manager
 # what it gives the with block), except these, which return None and say so in their summary.
 RETURNS_NONE = {"gemmkit.set_num_threads", "gemmkit.set_arch"}

@@ -10,8 +10,10 @@ The core functions mirror oneDNN's BLAS-like API (row-major, C updated in place 
     gemmkit.gemm_u8s8s32(transa, transb, offsetc, M, N, K, alpha, A, lda, ao, B, ldb, bo, beta, C, ldc, co)
     gemmkit.gemm_s8s8s32(...)
 """
-import contextlib
-import os
+# Imported under private names: dir(gemmkit) lists the API (and gemmkit's public submodules) only.
+import contextlib as _contextlib
+import os as _os
+from os import environ as _environ
 
 from ._version import __version__
 
@@ -19,7 +21,7 @@ from ._version import __version__
 def _extension_missing_message():
     """The one line to show when `gemmkit._core` (the compiled extension) is not beside this file:
     Python found the source folder (e.g. run from a checkout) instead of an installed gemmkit."""
-    here = os.path.dirname(os.path.realpath(__file__))
+    here = _os.path.dirname(_os.path.realpath(__file__))
     return (f"gemmkit's compiled extension is not built here: you are importing the source folder {here}; "
             "install it (pip install .) and run from another folder, or use the `gemmkit` command")
 
@@ -30,7 +32,7 @@ except ImportError as _e:
     # Only the case "no _core extension file at all" gets the short message; an extension that is
     # there but fails to load (missing symbol, wrong Python) keeps its own error.
     try:
-        _files = os.listdir(os.path.dirname(os.path.abspath(__file__)))
+        _files = _os.listdir(_os.path.dirname(_os.path.abspath(__file__)))
     except OSError:  # not a plain folder (zip import, ...): keep Python's own error
         raise _e from None
     if not any(f.startswith("_core.") and f.endswith((".so", ".pyd")) for f in _files):
@@ -80,7 +82,7 @@ def set_num_threads(n):
     _core.set_num_threads(n)
 
 
-@contextlib.contextmanager
+@_contextlib.contextmanager
 def threads_limit(n):
     """A context manager capping the threads of gemmkit calls made from this thread.
 
@@ -185,7 +187,7 @@ def get_arch():
     return _core.get_arch()
 
 
-@contextlib.contextmanager
+@_contextlib.contextmanager
 def use_arch(name):
     """Run a ``with`` block on kernel path ``name`` (for tests, comparisons and bug reports).
 
@@ -251,9 +253,9 @@ def show_config(print_out=True):
         "available_archs": available_archs(),
         "num_threads": get_num_threads(),
         "cpu": _core.cpu_identity(),
-        "GEMMKIT_ARCH": os.environ.get("GEMMKIT_ARCH"),
-        "GEMMKIT_UARCH": os.environ.get("GEMMKIT_UARCH"),
-        "GEMMKIT_NUM_THREADS": os.environ.get("GEMMKIT_NUM_THREADS"),
+        "GEMMKIT_ARCH": _environ.get("GEMMKIT_ARCH"),
+        "GEMMKIT_UARCH": _environ.get("GEMMKIT_UARCH"),
+        "GEMMKIT_NUM_THREADS": _environ.get("GEMMKIT_NUM_THREADS"),
     }
     info.update(_core.kernel_info())
     info["quantize"] = _core.quantize_kernel_name()
@@ -313,7 +315,7 @@ def _print_tuning_info(info):
 
 
 def _apply_env_arch():
-    name = os.environ.get("GEMMKIT_ARCH")
+    name = _environ.get("GEMMKIT_ARCH")
     if name:
         if name not in ARCHS and name != "auto":
             raise ImportError(f"GEMMKIT_ARCH={name!r} is not a kernel path; expected one of {', '.join(ARCHS)}")
@@ -327,3 +329,4 @@ _apply_env_arch()
 from . import _tune  # noqa: E402  (issue 26: GEMMKIT_BLOCKING and the tuning file, applied once here)
 _tune.load_at_import()
 from . import _threadpoolctl  # noqa: E402,F401  (registers gemmkit with threadpoolctl when it is installed)
+del _contextlib, _os  # needed while the module is made only

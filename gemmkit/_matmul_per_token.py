@@ -22,14 +22,44 @@ class PackedWeight:
     It holds the kernel path's panels and column sums, made for one kernel path, and a reference to the
     weight it was made from (``weight``, not a copy): on another kernel path (``gemmkit.use_arch``), and for
     few rows of x where the path reads a weight in place faster, ``matmul_per_token`` reads that weight
-    instead, so it must not change while the PackedWeight is in use.
+    instead, so it must not change while the PackedWeight is in use. Pickled, it holds only the weight and is
+    packed again where it is loaded.
+
+    Parameters
+    ----------
+    weight : ndarray of int8
+        The weight it is made from, (k, n), or (n, k) with ``transpose_b``.
+    transpose_b : bool
+        Whether op(weight) is ``weight.T``.
+    k, n : int
+        op(weight)'s shape.
+    arch : str
+        The kernel path the panels are made for (``gemmkit.get_arch()`` then).
+    data : ndarray or None
+        The panels and column sums (the core's layout), or None where the weight is read in place.
+
+    Construct it with :func:`pack_weight`, which checks the weight and makes ``data``; the constructor
+    stores what it is given.
 
     Attributes
     ----------
     weight : ndarray
         The int8 weight it was made from.
+    transpose_b : bool
     k, n : int
         op(weight)'s shape.
+    arch : str
+    data : ndarray or None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gemmkit import quant
+    >>> wp = quant.pack_weight(np.int8([[1, 2, 3], [4, 5, 6]]))
+    >>> isinstance(wp, quant.PackedWeight), (wp.k, wp.n)
+    (True, (2, 3))
+    >>> quant.matmul_per_token(np.int8([[1, -1]]), wp, [1, 1, 1], [1.0], out_dtype="float32")
+    array([[-3., -3., -3.]], dtype=float32)
     """
     __slots__ = ("weight", "transpose_b", "k", "n", "arch", "data")
 

@@ -39,14 +39,45 @@ def _native_c_order_copy(x):
 
 
 def resolve_operand(x):
-    """(view, trans, ld) for an input matrix (or stack of matrices, last two axes) `x`.
+    """How the row-major core reads an input matrix (or stack of matrices, last two axes) as it is.
 
     - rows contiguous: `x` itself, trans False, ld = row stride in elements;
     - columns contiguous: the transposed view (its rows are x's columns), trans True: the core reads
       that view with 'T' and gets x back;
     - neither (no unit-stride axis, negative or overlapping strides, non-native byte order,
       misaligned): a C-ordered copy, trans False.
+
     No copy is made in the first two cases. Callers combine `trans` with their own transpose by xor.
+
+    Parameters
+    ----------
+    x : ndarray
+        At least 2-D; any dtype, layout and strides.
+
+    Returns
+    -------
+    view : ndarray
+        What the core reads: `x`, its transposed view, or a C-ordered native copy.
+    trans : bool
+        True when `view` is x's transposed view (the core reads it with 'T').
+    ld : int
+        The leading dimension of `view` (elements between its rows, at least 1).
+
+    Raises
+    ------
+    ValueError
+        `x` with fewer than 2 dimensions.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gemmkit._resolve import resolve_operand
+    >>> a = np.zeros((3, 5), order="F")
+    >>> view, trans, ld = resolve_operand(a)
+    >>> view.shape, trans, ld, np.shares_memory(view, a)
+    ((5, 3), True, 3, True)
+    >>> resolve_operand(np.zeros((4, 6))[:, ::2])[1:]      # no unit-stride axis: a copy
+    (False, 3)
     """
     if x.ndim < 2:
         raise ValueError(f"resolve_operand needs a matrix or a stack of matrices, got {x.ndim}-D")

@@ -39,10 +39,37 @@ def _scipy_error_class():
     return None
 
 
+_ERROR_DOC = """The exception the gemm routines raise for arguments that do not fit (SciPy's ``_fblas.error``).
+
+    With SciPy installed this is SciPy's own class (``except blas.error`` also catches what SciPy's other
+    BLAS routines raise), else a subclass of Exception; f2py's conversion errors are ValueError and
+    TypeError instead.
+
+    Parameters
+    ----------
+    message : str
+        What failed: the check f2py's wrapper makes and the values it saw.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gemmkit import blas
+    >>> try:
+    ...     blas.dgemm(1.0, np.ones((2, 3)), np.ones((4, 2)))     # inner dimensions 3 and 4
+    ... except blas.error as e:
+    ...     print(e)
+    (trans_b?kb==k:ldb==k) failed for hidden n: dgemm:n=2
+    """
+
 error = _scipy_error_class() if _scipy_blas is not None else None
 if error is None or error in (ValueError, TypeError):
     class error(Exception):  # noqa: N801 (SciPy's name)
-        """Argument errors of the BLAS wrappers (SciPy's `_fblas.error`)."""
+        pass
+if not error.__doc__:  # f2py gives SciPy's class none; a class of SciPy's that has one keeps it
+    try:
+        error.__doc__ = _ERROR_DOC
+    except (AttributeError, TypeError):  # a static type: its docstring is fixed
+        pass
 
 __all__ = ["sgemm", "dgemm", "cgemm", "zgemm", "get_blas_funcs", "find_best_blas_type", "scipy_patched", "error"]
 
@@ -55,7 +82,14 @@ _DTYPES = {"s": np.dtype(np.float32), "d": np.dtype(np.float64), "c": np.dtype(n
 _FLAG = {(0, False): "T", (0, True): "N", (1, False): "N", (1, True): "T", (2, False): "R", (2, True): "C"}
 
 
-def _make_gemm(prefix):
+# The attributes SciPy's get_blas_funcs gives the routines it returns, with its values for the 32-bit
+# integer (LP64) routines of its Fortran module; an ILP64 or CBLAS routine gets a variant (_variant_like).
+def _scipy_attributes(prefix):
+    return {"module_name": "fblas", "typecode": prefix, "dtype": _DTYPES[prefix], "int_dtype": np.dtype(np.intc),
+            "prefix": prefix}
+
+
+def _make_gemm(prefix, attributes=None):
     dtype = _DTYPES[prefix]
     cplx, single = dtype.kind == "c", dtype in (np.float32, np.complex64)
     core = getattr(_core, prefix + "gemm")
@@ -174,8 +208,8 @@ def _make_gemm(prefix):
     >>> blas.{fn}(2, [[1, 2]], [[3], [4]])
     array([[22.{'+0.j' if dtype.kind == 'c' else ''}]]{'' if dtype in (np.float64, np.complex128) else ', dtype=' + dtype.name})
     """
-    # the attributes SciPy's get_blas_funcs gives its functions
-    gemm.typecode, gemm.dtype, gemm.prefix, gemm.module_name = prefix, dtype, prefix, "fblas"
+    for name, value in (_scipy_attributes(prefix) if attributes is None else attributes).items():
+        setattr(gemm, name, value)
     return gemm
 
 
@@ -231,11 +265,45 @@ def find_best_blas_type(arrays=(), dtype=None):
     return prefix, _DTYPES[prefix], prefer_fortran
 
 
+def _attributes_of(func):
+    """The attributes get_blas_funcs set on SciPy's routine `func` (its public instance attributes), as a
+    sorted tuple of items, or None when one of them cannot be a dictionary key."""
+    items = tuple(sorted((k, v) for k, v in getattr(func, "__dict__", {}).items() if not k.startswith("_")))
+    try:
+        hash(items)
+    except TypeError:
+        return None
+    return items
+
+
+_LP64_ATTRIBUTES = {fn.typecode: _attributes_of(fn) for fn in _GEMMS.values()}
+_variants_lock = threading.Lock()
+_variants = {}  # (prefix, SciPy's attributes) -> gemmkit's gemm carrying them, made once
+
+
+def _variant_like(prefix, attributes):
+    """gemmkit's `prefix`gemm carrying `attributes` (SciPy's, for a routine SciPy resolved differently:
+    ILP64, or CBLAS): a routine of its own, since SciPy's attributes of one routine differ between them."""
+    with _variants_lock:
+        fn = _variants.get((prefix, attributes))
+        if fn is None:
+            fn = _variants[(prefix, attributes)] = _make_gemm(prefix, dict(attributes))
+        return fn
+
+
 def _swap_in_gemm(name, func):
-    """gemmkit's gemm in place of SciPy's `func` found for routine `name`; other routines unchanged."""
-    if isinstance(name, str) and name.lower() == "gemm":
-        return _GEMMS.get(getattr(func, "typecode", "") + "gemm", func)
-    return func
+    """gemmkit's gemm in place of SciPy's `func` found for routine `name`, with the attributes SciPy set on
+    `func` (the module's own sgemm ... zgemm when they are SciPy's 32-bit Fortran values); other routines
+    unchanged."""
+    if not (isinstance(name, str) and name.lower() == "gemm"):
+        return func
+    mine = _GEMMS.get(getattr(func, "typecode", "") + "gemm")
+    if mine is None:
+        return func
+    attributes = _attributes_of(func)
+    if attributes is None or attributes == _LP64_ATTRIBUTES[mine.typecode]:
+        return mine
+    return _variant_like(mine.typecode, attributes)
 
 
 def _with_gemmkit_gemm(names, funcs):
@@ -267,32 +335,43 @@ def get_blas_funcs(names, arrays=(), dtype=None, ilp64=False):
         Arrays whose dtypes choose the prefix.
     dtype : dtype, optional
     ilp64 : bool or 'preferred', optional
-        As SciPy's.
+        As SciPy's: True asks for the routines with 64-bit integers (an error where SciPy's BLAS has
+        none), ``'preferred'`` for them where there are, else the 32-bit ones.
 
     Returns
     -------
     function or list of functions
-        gemm is gemmkit's (the same objects on every call, with SciPy's attributes ``typecode``, ``dtype``,
-        ``prefix``, ``module_name``); every other routine is SciPy's own.
+        gemm is gemmkit's (the same objects on every call) with the attributes and values SciPy's
+        get_blas_funcs gives its own: ``typecode``, ``dtype``, ``int_dtype``, ``module_name`` and ``prefix``
+        (the 32-bit Fortran ones are ``blas.sgemm`` ... ``blas.zgemm``); every other routine is SciPy's own.
 
     Raises
     ------
     ValueError
-        A routine SciPy does not have, or one other than gemm when SciPy is not installed.
+        A routine SciPy does not have, one other than gemm when SciPy is not installed, or an ``ilp64``
+        string other than ``'preferred'``.
+    RuntimeError
+        ``ilp64=True`` where SciPy has no ILP64 BLAS (or is not installed).
 
     Examples
     --------
     >>> import numpy as np
     >>> from gemmkit import blas
     >>> gemm, = blas.get_blas_funcs(('gemm',), (np.ones((2, 2)),))
-    >>> gemm is blas.dgemm, gemm.prefix
-    (True, 'd')
+    >>> gemm is blas.dgemm, gemm.typecode, gemm.int_dtype
+    (True, 'd', dtype('int32'))
     """
     single = isinstance(names, str)
     if _scipy_blas is not None:
         return _with_gemmkit_gemm(names, _scipy_blas.get_blas_funcs(names, arrays, dtype, ilp64))
+    # as a SciPy built with a 32-bit integer BLAS answers
+    if isinstance(ilp64, str):
+        if ilp64 != "preferred":
+            raise ValueError("Invalid value for 'ilp64'")
+        ilp64 = False
     if ilp64:
-        raise RuntimeError("BLAS ILP64 routines need SciPy with an ILP64 BLAS")
+        raise RuntimeError("BLAS ILP64 routine requested, but gemmkit.blas without SciPy has only 32-bit BLAS "
+                           "routines")
     prefix = find_best_blas_type(arrays, dtype)[0]
     funcs = _funcs_without_scipy((names,) if single else tuple(names), prefix)
     return funcs[0] if single else list(funcs)

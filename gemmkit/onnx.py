@@ -234,6 +234,13 @@ def _make_gemm_op():
 
         The evaluator's opset import picks the version's rules (see :func:`gemm`); created on first access
         of ``gemmkit.onnx.Gemm``, so that onnx is needed only by those who use it.
+
+        Parameters
+        ----------
+        onnx_node : onnx.NodeProto
+            The Gemm node; the ReferenceEvaluator makes the op.
+        run_params : dict
+            The evaluator's run parameters (``opsets`` among them; onnx.reference.op_run.OpRun's).
         """
         op_domain = ""
 

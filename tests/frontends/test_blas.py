@@ -448,6 +448,95 @@ def test_type_choice_is_scipys(arrays, dtype):
     assert gk_blas.get_blas_funcs("gemm", arrays, dtype) is mine[0]
 
 
+def _public_attributes(func):
+    """What get_blas_funcs set on a routine: its public instance attributes (SciPy's f2py objects carry
+    their own __name__ too, which is not an attribute SciPy sets)."""
+    return {k: v for k, v in vars(func).items() if not k.startswith("_")}
+
+
+def _outcome(get, *args, **kwargs):
+    """get(...)'s routines as (name, attributes) pairs, or the exception type and message it raised."""
+    try:
+        funcs = get(*args, **kwargs)
+    except Exception as e:  # compared with SciPy's below
+        return type(e), str(e)
+    return [(f.__name__.split()[-1], _public_attributes(f)) for f in (funcs if isinstance(funcs, list) else [funcs])]
+
+
+ILP64_VALUES = [False, True, "preferred", 0, 1, None, "yes"]
+
+
+@pytest.mark.parametrize("ilp64", ILP64_VALUES, ids=repr)
+@pytest.mark.parametrize("arrays,dtype", [((), None), ((), np.complex64), ((), "F"), ((), np.clongdouble),
+                                          ((np.ones(2, np.float32),), None), ((np.asfortranarray(np.ones((2, 2))),), None),
+                                          ((np.ones(2, np.complex64), np.ones(2)), None), ((np.ones(2, np.int8),), None)])
+def test_gemm_routine_attributes_are_scipys(arrays, dtype, ilp64):
+    """The installed SciPy's get_blas_funcs and gemmkit's answer alike, attribute by attribute: the same
+    names (typecode, dtype, int_dtype, module_name, prefix: whatever SciPy sets) with the same values, or
+    the same exception for an ilp64 SciPy's BLAS cannot serve."""
+    for names in ("gemm", ("gemm",), ("gemm", "axpy")):
+        theirs = _outcome(scipy_blas.get_blas_funcs, names, arrays, dtype, ilp64=ilp64)
+        mine = _outcome(gk_blas.get_blas_funcs, names, arrays, dtype, ilp64=ilp64)
+        if isinstance(theirs, tuple):
+            assert mine == theirs
+            continue
+        assert [name for name, _ in mine] == [name for name, _ in theirs]
+        for (name, m), (_, t) in zip(mine, theirs):
+            assert set(m) == set(t), name
+            for attr in t:
+                assert type(m[attr]) is type(t[attr]) and m[attr] == t[attr], (name, attr)
+        gemm = gk_blas.get_blas_funcs(names, arrays, dtype, ilp64=ilp64)
+        gemm = gemm if callable(gemm) else gemm[0]
+        assert gemm is getattr(gk_blas, gemm.typecode + "gemm")  # LP64 Fortran: the module's own routines
+
+
+@pytest.mark.parametrize("p", PREFIXES)
+def test_module_routines_carry_scipys_attributes(p):
+    """blas.sgemm ... zgemm have SciPy's attributes before any get_blas_funcs call."""
+    theirs = _public_attributes(scipy_blas.get_blas_funcs("gemm", dtype=DTYPE[p]))
+    assert _public_attributes(getattr(gk_blas, p + "gemm")) == theirs
+    if "int_dtype" in theirs:  # SciPy >= 1.17
+        assert theirs["int_dtype"] == np.dtype(np.intc)
+
+
+@pytest.mark.parametrize("ilp64", ILP64_VALUES, ids=repr)
+def test_without_scipy_ilp64_is_answered_as_a_32_bit_scipy(monkeypatch, ilp64):
+    """With SciPy absent gemmkit answers ilp64 as a SciPy without ILP64 BLAS does (the installed SciPy is
+    the reference where it has none): the same exception types, 'preferred' falling back."""
+    if scipy_blas.HAS_ILP64:
+        pytest.skip("the installed SciPy has an ILP64 BLAS: it is no reference for a 32-bit one")
+    theirs = _outcome(scipy_blas.get_blas_funcs, ("gemm",), (), np.float32, ilp64=ilp64)
+    monkeypatch.setattr(gk_blas, "_scipy_blas", None)
+    mine = _outcome(gk_blas.get_blas_funcs, ("gemm",), (), np.float32, ilp64=ilp64)
+    if isinstance(theirs, tuple):
+        assert isinstance(mine, tuple) and mine[0] is theirs[0]
+    else:
+        assert mine == theirs
+
+
+def test_ilp64_routine_gets_its_own_gemm_with_scipys_attributes(monkeypatch):
+    """Where SciPy answers with its ILP64 routine (module_name 'fblas_64', int_dtype int64; simulated here
+    with a stand-in routine, since an ILP64 SciPy may not be installed), gemmkit answers with a gemm of its
+    own carrying those attributes: the LP64 routine's stay as they are."""
+    class Routine:  # what SciPy's _get_funcs leaves on the routine it returns
+        def __init__(self, prefix, module_name, int_dtype):
+            self.module_name, self.typecode, self.dtype = module_name, prefix, np.dtype(DTYPE[prefix])
+            self.int_dtype, self.prefix = np.dtype(int_dtype), prefix
+
+    def fake_get(names, arrays=(), dtype=None, ilp64=False):
+        f = Routine("z", "fblas_64", np.int64) if ilp64 else Routine("z", "fblas", np.intc)
+        return f if isinstance(names, str) else [f]
+
+    monkeypatch.setattr(gk_blas, "_scipy_blas", type("SciPyStandIn", (), {"get_blas_funcs": staticmethod(fake_get)}))
+    wide = gk_blas.get_blas_funcs("gemm", ilp64=True)
+    assert wide is not gk_blas.zgemm and gk_blas.get_blas_funcs(("gemm",), ilp64=True)[0] is wide
+    assert _public_attributes(wide) == vars(Routine("z", "fblas_64", np.int64))
+    assert gk_blas.get_blas_funcs("gemm") is gk_blas.zgemm
+    assert gk_blas.zgemm.module_name == "fblas" and gk_blas.zgemm.int_dtype == np.dtype(np.intc)
+    a = np.array([[1 + 1j, 2], [3, 4j]])
+    assert np.array_equal(wide(1.0, a, a, trans_b=2), gk_blas.zgemm(1.0, a, a, trans_b=2))
+
+
 def test_other_names_are_scipys():
     assert gk_blas.daxpy is scipy_blas.daxpy and gk_blas.HAS_ILP64 == scipy_blas.HAS_ILP64
     assert "dsyrk" in dir(gk_blas) and "dgemm" in dir(gk_blas)
