@@ -3,6 +3,7 @@ the winners as a small versioned JSON file, and applies a matching file at impor
 import json
 import math
 import os
+import stat
 import sys
 import time
 import warnings
@@ -132,13 +133,24 @@ def apply(doc):
 
 
 def read(path):
-    """(document, None) or (None, reason) for the file at `path`."""
+    """(document, None) or (None, reason) for the file at `path`: only a regular file (after symlinks) of
+    at most MAX_FILE_BYTES is read, so a FIFO or a device there cannot hang or exhaust the import."""
     try:
-        size = os.path.getsize(path)
-        if size > MAX_FILE_BYTES:
-            return None, f"{size} bytes, more than a tuning file ({MAX_FILE_BYTES})"
-        with open(path, "rb") as f:
-            doc = json.loads(f.read().decode("utf-8"))
+        real = os.path.realpath(path)
+        if not stat.S_ISREG(os.stat(real).st_mode):
+            return None, f"not a regular file ({real})"
+        # non-blocking open: a FIFO swapped in after the check must not block; fstat re-checks the opened file
+        fd = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        with os.fdopen(fd, "rb") as f:
+            info = os.fstat(f.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                return None, f"not a regular file ({real})"
+            if info.st_size > MAX_FILE_BYTES:
+                return None, f"{info.st_size} bytes, more than a tuning file ({MAX_FILE_BYTES})"
+            data = f.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            return None, f"more than {MAX_FILE_BYTES} bytes, more than a tuning file"
+        doc = json.loads(data.decode("utf-8"))
     except (OSError, ValueError, UnicodeDecodeError, RecursionError) as e:
         return None, f"unreadable ({type(e).__name__}: {e})"
     why = _check(doc)
@@ -168,7 +180,8 @@ def load(path=None, warn=True):
     if why is not None:
         state["status"] = f"ignored: {why}"
         if warn:
-            warnings.warn(f"gemmkit: tuning file {path} ignored: {why}", TuningWarning, stacklevel=2)
+            warnings.warn(f"gemmkit: tuning file {path} ignored: {why}; the defaults are in use", TuningWarning,
+                          stacklevel=2)
         return state["status"]
     state["params"] = dict(doc["params"])
     state["status"] = f"applied ({doc['arch']})"

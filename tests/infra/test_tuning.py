@@ -318,6 +318,48 @@ def test_env_off_and_path(tmp_path):
         assert ("TuningWarning" in r.stderr) == (status == "ignored"), r.stderr
 
 
+def _special_tuning_file(kind, tmp_path):
+    """A path where the tuning file would be that is a FIFO, a symlink to a device, or a regular file past
+    the size limit (valid JSON: only its size refuses it)."""
+    p = tmp_path / "tuning.json"
+    if kind == "fifo":
+        os.mkfifo(p)
+    elif kind in ("zero", "urandom"):
+        os.symlink(f"/dev/{kind}", p)
+    else:
+        p.write_text('{"pad": "' + "x" * _tune.MAX_FILE_BYTES + '"}')
+    return p
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo") or not os.path.exists("/dev/zero"), reason="needs POSIX FIFOs and /dev")
+@pytest.mark.parametrize("where", ["env", "cache dir"])
+@pytest.mark.parametrize("kind", ["fifo", "zero", "urandom", "too large"])
+def test_special_file_is_not_read_at_import(tmp_path, kind, where):
+    """A FIFO or device as the tuning file must not hang the import or fill memory: warned, defaults used."""
+    if where == "env":
+        path = _special_tuning_file(kind, tmp_path)
+        env = {**os.environ, "GEMMKIT_TUNING": str(path)}
+    else:
+        cache = tmp_path / "cache"
+        (cache / "gemmkit").mkdir(parents=True)
+        path = _special_tuning_file(kind, cache / "gemmkit")
+        env = {k: v for k, v in os.environ.items() if k != "GEMMKIT_TUNING"}
+        env["XDG_CACHE_HOME"] = str(cache)
+        if _tune.default_path() is None:
+            pytest.skip("needs platformdirs")
+    code = ("import resource; resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30)); "
+            "import gemmkit; from gemmkit import _core, _tune; "
+            "print(_tune.state['status']); print(_tune.state['path']); print(_core.params()['sgemm.kc'][1])")
+    r = subprocess.run([sys.executable, "-W", "always", "-c", code], capture_output=True, text=True, env=env,
+                       cwd=str(tmp_path), timeout=60)
+    assert r.returncode == 0, r.stderr
+    status, used, source = r.stdout.split("\n")[:3]
+    assert status.startswith("ignored"), r.stdout
+    assert os.path.realpath(used) == os.path.realpath(path)
+    assert source != "tuned"
+    assert "TuningWarning" in r.stderr and str(path) in r.stderr and "defaults" in r.stderr, r.stderr
+
+
 # ---- results under a tuning --------------------------------------------------------------------
 
 def _odd_tuning(arch):
