@@ -469,3 +469,63 @@ def test_tune_quick_writes_a_file_it_then_applies(tmp_path):
                        env={**os.environ, "GEMMKIT_TUNING": str(out)}, cwd=str(tmp_path))
     assert r.returncode == 0 and "applied" in r.stdout, r.stdout + r.stderr
     assert ("tuned" in r.stdout) == bool(doc["params"]), r.stdout
+
+
+# ---- `gemmkit tune` cannot save: said before measuring, in one line ---------------------------------
+
+@pytest.fixture
+def no_measuring(monkeypatch):
+    """Any start of measuring fails the test: a save that cannot happen must be found first."""
+    def refuse(*a, **k):
+        raise AssertionError("measuring started before the destination was checked")
+    monkeypatch.setattr(_tune, "_steps", refuse)
+    monkeypatch.setattr(_tune, "_Tuner", refuse)
+    monkeypatch.setattr(_tune, "_default_arch", refuse)
+
+
+def _unwritable_folder(tmp_path):
+    if os.geteuid() != 0:
+        d = tmp_path / "ro"
+        d.mkdir()
+        d.chmod(0o500)
+        return d
+    if os.path.isdir("/sys"):
+        return "/sys"  # root may write almost anywhere, but cannot create files in sysfs
+    pytest.skip("no folder this user cannot write")
+
+
+@pytest.mark.parametrize("case", ["unwritable output", "output under a file", "output a directory", "HOME a file",
+                                  "no platformdirs"])
+def test_tune_refuses_an_unsavable_destination_before_measuring(case, tmp_path, monkeypatch, capsys, no_measuring):
+    from gemmkit import _cli
+    args = ["tune", "--quick"]
+    if case == "unwritable output":
+        args += ["--output", os.path.join(str(_unwritable_folder(tmp_path)), "gemmkit-tuning.json")]
+    elif case == "output under a file":
+        (tmp_path / "file").write_text("")
+        args += ["--output", str(tmp_path / "file" / "sub" / "t.json")]
+    elif case == "output a directory":
+        args += ["--output", str(tmp_path)]
+    elif case == "HOME a file":
+        if _tune.default_path() is None:
+            pytest.skip("needs platformdirs")
+        (tmp_path / "home").write_text("")
+        monkeypatch.setenv("HOME", str(tmp_path / "home"))
+        monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    else:
+        monkeypatch.setitem(sys.modules, "platformdirs", None)  # import fails as when not installed
+        assert _tune.default_path() is None
+    status = _cli.main(args)
+    out, err = capsys.readouterr()
+    assert status == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("gemmkit tune: "), err
+    assert ("--output" in lines[0]) == (case == "no platformdirs"), lines[0]
+    assert "Traceback" not in err and out == ""
+
+
+def test_tune_checks_leave_no_file(tmp_path):
+    out = tmp_path / "new" / "t.json"
+    assert _tune.check_destination(str(out)) == str(out)
+    assert (tmp_path / "new").is_dir() and list((tmp_path / "new").iterdir()) == []
+
