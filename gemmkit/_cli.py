@@ -1,9 +1,11 @@
 """The `gemmkit` command line (installed as the `gemmkit` console command; `python -m gemmkit` is the same):
 `gemmkit` runs the main job, `gemmkit bench ...` the benchmark, `gemmkit info` prints the configuration."""
 import argparse
+import errno
 import importlib.util
 import os
 import re
+import signal
 import sys
 
 COMMANDS_HELP = """\
@@ -125,9 +127,41 @@ def _tune(argv, prog):
 COMMANDS = {"bench": _bench, "info": _info, "tune": _tune}
 
 
+def _quiet_stdout():
+    """Points stdout at the null device, so that the interpreter's last flush at exit cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, AttributeError, ValueError):
+        pass
+
+
+# exit status of a command whose reader went away: what a shell reports for a process ended by SIGPIPE
+CLOSED_PIPE_STATUS = 128 + int(getattr(signal, "SIGPIPE", 13))
+
+
 def main(argv=None, prog="gemmkit"):
-    """Entry point of the `gemmkit` console command; returns the exit status."""
+    """Entry point of the `gemmkit` console command; returns the exit status. A reader that closes the pipe
+    (`gemmkit tune --show | head -1`) ends the command quietly; a full disk is said in one line."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] in COMMANDS:
-        return COMMANDS[argv[0]](argv[1:], prog)
-    return _main_job(argv, prog)
+    try:
+        try:
+            if argv and argv[0] in COMMANDS:
+                status = COMMANDS[argv[0]](argv[1:], prog)
+            else:
+                status = _main_job(argv, prog)
+        except SystemExit as e:  # argparse's --help and the benchmark's own exit: flushed below all the same
+            status = 0 if e.code is None else e.code
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _quiet_stdout()
+        return CLOSED_PIPE_STATUS
+    except OSError as e:
+        if e.errno not in (errno.ENOSPC, errno.EDQUOT if hasattr(errno, "EDQUOT") else errno.ENOSPC):
+            raise
+        _quiet_stdout()
+        where = f" {e.filename}" if e.filename else " the output"
+        print(f"{prog}: cannot write{where}: {e.strerror or 'no space left on device'}", file=sys.stderr)
+        return 1
+    return status

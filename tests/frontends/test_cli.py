@@ -127,6 +127,38 @@ def test_bench_script_option_errors(tmp_path):
     assert r.returncode == 2 and "needs a PATH" in r.stderr and "Traceback" not in r.stderr, r.stderr
 
 
+# ---- closed pipes and full disks -------------------------------------------------------------------
+
+@pytest.mark.parametrize("args", [["tune", "--show"], ["--no-bench"], ["info"], ["bench", "--help"],
+                                  ["bench", "--", "--help"]])
+def test_closed_pipe_ends_quietly(tmp_path, args):
+    """`gemmkit ... | head -1`: the reader gone (here before the first line, so every write meets the closed
+    pipe), the command ends without a traceback, as a command ended by SIGPIPE does."""
+    if args[0] == "bench" and _cli.find_bench() is None and "--" in args:
+        pytest.skip("no checkout benchmark here")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONSAFEPATH"}
+    p = subprocess.Popen([_console_script(), *args], cwd=tmp_path, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=env)
+    p.stdout.close()
+    err = p.stderr.read().decode()
+    rc = p.wait(timeout=300)
+    assert "Traceback" not in err and "BrokenPipe" not in err and "Exception ignored" not in err, err
+    assert rc in (0, _cli.CLOSED_PIPE_STATUS), (rc, err)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("args", [["tune", "--show"], ["info"], ["bench", "--help"]])
+def test_full_disk_is_said_in_one_line(tmp_path, args):
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONSAFEPATH"}
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([_console_script(), *args], cwd=tmp_path, stdout=full, stderr=subprocess.PIPE,
+                           text=True, env=env, timeout=300)
+    assert r.returncode != 0
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "No space left on device" in lines[0], r.stderr
+    assert "Traceback" not in r.stderr
+
+
 def test_console_command_rejects_unknown_options(tmp_path):
     r = _run([_console_script(), "--frobnicate"], cwd=tmp_path)
     assert r.returncode == 2 and "unrecognized arguments: --frobnicate" in r.stderr
