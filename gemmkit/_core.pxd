@@ -112,6 +112,7 @@ cdef extern from "include/gemmkit.h" nogil:
             const float *smooth, int smooth_mode, int8_t *q, int64_t ldq, float *scale)
     const char *gemmkit_quantize_kernel_name()
     int gemmkit_get_num_threads()
+    int gemmkit_parse_num_threads(const char *text)
     void gemmkit_set_num_threads(int n)
     void gemmkit_set_thread_limit(int n)
     int gemmkit_get_thread_limit()

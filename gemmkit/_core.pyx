@@ -1230,6 +1230,17 @@ def get_num_threads():
     return gemmkit_get_num_threads()
 
 
+def parse_num_threads(text):
+    """The thread count GEMMKIT_NUM_THREADS's text `text` (a str) gives, as the core reads it: a whole number
+    from 1 to the pool's maximum, blanks around it allowed; 0 when it is no such number (then the default)."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    cdef bytes raw = text.encode("utf-8", "replace")
+    if b"\0" in raw:
+        return 0
+    return gemmkit_parse_num_threads(raw)
+
+
 def set_num_threads(n):
     """Threads per call from now on (a Python or NumPy integer; 0 or less: the default, from
     GEMMKIT_NUM_THREADS or the CPUs this process may use; capped at the pool's maximum)."""

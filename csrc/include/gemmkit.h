@@ -163,6 +163,10 @@ GEMMKIT_API gemmkit_status_t gemmkit_gemm_s8s8_per_token_packed(char transa, int
         const float *bias, void *C, int64_t ldc, int64_t stride_c);
 
 /* Threads: default = CPUs this process may run on (or GEMMKIT_NUM_THREADS). */
+/* The count GEMMKIT_NUM_THREADS's text gives: a whole decimal number from 1 to the pool's maximum (256),
+ * blanks (spaces, tabs) around it allowed; 0 for anything else (NULL, empty, 3abc, 2.5, 0, -1), which
+ * then means the default. */
+GEMMKIT_API int gemmkit_parse_num_threads(const char *text);
 GEMMKIT_API int gemmkit_get_num_threads(void);
 GEMMKIT_API void gemmkit_set_num_threads(int n);
 /* A cap on the threads of the calls made from the calling thread only (n <= 0: no cap); the
