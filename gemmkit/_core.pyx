@@ -202,6 +202,7 @@ cdef int _check_dims_lds(char ta, char tb, int64_t M, int64_t N, int64_t K, int6
 
 
 cdef enum:
+    _PACK_ATTEMPTS = 100  # s8s8_pack_weight: enough for any run of path switches but a pathological one
     _MAX_NDIM = 64  # the most dimensions a buffer may have (PyBUF_MAX_NDIM)
 
 
@@ -1150,27 +1151,44 @@ def s8s8_reads_weight_in_place(transb, int64_t M, int64_t K):
 
 def s8s8_pack_weight(transb, int64_t N, int64_t K, B, int64_t ldb):
     """op(B) (K x N int8, row-major with ldb; transb 'T': B is N x K) packed for the int8 kernel path in
-    use, as a new uint8 array for gemm_s8s8_per_token_packed; None when K is beyond what is packed (or
-    N or K is 0): pass the weight itself then."""
+    use, as a new uint8 array for gemm_s8s8_per_token_packed (s8s8_packed_weight_arch names its path);
+    None when K is beyond what is packed (or N or K is 0): pass the weight itself then."""
     cdef char tb = _trans_flag(transb, "transb")
     if N < 0 or K < 0:
         raise ValueError(f"N and K must be >= 0, got N={N}, K={K}")
     cdef int64_t need = max(1, K if _is_t(tb) else N)
     if ldb < need:
         raise ValueError(f"ldb={ldb} must be >= {need}")
-    cdef int64_t nbytes = gemmkit_s8s8_packed_weight_size(N, K)
-    if nbytes == 0:
-        return None
-    cdef _Buffer b = _Buffer(), d = _Buffer()
+    cdef _Buffer b = _Buffer(), d
+    cdef int64_t nbytes
+    cdef int st = 2, attempt
     b.acquire_span(B, "B", "int8", _INT8, _extent(1, 0, N if _is_t(tb) else K, K if _is_t(tb) else N, ldb, "B"),
               False)
-    packed = np.empty(nbytes, np.uint8)
-    d.acquire_span(packed, "packed", "uint8", _UINT8, nbytes, True)
-    cdef int st
-    with nogil:
-        st = gemmkit_s8s8_pack_weight(tb, N, K, <const int8_t *>b.ptr, ldb, d.ptr, nbytes)
+    # The size and the packing each read the kernel path in use; another thread's set_arch in between can
+    # make the array too small for the path packed under (the arguments are checked above, so that is the
+    # only refusal left): size and pack again, as the per-token product reads the weight again.
+    for attempt in range(_PACK_ATTEMPTS):
+        nbytes = gemmkit_s8s8_packed_weight_size(N, K)
+        if nbytes == 0:
+            return None
+        packed = np.empty(nbytes, np.uint8)
+        d = _Buffer()
+        d.acquire_span(packed, "packed", "uint8", _UINT8, nbytes, True)
+        with nogil:
+            st = gemmkit_s8s8_pack_weight(tb, N, K, <const int8_t *>b.ptr, ldb, d.ptr, nbytes)
+        if st != 2:
+            break
     raise_status(st, "s8s8_pack_weight")
     return packed
+
+
+def s8s8_packed_weight_arch(packed):
+    """The kernel path a s8s8_pack_weight array was packed for (the one it is valid on), or None for
+    anything else."""
+    cdef _Buffer d = _Buffer()
+    d.acquire_span(packed, "packed", "uint8", _UINT8, 0, False)
+    cdef const char *name = gemmkit_s8s8_packed_weight_arch(d.ptr, d.view.len)
+    return None if name == NULL else name.decode()
 
 
 def gemm_s8s8_per_token_packed(transa, out_type, int64_t batch, int64_t M, int64_t N, int64_t K, A, int64_t lda,

@@ -151,6 +151,10 @@ GEMMKIT_API gemmkit_status_t gemmkit_per_token_scale_int32(int out_type, int64_t
  * them. The _packed product is gemmkit_gemm_s8s8_per_token with layout_c 'R' and this weight shared by the
  * batch; it returns gemmkit_invalid_arguments for a packed weight of another kernel path or other N, K. */
 GEMMKIT_API int64_t gemmkit_s8s8_packed_weight_size(int64_t N, int64_t K);
+/* The kernel path a packed weight was packed for (gemmkit_get_arch's name; the _packed product takes it on
+ * that path), or NULL when `packed` is not a packed weight. The size and the packing each read the path in
+ * use: where another thread may switch it, pack_weight's invalid_arguments means size and pack again. */
+GEMMKIT_API const char *gemmkit_s8s8_packed_weight_arch(const void *packed, int64_t packed_bytes);
 /* 1 when the int8 kernel path in use reads op(B) in place (no packing) for a product with M rows and depth
  * K, and that is faster than the packed form (whose panels are larger where the kernel widens bytes):
  * gemmkit_gemm_s8s8_per_token with the weight itself is then the better call. */
