@@ -1,6 +1,7 @@
 #!/usr/bin/env python
 """Entry point of the gemmkit benchmark: `python bench/run_bench.py [options]` (--help lists them); the
-`gemmkit bench` command runs this file's main() when started inside a checkout.
+`gemmkit bench` command runs this file's main() when gemmkit was built in this checkout (or is given
+this file with --bench-script).
 
 The code is the package in this folder (cli, machine, peers, timing, cases/, report, plot). It is loaded
 as `gemmkit_bench` straight from here, without putting the checkout on sys.path, where the source folder

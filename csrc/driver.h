@@ -258,6 +258,8 @@ int64_t gk_int8_packed_weight_size(int64_t N, int64_t K);
 int gk_int8_b_in_place_beats_packed(int transb, int64_t M, int64_t K);
 gemmkit_status_t gk_int8_pack_weight(int transb, int64_t N, int64_t K, const int8_t *B, int64_t ldb, void *dst,
                                      int64_t bytes);
+/* The kernel path named in a packed weight's header (gemmkit_arch_name), NULL when `packed` is not one. */
+const char *gk_int8_packed_weight_arch(const void *packed, int64_t bytes);
 /* The panels and column sums of a packed weight made for int8 kernel `kern` with these N, K; 0 when
  * `packed` is not one (another kernel path, other sizes, too short). */
 int gk_int8_packed_weight_view(const gk_int8_kernel_t *kern, const void *packed, int64_t bytes, int64_t N,

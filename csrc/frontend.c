@@ -539,6 +539,10 @@ gemmkit_status_t gemmkit_gemm_s8s8_per_token(char transa, char transb, char layo
 
 int64_t gemmkit_s8s8_packed_weight_size(int64_t N, int64_t K) { return gk_int8_packed_weight_size(N, K); }
 
+const char *gemmkit_s8s8_packed_weight_arch(const void *packed, int64_t packed_bytes) {
+    return gk_int8_packed_weight_arch(packed, packed_bytes);
+}
+
 int gemmkit_s8s8_reads_weight_in_place(char transb, int64_t M, int64_t K) {
     if (!(is_trans(transb) || is_notrans(transb)) || M < 0 || K < 0) return 0;
     return gk_int8_b_in_place_beats_packed(is_trans(transb), M, K);

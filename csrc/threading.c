@@ -40,12 +40,22 @@ typedef pthread_cond_t gk_cond_t;
 
 /* ---- thread count -------------------------------------------------------------------------- */
 
-static int default_threads(void) {
-    const char *env = getenv("GEMMKIT_NUM_THREADS");
-    if (env && *env) {
-        int n = atoi(env);
-        if (n > 0) return GK_MIN(n, GK_MAX_THREADS);
+int gemmkit_parse_num_threads(const char *text) {
+    if (text == NULL) return 0;
+    while (*text == ' ' || *text == '\t') text++;
+    int n = 0, digits = 0;
+    for (; *text >= '0' && *text <= '9'; text++, digits++) {
+        n = n * 10 + (*text - '0');
+        if (n > GK_MAX_THREADS) return 0; /* checked per digit: a long number cannot overflow */
     }
+    while (*text == ' ' || *text == '\t') text++;
+    return digits > 0 && *text == '\0' && n > 0 ? n : 0;
+}
+
+static int default_threads(void) {
+    /* a text that is not a count (3abc, 2.5, 0) means the default; gemmkit/__init__.py warns of it */
+    const int from_env = gemmkit_parse_num_threads(getenv("GEMMKIT_NUM_THREADS"));
+    if (from_env > 0) return from_env;
     int n = 1;
 #if defined(_WIN32)
     DWORD_PTR proc_mask, sys_mask;

@@ -325,7 +325,17 @@ def _apply_env_arch():
             raise ImportError(f"GEMMKIT_ARCH={name!r}: {e}") from None
 
 
+def _warn_env_threads():
+    """GEMMKIT_NUM_THREADS that is not a thread count (3abc, 2.5, 0): the core uses the default; said here."""
+    text = os.environ.get("GEMMKIT_NUM_THREADS")
+    if text is not None and text.strip() and _core.parse_num_threads(text) == 0:
+        import warnings
+        warnings.warn(f"GEMMKIT_NUM_THREADS={text!r} ignored: expected a whole number of threads from 1 to 256; "
+                      f"the default ({_core.get_num_threads()}) is used", RuntimeWarning, stacklevel=3)
+
+
 _apply_env_arch()
+_warn_env_threads()
 from . import _tune  # noqa: E402  (issue 26: GEMMKIT_BLOCKING and the tuning file, applied once here)
 _tune.load_at_import()
 from . import _threadpoolctl  # noqa: E402,F401  (registers gemmkit with threadpoolctl when it is installed)

@@ -103,6 +103,7 @@ cdef extern from "include/gemmkit.h" nogil:
             const int8_t *B, int64_t ldb, int64_t stride_b, const float *deq_scale, const float *token_scale,
             int64_t stride_token_scale, const float *bias, void *C, int64_t ldc, int64_t stride_c)
     int64_t gemmkit_s8s8_packed_weight_size(int64_t N, int64_t K)
+    const char *gemmkit_s8s8_packed_weight_arch(const void *packed, int64_t packed_bytes)
     int gemmkit_s8s8_reads_weight_in_place(char transb, int64_t M, int64_t K)
     gemmkit_status_t gemmkit_s8s8_pack_weight(char transb, int64_t N, int64_t K, const int8_t *B, int64_t ldb,
             void *packed, int64_t packed_bytes)
@@ -118,6 +119,7 @@ cdef extern from "include/gemmkit.h" nogil:
             const float *smooth, int smooth_mode, int8_t *q, int64_t ldq, float *scale)
     const char *gemmkit_quantize_kernel_name()
     int gemmkit_get_num_threads()
+    int gemmkit_parse_num_threads(const char *text)
     void gemmkit_set_num_threads(int n)
     void gemmkit_set_thread_limit(int n)
     int gemmkit_get_thread_limit()

@@ -203,6 +203,10 @@ cdef int _check_dims_lds(char ta, char tb, int64_t M, int64_t N, int64_t K, int6
     return 0
 
 
+cdef enum:
+    _PACK_ATTEMPTS = 100  # s8s8_pack_weight: enough for any run of path switches but a pathological one
+    _MAX_NDIM = 64  # the most dimensions a buffer may have (PyBUF_MAX_NDIM)
+
 
 # ---- the buffer class --------------------------------------------------------------------------
 
@@ -216,11 +220,37 @@ cdef class _Buffer:
     cdef char *ptr
     cdef int64_t rows, cols, ld  # acquire_stack: each matrix's
     cdef int64_t *steps          # acquire_stack: batch axes' strides; acquire_strided: every axis's (elements)
+    cdef Py_ssize_t *shape       # the view's, or own_shape where the exporter gave none (layout)
+    cdef Py_ssize_t *strides     # the view's, or own_strides where the exporter gave none (layout)
+    cdef Py_ssize_t own_shape[1]
+    cdef Py_ssize_t own_strides[_MAX_NDIM]
 
     def __dealloc__(self):
         if self.held:
             PyBuffer_Release(&self.view)
         free(self.steps)
+
+    cdef int layout(self, str name) except -1:
+        """shape and strides of the view just held. NULL strides (ctypes leaves them NULL even when asked for
+        them) mean C-contiguous, as NumPy reads them: computed from shape and itemsize. A NULL shape (a
+        PyBUF_SIMPLE exporter) is one flat run of len bytes; anything else without a shape is refused."""
+        cdef int nd = self.view.ndim, d
+        cdef Py_ssize_t step
+        if nd < 0 or nd > _MAX_NDIM:
+            raise TypeError(f"{name}: a buffer of {nd} dimensions is not supported (at most {_MAX_NDIM})")
+        self.shape, self.strides = self.view.shape, self.view.strides
+        if self.shape == NULL and nd > 0:
+            if nd != 1 or self.view.itemsize <= 0 or self.view.len % self.view.itemsize != 0:
+                raise TypeError(f"{name} must be an array or buffer with a shape ({nd}-D without one)")
+            self.own_shape[0] = self.view.len // self.view.itemsize
+            self.shape = self.own_shape
+        if self.strides == NULL and nd > 0:
+            step = self.view.itemsize
+            for d in range(nd - 1, -1, -1):
+                self.own_strides[d] = step
+                step *= self.shape[d]
+            self.strides = self.own_strides
+        return 0
 
     cdef int get_buffer(self, object obj, str name, object what, bint writable) except -1:
         """Holds obj's buffer (strides and format); TypeError/ValueError naming `name` if it has none. `what`:
@@ -244,6 +274,7 @@ cdef class _Buffer:
         except TypeError:
             raise TypeError(f"{name} must be a {_what(what)} array or buffer, got {type(obj).__name__}") from None
         self.held = True
+        self.layout(name)
         self.ptr = <char *>self.view.buf
         return 0
 
@@ -265,28 +296,28 @@ cdef class _Buffer:
                                  f"overflows 64-bit integers")
             need = (rows - 1) * ld + cols
         if self.view.ndim == 1:
-            if self.view.strides[0] != isz and self.view.shape[0] > 1:
+            if self.strides[0] != isz and self.shape[0] > 1:
                 raise ValueError(f"{name} must be contiguous: a 1-D {name} is read as a flat buffer")
-            if self.view.shape[0] < need:
-                raise ValueError(f"{name} is too small: {self.view.shape[0]} elements, but "
+            if self.shape[0] < need:
+                raise ValueError(f"{name} is too small: {self.shape[0]} elements, but "
                                  f"{rows} x {cols} with {ld_name}={ld} needs {need}")
         elif self.view.ndim == 2:
-            if self.view.shape[0] * self.view.shape[1] == 0:
+            if self.shape[0] * self.shape[1] == 0:
                 if need > 0:
                     raise ValueError(f"{name} is empty but {rows} x {cols} elements are needed")
             else:
-                if self.view.shape[1] > 1 and self.view.strides[1] != isz:
+                if self.shape[1] > 1 and self.strides[1] != isz:
                     raise ValueError(f"{name} must be contiguous along rows (unit column stride); "
-                                     f"got strides {self.view.strides[0]}, {self.view.strides[1]} bytes")
-                if self.view.shape[0] > 1 and (self.view.strides[0] <= 0 or self.view.strides[0] % isz != 0
-                                               or self.view.strides[0] // isz != ld):
+                                     f"got strides {self.strides[0]}, {self.strides[1]} bytes")
+                if self.shape[0] > 1 and (self.strides[0] <= 0 or self.strides[0] % isz != 0
+                                               or self.strides[0] // isz != ld):
                     raise ValueError(
-                        f"{name} rows are {self.view.strides[0] // isz} elements apart but "
+                        f"{name} rows are {self.strides[0] // isz} elements apart but "
                         f"{ld_name}={ld}: a 2-D {name} must have rows exactly {ld_name} elements apart "
                         f"(pass a 1-D flat buffer, or a C-ordered array X or X[:, :k] with {ld_name}=X.shape[1])")
-                if self.view.shape[0] < rows or self.view.shape[1] < cols:
-                    raise ValueError(f"{name} is too small: shape ({self.view.shape[0]}, "
-                                     f"{self.view.shape[1]}), but {rows} x {cols} is needed")
+                if self.shape[0] < rows or self.shape[1] < cols:
+                    raise ValueError(f"{name} is too small: shape ({self.shape[0]}, "
+                                     f"{self.shape[1]}), but {rows} x {cols} is needed")
         else:
             raise ValueError(f"{name} must be 1-D (flat buffer) or 2-D, got {self.view.ndim}-D")
         return 0
@@ -306,15 +337,15 @@ cdef class _Buffer:
         cdef int64_t span = 1
         cdef int d
         for d in range(self.view.ndim):
-            if self.view.shape[d] == 0:
+            if self.shape[d] == 0:
                 span = 0
                 break
-            if self.view.strides[d] < 0:
+            if self.strides[d] < 0:
                 raise ValueError(f"{name} must not have negative strides")
         if span:
             span = itemsize
             for d in range(self.view.ndim):
-                span += (self.view.shape[d] - 1) * self.view.strides[d]
+                span += (self.shape[d] - 1) * self.strides[d]
         if <object>need * <object>itemsize > <object>span:  # Python ints: no overflow
             raise ValueError(f"{name} is too small: its span holds {span // itemsize} elements, "
                              f"{need} are addressed")
@@ -329,6 +360,7 @@ cdef class _Buffer:
         except Exception as e:
             raise TypeError(f"{name} must be a {'writable ' if writable else ''}{DTYPE_NAMES[num]} array ({e})") from None
         self.held = True
+        self.layout(name)
         if _format_num(self.view.format, self.view.itemsize) != num:
             raise TypeError(f"{name} must have dtype {DTYPE_NAMES[num]}, "
                             f"got {_dtype_of(self.view.format, self.view.itemsize)}")
@@ -337,34 +369,34 @@ cdef class _Buffer:
             raise ValueError(f"{name} must have at least 2 dimensions (a matrix or a stack), got {nd}-D")
         cdef Py_ssize_t isz = self.view.itemsize
         self.ptr = <char *>self.view.buf
-        self.rows, self.cols = self.view.shape[nd - 2], self.view.shape[nd - 1]
+        self.rows, self.cols = self.shape[nd - 2], self.shape[nd - 1]
         self.ld = max(1, self.cols)
         self.steps = <int64_t *>calloc(nd, sizeof(int64_t))
         if self.steps == NULL:
             raise MemoryError()
         for d in range(nd):
-            if self.view.shape[d] == 0:
+            if self.shape[d] == 0:
                 return 0  # empty: nothing is read or written
-        if self.cols > 1 and self.view.strides[nd - 1] != isz:
+        if self.cols > 1 and self.strides[nd - 1] != isz:
             raise ValueError(f"{name} must have unit stride along its last axis")
-        if self.rows > 1 and self.view.strides[nd - 2] == 0 and not writable:
+        if self.rows > 1 and self.strides[nd - 2] == 0 and not writable:
             self.ld = 0  # every row the same row (a broadcast operand): the core reads it with ld 0
         elif self.rows > 1:
-            if (self.view.strides[nd - 2] <= 0 or self.view.strides[nd - 2] % isz != 0
-                    or self.view.strides[nd - 2] // isz < self.cols):
+            if (self.strides[nd - 2] <= 0 or self.strides[nd - 2] % isz != 0
+                    or self.strides[nd - 2] // isz < self.cols):
                 raise ValueError(f"{name}: rows must be at least a row apart, in whole elements "
-                                 f"(row stride {self.view.strides[nd - 2]} bytes)")
-            self.ld = self.view.strides[nd - 2] // isz
+                                 f"(row stride {self.strides[nd - 2]} bytes)")
+            self.ld = self.strides[nd - 2] // isz
         for d in range(nd - 2):
-            if self.view.shape[d] > 1:
-                if self.view.strides[d] % isz != 0:
+            if self.shape[d] > 1:
+                if self.strides[d] % isz != 0:
                     raise ValueError(f"{name}: matrices must be whole elements apart")
-                self.steps[d] = self.view.strides[d] // isz
+                self.steps[d] = self.strides[d] // isz
         return 0
 
     cdef list batch_sizes(self):
         """acquire_stack's batch axes' sizes."""
-        return [self.view.shape[d] for d in range(self.view.ndim - 2)]
+        return [self.shape[d] for d in range(self.view.ndim - 2)]
 
     cdef list batch_axes(self, list batch_shape, str name):
         """(size, stride) of each of the output's batch axes for this stack, broadcast NumPy's way:
@@ -375,9 +407,9 @@ cdef class _Buffer:
             raise ValueError(f"{name} has more batch axes than the output")
         out = []
         for d, n in enumerate(batch_shape):
-            if d < lead or self.view.shape[d - lead] == 1:
+            if d < lead or self.shape[d - lead] == 1:
                 out.append(0)
-            elif self.view.shape[d - lead] == n:
+            elif self.shape[d - lead] == n:
                 out.append(self.steps[d - lead])
             else:
                 raise ValueError(f"{name}'s batch axes {tuple(self.batch_sizes())} do not broadcast to "
@@ -394,6 +426,7 @@ cdef class _Buffer:
         except (BufferError, ValueError, TypeError) as e:
             raise TypeError(f"{name} must be a{' writable' if writable else ''} array ({e})") from None
         self.held = True
+        self.layout(name)
         self.ptr = <char *>self.view.buf
         if _format_num(self.view.format, self.view.itemsize) not in nums:
             raise TypeError(f"{name} must have dtype {' or '.join(DTYPE_NAMES[n] for n in nums)}, "
@@ -405,12 +438,12 @@ cdef class _Buffer:
             raise MemoryError()
         cdef int d
         for d in range(self.view.ndim):
-            if self.view.shape[d] != shape[d]:
-                raise ValueError(f"{name} has shape {tuple(self.view.shape[i] for i in range(self.view.ndim))}, "
+            if self.shape[d] != shape[d]:
+                raise ValueError(f"{name} has shape {tuple(self.shape[i] for i in range(self.view.ndim))}, "
                                  f"expected {shape}")
-            if self.view.strides[d] % self.view.itemsize != 0:
-                raise ValueError(f"{name}: stride {self.view.strides[d]} bytes is not a whole number of elements")
-            self.steps[d] = self.view.strides[d] // self.view.itemsize
+            if self.strides[d] % self.view.itemsize != 0:
+                raise ValueError(f"{name}: stride {self.strides[d]} bytes is not a whole number of elements")
+            self.steps[d] = self.strides[d] // self.view.itemsize
         return 0
 
 
@@ -1152,27 +1185,44 @@ def s8s8_reads_weight_in_place(transb, int64_t M, int64_t K):
 
 def s8s8_pack_weight(transb, int64_t N, int64_t K, B, int64_t ldb):
     """op(B) (K x N int8, row-major with ldb; transb 'T': B is N x K) packed for the int8 kernel path in
-    use, as a new uint8 array for gemm_s8s8_per_token_packed; None when K is beyond what is packed (or
-    N or K is 0): pass the weight itself then."""
+    use, as a new uint8 array for gemm_s8s8_per_token_packed (s8s8_packed_weight_arch names its path);
+    None when K is beyond what is packed (or N or K is 0): pass the weight itself then."""
     cdef char tb = _trans_flag(transb, "transb")
     if N < 0 or K < 0:
         raise ValueError(f"N and K must be >= 0, got N={N}, K={K}")
     cdef int64_t need = max(1, K if _is_t(tb) else N)
     if ldb < need:
         raise ValueError(f"ldb={ldb} must be >= {need}")
-    cdef int64_t nbytes = gemmkit_s8s8_packed_weight_size(N, K)
-    if nbytes == 0:
-        return None
-    cdef _Buffer b = _Buffer(), d = _Buffer()
+    cdef _Buffer b = _Buffer(), d
+    cdef int64_t nbytes
+    cdef int st = 2, attempt
     b.acquire_span(B, "B", "int8", _INT8, _extent(1, 0, N if _is_t(tb) else K, K if _is_t(tb) else N, ldb, "B"),
               False)
-    packed = np.empty(nbytes, np.uint8)
-    d.acquire_span(packed, "packed", "uint8", _UINT8, nbytes, True)
-    cdef int st
-    with nogil:
-        st = gemmkit_s8s8_pack_weight(tb, N, K, <const int8_t *>b.ptr, ldb, d.ptr, nbytes)
+    # The size and the packing each read the kernel path in use; another thread's set_arch in between can
+    # make the array too small for the path packed under (the arguments are checked above, so that is the
+    # only refusal left): size and pack again, as the per-token product reads the weight again.
+    for attempt in range(_PACK_ATTEMPTS):
+        nbytes = gemmkit_s8s8_packed_weight_size(N, K)
+        if nbytes == 0:
+            return None
+        packed = np.empty(nbytes, np.uint8)
+        d = _Buffer()
+        d.acquire_span(packed, "packed", "uint8", _UINT8, nbytes, True)
+        with nogil:
+            st = gemmkit_s8s8_pack_weight(tb, N, K, <const int8_t *>b.ptr, ldb, d.ptr, nbytes)
+        if st != 2:
+            break
     raise_status(st, "s8s8_pack_weight")
     return packed
+
+
+def s8s8_packed_weight_arch(packed):
+    """The kernel path a s8s8_pack_weight array was packed for (the one it is valid on), or None for
+    anything else."""
+    cdef _Buffer d = _Buffer()
+    d.acquire_span(packed, "packed", "uint8", _UINT8, 0, False)
+    cdef const char *name = gemmkit_s8s8_packed_weight_arch(d.ptr, d.view.len)
+    return None if name == NULL else name.decode()
 
 
 def gemm_s8s8_per_token_packed(transa, out_type, int64_t batch, int64_t M, int64_t N, int64_t K, A, int64_t lda,
@@ -1230,6 +1280,17 @@ def get_num_threads():
     True
     """
     return gemmkit_get_num_threads()
+
+
+def parse_num_threads(text):
+    """The thread count GEMMKIT_NUM_THREADS's text `text` (a str) gives, as the core reads it: a whole number
+    from 1 to the pool's maximum, blanks around it allowed; 0 when it is no such number (then the default)."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    cdef bytes raw = text.encode("utf-8", "replace")
+    if b"\0" in raw:
+        return 0
+    return gemmkit_parse_num_threads(raw)
 
 
 def set_num_threads(n):

@@ -17,7 +17,7 @@ import numpy as np
 cimport numpy as cnp
 
 from gemmkit._core cimport (gemm_nogil, raise_status, is_bfloat16, quantized_add_nogil, quantize_per_token_nogil,
-                            per_token_nogil, per_token_packed_nogil, packed_weight_size_nogil,
+                            per_token_nogil, per_token_packed_nogil,
                             reads_weight_in_place_nogil, gemmkit_qtensor_t, gemmkit_qadd_formula_t,
                             GEMMKIT_QADD_DIRECTML, GEMMKIT_QADD_ONNXRUNTIME, GEMMKIT_QADD_MAX_DIMS,
                             GEMMKIT_QTYPE_S8, GEMMKIT_QTYPE_U8, GEMMKIT_OUT_FLOAT32, GEMMKIT_OUT_FLOAT16,
@@ -677,8 +677,9 @@ def int8_linear_fast(x, smooth, int64_t N, weight_q, packed, w_scale, bias, out,
         sp = <const float *>cnp.PyArray_DATA(Sm)
     if packed is not None:
         P = packed
-        pk_bytes = packed_weight_size_nogil(N, K)
-        if cnp.PyArray_TYPE(P) != cnp.NPY_UINT8 or cnp.PyArray_SIZE(P) != pk_bytes or not cnp.PyArray_IS_C_CONTIGUOUS(P):
+        # its own size, not the path's: the core checks the panels against the path in use when it runs
+        pk_bytes = cnp.PyArray_SIZE(P)
+        if cnp.PyArray_TYPE(P) != cnp.NPY_UINT8 or not cnp.PyArray_IS_C_CONTIGUOUS(P):
             raise ValueError("packed must be s8s8_pack_weight's array for this weight")
         pk = cnp.PyArray_DATA(P)
     if np.may_share_memory(out, x):
@@ -699,8 +700,9 @@ def int8_linear_fast(x, smooth, int64_t N, weight_q, packed, w_scale, bias, out,
                 st = per_token_nogil(b'N', b'T', b'R', oc, 1, M, N, K, q, K, 0, pw, K, 0, pws, s, 0, pb, pc, N, 0)
             else:
                 st = per_token_packed_nogil(b'N', oc, 1, M, N, K, q, K, 0, pk, pk_bytes, pws, s, 0, pb, pc, N, 0)
+                if st == 2:  # refused before writing: another thread switched the path since the caller's check
+                    st = per_token_nogil(b'N', b'T', b'R', oc, 1, M, N, K, q, K, 0, pw, K, 0, pws, s, 0, pb, pc, N,
+                                         0)
     free(q)
-    if st == 2 and pk != NULL:
-        raise ValueError("packed was not packed for this kernel path and these N, K")
     raise_status(st, "int8_linear")
     return out

@@ -123,7 +123,9 @@ def pack_weight(weight, transpose_b=False):
     k, n = (weight.shape[1], weight.shape[0]) if transpose_b else weight.shape
     view, flipped, ld = resolve_operand(weight)
     data = _core.s8s8_pack_weight("T" if bool(transpose_b) != flipped else "N", n, k, view, ld)
-    return PackedWeight(weight, bool(transpose_b), k, n, _core.get_arch(), data)
+    # the path the panels were made for, from the panels: another thread may have switched it since
+    arch = _core.s8s8_packed_weight_arch(data) if data is not None else _core.get_arch()
+    return PackedWeight(weight, bool(transpose_b), k, n, arch, data)
 
 
 def _bfloat16_type():

@@ -1,8 +1,10 @@
 """`gemmkit tune` and the tuning file: measures this machine's blockings and small-path thresholds, saves
 the winners as a small versioned JSON file, and applies a matching file at import (GEMMKIT_TUNING)."""
+import errno
 import json
 import math
 import os
+import stat
 import sys
 import time
 import warnings
@@ -24,6 +26,10 @@ state = {"status": "not loaded", "path": None, "params": {}}
 
 class TuningWarning(UserWarning):
     """A tuning file was found but not applied (another CPU or version, or not a valid file)."""
+
+
+class SaveError(Exception):
+    """The tuning file cannot be saved where asked: found before any measuring (check_destination)."""
 
 
 # ---- where the file lives and what it is keyed by -------------------------------------------------
@@ -71,6 +77,30 @@ def _default_arch():
     best = _core.get_arch()
     _core.set_arch(previous)
     return best if best in archs else previous
+
+
+def check_destination(path=None):
+    """The path the tuning file will be saved to (default_path() when None), once it is known that its folder
+    exists or can be made and a file can be created there; else SaveError saying why, in one line."""
+    path = path or default_path()
+    if path is None:
+        raise SaveError("platformdirs is not installed, so there is no default place for the tuning file; "
+                        "give --output PATH")
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        os.makedirs(folder, exist_ok=True)
+        if os.path.isdir(path):
+            raise SaveError(f"cannot save the tuning file to {path}: it is a directory")
+        tmp = path + ".tmp"
+        existed = os.path.lexists(tmp)
+        # non-blocking: a FIFO left at the temporary's name must fail here, not hang
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NONBLOCK", 0), 0o644)
+        os.close(fd)
+        if not existed:
+            os.remove(tmp)
+    except OSError as e:
+        raise SaveError(f"cannot save the tuning file to {path}: {e.strerror or e}") from None
+    return path
 
 
 # ---- reading and applying a file ---------------------------------------------------------------------
@@ -132,13 +162,24 @@ def apply(doc):
 
 
 def read(path):
-    """(document, None) or (None, reason) for the file at `path`."""
+    """(document, None) or (None, reason) for the file at `path`: only a regular file (after symlinks) of
+    at most MAX_FILE_BYTES is read, so a FIFO or a device there cannot hang or exhaust the import."""
     try:
-        size = os.path.getsize(path)
-        if size > MAX_FILE_BYTES:
-            return None, f"{size} bytes, more than a tuning file ({MAX_FILE_BYTES})"
-        with open(path, "rb") as f:
-            doc = json.loads(f.read().decode("utf-8"))
+        real = os.path.realpath(path)
+        if not stat.S_ISREG(os.stat(real).st_mode):
+            return None, f"not a regular file ({real})"
+        # non-blocking open: a FIFO swapped in after the check must not block; fstat re-checks the opened file
+        fd = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        with os.fdopen(fd, "rb") as f:
+            info = os.fstat(f.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                return None, f"not a regular file ({real})"
+            if info.st_size > MAX_FILE_BYTES:
+                return None, f"{info.st_size} bytes, more than a tuning file ({MAX_FILE_BYTES})"
+            data = f.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            return None, f"more than {MAX_FILE_BYTES} bytes, more than a tuning file"
+        doc = json.loads(data.decode("utf-8"))
     except (OSError, ValueError, UnicodeDecodeError, RecursionError) as e:
         return None, f"unreadable ({type(e).__name__}: {e})"
     why = _check(doc)
@@ -168,7 +209,8 @@ def load(path=None, warn=True):
     if why is not None:
         state["status"] = f"ignored: {why}"
         if warn:
-            warnings.warn(f"gemmkit: tuning file {path} ignored: {why}", TuningWarning, stacklevel=2)
+            warnings.warn(f"gemmkit: tuning file {path} ignored: {why}; the defaults are in use", TuningWarning,
+                          stacklevel=2)
         return state["status"]
     state["params"] = dict(doc["params"])
     state["status"] = f"applied ({doc['arch']})"
@@ -447,6 +489,8 @@ def tune(quick=False, path=None, save=True, quiet=False):
     """Measures this machine (about 2 minutes; quick: under 30 s) on its default kernel path and saves the
     winners (path: default_path()). Returns the document."""
     import gemmkit
+    if save:
+        path = check_destination(path)  # before measuring: a save that cannot happen must not cost minutes
     arch = _default_arch()
     previous_arch = _core.get_arch()
     nthreads = gemmkit.get_num_threads()
@@ -480,10 +524,6 @@ def tune(quick=False, path=None, save=True, quiet=False):
            "seconds": round(time.time() - t0, 1), "quick": bool(quick), "params": params,
            "confirmed": confirmed, "notes": tuner.notes}
     if save:
-        path = path or default_path()
-        if path is None:
-            raise RuntimeError("gemmkit tune: platformdirs is not installed; give --output PATH")
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         tmp = path + ".tmp"
         with open(tmp, "w") as f:
             json.dump(doc, f, indent=1, sort_keys=True)
@@ -527,13 +567,27 @@ def main(argv, prog="gemmkit"):
         return 0
     if args.clear:
         path = args.output or default_path()
-        if path and os.path.exists(path):
-            os.remove(path)
+        if path and os.path.lexists(path):
+            try:
+                os.remove(path)
+            except OSError as e:
+                print(f"{prog} tune: cannot remove {path}: {e.strerror or e}", file=sys.stderr)
+                return 1
             print(f"removed {path}")
         return 0
-    doc = tune(quick=args.quick, path=args.output, save=not args.dry_run)
+    try:
+        path = None if args.dry_run else check_destination(args.output)
+        doc = tune(quick=args.quick, path=path, save=not args.dry_run)
+    except SaveError as e:
+        print(f"{prog} tune: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:  # the save itself failed after measuring (a disk filled up meanwhile)
+        if getattr(e, "errno", None) == errno.ENOSPC:
+            raise  # the command line's one-line message for a full disk
+        print(f"{prog} tune: cannot save the tuning file: {e.strerror or e}", file=sys.stderr)
+        return 1
     print(json.dumps(doc["params"], indent=1, sort_keys=True))
     if not args.dry_run:
-        print(f"saved {args.output or default_path()} ({doc['seconds']} s)")
+        print(f"saved {path} ({doc['seconds']} s)")
         print("\n".join(table()))
     return 0

@@ -49,9 +49,9 @@ def _task_threads():
     each task computes on one thread,
     unless GEMMKIT_NUM_THREADS is set in the worker's environment; only the synchronous scheduler, one
     task at a time, gives a task all the CPUs of the process."""
-    env = os.environ.get("GEMMKIT_NUM_THREADS", "")
-    if env.isdigit() and int(env) > 0:
-        return int(env)
+    env = _core.parse_num_threads(os.environ.get("GEMMKIT_NUM_THREADS", ""))  # as the core reads it
+    if env > 0:
+        return env
     try:
         from distributed import get_worker
         get_worker()

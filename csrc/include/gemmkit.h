@@ -169,6 +169,10 @@ GEMMKIT_API gemmkit_status_t gemmkit_per_token_scale_int32(int out_type, int64_t
  * them. The _packed product is gemmkit_gemm_s8s8_per_token with layout_c 'R' and this weight shared by the
  * batch; it returns gemmkit_invalid_arguments for a packed weight of another kernel path or other N, K. */
 GEMMKIT_API int64_t gemmkit_s8s8_packed_weight_size(int64_t N, int64_t K);
+/* The kernel path a packed weight was packed for (gemmkit_get_arch's name; the _packed product takes it on
+ * that path), or NULL when `packed` is not a packed weight. The size and the packing each read the path in
+ * use: where another thread may switch it, pack_weight's invalid_arguments means size and pack again. */
+GEMMKIT_API const char *gemmkit_s8s8_packed_weight_arch(const void *packed, int64_t packed_bytes);
 /* 1 when the int8 kernel path in use reads op(B) in place (no packing) for a product with M rows and depth
  * K, and that is faster than the packed form (whose panels are larger where the kernel widens bytes):
  * gemmkit_gemm_s8s8_per_token with the weight itself is then the better call. */
@@ -181,6 +185,10 @@ GEMMKIT_API gemmkit_status_t gemmkit_gemm_s8s8_per_token_packed(char transa, int
         const float *bias, void *C, int64_t ldc, int64_t stride_c);
 
 /* Threads: default = CPUs this process may run on (or GEMMKIT_NUM_THREADS). */
+/* The count GEMMKIT_NUM_THREADS's text gives: a whole decimal number from 1 to the pool's maximum (256),
+ * blanks (spaces, tabs) around it allowed; 0 for anything else (NULL, empty, 3abc, 2.5, 0, -1), which
+ * then means the default. */
+GEMMKIT_API int gemmkit_parse_num_threads(const char *text);
 GEMMKIT_API int gemmkit_get_num_threads(void);
 GEMMKIT_API void gemmkit_set_num_threads(int n);
 /* A cap on the threads of the calls made from the calling thread only (n <= 0: no cap); the

@@ -282,6 +282,35 @@ def test_env_num_threads(tmp_path):
         assert out.stdout.split() == [n, "5", n]
 
 
+# GEMMKIT_NUM_THREADS is a whole number of threads, 1 .. the pool's maximum, blanks around it allowed (as
+# OMP_NUM_THREADS); empty is unset; anything else warns at import and the default is used
+@pytest.mark.parametrize("text,taken", [("2", 2), (" 2", 2), ("2 ", 2), ("", None), ("3abc", None), ("2.5", None),
+                                        ("abc", None), ("0", None), ("-1", None), ("+2", None), ("0x2", None),
+                                        ("99999999999999999999", None), ("100000", None), ("2 3", None)])
+def test_env_num_threads_is_parsed_strictly(tmp_path, text, taken):
+    code = """
+    import warnings
+    warnings.simplefilter("always")
+    with warnings.catch_warnings(record=True) as w:
+        import gemmkit
+    n = gemmkit.get_num_threads()
+    gemmkit.set_num_threads(0)
+    print(n, gemmkit.get_num_threads(), len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else -1)
+    print("|".join(str(x.message) for x in w if "GEMMKIT_NUM_THREADS" in str(x.message)))
+    """
+    out = run_python("import os\n" + textwrap.dedent(code), {"GEMMKIT_NUM_THREADS": text}, tmp_path=tmp_path)
+    assert out.returncode == 0, out.stderr
+    counts, warned = out.stdout.split("\n")[:2]
+    n, again, cpus = map(int, counts.split())
+    assert n == again  # the default restored reads the variable the same way
+    if taken is not None:
+        assert n == taken and warned == "", out.stdout
+    else:
+        assert warned == "" if text == "" else repr(text) in warned and "default" in warned, out.stdout
+        if cpus > 0:
+            assert n == max(1, min(cpus, 256)), out.stdout  # the default: this process's CPUs
+
+
 @pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="needs os.sched_getaffinity")
 def test_default_threads_follow_affinity(tmp_path):
     code = """

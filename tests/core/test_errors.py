@@ -708,3 +708,126 @@ def test_half_and_integer_families_share_the_conversion_rules(fn, dtype, name):
     assert np.array_equal(bad["C"], before)
     with pytest.raises(TypeError, match="^alpha must be a real number"):
         getattr(gemmkit._core, fn)(*dict(args, alpha=None).values())
+
+
+# ---- buffers without strides: ctypes arrays and their kin -------------------------------------------
+
+_FOREIGN_BUFFERS_SCRIPT = r"""
+import array, ctypes, sys
+import numpy as np
+import gemmkit
+from gemmkit import _core
+
+M, N, K = 3, 4, 4  # A 3 x 4, B 4 x 4, C 3 x 4: the 2-D ctypes forms are (T * 4) * rows
+CT = {"float32": ctypes.c_float, "float64": ctypes.c_double, "uint8": ctypes.c_uint8, "int8": ctypes.c_int8,
+      "int32": ctypes.c_int32, "uint16": ctypes.c_uint16}
+AR = {"float32": "f", "float64": "d", "uint8": "B", "int8": "b", "int32": "i"}
+ENTRIES = {"sgemm": ("float32", "float32", "float32"), "dgemm": ("float64", "float64", "float64"),
+           "hgemm": ("float16", "float16", "float16"), "gemm_u8s8s32": ("uint8", "int8", "int32"),
+           "gemm_s8s8s32": ("int8", "int8", "int32")}
+SHAPES = {"A": (M, K), "B": (K, N), "C": (M, N)}
+rng = np.random.default_rng(0)
+
+
+def containers(values, dtype):
+    # (description, object, numpy view of its memory or None): each container type that can hold `values`
+    rows, cols = values.shape
+    out = []
+    for ct_name, ct in CT.items():
+        flat = (ct * (rows * cols))()
+        two = ((ct * cols) * rows)()
+        for desc, obj in (("ctypes 1-D " + ct_name, flat), ("ctypes 2-D " + ct_name, two)):
+            view = np.ctypeslib.as_array(obj).reshape(rows, cols)
+            view[...] = values.astype(view.dtype)
+            out.append((desc, obj, view))
+    for ar_name, code in AR.items():
+        a = array.array(code, values.astype(ar_name).ravel().tolist())
+        out.append(("array.array " + code, a, np.frombuffer(a, ar_name).reshape(rows, cols)))
+    b = bytearray(values.astype(np.uint8).tobytes())
+    out.append(("bytearray", b, np.frombuffer(b, np.uint8).reshape(rows, cols)))
+    base = values.astype(dtype)
+    out.append(("memoryview 2-D " + str(base.dtype), memoryview(base), base))
+    held = (ctypes.c_float * (rows * cols))()
+    np.ctypeslib.as_array(held)[...] = values.ravel()
+    out.append(("memoryview of ctypes", memoryview(held), np.ctypeslib.as_array(held).reshape(rows, cols)))
+    out.append(("ctypes scalar", ctypes.c_float(1.0), None))
+    return out
+
+
+def call(entry, A, B, C):
+    if entry.startswith("gemm_"):
+        return getattr(gemmkit, entry)("N", "N", "F", M, N, K, 1.0, A, K, 0, B, N, 0, 0.0, C, N, [0])
+    return getattr(gemmkit, entry)("N", "N", M, N, K, 1.0, A, K, B, N, 0.0, C, N)
+
+
+for entry, dtypes in ENTRIES.items():
+    vals = {r: rng.integers(0, 4, SHAPES[r]) for r in "ABC"}
+    ref = vals["A"] @ vals["B"]
+    for ri, role in enumerate("ABC"):
+        for desc, obj, view in containers(vals[role], dtypes[ri]):
+            ops = {r: vals[r].astype(dtypes[i]) for i, r in enumerate("ABC")}
+            ops[role] = obj
+            print(f"CASE {entry} {role} {desc}", flush=True)
+            try:
+                call(entry, ops["A"], ops["B"], ops["C"])
+            except (TypeError, ValueError) as e:
+                print(f"REFUSED {type(e).__name__} {e}", flush=True)
+                continue
+            c = view if role == "C" else ops["C"]
+            got = np.asarray(c, np.float64).reshape(M, N)
+            print("OK" if np.array_equal(got, ref) else f"WRONG {got.tolist()}", flush=True)
+
+# the other views of a buffer: a stack (gemm_batch) and flat spans (per_token_scale_int32)
+a2 = ((ctypes.c_float * K) * M)()
+np.ctypeslib.as_array(a2)[...] = 1
+for desc, A in (("ctypes 2-D float32", a2), ("ctypes 1-D float32", (ctypes.c_float * (M * K))())):
+    print(f"CASE gemm_batch A {desc}", flush=True)
+    C = np.zeros((M, N), np.float32)
+    try:
+        _core.gemm_batch("N", "N", 1.0, A, np.ones((K, N), np.float32), 0.0, C)
+    except (TypeError, ValueError) as e:
+        print(f"REFUSED {type(e).__name__} {e}", flush=True)
+    else:
+        print("OK" if np.array_equal(C, np.full((M, N), K)) else f"WRONG {C.tolist()}", flush=True)
+scales = (ctypes.c_float * N)(*([0.5] * N))
+print("CASE per_token_scale_int32 deq_scale ctypes 1-D float32", flush=True)
+C = np.zeros((M, N), np.float32)
+_core.per_token_scale_int32("float32", np.full((M, N), 4, np.int32), scales, (ctypes.c_float * M)(*([1.0] * M)),
+                            None, C)
+print("OK" if np.array_equal(C, np.full((M, N), 2.0)) else f"WRONG {C.tolist()}", flush=True)
+print("DONE", flush=True)
+"""
+
+
+def test_buffers_without_strides(tmp_path):
+    """ctypes arrays export no strides (NULL even when asked for them), ctypes scalars no shape either: read as
+    C-contiguous, as NumPy reads them, or refused with an exception naming the argument, never a crash. Run in
+    a subprocess, so that a crash names the case it happened in."""
+    r = subprocess.run([sys.executable, "-c", _FOREIGN_BUFFERS_SCRIPT], capture_output=True, text=True, timeout=120,
+                       cwd=tmp_path)
+    lines = r.stdout.splitlines()
+    cases = [l for l in lines if l.startswith("CASE")]
+    assert r.returncode == 0 and lines[-1:] == ["DONE"], \
+        f"crashed (status {r.returncode}) in {cases[-1] if cases else '?'}: {r.stderr[-2000:]}"
+    results = {}
+    for case, result in zip(lines[0::2], lines[1::2]):
+        assert case.startswith("CASE"), (case, result)
+        results[case[5:]] = result
+    wrong = {c: v for c, v in results.items() if v.startswith("WRONG")}
+    assert not wrong, wrong
+    refused = {c: v for c, v in results.items() if v.startswith("REFUSED")}
+    for case, v in refused.items():
+        entry, role = case.split()[:2]
+        assert f"{role} " in v.split(" ", 2)[2] or v.split(" ", 2)[2].startswith(role), (case, v)  # names it
+        assert v.startswith("REFUSED TypeError") or "dimension" in v or "-D" in v, (case, v)
+    # each entry takes the ctypes arrays of its own types, 1-D and 2-D, as A, B and C
+    own = {"sgemm": ("float32",) * 3, "dgemm": ("float64",) * 3, "gemm_u8s8s32": ("uint8", "int8", "int32"),
+           "gemm_s8s8s32": ("int8", "int8", "int32")}
+    for entry, types in own.items():
+        for role, t in zip("ABC", types):
+            for nd in ("1-D", "2-D"):
+                assert results[f"{entry} {role} ctypes {nd} {t}"] == "OK", (entry, role, nd)
+    assert results["sgemm C memoryview of ctypes"] == "OK"
+    assert results["gemm_batch A ctypes 2-D float32"] == "OK"
+    assert results["per_token_scale_int32 deq_scale ctypes 1-D float32"] == "OK"
+    assert results["sgemm C array.array f"] == "OK" and results["gemm_u8s8s32 A bytearray"] == "OK"

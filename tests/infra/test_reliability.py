@@ -364,6 +364,65 @@ def test_packed_weight_while_another_thread_flips_the_arch(rng):
     assert not errors, errors[:1]
 
 
+def _flipping(archs):
+    """A thread switching the kernel path in a loop until the returned stop() (which restores the path)."""
+    stop, previous = threading.Event(), gemmkit.get_arch()
+
+    def flipper():
+        i = 0
+        while not stop.is_set():
+            gemmkit.set_arch(archs[i % len(archs)])
+            i += 1
+
+    t = threading.Thread(target=flipper)
+    t.start()
+
+    def done():
+        stop.set()
+        t.join()
+        gemmkit.set_arch(previous)
+    return done
+
+
+@pytest.mark.skipif(len(gemmkit.available_archs()) < 2, reason="one kernel path only")
+def test_pack_weight_while_another_thread_flips_the_arch(rng):
+    """pack_weight and Int8Linear size and pack the weight under one kernel path each, though another thread
+    switches it meanwhile; each packed weight names the path it was made for and gives exact products there."""
+    x, w, deq, pts = _per_token_operands(rng, m=64, k=200, n=40)
+    archs = gemmkit.available_archs()
+    want = quant.matmul_per_token(x, w, deq, pts, out_dtype="float32")
+    lin_w = rng.standard_normal((40, 200)).astype(np.float32)
+    lin_x = rng.standard_normal((8, 200)).astype(np.float32)
+    lin_want = quant.Int8Linear.from_float(lin_w)(lin_x, out_dtype="float32")
+    packs, errors = [], []
+    stop = _flipping(archs)
+    try:
+        for i in range(1500):
+            try:
+                pw = quant.pack_weight(w)
+                if i % 100 == 0:
+                    packs.append(pw)
+                if i % 10 == 0:
+                    lin = quant.Int8Linear.from_float(lin_w)
+                    got = lin(lin_x, out_dtype="float32")
+                    if not np.array_equal(got, lin_want):
+                        errors.append("Int8Linear: wrong result")
+                        break
+            except Exception as e:
+                errors.append(e)
+                break
+    finally:
+        stop()
+    assert not errors, errors[:1]
+    for pw in packs:
+        assert pw.data is not None and pw.arch in archs
+        with gemmkit.use_arch(pw.arch):  # the panels are the named path's: the core takes them as they are
+            got = np.empty_like(want)
+            _core.gemm_s8s8_per_token_packed("N", "float32", 1, 64, 40, 200, x, 200, 0, pw.data, deq, pts, 0, None,
+                                             got, 40, 0)
+        np.testing.assert_array_equal(got, want)
+
+
 # ---- 7. broadcast operands, mixed 16-bit promotion, errors that name the problem ---------------------------------
 
 BROADCASTS = {

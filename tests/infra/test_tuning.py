@@ -318,6 +318,48 @@ def test_env_off_and_path(tmp_path):
         assert ("TuningWarning" in r.stderr) == (status == "ignored"), r.stderr
 
 
+def _special_tuning_file(kind, tmp_path):
+    """A path where the tuning file would be that is a FIFO, a symlink to a device, or a regular file past
+    the size limit (valid JSON: only its size refuses it)."""
+    p = tmp_path / "tuning.json"
+    if kind == "fifo":
+        os.mkfifo(p)
+    elif kind in ("zero", "urandom"):
+        os.symlink(f"/dev/{kind}", p)
+    else:
+        p.write_text('{"pad": "' + "x" * _tune.MAX_FILE_BYTES + '"}')
+    return p
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo") or not os.path.exists("/dev/zero"), reason="needs POSIX FIFOs and /dev")
+@pytest.mark.parametrize("where", ["env", "cache dir"])
+@pytest.mark.parametrize("kind", ["fifo", "zero", "urandom", "too large"])
+def test_special_file_is_not_read_at_import(tmp_path, kind, where):
+    """A FIFO or device as the tuning file must not hang the import or fill memory: warned, defaults used."""
+    if where == "env":
+        path = _special_tuning_file(kind, tmp_path)
+        env = {**os.environ, "GEMMKIT_TUNING": str(path)}
+    else:
+        cache = tmp_path / "cache"
+        (cache / "gemmkit").mkdir(parents=True)
+        path = _special_tuning_file(kind, cache / "gemmkit")
+        env = {k: v for k, v in os.environ.items() if k != "GEMMKIT_TUNING"}
+        env["XDG_CACHE_HOME"] = str(cache)
+        if _tune.default_path() is None:
+            pytest.skip("needs platformdirs")
+    code = ("import resource; resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30)); "
+            "import gemmkit; from gemmkit import _core, _tune; "
+            "print(_tune.state['status']); print(_tune.state['path']); print(_core.params()['sgemm.kc'][1])")
+    r = subprocess.run([sys.executable, "-W", "always", "-c", code], capture_output=True, text=True, env=env,
+                       cwd=str(tmp_path), timeout=60)
+    assert r.returncode == 0, r.stderr
+    status, used, source = r.stdout.split("\n")[:3]
+    assert status.startswith("ignored"), r.stdout
+    assert os.path.realpath(used) == os.path.realpath(path)
+    assert source != "tuned"
+    assert "TuningWarning" in r.stderr and str(path) in r.stderr and "defaults" in r.stderr, r.stderr
+
+
 # ---- results under a tuning --------------------------------------------------------------------
 
 def _odd_tuning(arch):
@@ -427,3 +469,63 @@ def test_tune_quick_writes_a_file_it_then_applies(tmp_path):
                        env={**os.environ, "GEMMKIT_TUNING": str(out)}, cwd=str(tmp_path))
     assert r.returncode == 0 and "applied" in r.stdout, r.stdout + r.stderr
     assert ("tuned" in r.stdout) == bool(doc["params"]), r.stdout
+
+
+# ---- `gemmkit tune` cannot save: said before measuring, in one line ---------------------------------
+
+@pytest.fixture
+def no_measuring(monkeypatch):
+    """Any start of measuring fails the test: a save that cannot happen must be found first."""
+    def refuse(*a, **k):
+        raise AssertionError("measuring started before the destination was checked")
+    monkeypatch.setattr(_tune, "_steps", refuse)
+    monkeypatch.setattr(_tune, "_Tuner", refuse)
+    monkeypatch.setattr(_tune, "_default_arch", refuse)
+
+
+def _unwritable_folder(tmp_path):
+    if os.geteuid() != 0:
+        d = tmp_path / "ro"
+        d.mkdir()
+        d.chmod(0o500)
+        return d
+    if os.path.isdir("/sys"):
+        return "/sys"  # root may write almost anywhere, but cannot create files in sysfs
+    pytest.skip("no folder this user cannot write")
+
+
+@pytest.mark.parametrize("case", ["unwritable output", "output under a file", "output a directory", "HOME a file",
+                                  "no platformdirs"])
+def test_tune_refuses_an_unsavable_destination_before_measuring(case, tmp_path, monkeypatch, capsys, no_measuring):
+    from gemmkit import _cli
+    args = ["tune", "--quick"]
+    if case == "unwritable output":
+        args += ["--output", os.path.join(str(_unwritable_folder(tmp_path)), "gemmkit-tuning.json")]
+    elif case == "output under a file":
+        (tmp_path / "file").write_text("")
+        args += ["--output", str(tmp_path / "file" / "sub" / "t.json")]
+    elif case == "output a directory":
+        args += ["--output", str(tmp_path)]
+    elif case == "HOME a file":
+        if _tune.default_path() is None:
+            pytest.skip("needs platformdirs")
+        (tmp_path / "home").write_text("")
+        monkeypatch.setenv("HOME", str(tmp_path / "home"))
+        monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    else:
+        monkeypatch.setitem(sys.modules, "platformdirs", None)  # import fails as when not installed
+        assert _tune.default_path() is None
+    status = _cli.main(args)
+    out, err = capsys.readouterr()
+    assert status == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("gemmkit tune: "), err
+    assert ("--output" in lines[0]) == (case == "no platformdirs"), lines[0]
+    assert "Traceback" not in err and out == ""
+
+
+def test_tune_checks_leave_no_file(tmp_path):
+    out = tmp_path / "new" / "t.json"
+    assert _tune.check_destination(str(out)) == str(out)
+    assert (tmp_path / "new").is_dir() and list((tmp_path / "new").iterdir()) == []
+
