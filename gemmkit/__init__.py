@@ -327,7 +327,7 @@ def _apply_env_arch():
 
 def _warn_env_threads():
     """GEMMKIT_NUM_THREADS that is not a thread count (3abc, 2.5, 0): the core uses the default; said here."""
-    text = os.environ.get("GEMMKIT_NUM_THREADS")
+    text = _os.environ.get("GEMMKIT_NUM_THREADS")
     if text is not None and text.strip() and _core.parse_num_threads(text) == 0:
         import warnings
         warnings.warn(f"GEMMKIT_NUM_THREADS={text!r} ignored: expected a whole number of threads from 1 to 256; "

@@ -267,12 +267,12 @@ cdef class _Buffer:
                 try:
                     PyObject_GetBuffer(obj, &self.view, PyBUF_STRIDES | PyBUF_FORMAT)
                 except Exception:
-                    raise TypeError(f"{name} must be a writable {_what(what)} array or buffer ({e})") from None
+                    raise TypeError(f"{name} must be a writable {_what(what)} array or buffer ({e})") from e
                 PyBuffer_Release(&self.view)
-                raise ValueError(f"{name} is read-only: it must be writable") from None
-            raise TypeError(f"{name} must be a {_what(what)} array or buffer ({e})") from None
-        except TypeError:
-            raise TypeError(f"{name} must be a {_what(what)} array or buffer, got {type(obj).__name__}") from None
+                raise ValueError(f"{name} is read-only: it must be writable") from e
+            raise TypeError(f"{name} must be a {_what(what)} array or buffer ({e})") from e
+        except TypeError as e:
+            raise TypeError(f"{name} must be a {_what(what)} array or buffer, got {type(obj).__name__}") from e
         self.held = True
         self.layout(name)
         self.ptr = <char *>self.view.buf
@@ -358,7 +358,7 @@ cdef class _Buffer:
         try:
             PyObject_GetBuffer(obj, &self.view, flags)
         except Exception as e:
-            raise TypeError(f"{name} must be a {'writable ' if writable else ''}{DTYPE_NAMES[num]} array ({e})") from None
+            raise TypeError(f"{name} must be a {'writable ' if writable else ''}{DTYPE_NAMES[num]} array ({e})") from e
         self.held = True
         self.layout(name)
         if _format_num(self.view.format, self.view.itemsize) != num:
@@ -424,7 +424,7 @@ cdef class _Buffer:
         try:
             PyObject_GetBuffer(obj, &self.view, flags)
         except (BufferError, ValueError, TypeError) as e:
-            raise TypeError(f"{name} must be a{' writable' if writable else ''} array ({e})") from None
+            raise TypeError(f"{name} must be a{' writable' if writable else ''} array ({e})") from e
         self.held = True
         self.layout(name)
         self.ptr = <char *>self.view.buf

@@ -197,6 +197,22 @@ def _core_axes(axes, ndims, who):
     return resolved
 
 
+def _outer_broadcast(out_shape, shape, batch_shape, who):
+    """out's shape when it holds the result with more stack axes (the operands broadcast to them, as NumPy's
+    ufuncs broadcast inputs to a given output), else ValueError."""
+    core = shape[len(batch_shape):]
+    outer = out_shape[:len(out_shape) - len(core)]
+    try:
+        fits = (len(out_shape) >= len(shape) and tuple(out_shape[len(outer):]) == core
+                and np.broadcast_shapes(batch_shape, outer) == outer)
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(f"{who}: non-broadcastable output operand: out has shape {out_shape} but the result has "
+                         f"shape {shape}")
+    return tuple(out_shape)
+
+
 def _wrapper(a, b):
     """The operand whose __array_wrap__ NumPy's ufunc machinery would give the result (an ndarray subclass
     with the highest __array_priority__, the first on a tie), or None for plain arrays."""
@@ -348,8 +364,7 @@ def matmul(a, b, /, out=None, *, casting="same_kind", order="K", dtype=None, sub
     shape = batch_shape + ((M,) if a.ndim > 1 else ()) + ((N,) if b.ndim > 1 else ())
     if out is not None:
         if out.shape != shape:
-            raise ValueError(f"{who}: non-broadcastable output operand: out has shape {out.shape} but the result "
-                             f"has shape {shape}")
+            shape = _outer_broadcast(out.shape, shape, batch_shape, who)
         if out.dtype.newbyteorder("=") != want and not np.can_cast(want, out.dtype, casting):
             _numpy_types(a.dtype, b.dtype, out.dtype, dtype if dtype is not None and signature is None else None,
                          signature, casting)  # NumPy's own exception

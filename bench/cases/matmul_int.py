@@ -4,6 +4,7 @@ stops at a row's first true pair, so its speed depends on the data). np.matmul o
 from .common import Case, Op, aligned_empty, square_sizes
 
 ORDER = 61
+DEFAULT = False           # np.matmul's integer loop takes minutes over every dtype: only with --only matmul_int
 SQUARES = [256, 512, 1024, 2048]
 QUICK_SQUARES = [256]
 DTYPES = ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "bool", "bool 1%"]

@@ -831,3 +831,17 @@ def test_buffers_without_strides(tmp_path):
     assert results["gemm_batch A ctypes 2-D float32"] == "OK"
     assert results["per_token_scale_int32 deq_scale ctypes 1-D float32"] == "OK"
     assert results["sgemm C array.array f"] == "OK" and results["gemm_u8s8s32 A bytearray"] == "OK"
+
+
+def test_buffer_protocol_errors_are_chained():
+    """What an exporter's buffer protocol raises stays the cause of the TypeError naming the argument."""
+    released = memoryview(bytearray(16))
+    released.release()
+    C = np.zeros((2, 2), np.float32)
+    with pytest.raises(TypeError, match="A must be") as info:
+        gemmkit.sgemm("N", "N", 2, 2, 2, 1.0, released, 2, np.ones((2, 2), np.float32), 2, 0.0, C, 2)
+    assert isinstance(info.value.__cause__, ValueError), repr(info.value.__cause__)
+    with pytest.raises(TypeError) as info:
+        gemmkit._core.gemm_batch("N", "N", 1.0, released, np.ones((2, 2), np.float32), 0.0, C)
+    assert info.value.__cause__ is not None
+    assert not C.any()
