@@ -239,6 +239,19 @@ typedef struct {
 } gk_wrap_problem_t;
 
 gemmkit_status_t gk_wrap_gemm(const gk_wrap_problem_t *p);
+
+/* A bool product after the frontend's checks (M, N, K > 0; csrc/gemm_bool.c): C[i][j] := any_k (op(A)[i][k] and
+ * op(B)[k][j]), or C[i][j] when beta; bytes, nonzero read as true, C written 0 / 1. */
+typedef struct {
+    int transa, transb;
+    int64_t M, N, K;
+    const uint8_t *A, *B;
+    int64_t lda, ldb;
+    uint8_t *C;
+    int64_t ldc;
+    int beta;
+} gk_bool_problem_t;
+gemmkit_status_t gk_bool_gemm(const gk_bool_problem_t *p);
 /* One build of csrc/wrap_template.h: per gk_wrap_type_t, a thread's block [m0, m1) x [n0, n1) of C
  * (0, or -1 when out of memory). */
 typedef struct {

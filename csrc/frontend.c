@@ -331,12 +331,11 @@ static int int_type_size(int type) {
     }
 }
 
-/* The 8-bit types on the exact int8 kernels: A's bytes read unsigned and B's signed give every product
- * right modulo 2^8 (and bool's, 0 and 1, exactly). K goes in chunks whose int32 sums cannot saturate
- * (255 * 128 * 2^16 < 2^31); a block of rows at a time sums into a scratch int32 matrix, then
- * C := alpha S + beta C modulo 2^8 (bool: C := (alpha and S != 0) or (beta and C)). */
+/* int8 and uint8 on the exact int8 kernels: A's bytes read unsigned and B's signed give every product right
+ * modulo 2^8. K goes in chunks whose int32 sums cannot saturate (255 * 128 * 2^16 < 2^31); a block of rows
+ * at a time sums into a scratch int32 matrix, then C := alpha S + beta C modulo 2^8. */
 enum { INT8_MODULAR_K_CHUNK = 1 << 16, INT8_MODULAR_SCRATCH = 32 << 20 };
-static gemmkit_status_t int8_modular(int is_bool, int ta, int tb, int64_t M, int64_t N, int64_t K, uint8_t alpha,
+static gemmkit_status_t int8_modular(int ta, int tb, int64_t M, int64_t N, int64_t K, uint8_t alpha,
                                      const uint8_t *A, int64_t lda, const int8_t *B, int64_t ldb, uint8_t beta,
                                      uint8_t *C, int64_t ldc, int32_t *scratch, int64_t mb) {
     static const int32_t zero = 0;
@@ -352,14 +351,7 @@ static gemmkit_status_t int8_modular(int is_bool, int ta, int tb, int64_t M, int
             for (int64_t i = 0; i < m; i++) {
                 uint8_t *c = C + (i0 + i) * ldc;
                 const int32_t *s = scratch + i * N;
-                if (is_bool) {
-                    if (k0 > 0 || !beta) {
-                        if (k0 == 0) memset(c, 0, (size_t)N);
-                        if (alpha) for (int64_t j = 0; j < N; j++) c[j] |= s[j] != 0;
-                    } else {
-                        for (int64_t j = 0; j < N; j++) c[j] = (uint8_t)((alpha && s[j] != 0) || c[j]);
-                    }
-                } else if (k0 > 0) {
+                if (k0 > 0) {
                     for (int64_t j = 0; j < N; j++) c[j] = (uint8_t)(c[j] + alpha * (uint32_t)s[j]);
                 } else if (beta == 0) {
                     for (int64_t j = 0; j < N; j++) c[j] = (uint8_t)(alpha * (uint32_t)s[j]);
@@ -409,12 +401,21 @@ gemmkit_status_t gemmkit_gemm_int_batch(int type, char transa, char transb, int6
             int_scale_c(type, size, M, N, be & mask, (char *)C + b * stride_c * size, ldc);
         return gemmkit_success;
     }
+    if (type == GEMMKIT_INT_BOOL) {
+        for (int64_t b = 0; b < batch && st == gemmkit_success; b++) {
+            const gk_bool_problem_t p = {ta, tb, M, N, K, (const uint8_t *)A + b * stride_a,
+                                         (const uint8_t *)B + b * stride_b, lda, ldb, (uint8_t *)C + b * stride_c,
+                                         ldc, be != 0};
+            st = gk_bool_gemm(&p);
+        }
+        return st;
+    }
     if (size == 1) {
         const int64_t mb = GK_MAX((int64_t)1, GK_MIN(M, INT8_MODULAR_SCRATCH / 4 / N));
         int32_t *scratch = (int32_t *)malloc(sizeof(int32_t) * (size_t)(mb * N));
         if (scratch == NULL) return gemmkit_out_of_memory;
         for (int64_t b = 0; b < batch && st == gemmkit_success; b++)
-            st = int8_modular(type == GEMMKIT_INT_BOOL, ta, tb, M, N, K, (uint8_t)al,
+            st = int8_modular(ta, tb, M, N, K, (uint8_t)al,
                               (const uint8_t *)A + b * stride_a, lda, (const int8_t *)B + b * stride_b, ldb,
                               (uint8_t)be, (uint8_t *)C + b * stride_c, ldc, scratch, mb);
         free(scratch);

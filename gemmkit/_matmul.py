@@ -237,8 +237,9 @@ def matmul(a, b, /, out=None, *, casting="same_kind", order="K", dtype=None, sub
     a, b : array_like
         float32, float64, complex64, complex128, float16, ``ml_dtypes.bfloat16``, every integer dtype or bool
         (mixed dtypes as NumPy promotes them). Integers are multiplied in NumPy's arithmetic, modulo 2^bits
-        (int8 / uint8 / bool on the exact int8 kernels, wider ones on wrap-around kernels; never through
-        float), bit for bit what ``np.matmul`` gives; bool is "any" of "and". Any strides: a matrix with a unit
+        (int8 / uint8 on the exact int8 kernels, wider ones on wrap-around kernels; never through float),
+        bit for bit what ``np.matmul`` gives; bool is "any" of "and", on bit sets (any nonzero byte is true).
+        Any strides: a matrix with a unit
         stride along either axis is read in place, others are copied. longdouble, clongdouble and object
         arrays, which gemmkit has no kernels for, are handed to ``np.matmul`` whole.
     out : ndarray or tuple of one ndarray, optional

@@ -95,8 +95,8 @@ GEMMKIT_API gemmkit_status_t gemmkit_gemm_u64(char transa, char transb, int64_t 
 /* Integer matrix products as NumPy computes them (np.matmul, and alpha * (a @ b) + beta * c with integer
  * scalars): C := alpha * op(A) op(B) + beta * C in the type's own arithmetic, every operation modulo 2^bits
  * (signed types as two's complement; no intermediate rounding: not through double), C not read when
- * beta == 0 (mod 2^bits). GEMMKIT_INT_BOOL (bytes 0 and 1): C := (alpha and any_k(A[i][k] and B[k][j])) or
- * (beta and C), alpha and beta read as truth values. A, B and C all hold `type`; strides and batches as the
+ * beta == 0 (mod 2^bits). GEMMKIT_INT_BOOL (bytes, nonzero is true; C written 0 / 1): C := (alpha and
+ * any_k(A[i][k] and B[k][j])) or (beta and C), alpha and beta read as truth values. A, B and C all hold `type`; strides and batches as the
  * batch entries below (gemmkit_sgemm_batch's rules; batch = 1 for one product). */
 #define GEMMKIT_INT_BOOL 0
 #define GEMMKIT_INT_S8   1

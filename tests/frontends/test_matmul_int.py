@@ -93,6 +93,28 @@ def test_8bit_long_k_past_int32_chunk(dtype):
     check(a, b)
 
 
+@pytest.mark.parametrize("density", (0.002, 0.05, 0.6))
+@pytest.mark.parametrize("trans", ("NN", "TN", "NT"))
+def test_bool_bit_sets(density, trans, rng):
+    """bool on bit sets: rows of C that fill up early (dense) or never (sparse, runs of false bytes skipped
+    eight at a time), N across and within 64-bit words, each storage order, bytes other than 0 / 1 as true."""
+    for M, N, K in ((7, 64, 600), (9, 65, 129), (3, 200, 1000), (130, 1, 70)):
+        a, b = rng.random((M, K)) < density, rng.random((K, N)) < density
+        if trans[0] == "T":
+            a = np.ascontiguousarray(a.T).T
+        if trans[1] == "T":
+            b = np.ascontiguousarray(b.T).T
+        check(a, b)
+    # one true byte per row of A and per column of B, with one set bit anywhere: each C entry hangs on one pair
+    raw_a = np.zeros((40, 70), np.uint8)
+    raw_a[np.arange(40), rng.integers(0, 70, 40)] = rng.choice(np.array([1, 2, 8, 64, 128, 255], np.uint8), 40)
+    raw_b = np.zeros((70, 19), np.uint8)
+    raw_b[rng.integers(0, 70, 19), np.arange(19)] = rng.choice(np.array([1, 2, 4, 16, 128], np.uint8), 19)
+    raw_b[raw_a.argmax(1)[:19], np.arange(19)] = np.array([2, 4, 16, 32, 128] * 4, np.uint8)[:19]
+    check(raw_a.view(bool), raw_b.view(bool))
+    check(raw_b.T.view(bool), raw_a.T.view(bool))
+
+
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
 def test_stacks_broadcast_vectors_empty(dtype, rng):
     check(values(rng, (3, 4, 5), dtype), values(rng, (5, 6), dtype))
