@@ -276,10 +276,33 @@ const gk_config_t *gk_effective_config(const gk_config_t *base) {
     return &e->cfg;
 }
 
-/* The configuration in use as built here (gk_config() always returns one of ours). */
-static const effective_t *current_effective(void) { return (const effective_t *)gk_config(); }
+/* The built entry whose configuration is c, or NULL: c is a registry entry itself (its build ran out of
+ * memory), never to be read as an effective_t. */
+static const effective_t *effective_of(const gk_config_t *c) {
+    for (int i = 0; i < N_CACHE; i++) {
+        const effective_t *e = GK_LOAD_ACQUIRE(&cache[i]);
+        if (e != NULL && &e->cfg == c) return e;
+    }
+    return NULL;
+}
 
-double gk_thread_macs(void) { return current_effective()->thread_macs; }
+/* A configuration with its tuning record; a plain entry (not built) as one with default sources. */
+static effective_t effective_copy(const gk_config_t *c) {
+    const effective_t *e = effective_of(c);
+    if (e != NULL) return *e;
+    effective_t plain;
+    memset(&plain, 0, sizeof plain);
+    plain.cfg = *c;
+    plain.base = c;
+    plain.thread_macs = GK_THREAD_MACS_DEFAULT;
+    memset(plain.source, c->cpu_match != NULL ? SRC_HAND : SRC_TABLE, sizeof plain.source);
+    return plain;
+}
+
+double gk_thread_macs(void) {
+    const effective_t *e = effective_of(gk_config());
+    return e != NULL ? e->thread_macs : GK_THREAD_MACS_DEFAULT;
+}
 
 /* ---- public entry points (include/gemmkit.h) ------------------------------------------------------ */
 
@@ -290,8 +313,7 @@ gemmkit_status_t gemmkit_tuning_set(const char *arch, const char *name, double v
     if (!base) return gemmkit_unimplemented; /* a path this CPU / build cannot run: nothing to check against */
     if (!valid_value(base, p, value)) return gemmkit_invalid_arguments;
     if (p <= P_Z_NC) { /* the block it makes with the other two (overridden or not) must fit */
-        const effective_t *e = (const effective_t *)gk_effective_config(base);
-        effective_t probe = *e;
+        effective_t probe = effective_copy(gk_effective_config(base));
         set_param(&probe, p, value);
         if (!blocks_fit(type_kernel(base, p / 3), type_blocks(&probe.cfg, p / 3))) return gemmkit_invalid_arguments;
     }
@@ -323,9 +345,9 @@ const char *gemmkit_param_name(int i) { return i >= 0 && i < N_PARAMS ? param_na
 gemmkit_status_t gemmkit_param_get(const char *name, double *value, int *source) {
     const int p = param_of(name);
     if (p < 0) return gemmkit_invalid_arguments;
-    const effective_t *e = current_effective();
-    if (value) *value = get_param(e, p);
-    if (source) *source = e->source[p];
+    const effective_t e = effective_copy(gk_config());
+    if (value) *value = get_param(&e, p);
+    if (source) *source = e.source[p];
     return gemmkit_success;
 }
 
