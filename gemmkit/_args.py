@@ -86,10 +86,15 @@ def refuse_masked(x, name, who):
                         f"compute on the hidden values): use numpy.ma.dot, or pass {name}.filled(0)")
 
 
+class PackedOperand:
+    """What a packed operand (gemmkit.quant.PackedWeight) derives from: the mark this lowest layer refuses as an
+    array, without importing the front end that defines it."""
+    __slots__ = ()
+
+
 def refuse_packed(x, name, who):
     """TypeError for a gemmkit.quant.PackedWeight given where an array is expected."""
-    from ._matmul_per_token import PackedWeight
-    if isinstance(x, PackedWeight):
+    if isinstance(x, PackedOperand):
         raise TypeError(f"{who}: {name} is a PackedWeight, which only gemmkit.quant.matmul_per_token takes "
                         f"(as its weight); pass the int8 array itself ({name}.weight)")
 

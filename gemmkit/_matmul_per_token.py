@@ -16,7 +16,7 @@ OUT_DTYPES = ("float16", "bfloat16", "float32")
 _WHO = "matmul_per_token"
 
 
-class PackedWeight:
+class PackedWeight(_args.PackedOperand):
     """An int8 weight packed once by :func:`pack_weight`, for many :func:`matmul_per_token` calls.
 
     It holds the kernel path's panels and column sums, made for one kernel path, and a reference to the

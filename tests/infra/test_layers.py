@@ -88,3 +88,19 @@ def test_dtype_table_is_keyed_by_numpy_type_number():
               np.uint32, np.uint64, np.int8, np.uint8):
         assert _core.DTYPE_NAMES[np.dtype(t).num] == np.dtype(t).name
     assert gemmkit.sgemm is _core.sgemm
+
+
+def test_lowest_python_layer_imports_no_front_end():
+    """gemmkit._args and gemmkit._resolve, which every front end calls, import nothing of gemmkit but the core
+    (a front end importing them is the only direction): checked on every import statement, nested ones too."""
+    root = _source_root()
+    for name in ("_args.py", "_resolve.py"):
+        tree = ast.parse((root / "gemmkit" / name).read_text(encoding="utf-8"))
+        found = []
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("gemmkit")):
+                mods = [node.module] if node.module else [a.name for a in node.names]
+                found += [m for m in mods if m not in ("_core", "gemmkit._core")]
+            elif isinstance(node, ast.Import):
+                found += [a.name for a in node.names if a.name.startswith("gemmkit") and a.name != "gemmkit._core"]
+        assert not found, f"gemmkit/{name} imports {found}"
