@@ -333,37 +333,6 @@ def test_arch_flip_between_check_and_call_is_not_an_error(rng, monkeypatch):
     np.testing.assert_array_equal(got, want)
 
 
-@pytest.mark.skipif(len(gemmkit.available_archs()) < 2, reason="one kernel path only")
-def test_packed_weight_while_another_thread_flips_the_arch(rng):
-    x, w, deq, pts = _per_token_operands(rng, m=64, k=200, n=40)
-    pw = quant.pack_weight(w)
-    want = quant.matmul_per_token(x, w, deq, pts, out_dtype="float32")
-    archs, stop, errors = gemmkit.available_archs(), threading.Event(), []
-
-    def flipper():
-        i = 0
-        while not stop.is_set():
-            gemmkit.set_arch(archs[i % len(archs)])
-            i += 1
-
-    t = threading.Thread(target=flipper)
-    t.start()
-    try:
-        for _ in range(3000):
-            try:
-                got = quant.matmul_per_token(x, pw, deq, pts, out_dtype="float32")
-            except Exception as e:
-                errors.append(e)
-                break
-            if not np.array_equal(got, want):
-                errors.append("wrong result")
-                break
-    finally:
-        stop.set()
-        t.join()
-    assert not errors, errors[:1]
-
-
 def _flipping(archs):
     """A thread switching the kernel path in a loop until the returned stop() (which restores the path)."""
     stop, previous = threading.Event(), gemmkit.get_arch()
@@ -382,6 +351,28 @@ def _flipping(archs):
         t.join()
         gemmkit.set_arch(previous)
     return done
+
+
+@pytest.mark.skipif(len(gemmkit.available_archs()) < 2, reason="one kernel path only")
+def test_packed_weight_while_another_thread_flips_the_arch(rng):
+    x, w, deq, pts = _per_token_operands(rng, m=64, k=200, n=40)
+    pw = quant.pack_weight(w)
+    want = quant.matmul_per_token(x, w, deq, pts, out_dtype="float32")
+    errors = []
+    stop = _flipping(gemmkit.available_archs())
+    try:
+        for _ in range(3000):
+            try:
+                got = quant.matmul_per_token(x, pw, deq, pts, out_dtype="float32")
+            except Exception as e:
+                errors.append(e)
+                break
+            if not np.array_equal(got, want):
+                errors.append("wrong result")
+                break
+    finally:
+        stop()
+    assert not errors, errors[:1]
 
 
 @pytest.mark.skipif(len(gemmkit.available_archs()) < 2, reason="one kernel path only")
