@@ -101,8 +101,8 @@ gemmkit_status_t gk_loops_run(const gk_loops_t *L) {
 }
 
 /* Threads worth using for an M x N x K product: about one per 2^19 multiply-adds (a few microseconds of one AVX-512
- * core, more than a thread's start-up), so 128^3 sgemm splits and 96^3 does not; a tuning may move the 2^19
- * (threads.min_macs, csrc/tuning.c; see docs/decisions.md, gk_threads_for). */
+ * core), so 128^3 sgemm splits and 96^3 does not; a tuning may move the 2^19 (threads.min_macs, csrc/tuning.c; see
+ * docs/decisions.md, gk_threads_for). */
 int gk_threads_for(int64_t M, int64_t N, int64_t K) {
     double macs = (double)M * (double)N * (double)K;
     int n = gk_num_threads();

@@ -301,8 +301,8 @@ gemmkit_status_t gk_real_gemm_batch(const gk_real_problem_t *p, int64_t batch, i
     const double bytes = (double)batch * (double)es *
                          ((double)p->M * (double)p->K + (double)p->K * (double)p->N + (double)p->M * (double)p->N);
     /* streamed only where C's rows are 4 lines or more (with shorter rows the fence after each product's non-temporal
-     * stores costs more than it saves) and only past 32 k steps: a shorter k loop does not carry each block's fixed cost
-     * (a slice of the next product fetched, six rows stored past the caches) (see docs/decisions.md, b.stream) */
+     * stores costs more than it saves) and only past 32 k steps: a shorter k loop does not carry each block's fixed
+     * cost (a slice of the next product fetched, six rows stored past the caches) (see docs/decisions.md, b.stream) */
     b.stream = b.tiny && p->small->tiny_stream_min_bytes > 0 && bytes > p->small->tiny_stream_min_bytes &&
                b.c_row_bytes >= 256 && p->K > 32;
     /* A product worth several threads gets them all, one product after the other; smaller ones go

@@ -17,8 +17,8 @@
 /* The kernel's dot path (where it has one) for sums of GK_DOT_MIN_K terms or more (shorter ones go to the plain loops
  * or, on few columns, to the dot path's short sums: below): few rows of C against a transposed B, and few columns (N
  * <= GK_DOT_MAX_N) against a plain A, there over A's rows, every column at once; few columns against a transposed A
- * by the kernel's `cols` loops (sums along A's rows, C written through a tile) for as many terms. 16 terms already
- * fill the dot path's vectors (see docs/decisions.md, GK_DOT_MIN_K). */
+ * by the kernel's `cols` loops (sums along A's rows, C written through a tile) for as many terms. Sums of 16 terms
+ * already gain by the dot path (see docs/decisions.md, GK_DOT_MIN_K). */
 #define GK_DOT_MAX_N 4
 #define GK_DOT_MIN_K 16
 /* Few rows x B^T: 12 rows or more go to the plain loops (B^T transposed by the packer first) below 48 terms, where
@@ -102,7 +102,7 @@ static void cols_task(void *ctx, int tid, int nthreads) {
 
 /* A single column (A^T x) takes the `cols` loops only while one of their blocks covers all of C's rows: past that
  * they walk A in strips (a few cache lines of each of its rows, down all of k), which its GEMV kernel reads as long
- * runs instead. Two to four columns stay with `cols`, which shares each read of A among them (see docs/decisions.md,
+ * runs instead. Two to four columns stay with `cols`, faster there (see docs/decisions.md,
  * cols_loops_fit). */
 static int cols_loops_fit(const gk_real_problem_t *p) {
     const gk_real_kernel_t *kern = p->kern;
@@ -424,7 +424,7 @@ int gk_real_tiny(const gk_real_problem_t *p) {
 #define GK_PLAIN_SHORT_K 16
 #define GK_PLAIN_FEW_COLS_B_BYTES ((double)(512 << 10))
 /* A transposed B is copied for the plain loops (by the packer: one panel N wide, transposed in registers) up to 48 Ki
- * values; past it the packed driver's reuse of its packed B wins (see docs/decisions.md, GK_PLAIN_COPY_BT_MAX). */
+ * values; past it the packed driver wins (see docs/decisions.md, GK_PLAIN_COPY_BT_MAX). */
 #define GK_PLAIN_COPY_BT_MAX ((int64_t)48 << 10)
 
 /* A transposed A whose row blocks each walk more pages than the TLB holds (K lines of A^T, a page each when they are

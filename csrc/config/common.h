@@ -20,8 +20,8 @@
  * 16 rows; GEMV up to 2 rows or 2 columns, each stream prefetched GEMV_PF bytes ahead; real products up to TINY macs
  * (and 32 a side) whole in the unpacked tiny kernel, up to TINY_DIRECT (and 64 a side) where A is plain, complex ones
  * up to TINY_COMPLEX complex macs; batches of tiny products streamed from memory past TINY_STREAM bytes (0: never);
- * an int8 plain B read in place rather than its prepacked form up to 4 rows, where reading it once beats the packed
- * weight's layout (see docs/decisions.md, int8_kmajor_over_packed_max_m). */
+ * an int8 plain B read in place rather than its prepacked form up to 4 rows, where it measured faster (from 6 rows on
+ * both were level) (see docs/decisions.md, int8_kmajor_over_packed_max_m). */
 /* Plain products up to 200^3 whole in a kernel's `plain` loops, where the kernel has them (AVX-512, AVX2): past it B
  * is re-read from beyond L2 by every block of rows. Products worth more than one thread go to the packed path (see
  * docs/decisions.md, GK_PLAIN_MAX_MACS). */

@@ -19,10 +19,10 @@ static int is_zen2(uint32_t id) {
 const gk_config_t gk_config_zen2 = {
     GK_CONFIG_AVX2_BASE, .uarch = "zen2", .cpu_match = is_zen2,
     .sgemm_blocks = GK_SGEMM_ZEN2_BLOCKS,
-    /* With A packed, a plain B read in place up to ~56^3 (past it B leaves L1 and packing wins; A^T in place keeps 160^3);
-     * real tiny products whole up to 32^3, up to 64^3 where both operands are read in place (6-row assembly loop); complex
-     * ones up to 16^3; batches past 16 MiB (the L3) streamed; B read in place for one 6-row panel at most, as the model
-     * gives for a 512 KiB L2 (see docs/decisions.md, zen2: small). */
+    /* With A packed, a plain B read in place up to ~56^3 (past it B leaves L1 and packing wins; A^T in place keeps
+     * 160^3); real tiny products whole up to 32^3, up to 64^3 where both operands are read in place (6-row assembly
+     * loop); complex ones up to 16^3; batches past 16 MiB (the L3) streamed; B read in place for one 6-row panel at
+     * most, as the model gives for a 512 KiB L2 (see docs/decisions.md, zen2: small). */
     .small = GK_SMALL_TUNED_FULL(56.0 * 56.0 * 56.0, 32.0 * 32.0 * 32.0, 64.0 * 64.0 * 64.0, 16.0 * 16.0 * 16.0, 0,
                                  16.0 * (1 << 20), GK_PLAIN_MAX_MACS, 1),
 };

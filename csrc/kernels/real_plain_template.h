@@ -132,7 +132,7 @@ PL_ROW_BLOCKS_EXPANDED(PL_RMAX, 2)
 #error "PL_DOT_TAIL's rule in _strided counts whole chunks in the groups of four"
 #endif
 #define PL_DOT_TAIL_KB 512
-#define PL_DOT_TAIL_MIN_K 32 /* shorter sums do not pay for the copy of B's columns (see docs/decisions.md, PL_DOT_TAIL_MIN_K) */
+#define PL_DOT_TAIL_MIN_K 32 /* shorter sums do not pay for B's copied columns (docs/decisions.md, PL_DOT_TAIL_MIN_K) */
 #define PL_DOT_TAIL_PAIR_MIN_K 64 /* after a pair of whole chunks (PL_FN(_strided)) */
 static void PL_FN(_dot_tail)(int64_t M, int64_t n, int64_t K, T alpha, const T *A, int64_t lda, const T *B,
                              int64_t ldb, T beta, T *C, int64_t ldc) {

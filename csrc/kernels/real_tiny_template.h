@@ -157,8 +157,8 @@ static GK_TINY_INLINE_COPIES void TINY_FN(int64_t M, int64_t N, int64_t K, const
         while (n5 < 6 && (5 * n5 > M || (M - 5 * n5) % 6 != 0)) n5++;
         if (n5 == 6) n5 = 0;
 #endif
-        /* 8 and 9 rows go 4 + 4 (+ 1), not 6 + 2 (3): a 2- or 3-row block waits on the FMA latency; 7 rows keep 6 + 1
-         * (see docs/decisions.md, tiny row split) */
+        /* 8 and 9 rows go 4 + 4 (+ 1), not 6 + 2 (3), which measured slower; 7 rows keep 6 + 1 (see
+         * docs/decisions.md, tiny row split) */
         const int64_t m6 = M == 8 || M == 9 ? 0 : (M - 5 * n5) / 6 * 6, rows = m6 + 5 * n5;
 #if defined(GK_TINY_SUMS5)
 #define GK_TINY_SUMS(R, ...) ((R) == 6 ? GK_TINY_SUMS6(__VA_ARGS__) : GK_TINY_SUMS5(__VA_ARGS__))

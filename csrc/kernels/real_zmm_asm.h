@@ -58,7 +58,8 @@
  *     them after 2 MC / MR calls) towards L2;
  *   - ZA_PF_C_ROWS iterations, ending ZA_PF_C_LAST iterations before the end, bring this tile's 12 rows into L1
  *     for the epilogue that follows (a k block too short for them prefetches the rows left at once).
- * Issued as bursts they waited on the line fill buffers that A's and B's streams hold (see docs/decisions.md, ZA_PF_C_ROWS). */
+ * Issued as bursts they waited on the line fill buffers that A's and B's streams hold (see docs/decisions.md,
+ * ZA_PF_C_ROWS). */
 #define ZA_PF_C_ROWS 12
 #define ZA_PF_C_LAST 4
 #define ZA_PF_CROW "prefetcht0 (%[cp])\n\tprefetcht0 64(%[cp])\n\tadd %[ldcb], %[cp]\n\t"

@@ -88,7 +88,7 @@ const gk_real_kernel_t gk_sgemm_kernel_avx512_embed = SGEMM_AVX512_TABLE(
     "ukernel_sgemm_avx512_12x32_embed", ukernel_sgemm_avx512_12x32_embed, tiny_sgemm_avx512);
 /* Plain products by this file's masked loops (B in place, no copy, no scratch tile), except streamed batches whose
  * rows are whole 16-float chunks; those and transposed products of more than 8 columns by the AVX2 6 x 16 loop,
- * narrower ones by the half chunks, which fill the AVX2 kernel's 8-column products better (see docs/decisions.md,
+ * narrower ones by the half chunks, where the AVX2 kernel's 8-column products are slow (see docs/decisions.md,
  * tiny_sgemm_avx512_ymm). */
 static void tiny_sgemm_avx512_ymm(int64_t M, int64_t N, int64_t K, const void *alpha, const void *A, int64_t lda,
                                   int transa, const void *B, int64_t ldb, int transb, const void *beta, void *C,
