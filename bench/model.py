@@ -1,4 +1,4 @@
-"""Throughput model of each microkernel's k loop per target CPU (issue 24): `python -m bench.model` or
+"""Throughput model of each microkernel's k loop per target CPU: `python -m bench.model` or
 `gemmkit bench --model` compiles the x86 kernel files as setup.py does and runs llvm-mca on the k loops.
 
 For every target CPU the dispatcher's choice of configuration is asked of the installed gemmkit
@@ -58,7 +58,7 @@ CPUS = [
      "Intel optimization manual (Sapphire Rapids): 2 x 512-bit FMA (p0, p5); vpdpbusd / vpmaddwd zmm on p0/p5"),
 ]
 OPS = ("sgemm", "dgemm", "cgemm", "zgemm", "int8")
-MIN_FRACTION = 0.90  # issue 24: every selected kernel models at >= 90 % of its bound
+MIN_FRACTION = 0.90  # every selected kernel must model at >= 90 % of its bound
 
 COMPUTE = [
     ("fma", re.compile(r"^\{?v?f(n)?m(add|sub)(sub|add)?(132|213|231)p[sd]\b")),

@@ -1,4 +1,4 @@
-"""Throughput model of the aarch64 kernels' k loops (issue 25): `python -m bench.model_arm64` cross-compiles the
+"""Throughput model of the aarch64 kernels' k loops: `python -m bench.model_arm64` cross-compiles the
 ARM kernel files as setup.py does (aarch64 gcc) and runs llvm-mca on each selected kernel's k loop.
 
 For neoverse-n1 (dotprod path), neoverse-v1 (i8mm) and apple-m1 (dotprod, the Apple config) the kernels each

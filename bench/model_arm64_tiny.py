@@ -1,4 +1,4 @@
-"""Throughput model of the NEON tiny path's k loops (issue 25): `python -m bench.model_arm64_tiny` cross-compiles
+"""Throughput model of the NEON tiny path's k loops: `python -m bench.model_arm64_tiny` cross-compiles
 sgemm_neon.c / dgemm_neon.c as setup.py does and runs llvm-mca on the 6- and 5-row in-place loops (real_neon_tiny.h).
 
 Beside them, the template's own loop in the tiny function (real_tiny_template.h's 4 rows x one 64-byte chunk, what

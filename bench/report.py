@@ -106,7 +106,7 @@ def header(ctx, out):
         + ", ".join(f"{op} `{kn[op]}`" for op in ("sgemm", "dgemm", "int8") if kn.get(op))
         + f", threads {gk.get_num_threads()}"
         + (f"; imported from a snapshot of {ctx.snapshot} taken at the start" if ctx.snapshot else ""))
-    tune = getattr(gk, "_tune", None)  # issue 26: which blocking ran (tuning file, GEMMKIT_BLOCKING)
+    tune = getattr(gk, "_tune", None)  # which blocking ran (tuning file, GEMMKIT_BLOCKING)
     if tune is not None:
         out(f"- gemmkit tuning: {tune.state['status']}; blocking "
             f"{os.environ.get('GEMMKIT_BLOCKING') or 'auto'}; sgemm MC/KC/NC "

@@ -16,10 +16,9 @@ typedef struct {
  * ceil(MC / MR) * MR rows of buffer, so MC must be a multiple of MR for the buffer sized by it). */
 static int64_t loops_block_size(int64_t block, int panel) { return GK_MAX((int64_t)panel, block / panel * panel); }
 
-/* Columns (rows) of C one jc (ic) block may take: NC (MC), or a last block up to a quarter longer taken whole
- * (BLIS's maximum block sizes do the same): N = 2048 with NC = 2040 packed all of A a second time for an 8-column
- * sliver; M = 128 with float64's MC = 120 packed all of B twice, the second time for 8 rows, and lost the few-row
- * path (csrc/gemm_real.c), float64 128 x 4096^2 0.89 of MC 168's (Emerald Rapids, 1 thread). */
+/* Columns (rows) of C one jc (ic) block may take: NC (MC), or a last block up to a quarter longer taken whole (BLIS's
+ * maximum block sizes do the same): a sliver of a last block would pack all of the other operand again, and a split M
+ * can lose the few-row path (csrc/gemm_real.c) (see docs/decisions.md, gk_loops_block_max). */
 int64_t gk_loops_block_max(int64_t block, int panel) { return (block + block / 4 + panel - 1) / panel * panel; }
 static int64_t loops_step(int64_t left, int64_t block, int panel) {
     return left <= gk_loops_block_max(block, panel) ? left : block;
@@ -101,9 +100,9 @@ gemmkit_status_t gk_loops_run(const gk_loops_t *L) {
     return job.failed ? gemmkit_out_of_memory : gemmkit_success;
 }
 
-/* Threads worth using for an M x N x K product: about one per 2^19 multiply-adds (~2.5 us of one
- * AVX-512 core), so 128^3 sgemm splits (1.6-1.7x on 2 threads) and 96^3 does not; a tuning may move
- * the 2^19 (threads.min_macs, csrc/tuning.c). */
+/* Threads worth using for an M x N x K product: about one per 2^19 multiply-adds (a few microseconds of one AVX-512
+ * core), so 128^3 sgemm splits and 96^3 does not; a tuning may move the 2^19 (threads.min_macs, csrc/tuning.c; see
+ * docs/decisions.md, gk_threads_for). */
 int gk_threads_for(int64_t M, int64_t N, int64_t K) {
     double macs = (double)M * (double)N * (double)K;
     int n = gk_num_threads();

@@ -83,11 +83,9 @@ static void real_pack_a(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t k0, 
     }
 }
 
-/* Where B is packed a group at a time (gk_loops_t.b_group), rows [r0, r1) of the next group's source (the next columns
- * of this block, else the first columns of the next k block) fetched towards L2 while this group's tiles run: the
- * group's packing had waited on memory (float32 128 x 4096^2: packing 19 % of the samples, 12 % with the prefetches,
- * which take 4 %). Emerald Rapids, 1 thread, gemmkit_?gemm, 31 paired rounds, without / with: float32 128 x 4096^2
- * 1.016, 64 x 4096^2 1.013, 96 x 8192 x 2048 1.031, float64 128 x 4096^2 1.047. Forced inline: GCC 12 drops the
+/* Where B is packed a group at a time (gk_loops_t.b_group), rows [r0, r1) of the next group's source (the next
+ * columns of this block, else the first columns of the next k block) fetched towards L2 while this group's tiles run:
+ * the group's packing had waited on memory (see docs/decisions.md, prefetch_b_group). Forced inline: GCC 12 drops the
  * call of a function that does nothing but prefetch (it counts it free of effects). */
 static GK_FORCEINLINE void prefetch_b_group(const gk_real_problem_t *p, int64_t k0, int64_t kc, int64_t j0, int64_t w,
                                             int64_t r0, int64_t r1) {
@@ -171,26 +169,16 @@ static void real_macro(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t jc, i
     if (job->convert_c && last) p->type->store_c(p, ic, jc, mc, nc, cbuf + (ic - t->m0) * c_ld, c_ld);
 }
 
-/* Few rows of C (M <= KC / 2) against a packed B: packing B, one pass over it from memory, is then a large
- * part of the time, and B's rows stream faster in longer pieces (Zen 4, a C harness packing a 4096^2 float64
- * B from memory: rows read NC elements at a time, 8 KiB pieces 10.6 GB/s, 16 KiB 15.6, 32 KiB 20.4, whole
- * rows 24.7). So B blocks of rows up to 32 KiB wide, the k block shortened to keep the block within
- * GK_MODEL_B_BLOCK_MAX: C's extra passes (2 M / kc of B's traffic, from the caches) cost less than they
- * save while M <= KC / 2. Zen 4, 1 thread, gemmkit.matmul / np.matmul, N = K = 4096, interleaved in one
- * process, NC x KC 1024 x 512 -> 4096 x 256: float32 M = 64 0.97 -> 1.13, 128 1.00 -> 1.08, 256 0.99-1.03
- * -> 1.05, 512 1.02 -> 1.03, 1024 1.03 -> 1.01 (hence the M limit); float64 (1024 x 256 -> 4096 x 128)
- * M = 64 0.86 -> 0.96, 128 0.91 -> 0.94, 256 0.94 -> 0.92 (past KC / 2 = 128). */
+/* Few rows of C (M <= KC / 2) against a packed B: packing B, one pass over it from memory, is then a large part of
+ * the time, and B's rows stream faster in longer pieces. So B blocks of rows up to 32 KiB wide, the k block shortened
+ * to keep the block within GK_MODEL_B_BLOCK_MAX: C's extra passes (2 M / kc of B's traffic, from the caches) cost
+ * less than they save while M <= KC / 2 (see docs/decisions.md, few_rows_blocks). */
 /* Where the configuration packs B in groups (small.b_group_panels, csrc/blocking_model.c) and each thread's rows are
  * one block it packs B for alone, B is never a block: the macro-kernel packs the group just before its row panels
  * (gk_loops_t.b_group), reading B's rows in pieces of group * NR elements (the model's: 1 KiB) into a buffer the
- * stores find in L2. A C harness on Emerald Rapids, a 4096^2 float32 B from memory: 128 columns at a time into a
- * reused 128 KiB buffer 11.6 GB/s (a plain read's rate), into 4 MiB blocks 8.2, one panel at a time 5.1. The k block
- * is then at most GK_B_GROUP_KC: float32 128 x 4096^2 with groups of 8, k blocks 256 / 512 (the model's) 1.10 / 0.96
- * of the whole block; float64 128 x 4096^2 and float32 96 x 8192 x 2048, 128 (the wide block's) / 256: 0.97-0.98 /
- * 1.10-1.13. The A block keeps its bytes (MC x KC) under the shorter k block, so its rows double where KC is 512:
- * float64 with MC 120 had sent 160-256 rows to the wide block (k blocks of 128, two row blocks); in groups, 31
- * rounds alternated, median of per-round ratios: float64 192 x 4096^2 1.06, 256 x 4096 x 2048 1.05, float32 224 x
- * 4096^2 1.02 (Emerald Rapids, 1 thread). Returns the group (0: B's block packed whole). */
+ * stores find in L2. The k block is then at most GK_B_GROUP_KC, and the A block keeps its bytes (MC x KC) under the
+ * shorter k block, so its rows double where KC is 512 (see docs/decisions.md, GK_B_GROUP_KC). Returns the group (0:
+ * B's block packed whole). */
 #define GK_B_GROUP_KC 256
 static int few_rows_blocks(const gk_real_problem_t *p, int threads, int64_t *mc, int64_t *nc, int64_t *kc) {
     const int64_t es = p->kern->elem, nr = p->kern->nr;
@@ -214,11 +202,8 @@ static int few_rows_blocks(const gk_real_problem_t *p, int threads, int64_t *mc,
 }
 
 /* The k block for K terms: as many blocks as KC needs, of near-equal lengths (multiples of 8, at most KC), not full
- * blocks and a short last one that reads and writes all of C again for a fraction of the work. Emerald Rapids, 1
- * thread, min of 12 calls, the model's KC / equal blocks set by tuning: float64 320^3 (256 + 64 -> 160 + 160) 52.5 ->
- * 54.7 GFLOP/s, complex128 256^3 (in reals, 384 + 128 -> 256 + 256) 60.5-62.3 -> 64.1-64.3, 512^3 (384 384 256 -> 344
- * 344 336) 75.9 -> 76.4; builds alternated three times, best of 15 calls, gemmkit / MKL: float64 320^3 0.85-0.87 ->
- * 0.88-0.96, complex128 256^3 and 512^3, float64 1000^3 within the VM's noise. */
+ * blocks and a short last one that reads and writes all of C again for a fraction of the work (see docs/decisions.md,
+ * balanced_kc). */
 static int64_t balanced_kc(int64_t K, int64_t KC) {
     if (K <= KC) return KC;
     const int64_t blocks = (K + KC - 1) / KC;
@@ -315,15 +300,9 @@ gemmkit_status_t gk_real_gemm_batch(const gk_real_problem_t *p, int64_t batch, i
     if (batch == 1) return gk_real_gemm(p);
     const double bytes = (double)batch * (double)es *
                          ((double)p->M * (double)p->K + (double)p->K * (double)p->N + (double)p->M * (double)p->N);
-    /* streamed only where C's rows are 4 lines or more: with shorter rows the fence after each product's
-     * non-temporal stores cost more than they saved (Zen 4, 10000 x 8^3 double: 17 -> 4.6 GFLOP/s), and the
-     * prefetch alone did not pay (1000 x 32^3 float, 128-byte rows: 100-104 -> 97 GFLOP/s); and only past 32
-     * k steps: a shorter k loop does not carry each block's fixed cost (a slice of the next product fetched,
-     * six rows stored past the caches), where the masked loops' 24-sum blocks run from the caches (Zen 4, 1
-     * thread, GFLOP/s streamed / not, np.matmul: double 1000 x 32^3 18.7 / 43.0 / 45.0, 10000 x 32^3 27.8 /
-     * 41.2 / 38.6, 2000 x 64 x 32 x 32 33.3 / 45.3 / 46.2, float 3000 x 32 x 64 x 32 41.9 / 93.3 / 97.9; at 40
-     * k steps mixed: double 40^3 36.4 / 23.8, float 32 x 64 x 40 78.7 / 92.2; from 48 streamed wins: double
-     * 32 x 32 x 48 41.1 / 33.2, 48^3 30.7 / 23.7) */
+    /* streamed only where C's rows are 4 lines or more (with shorter rows the fence after each product's non-temporal
+     * stores costs more than it saves) and only past 32 k steps: a shorter k loop does not carry each block's fixed
+     * cost (a slice of the next product fetched, six rows stored past the caches) (see docs/decisions.md, b.stream) */
     b.stream = b.tiny && p->small->tiny_stream_min_bytes > 0 && bytes > p->small->tiny_stream_min_bytes &&
                b.c_row_bytes >= 256 && p->K > 32;
     /* A product worth several threads gets them all, one product after the other; smaller ones go

@@ -15,21 +15,15 @@
  * The vectors x (rows of op(A), or columns of op(B)) are read in place when contiguous in k, else copied
  * (m * k values, small next to S). */
 /* The kernel's dot path (where it has one) for sums of GK_DOT_MIN_K terms or more (shorter ones go to the plain loops
- * or, on few columns, to the dot path's short sums: below):
- * few rows of C against a transposed B, and few columns (N <= GK_DOT_MAX_N) against a plain A, there over A's rows,
- * every column at once; few columns against a transposed A by the kernel's `cols` loops (sums along A's rows, C
- * written through a tile) for as many terms. Zen 4, gemmkit.matmul / np.matmul, 1 thread, float32 / float64, K 64 -> 16:
- * NN 3000 x 3 x 32 1.00 / 1.33 -> 1.39 / 1.55, 1000 x 4 x 48 0.71 / 0.98 -> 1.24 / 1.03, 256 x 2 x 32 0.60 / 0.86 ->
- * 1.38 / 1.53; NT 3 x 3000 x 16 0.89 / 0.61 -> 2.2 / 1.8, 16 x 1000 x 48 1.10 / 0.77 -> 2.0 / 1.30, 16 x 3000 x 16
- * 0.80 / 0.80 -> 0.85 / 0.99. */
+ * or, on few columns, to the dot path's short sums: below): few rows of C against a transposed B, and few columns (N
+ * <= GK_DOT_MAX_N) against a plain A, there over A's rows, every column at once; few columns against a transposed A
+ * by the kernel's `cols` loops (sums along A's rows, C written through a tile) for as many terms. Sums of 16 terms
+ * already gain by the dot path (see docs/decisions.md, GK_DOT_MIN_K). */
 #define GK_DOT_MAX_N 4
 #define GK_DOT_MIN_K 16
-/* Few rows x B^T: 12 rows or more go to the plain loops (B^T transposed by the packer first) below 48 terms, where the
- * dot path's per-sum reductions outweigh its few multiply-adds. Zen 4, gemmkit GFLOP/s, 1 thread, dot -> plain, avx2 /
- * AVX-512: float32 16 x 3000 x 16 39 -> 64-73 / 37 -> 60-64, 16 x 1000 x 32 52 -> 75 / 65 -> 72, 16 x 2000 x 40 58-60
- * -> 67 / 49-60 -> 64-67, 12 x 500 x 24 46 -> 55-60 / 30-34 -> 52-54; fewer rows kept the dot path (float64 4 x 2000 x
- * 32 33 -> 16, float32 3 x 3000 x 24 36 -> 18-22, float32 8 x 3000 x 48 62 -> 51 / 71 -> 53), as did 64 terms (16 x
- * 500 x 64 level) and more. */
+/* Few rows x B^T: 12 rows or more go to the plain loops (B^T transposed by the packer first) below 48 terms, where
+ * the dot path's per-sum reductions outweigh its few multiply-adds; fewer rows, and longer sums, keep the dot path
+ * (see docs/decisions.md, GK_DOT_ROWS_PLAIN_MIN_M). */
 #define GK_DOT_ROWS_PLAIN_MIN_M 12
 #define GK_DOT_ROWS_MIN_K 48
 /* K block of a broadcast x (x_cs == 0): the values gathered once and reused for every block. */
@@ -106,13 +100,10 @@ static void cols_task(void *ctx, int tid, int nthreads) {
                       job->csb, &p->beta, (char *)p->C + (size_t)(i0 * p->ldc) * es, p->ldc);
 }
 
-/* A single column (A^T x) takes the `cols` loops only while one of their blocks covers all of C's rows: past that they
- * walk A in strips (a few cache lines of each of its rows, down all of k), which its GEMV kernel reads as long runs
- * instead. gemmkit.matmul / np.matmul, 1 thread, Zen 4, A^T x, cols -> GEMV kernel: AVX-512 float32 4096^2 0.31 ->
- * 1.15, 1024^2 0.41 -> 0.94, 512^2 0.76 -> 1.00, float64 2048^2 0.34 -> 1.15, 300^2 0.85 -> 1.05-1.13, 64 x 3000
- * 0.80-0.90 -> 0.98-1.00; AVX2 float32 256^2 0.70 -> 1.15, 64 x 3000 0.70 -> 1.08-1.15, float64 2048^2 0.15 -> 1.07. A
- * strip of one block (AVX-512 float32 64 x 3000) stays with `cols`: 1.25 there, 0.85-0.89 by the GEMV kernel. Two to
- * four columns stay with `cols` (float32 2048^2 x 4: 1.82 there, 0.69 by the GEMV kernel). */
+/* A single column (A^T x) takes the `cols` loops only while one of their blocks covers all of C's rows: past that
+ * they walk A in strips (a few cache lines of each of its rows, down all of k), which its GEMV kernel reads as long
+ * runs instead. Two to four columns stay with `cols`, faster there (see docs/decisions.md,
+ * cols_loops_fit). */
 static int cols_loops_fit(const gk_real_problem_t *p) {
     const gk_real_kernel_t *kern = p->kern;
     return p->transa && kern->cols && p->N <= GK_DOT_MAX_N && p->M > p->N && p->K >= GK_DOT_MIN_K &&
@@ -146,22 +137,17 @@ int gk_real_gemv(const gk_real_problem_t *p, gemmkit_status_t *st) {
     job.y = (char *)p->C;
     const void *xsrc;
     int64_t x_rs, x_cs;              /* the vectors x[i][l] at xsrc + i * x_rs + l * x_cs */
-    /* a big S from L3 or memory: the GEMV kernels' 4 long runs read it faster than the dot path's 4 adjacent
-     * rows (Zen 4, 1 x 4096^2 float32 x B^T: 12.7-16.7 -> 18.0-19.6 GB/s) */
+    /* a big S from L3 or memory: the GEMV kernels' 4 long runs read it faster than the dot path's 4 adjacent rows
+     * (see docs/decisions.md, gemv_spread) */
     const int gemv_spread = M <= sm->gemv_max_m && kern->gemv_rows && streamed(N, p->ldb, es);
     /* sums shorter than a vector: the AVX-512 dot path fills its lanes with rows (dot_short_sums); the others' masked
-     * single step still beats the GEMV kernels from two columns on (AVX2 on Zen 4, float32 / float64 10000 x 3 x 3
-     * 0.22 / 0.18 -> 0.33 / 0.37x NumPy, 10000 x 4 x 4 0.31 / 0.21 -> 0.53 / 0.65; one column 0.11 / 0.45 -> 0.07 / 0.31) */
+     * single step still beats the GEMV kernels from two columns on (see docs/decisions.md, short_k) */
     const int short_k = K < 64 / es && M >= 64 / es && (N >= 2 || kern->dot_short_sums);
-    /* the same for few columns against a big plain A (Zen 4, gemmkit.matmul / np.matmul, 1 thread, A x by the dot
-     * path -> the GEMV kernel: float32 4096^2 0.97-0.98 -> 1.33-1.38, x 2 columns 2.3-2.4 -> 2.8-3.0; float64 4096^2
-     * 1.11 -> 1.40-1.48, 2048^2 1.02 -> 1.28-1.37; in L3, float32 1024^2 0.95-0.98 -> 0.91, hence the bound) */
+    /* the same for few columns against a big plain A streamed from memory; within L3 the dot path stays, hence the
+     * bound (see docs/decisions.md, gemv_cols_spread) */
     const int gemv_cols_spread = N <= sm->gemv_max_n && kern->gemv_rows && streamed(M, p->lda, es);
-    /* and one column at any size where the kernel's dot path is the slower (AVX2: 2-row blocks of ymm sums; Zen 4,
-     * gemmkit.matmul / np.matmul, 1 thread, dot -> GEMV kernel, float32 3000 x 1 x 64 0.67-0.70 -> 0.85-0.91, 64 x 1 x
-     * 3000 0.72-0.74 -> 0.94, 3000 x 1 x 32 0.60 -> 0.80-0.89, float64 64 x 1 x 3000 0.76-0.80 -> 0.89-0.93, 3000 x 1 x
-     * 16 0.55 -> 0.78-0.84; two columns stay: float32 1000 x 2 x 24 1.7 there, 1.1 by the GEMV kernel). The AVX-512
-     * dot path keeps them (float32 3000 x 1 x 64 1.06 there, 0.55 by its GEMV kernel). */
+    /* and one column at any size where the kernel's dot path is the slower (AVX2: 2-row blocks of ymm sums); two
+     * columns stay, and the AVX-512 dot path keeps them (see docs/decisions.md, gemv_cols) */
     const int gemv_cols = gemv_cols_spread ||
                           (N == 1 && kern->gemv_rows && !kern->dot_few_cols && K >= GK_DOT_MIN_K);
     if (!p->transa && kern->dot && N <= GK_DOT_MAX_N && M > N && (K >= GK_DOT_MIN_K || short_k) && !gemv_cols) {
@@ -432,41 +418,25 @@ int gk_real_tiny(const gk_real_problem_t *p) {
 
 /* Few columns of C (or few terms) against a B that stays in L2: the kernel's `plain` loops at any size, rows split
  * among the threads (each row block re-reads B, K x N, in place; the packed driver's NR-column tiles would be mostly
- * empty). Zen 4, gemmkit.matmul / np.matmul, 1 thread, packed -> plain: float32 3000 x 16 x 1000 0.81 -> 2.16,
- * 1000 x 16 x 3000 0.72 -> 1.97, 3000 x 8 x 2000 0.70 -> 2.69, 3000 x 32 x 1000 1.17 -> 1.53, 3000 x 64 x 600
- * 1.10 -> 1.31, 8000 x 16 x 1000 0.82 -> 2.19; float64 alike (3000 x 16 x 1000 1.34 -> 2.59); 500 x 16 x 4000
- * (B 256-512 KiB) level. So do sums of up to 16 terms, with any N (B, K x N, as small; packing A and B cost more
- * than their few multiply-adds): Zen 4, 1 thread, packed -> plain, avx2 path float64 / float32 NN 3000 x 3000 x 3
- * 0.55-0.60 / 0.59-0.81 -> 1.6-1.9 / 1.8-2.0, float64 3000^2 x 16 0.86-0.91 -> 1.02-1.07, NT float32 1000 x 3000 x 3
- * 0.83-1.06 -> 1.2-1.3; the AVX-512 path level (1.6-2.2, 1.1-1.2). */
+ * empty). So do sums of up to 16 terms, with any N (B, K x N, as small; packing A and B cost more than their few
+ * multiply-adds) (see docs/decisions.md, GK_PLAIN_FEW_COLS). */
 #define GK_PLAIN_FEW_COLS 64
 #define GK_PLAIN_SHORT_K 16
 #define GK_PLAIN_FEW_COLS_B_BYTES ((double)(512 << 10))
-/* A transposed B is copied for the plain loops up to 48 Ki values; past it the packed driver won (Zen 4, AVX-512, 1
- * thread, gemmkit.matmul / np.matmul NT, copy one value at a time + plain -> packed: float64 64 x 256 x 256 0.73 ->
- * 1.02, 128 x 200 x 256 0.80 -> 1.00, float32 64 x 256 x 256 0.99 -> 1.35; at 40 Ki the copy still won: float64
- * 64 x 200 x 200 1.09 vs 1.01, 200^3 1.08 vs 1.02). The copy is the packer's now (one panel N wide, transposed in
- * registers), gemmkit GFLOP/s, value at a time -> packer: AVX-512 float64 64 x 64 x 256 29.3 -> 44.1, 100 x 128 x 256
- * 34-35 -> 47, 128^3 46 -> 49, float32 64 x 256 x 192 71 -> 86, 200^3 103 -> 110; avx2 float64 64 x 64 x 256 26-29 ->
- * 38-43; sums of 16 terms level (16 x 3000 x 16). The limit stays: past it packing still won (float64 64 x 256 x
- * 256 46 packed vs 36, float32 92 vs 86; 128 x 200 x 256 48 vs 53, 256^3 level). */
+/* A transposed B is copied for the plain loops (by the packer: one panel N wide, transposed in registers) up to 48 Ki
+ * values; past it the packed driver wins (see docs/decisions.md, GK_PLAIN_COPY_BT_MAX). */
 #define GK_PLAIN_COPY_BT_MAX ((int64_t)48 << 10)
 
-/* A transposed A whose row blocks each walk more pages than the TLB holds (K lines of A^T, a page each when they are 4
- * KiB apart or more, once per plain_group_cols columns of C: small.ta_strips_min_walk bytes of pages, the tables' 8
- * MiB being 2048 pages, the L2 TLB of Zen 2-3; the model's rule for other cores: csrc/blocking_model.c) goes to the plain loops in strips of GK_PLAIN_TA_STRIP_BYTES of each k's line (48 floats: whole 8-
- * and 6-row blocks), GK_PLAIN_TA_STRIP_K deep, copied contiguous first; read in place, each row block took a sixth to a
- * third of a line for every k, on a page of its own, and the next block walked the same pages again. Zen 4,
- * gemmkit.matmul / np.matmul (OpenBLAS's Haswell kernels for the avx2 path), 1 thread, TN, old / new builds alternated,
- * in place -> strips: avx2 float32 3000 x 16 x 3000 0.60 -> 0.92-0.94, 1000 x 16 x 3000 0.55 -> 0.97-1.05; AVX-512
- * 0.80-0.87 -> 1.00, 0.78-0.89 -> 0.96-1.09. Shorter walks stay in place, faster there (AVX-512 float32 3000 x 16 x
- * 1000 2.12 in place, 1.01 by strips; 1001 x 7 x 1300, 1300 pages, 1.87 / 1.50 in place, 1.38 / 1.25 by strips). Walks
- * counted per column group (AVX2: 16 floats, AVX-512: 64), avx2 float32 3000 x 64 x 1000 0.63-0.67 -> 0.89-0.91, 3000 x
- * 48 x 1500 0.64 -> 0.86-0.87, 2000 x 64 x 600 0.79-0.80 -> 0.84-0.86, the AVX-512 path level (one walk: in place,
- * 1.20-1.25; counted per 32 columns, 3000 x 48 x 1500 went to strips at 1.00). Float64 past L2 goes to the packed
- * driver before (above). */
-/* and 16 columns or more: fewer do too few multiply-adds per value copied (float32 1001 x 7 x 2300, 2300 pages: avx2
- * 1.51 -> 1.34-1.46, AVX-512 2.09 -> 1.33-1.46; 2000 x 16 x 2500 avx2 0.67-0.69 -> 0.87-0.88, AVX-512 0.89 -> 0.93) */
+/* A transposed A whose row blocks each walk more pages than the TLB holds (K lines of A^T, a page each when they are
+ * 4 KiB apart or more, once per plain_group_cols columns of C: small.ta_strips_min_walk bytes of pages, the tables' 8
+ * MiB being 2048 pages, the L2 TLB of Zen 2-3; the model's rule for other cores: csrc/blocking_model.c) goes to the
+ * plain loops in strips of GK_PLAIN_TA_STRIP_BYTES of each k's line (48 floats: whole 8- and 6-row blocks),
+ * GK_PLAIN_TA_STRIP_K deep, copied contiguous first; read in place, each row block took a sixth to a third of a line
+ * for every k, on a page of its own, and the next block walked the same pages again. Shorter walks stay in place,
+ * faster there. Float64 past L2 goes to the packed driver before (above) (see docs/decisions.md,
+ * small.ta_strips_min_walk). */
+/* and 16 columns or more: fewer do too few multiply-adds per value copied (see docs/decisions.md,
+ * GK_PLAIN_TA_STRIPS_MIN_N) */
 #define GK_PLAIN_TA_STRIPS_MIN_N 16
 #define GK_PLAIN_TA_STRIP_BYTES 192
 #define GK_PLAIN_TA_STRIP_K 256
@@ -512,41 +482,35 @@ static void plain_task(void *ctx, int tid, int nthreads) {
     if (i0 < i1) plain_rows(job, i0, i1);
 }
 
-/* The row stride (elements) of a transposed B's copy for the plain loops: N, one cache line more where N's bytes are a
- * multiple of 256. The copy's in-register transposes store each value of a source row to another row of the copy: rows
- * a multiple of 256 bytes apart fall into a quarter of L1's sets or fewer and evict each other (Emerald Rapids, float64
- * NT 64 x 256 x 64, N = 256 doubles, 2 KiB rows: the copy took 46 % of the product's time). */
+/* The row stride (elements) of a transposed B's copy for the plain loops: N, one cache line more where N's bytes are
+ * a multiple of 256. The copy's in-register transposes store each value of a source row to another row of the copy:
+ * rows a multiple of 256 bytes apart fall into a quarter of L1's sets or fewer and evict each other (see
+ * docs/decisions.md, plain_bt_ld). */
 static int64_t plain_bt_ld(int64_t N, int elem) {
     return (N * elem) % 256 == 0 ? N + 64 / elem : N;
 }
 
 /* A plain real product in the kernel's `plain` loops, nothing packed: one thread's worth (p->threads, else
  * gk_threads_for) up to small.plain_max_macs, or few columns / few terms against a B in L2 (above) on every thread; a
- * transposed B within the same 512 KiB copied plain first (K x N values: the packed driver ran float32 64 x 3 x
- * 1000 with B^T at 0.10x NumPy, 3/32 of its tile's columns in use, and the dot path 16 x 3000 x 16 at 0.49x). */
+ * transposed B within the same 512 KiB copied plain first (K x N values), where the packed driver's tiles would use
+ * few of their columns (see docs/decisions.md, gk_real_plain). */
 int gk_real_plain(const gk_real_problem_t *p) {
     if (!p->kern->plain || p->type->is_complex || p->type->widened || p->type->store_c) return 0;
     const double macs = (double)p->M * (double)p->N * (double)p->K;
     const int threads = p->threads ? p->threads : gk_threads_for(p->M, p->N, p->K);
     const int b_fits = (double)p->K * (double)p->N * p->kern->elem <= GK_PLAIN_FEW_COLS_B_BYTES;
     const int few_cols = (p->N <= GK_PLAIN_FEW_COLS || p->K <= GK_PLAIN_SHORT_K) && b_fits;
-    /* one thread's worth, while B (re-read in place by every row block, in strips of its columns down all of k) is not
-     * streamed from memory: past GK_GEMV_SPREAD_MIN_BYTES the packed driver wins (Zen 4, 1 thread, gemmkit.matmul /
-     * np.matmul, plain -> packed: float64 3 x 3000 x 3000 0.76 -> 1.26, 3 x 3000 x 1000 0.79 -> 1.99, 6 x 1000 x 3000
-     * 0.63 -> 1.10, 16 x 1000 x 2000 0.38 -> 0.95; float32 3 x 3000 x 3000 1.11 -> 1.49, 3 x 3000 x 1000 1.39 -> 2.37),
-     * while within it the plain loops do (float64 16 x 1000 x 1000 0.91 -> 1.24-1.35 against packed, 6 x 1000 x 1000
-     * 1.34 -> 1.94; float32 16 x 1000 x 1000 1.07 -> 1.33-1.56) */
+    /* one thread's worth, while B (re-read in place by every row block, in strips of its columns down all of k) is
+     * not streamed from memory: past GK_GEMV_SPREAD_MIN_BYTES the packed driver, which reads B once, wins (see
+     * docs/decisions.md, gk_real_plain: b_streamed) */
     const int b_streamed = streamed(p->transb ? p->N : p->K, p->ldb, p->kern->elem);
     if (!few_cols && (macs > p->small->plain_max_macs || threads != 1 || b_streamed)) return 0;
-    /* a transposed A: each 8-row block takes one value per row from every k's line of A^T (one thread's worth: Zen 4,
-     * gemmkit.matmul / np.matmul TN, packed -> plain, float32 / float64: 3 x 64 x 3000 0.48 / 0.55 -> 1.70 / 1.82,
-     * 16 x 3000 x 256 0.99 / 0.89 -> 1.50 / 1.15, 64 x 256 x 256 1.00 / 1.05 -> 1.25 / 1.22, 200^3 0.95 / 0.99 -> 1.15 /
-     * 1.17, 300^3 0.96 / 0.94 -> 1.12 / 1.06); float64 uses the whole
-     * line then, with no reuse by the next block, and lost past L2 (1000 x 16 x 3000: Zen 4 1.65 -> 1.41x NumPy,
-     * Emerald Rapids 0.91-0.99 -> 0.67-0.75), where float32 gained (3000 x 16 x 1000 0.42 -> 0.72-0.78 there) */
+    /* a transposed A: each 8-row block takes one value per row from every k's line of A^T; float64 uses the whole
+     * line then, with no reuse by the next block, and loses past L2, where float32 gains (see docs/decisions.md,
+     * gk_real_plain: transposed A) */
     if (p->transa && p->kern->elem == 8 && (double)p->M * (double)p->K * 8.0 > (double)(1 << 20)) return 0;
     /* a transposed B: the copy (K x N, one value at a time) pays off over 32 rows or more, or where K is too short
-     * for the dot path (float64 3 x 64 x 1000 lost 0.40 -> 0.17x NumPy to it, 16 x 64 x 200 0.69 -> 0.38) */
+     * for the dot path (see docs/decisions.md, gk_real_plain: transposed B) */
     if (p->transb && (!b_fits || (p->M < 32 && p->K >= 64) || p->K * p->N > GK_PLAIN_COPY_BT_MAX)) return 0;
     const int64_t walk_cols = GK_MAX(1, p->kern->plain_group_cols); /* columns of C a walk down A^T serves */
     plain_job_t job = {p, p->B, p->ldb, 8, /* whole 8-row blocks per thread (the plain loops' row block) */

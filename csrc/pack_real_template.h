@@ -41,10 +41,9 @@ static void GK_CAT(pack_block_kcontig_, SFX)(const TS *src, int64_t ld, int64_t 
 }
 
 /* A panel's row is copied as a constant size, inlined: B's of one or two cache lines (the AVX2 kernels' NR: 16
- * floats, 8 doubles; the AVX-512 ones': 32 floats, 16 doubles) and a transposed A's of MR values (12 on AVX-512, 6
- * on AVX2: 24 to 96 bytes). A size known only at run time went through a libc memmove call per row: 2 % of a 128^3
- * sgemm's time on AVX2, 12 % of a float64 128 x 4096 x 4096 product's on AVX-512, and 37 % of a transposed A's
- * float32 1000 x 64 x 3000 on AVX-512 (Emerald Rapids: 0.71x NumPy, where the same product with A plain ran 1.03x). */
+ * floats, 8 doubles; the AVX-512 ones': 32 floats, 16 doubles) and a transposed A's of MR values (12 on AVX-512, 6 on
+ * AVX2: 24 to 96 bytes). A size known only at run time went through a libc memmove call per row (see
+ * docs/decisions.md, GK_PACK_PANEL_ROW). */
 #define GK_PACK_PANEL_ROW(dst, src, pw)                                                              \
     do {                                                                                             \
         switch ((pw) * sizeof(TS)) {                                                                 \
@@ -58,14 +57,11 @@ static void GK_CAT(pack_block_kcontig_, SFX)(const TS *src, int64_t ld, int64_t 
         }                                                                                            \
     } while (0)
 
-/* Rows outer: each source row of the block is read once, front to back (a panel-by-panel order would
- * touch every row once per panel, latency bound), left to the hardware prefetchers: software prefetches of
- * the row 4 ahead made packing slower (Zen 4, a C harness packing a 4096^2 float64 B from memory, 256 x
- * 1024 blocks: 16.6 ms with them, 14.2 without; 128 x 4096: 10.6 / 8.0 ms; gemmkit.matmul 1 thread,
- * builds alternated, float32 64 x 4096^2 +8-24 %, 200 x 4096^2 +17 %, float64 64 x 4096^2 +5-27 %,
- * squares 512-2048 level to +4 %). A small block
- * (GK_PACK_SMALL_BLOCK_BYTES: already in cache) goes panel by panel instead: rows outer writes pw * kc
- * elements apart, a power of two of bytes when kc is one, and those stores collide in L1's sets. */
+/* Rows outer: each source row of the block is read once, front to back (a panel-by-panel order would touch every row
+ * once per panel, latency bound), left to the hardware prefetchers, which software prefetches only slowed (see
+ * docs/decisions.md, pack_block_kmajor). A small block (GK_PACK_SMALL_BLOCK_BYTES: already in cache) goes panel by
+ * panel instead: rows outer writes pw * kc elements apart, a power of two of bytes when kc is one, and those stores
+ * collide in L1's sets. */
 static void GK_CAT(pack_block_kmajor_, SFX)(const TS *src, int64_t ld, int64_t width, int64_t kc, int pw,
                                              T *GK_RESTRICT dst) {
     const int64_t full = width / pw * pw;

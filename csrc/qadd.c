@@ -58,9 +58,9 @@ static int directml_needs_clamp(const gk_qadd_params_t *p) {
 
 /* ---- the fixed-point form: constants, a check over every pair of input bytes, a per-thread cache -- */
 
-/* Below this many outputs an unknown parameter set is not checked (the checks cost 20 to 100 us on a
- * Zen 2 core, once per parameter set; this many outputs of the dividing float form take about 30 us);
- * a set already checked by this thread is used at any size. */
+/* Below this many outputs an unknown parameter set is not checked: the checks, once per parameter set, would cost as
+ * much as the product or more (see docs/decisions.md, QADD_FX_CHECK_MIN); a set already checked by this thread is
+ * used at any size. */
 #define QADD_FX_CHECK_MIN ((int64_t)1 << 17)
 
 #if defined(_MSC_VER)

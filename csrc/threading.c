@@ -106,9 +106,9 @@ int gk_num_threads(void) {
     return cap > 0 && cap < n ? cap : n;
 }
 
-/* Spin loops poll without `pause`: under a hypervisor, pause-loop exiting turns a tight pause loop
- * into a VM exit that can deschedule the virtual CPU for milliseconds (seen here: 256^3 on two
- * threads 10x slower than on one). The polled loads alone keep the loop cheap. */
+/* Spin loops poll without `pause`: under a hypervisor, pause-loop exiting turns a tight pause loop into a VM exit
+ * that can deschedule the virtual CPU for milliseconds (see docs/decisions.md, GK_PAUSE). The polled loads alone keep
+ * the loop cheap. */
 #define GK_PAUSE() ((void)0)
 
 /* Poll this many times (some tens of microseconds) for the next job, or for the workers to finish,

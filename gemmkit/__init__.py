@@ -47,7 +47,7 @@ __all__ = ["matmul", "gemm", "sgemm", "dgemm", "cgemm", "zgemm", "gemm_u8s8s32",
            "show_config", "use_arch", "set_arch", "get_arch", "available_archs", "__version__"]
 
 __all__ += ["hgemm", "bf16gemm", "gemm_bf16bf16f32"]
-__all__ += ["threads_limit"]  # a per-thread cap on gemmkit's threads (issue 30)
+__all__ += ["threads_limit"]  # a per-thread cap on gemmkit's threads
 
 ARCHS = _core.ARCHS
 
@@ -259,7 +259,7 @@ def show_config(print_out=True):
     }
     info.update(_core.kernel_info())
     info["quantize"] = _core.quantize_kernel_name()
-    info.update(_tuning_info())  # issue 26: caches, every parameter and its source, the tuning file
+    info.update(_tuning_info())  # caches, every parameter and its source, the tuning file
     if print_out:
         feats = ", ".join(k for k, v in info["cpu_features"].items() if v) or "none beyond baseline"
         q = info["int8"]
@@ -291,7 +291,7 @@ def show_config(print_out=True):
     return info
 
 
-# ---- cache hierarchy, blocking sources and the tuning file (issue 26; gemmkit/_tune.py) ----
+# ---- cache hierarchy, blocking sources and the tuning file (gemmkit/_tune.py) ----
 
 def _tuning_info():
     from . import _tune
@@ -336,7 +336,7 @@ def _warn_env_threads():
 
 _apply_env_arch()
 _warn_env_threads()
-from . import _tune  # noqa: E402  (issue 26: GEMMKIT_BLOCKING and the tuning file, applied once here)
+from . import _tune  # noqa: E402  (GEMMKIT_BLOCKING and the tuning file, applied once here)
 _tune.load_at_import()
 from . import _threadpoolctl  # noqa: E402,F401  (registers gemmkit with threadpoolctl when it is installed)
 del _contextlib, _os  # needed while the module is made only

@@ -156,7 +156,7 @@ cdef extern from "include/gemmkit.h" nogil:
     gemmkit_status_t gemmkit_quantized_add(gemmkit_qadd_formula_t formula, int ndim, const int64_t *shape,
             const gemmkit_qtensor_t *a, const gemmkit_qtensor_t *b, const gemmkit_qtensor_t *out)
 
-# ---- cache hierarchy, analytical blocking model, tuning overrides (issue 26; csrc/tuning.c) ----
+# ---- cache hierarchy, analytical blocking model, tuning overrides (csrc/tuning.c) ----
 cdef extern from "include/gemmkit.h" nogil:
     ctypedef struct gemmkit_cache_level_t:
         int64_t size, ways, line, sharing

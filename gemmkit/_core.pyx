@@ -1571,7 +1571,7 @@ cdef int quantize_per_token_nogil(int in_type, int64_t M, int64_t K, const void 
     return gemmkit_quantize_per_token(in_type, M, K, x, ldx, smooth, smooth_mode, q, ldq, scale)
 
 
-# ---- cache hierarchy, analytical blocking model, tuning overrides (issue 26: csrc/cache_info.c,
+# ---- cache hierarchy, analytical blocking model, tuning overrides (csrc/cache_info.c,
 # csrc/blocking_model.c, csrc/tuning.c; the tuning file is read by gemmkit/_tune.py) ----
 
 PARAM_SOURCES = {0: "path table", 1: "hand config", 2: "model", 3: "tuned"}

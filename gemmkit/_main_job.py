@@ -56,7 +56,7 @@ def _peer_quiet(peer_api):
     """Time one library with the other one's thread pool (threadpoolctl user_api `peer_api`: "blas"
     for NumPy's BLAS, "gemmkit" for gemmkit's) limited to 1 thread and given time to go idle.
     Without this, OpenBLAS's threads, still spinning after an interleaved NumPy call, steal a core
-    from gemmkit's next call (issue 16 item 7)."""
+    from gemmkit's next call."""
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:

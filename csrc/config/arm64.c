@@ -9,11 +9,9 @@
 #define GK_SGEMM_NEON_BLOCKS {.mc = 128, .kc = 256, .nc = 3072}
 #define GK_DGEMM_NEON_BLOCKS {.mc = 128, .kc = 256, .nc = 1536}
 
-/* Small problems: the defaults, but a plain A goes to the tiny kernel up to 64^3 (as on Zen 2 / Zen 4), where its
- * 6- and 5-row k loops read A and B in place (real_neon_tiny.h). From a model, not a measurement on ARM hardware
- * (bench/model_arm64_tiny.py, llvm-mca 19, cycles per k pass vs the FMLA-only bound): float 6 rows 12.54 / 12.02
- * (96 %) on Neoverse N1, 6.30 / 6.02 (96 %) on V1, 8.38 / 8.03 (96 %) on Apple M1; 5 rows 95 / 95 / 95 %;
- * double 6 rows 96 / 96 / 99.8 %, 5 rows 95 / 95 / 99.8 %. */
+/* Small problems: the defaults, but a plain A goes to the tiny kernel up to 64^3 (as on Zen 2 / Zen 4), where its 6-
+ * and 5-row k loops read A and B in place (real_neon_tiny.h) near the FMLA bound by a model, not a measurement on ARM
+ * hardware (see docs/decisions.md, GK_SMALL_NEON). */
 #define GK_SMALL_NEON                                                                                \
     GK_SMALL_TUNED(160.0 * 160.0 * 160.0, 10.0 * 10.0 * 10.0, 64.0 * 64.0 * 64.0, 10.0 * 10.0 * 10.0, 2048, 0)
 

@@ -97,9 +97,9 @@ static void GK_YMM_CAT(CX_TILE_FN, _full_asm)(int64_t kc, const T *a, const T *b
     }
 
 #if ES == 8
-/* pack_a_plain of the 3-row zgemm panels (per k the three rows' (re, im) pairs): per two k one 32-byte load
- * from each row and three 128-bit lane shuffles, where the portable packer moves six 16-byte pairs (64^3
- * zgemm spent 4.4 % of its time there). One panel of w <= 3 rows (zero past w). */
+/* pack_a_plain of the 3-row zgemm panels (per k the three rows' (re, im) pairs): per two k one 32-byte load from each
+ * row and three 128-bit lane shuffles, where the portable packer moves six 16-byte pairs (a visible share of small
+ * zgemm's time). One panel of w <= 3 rows (zero past w). */
 static GK_FORCEINLINE void pack_a_plain_zgemm_panel(const double *r0, int64_t lda, int w, int64_t kc,
                                                     double *GK_RESTRICT d) {
     const double *r1 = r0 + 2 * lda, *r2 = r1 + 2 * lda;

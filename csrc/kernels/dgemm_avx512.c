@@ -91,12 +91,9 @@ const gk_real_kernel_t gk_dgemm_kernel_avx512 = DGEMM_AVX512_TABLE(
     "ukernel_dgemm_avx512_12x16", ukernel_dgemm_avx512_12x16, tiny_dgemm_avx512);
 const gk_real_kernel_t gk_dgemm_kernel_avx512_embed = DGEMM_AVX512_TABLE(
     "ukernel_dgemm_avx512_12x16_embed", ukernel_dgemm_avx512_12x16_embed, tiny_dgemm_avx512);
-/* Products of 9-16 columns by the AVX2 6 x 8 loop (Zen 4, gemmkit.matmul, GFLOP/s zmm -> ymm: 1000 x 16^3
- * 37.7 -> 42.6-43.0, 300 x 24 x 16 x 24 46 -> 49, 1000 x 32 x 16 x 32 43-45 -> 49), except plain products
- * whose op(B) rows are not whole 8-double chunks: those by this file's masked loops (matmul stacks 6^3 / 10^3
- * / 12^3 / 20^3 float64 0.59 / 0.78 / 0.70 / 0.80 -> 1.19 / 1.17 / 1.05 / 1.02x np.matmul); the others by this
- * file's tiny kernel, whose plain products outside streamed batches take the masked loops too (8^3 / 24^3 /
- * 32^3 / 64^3 stacks 0.97 / 0.91 / 0.91 / 0.95 -> 1.18 / 1.01 / 0.98 / 0.99x np.matmul). */
+/* Products of 9-16 columns by the AVX2 6 x 8 loop, except plain products whose op(B) rows are not whole 8-double
+ * chunks: those by this file's masked loops, which read B in place; the others by this file's tiny kernel, whose
+ * plain products outside streamed batches take the masked loops too (see docs/decisions.md, tiny_dgemm_avx512_ymm). */
 static void tiny_dgemm_avx512_ymm(int64_t M, int64_t N, int64_t K, const void *alpha, const void *A, int64_t lda,
                                   int transa, const void *B, int64_t ldb, int transb, const void *beta, void *C,
                                   int64_t ldc, const gk_tiny_stream_t *stream) {

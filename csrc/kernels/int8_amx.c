@@ -25,10 +25,10 @@ typedef struct {
 static const GK_ALIGN64 amx_tile_config_t amx_config = {
     1, 0, {0}, {64, 64, 64, 64, 64, 64, 64, 64}, {16, 16, 16, 16, 16, 16, 16, 16}};
 
-/* Around each block of kernel calls (gk_int8_kernel_t.block_begin / block_end): the configuration is loaded,
- * whatever another library left, and the tiles go back to their initial state after (no 8 KiB of tile state
- * for the OS to save per thread between products). About 150 ns a pair; per kernel call, it cost a fifth of a
- * 32 x 32 x 512 tile. */
+/* Around each block of kernel calls (gk_int8_kernel_t.block_begin / block_end): the configuration is loaded, whatever
+ * another library left, and the tiles go back to their initial state after (no 8 KiB of tile state for the OS to save
+ * per thread between products). Per block, not per kernel call, where it cost a visible share of a tile (see
+ * docs/decisions.md, gk_amx_tiles_begin). */
 void gk_amx_tiles_begin(void) { _tile_loadconfig(&amx_config); }
 void gk_amx_tiles_end(void) { _tile_release(); }
 

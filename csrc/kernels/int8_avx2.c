@@ -225,12 +225,12 @@ static void int8_dot_avx2(int64_t m, int64_t n, int64_t k, const uint8_t *A, int
 #undef DOT_CASE
 #undef DOT_STEP
 
-/* Plain B (k-major), the dot_kmajor contract (signed A when xr = 0x80, column sums only when asked):
- * k in blocks of KMAJOR_PAIRS row pairs (8 rows of B streamed at once; 2 pairs measured 18 % slower at
- * M = 1 on Zen 2), whose A values are first laid out as int16 pairs (one vpbroadcastd each); per
- * block, 16 columns at a time, rows of A 6 at a time: rows k, k+1 of B interleaved and widened (the
- * packed panel's group, built in registers), vpmaddwd into 6 x 2 accumulators, added to S after the
- * first block. Column sums in int16 lanes over a block (KMAJOR_PAIRS values per lane), widened per block. */
+/* Plain B (k-major), the dot_kmajor contract (signed A when xr = 0x80, column sums only when asked): k in blocks of
+ * KMAJOR_PAIRS row pairs (8 rows of B streamed at once; fewer streams were slower), whose A values are first laid out
+ * as int16 pairs (one vpbroadcastd each); per block, 16 columns at a time, rows of A 6 at a time: rows k, k+1 of B
+ * interleaved and widened (the packed panel's group, built in registers), vpmaddwd into 6 x 2 accumulators, added to
+ * S after the first block. Column sums in int16 lanes over a block (KMAJOR_PAIRS values per lane), widened per block
+ * (see docs/decisions.md, KMAJOR_PAIRS). */
 #define KMAJOR_PAIRS 4
 #define KMAJOR_ROWS 6 /* rows of A per pass: 12 accumulators */
 #define KMAJOR_MAX_M 32

@@ -45,14 +45,14 @@
         b += NR * KG * ES;                                                                           \
     }
 
-/* c != NULL (the call that finishes the tile): its C rows (ldc_bytes apart, NR elements each) are prefetched
- * into L1 I8_PF_C_GROUPS k groups before the end, for the epilogue that follows (+3-4 % at 2048^3). */
+/* c != NULL (the call that finishes the tile): its C rows (ldc_bytes apart, NR elements each) are prefetched into L1
+ * I8_PF_C_GROUPS k groups before the end, for the epilogue that follows (see docs/decisions.md, I8_PF_C_GROUPS). */
 #ifndef I8_PF_C_GROUPS
 #define I8_PF_C_GROUPS 64
 #endif
-/* cdst != NULL (int32 C, ldc elements apart, with the GK_EP_INT32 terms row_i32 / col_i32): the sums
- * finished in registers and stored to C instead of s (no round trip through the tile: Zen 4, 128 x 4096^2 +6-8 %,
- * squares level). */
+/* cdst != NULL (int32 C, ldc elements apart, with the GK_EP_INT32 terms row_i32 / col_i32): the sums finished in
+ * registers and stored to C instead of s (no round trip through the tile; see docs/decisions.md, int8_tile_sums:
+ * cdst). */
 static inline void int8_tile_sums(int64_t kgroups, const uint8_t *GK_RESTRICT a, const uint8_t *GK_RESTRICT b,
                                 int32_t *GK_RESTRICT s, int accumulate, const void *c, int64_t ldc_bytes,
                                 int32_t *cdst, int64_t ldc, const int32_t *row_i32, const int32_t *col_i32) {

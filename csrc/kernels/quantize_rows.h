@@ -30,10 +30,10 @@ static GK_FORCEINLINE void qz_rows(int type, int64_t M, int64_t K, const void *x
 }
 
 #if defined(QZ_HAVE_TOKEN_NEXT)
-/* M tokens as qz_rows, one at a time: token i quantized while the max of token i + 1 is taken in the same loop
- * (the ISA's qz_quantize_token_next), so the second read of a token and the first of the next overlap. Faster
- * while x sits in the caches (Zen 4, 1 thread, 4096 values a token: 10-15 % at 16-512 tokens); slower from
- * memory (1024 tokens, 16 MiB: 15 %), where qz_rows's four streams keep more lines in flight. */
+/* M tokens as qz_rows, one at a time: token i quantized while the max of token i + 1 is taken in the same loop (the
+ * ISA's qz_quantize_token_next), so the second read of a token and the first of the next overlap. Faster while x sits
+ * in the caches; slower from memory, where qz_rows's four streams keep more lines in flight (see docs/decisions.md,
+ * qz_rows_pipelined). */
 static GK_FORCEINLINE void qz_rows_pipelined(int type, int64_t M, int64_t K, const void *x, int64_t ldx,
                                              const float *smooth, int mode, int8_t *q, int64_t ldq, float *scale) {
     const size_t esz = type == GEMMKIT_OUT_FLOAT32 ? 4 : 2;

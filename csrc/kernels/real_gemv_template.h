@@ -42,13 +42,12 @@
 #define GV_CAT(a, b) GV_CAT_(a, b)
 #define GV_LINE ((int64_t)(64 / sizeof(GV_S_T)))   /* elements of S per cache line */
 #define GV_PER_LINE ((int)(GV_LINE / VL))      /* vectors per cache line */
-/* gemv_rows: the sums of a block of y, in L1 / L2. 32 KiB (4096 floats of one row, 2048 of two) streams S
- * in longer contiguous runs than 16 KiB: on Zen 2 at 4096^2 +6 % for one double vector, +10-13 % for two,
- * and no change at 1024^2 (L3-resident); 64 KiB gained no more. */
+/* gemv_rows: the sums of a block of y, in L1 / L2. 32 KiB (4096 floats of one row, 2048 of two) streams S in longer
+ * contiguous runs than 16 KiB; 64 KiB gained no more (see docs/decisions.md, GV_ACC_BYTES). */
 #define GV_ACC_BYTES (32 << 10)
-/* GV_SPREAD (the including file; 0 by default): an S of GK_GEMV_SPREAD_MIN_BYTES or more streams as 4 long runs,
- * one per quarter of its rows (gemv_rows) or of its columns' rows (gemv_dots), not 4-8 adjacent rows at a
- * time: Zen 4, float32 4096^2 from memory, a C harness 20-22 -> 26 GB/s (a plain 4-stream read 26-27.5). */
+/* GV_SPREAD (the including file; 0 by default): an S of GK_GEMV_SPREAD_MIN_BYTES or more streams as 4 long runs, one
+ * per quarter of its rows (gemv_rows) or of its columns' rows (gemv_dots), not 4-8 adjacent rows at a time: near a
+ * plain 4-stream read's rate (see docs/decisions.md, GV_SPREAD). */
 #ifndef GV_SPREAD
 #define GV_SPREAD 0
 #endif
@@ -120,9 +119,9 @@ static GK_FORCEINLINE void GV_CAT(GEMV_ROWS_FN, _pass)(const int mm, const int R
         }
 }
 
-/* mm (1, 2) rows of y over columns [0, n): column blocks whose sums fit GV_ACC_BYTES, each streaming all
- * k rows of S, 8 rows per pass for one vector, 4 for two (their 8 broadcasts stay in registers; 8 rows
- * measured no faster for two vectors on Zen 2, float32 up to 12 % slower at 1024^2). */
+/* mm (1, 2) rows of y over columns [0, n): column blocks whose sums fit GV_ACC_BYTES, each streaming all k rows of S,
+ * 8 rows per pass for one vector, 4 for two (their 8 broadcasts stay in registers; 8 rows were no faster for two
+ * vectors). */
 static GK_FORCEINLINE void GV_CAT(GEMV_ROWS_FN, _block)(const int mm, int64_t n, int64_t k, const T *x,
                                                             int64_t ldx, const GV_S_T *S, int64_t lds, T alpha,
                                                             T beta, T *y, int64_t rsy, int64_t csy, int64_t pf) {
@@ -356,8 +355,8 @@ static GK_FORCEINLINE void GV_CAT(GEMV_DOTS_FN, _block)(const int mm, const int 
                                                             int64_t step) {
     lds *= step;
     csy *= step;
-    /* NA independent sums per dot product: one for blocks of 8 (8 chains already), four for 1 or 2 dot
-     * products, which a single chain would hold to one FMA latency per vector (3 x 1 x 3000: 2x) */
+    /* NA independent sums per dot product: one for blocks of 8 (8 chains already), four for 1 or 2 dot products,
+     * which a single chain would hold to one FMA latency per vector */
     const int NA = mm * JJ <= 2 ? 4 : 1;
     const int SV = NA > GV_PER_LINE ? NA : GV_PER_LINE;   /* vectors per step: whole cache lines */
     GV acc[2][8][4];

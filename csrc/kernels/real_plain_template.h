@@ -3,14 +3,13 @@
 /* The including header defines T, VL, PLAIN_FN (the gk_plain_fn's name; its helpers' prefix) and the ISA's operations
  * on a vector of VL values (PL_V) and a chunk's lane mask (PL_M): PL_MASK(n) (the first n lanes; n >= VL: all),
  * PL_ZERO(), PL_LOADU(p), PL_MASKZ_LOADU(m, p), PL_STOREU(p, v), PL_MASK_STOREU(p, m, v), PL_SET1(x), PL_FMADD(a, b,
- * c), PL_MUL(a, b); PL_RMAX (rows of a block of one or two chunks, or three with PL_R4MAX: 8 or 6), PL_R4MAX (rows of a
- * block of four chunks; 0: no such blocks), PL_HALF (1: it defined PLAIN_FN##_masked_<R>x0, R = 1..PL_RMAX, for a last
- * chunk of at most VL / 2 columns) and PL_WHOLE_LOADS (1: B's last chunk loaded whole in the k loop where the group's
- * columns allow, for an ISA whose masked loads cost more than plain ones: AVX2's maskload, and AVX-512's by a little:
- * Emerald Rapids, float32, operands in L1, gemmkit_sgemm in a C loop, paired rounds: 32^3, 64^3, 100^3 1.02-1.04) and
- * PL_NARROW_TRANSA (1: a transposed A's narrow products run their row blocks in one call too; on zmm that lost, TN
- * float32 3000 x 16 x 3 0.92 -> 0.73, where ymm gained 0.61 -> 0.94). Optionally PL_DOT_TAIL: the kernel's dot path (a
- * gk_dot_fn) for a last chunk of at most 4 columns (below). */
+ * c), PL_MUL(a, b); PL_RMAX (rows of a block of one or two chunks, or three with PL_R4MAX: 8 or 6), PL_R4MAX (rows of
+ * a block of four chunks; 0: no such blocks), PL_HALF (1: it defined PLAIN_FN##_masked_<R>x0, R = 1..PL_RMAX, for a
+ * last chunk of at most VL / 2 columns) and PL_WHOLE_LOADS (1: B's last chunk loaded whole in the k loop where the
+ * group's columns allow, for an ISA whose masked loads cost more than plain ones: AVX2's maskload, and AVX-512's by a
+ * little) and PL_NARROW_TRANSA (1: a transposed A's narrow products run their row blocks in one call too; ymm gains
+ * by it, zmm loses). Optionally PL_DOT_TAIL: the kernel's dot path (a gk_dot_fn) for a last chunk of at most 4
+ * columns (below). See docs/decisions.md, PL_WHOLE_LOADS and PL_NARROW_TRANSA. */
 #define PL_CAT_(a, b) a##b
 #define PL_CAT(a, b) PL_CAT_(a, b)
 #define PL_FN(name) PL_CAT(PLAIN_FN, name)
@@ -20,7 +19,7 @@
  * applied to the sums in registers and C written once, its last chunk by a masked store (C not read when beta is 0).
  * A's (r, k) at a + r * lda + k * csa. Where the chunked loops ran them, B was copied zero-padded and the last
  * chunk's sums went through a scratch tile: on Zen 4 a 12^3 float32 product took longer than a 16^3 one (figures:
- * sgemm_avx512.c, dgemm_avx512.c). */
+ * docs/decisions.md, tiny_sgemm_avx512_ymm and tiny_dgemm_avx512_ymm). */
 static GK_FORCEINLINE void PL_FN(_masked_block)(const int R, const int C, int64_t N, int64_t K, T alpha, const T *a,
                                                 int64_t lda, int64_t csa, const T *b, int64_t ldb, T beta, T *c,
                                                 int64_t ldc) {
@@ -65,11 +64,10 @@ static GK_FORCEINLINE void PL_FN(_masked_block)(const int R, const int C, int64_
         }
 }
 /* Out of line, one function per (R, C) (inlined into the driver, the loops ran out of registers): _masked_RxC one
- * group of C chunks (min(N, C * VL) columns, the number returned), _groups_RxC (C >= 2) every group the N columns from
- * b and c need while more than C - 1 chunks are left (the last group masked; the columns done returned). A call per
- * group ran float32 256 x 1000 x 3 at 39 GFLOP/s on the AVX2 path (Zen 4, 1 thread; 0.68x NumPy -> 0.93 by
- * groups); where one group is all, the group loop's set-up cost more than a call (AVX-512 float32 3000 x 32 x 3
- * 0.80 -> 0.63x), hence both. */
+ * group of C chunks (min(N, C * VL) columns, the number returned), _groups_RxC (C >= 2) every group the N columns
+ * from b and c need while more than C - 1 chunks are left (the last group masked; the columns done returned). A call
+ * per group costs narrow products much; where one group is all, the group loop's set-up costs more than a call, hence
+ * both (see docs/decisions.md, PL_MASKED / PL_GROUPS). */
 #define PL_MASKED(R, C)                                                                                        \
     static __attribute__((noinline)) int64_t PL_FN(_masked_##R##x##C)(int64_t N, int64_t K, T alpha,           \
         const T *a, int64_t lda, int64_t csa, const T *b, int64_t ldb, T beta, T *c, int64_t ldc) {            \
@@ -102,16 +100,13 @@ PL_ROWS(PL_MASKED, 2)
 PL_ROWS6(PL_MASKED, 4)
 PL_ROWS6(PL_GROUPS, 4)
 /* Three chunks left: one group of three in blocks of PL_RMAX rows (24 sums), not two chunks and then one, whose pass
- * spent a broadcast of A on each FMA and read A again (Emerald Rapids, 1 thread, paired rounds, two and one -> three:
- * float32 stacks 50 x 48^3 1.26, 100 x 40^3 1.12, 20 x 112^3 1.11, 3000 x 40 x 1000 1.13, 1000 x 48 x 300 1.22, 5 x
- * 40 x 20000 1.53; float64 100 x 24^3 1.16, 50 x 56^3 1.07, 2000 x 24 x 500 1.34). */
+ * spent a broadcast of A on each FMA and read A again (see docs/decisions.md, PL_MASKED(R, 3)). */
 PL_ROWS(PL_MASKED, 3)
 #else
 PL_ROWS(PL_GROUPS, 2)
 #endif
 /* Narrow products (one group of one or two chunks a row block), M a multiple of R: every R-row block in one call, as
- * the groups above do for wide ones (Zen 4, 1 thread, gemmkit.matmul / np.matmul, a call per block -> one call: float32
- * 3000 x 16 x 3 avx2 path 0.65 -> 0.97-1.01, AVX-512 0.60-0.96 -> 0.99-1.04; float64 AVX-512 0.79-0.84 -> 0.94). */
+ * the groups above do for wide ones, saving a call per block (see docs/decisions.md, PL_ROW_BLOCKS). */
 #define PL_ROW_BLOCKS(R, C)                                                                                    \
     static __attribute__((noinline)) void PL_FN(_row_blocks_##R##x##C)(int64_t M, int64_t N, int64_t K, T alpha, \
         const T *a, int64_t lda, int64_t csa, const T *b, int64_t ldb, T beta, T *c, int64_t ldc) {            \
@@ -128,18 +123,16 @@ PL_ROW_BLOCKS_EXPANDED(PL_RMAX, 2)
 #endif
 
 #if defined(PL_DOT_TAIL)
-/* A last chunk of at most 4 columns (one column block of the dot path: a quarter of a float32 vector, half a float64 one)
- * against a plain A (k contiguous), K >= PL_DOT_TAIL_MIN_K: those columns by the dot path (4 x 4 blocks of sums along k,
- * every lane in use), B's few columns copied transposed PL_DOT_TAIL_KB terms at a time; the masked loops spent a whole FMA
- * on each row's few columns for every k (Emerald Rapids, float32 stacks 20 x 100^3, N = 6 chunks + 4: the half-chunk
- * loops took 14.5 % of the time for 4 % of the work). Float64's 3-4 columns, gemmkit.matmul / np.matmul, old / new
- * alternated twice: 50 x 52^3 0.88-0.89 -> 0.91, 200 x 40 x 20 x 40 0.89-0.90 -> 0.94-0.95, 20 x 100^3 and 36^3 / 68^3
- * level; float32's 5-8 columns lost (50 x 40^3 1.08-1.26 -> 0.93-0.94), hence 4. */
+/* A last chunk of at most 4 columns (one column block of the dot path: a quarter of a float32 vector, half a float64
+ * one) against a plain A (k contiguous), K >= PL_DOT_TAIL_MIN_K: those columns by the dot path (4 x 4 blocks of sums
+ * along k, every lane in use), B's few columns copied transposed PL_DOT_TAIL_KB terms at a time; the masked loops
+ * spent a whole FMA on each row's few columns for every k. 5-8 columns lost, hence 4 (see docs/decisions.md,
+ * PL_DOT_TAIL). */
 #if !PL_R4MAX
 #error "PL_DOT_TAIL's rule in _strided counts whole chunks in the groups of four"
 #endif
 #define PL_DOT_TAIL_KB 512
-#define PL_DOT_TAIL_MIN_K 32 /* float32 1000 x 20^3: 1.23-1.31 -> 0.91-0.94x np.matmul with sums of 20 terms */
+#define PL_DOT_TAIL_MIN_K 32 /* shorter sums do not pay for B's copied columns (docs/decisions.md, PL_DOT_TAIL_MIN_K) */
 #define PL_DOT_TAIL_PAIR_MIN_K 64 /* after a pair of whole chunks (PL_FN(_strided)) */
 static void PL_FN(_dot_tail)(int64_t M, int64_t n, int64_t K, T alpha, const T *A, int64_t lda, const T *B,
                              int64_t ldb, T beta, T *C, int64_t ldc) {
@@ -158,12 +151,8 @@ static void PL_FN(_dot_tail)(int64_t M, int64_t n, int64_t K, T alpha, const T *
 /* Whether the groups of four chunks run one at a time down all the row blocks (its K x 4 VL strip of B staying in L1
  * while A's rows stream, the order of BLIS's loops) rather than every group along each row block (all of B read again
  * by each): for a plain A (csa 1) and more than one group, where B is past a 32 KiB L1 but within 256 KiB, a strip
- * within 32 KiB and sums of 64 terms or more.
- * Emerald Rapids, 1 thread, rows -> columns outer, paired rounds of one build: float64 stacks 20 x 100^3 1.05-1.14, 50 x
- * 80^3 1.04-1.07, 20 x 96^3 1.05-1.07, 100 x 500 x 64 1.07-1.08, 200 x 120 x 100 1.05; float32 100 x 300 x 100
- * 1.03-1.08, 100 x 1000 x 64 1.13. Past the bounds they lost: strips over 32 KiB (float64 64 x 256 x 256 0.97-0.98,
- * float32 200^3 0.98), 32-48 terms (300 x 1000 x 32 / 48 0.95-0.96, a call per block for a short sum), B of 512 KiB
- * (float32 100 x 2000 x 64 0.94). */
+ * within 32 KiB and sums of 64 terms or more; past those bounds columns outer lost (see docs/decisions.md,
+ * _columns_outer). */
 static inline int PL_FN(_columns_outer)(int64_t N, int64_t K, int64_t csa) {
     const int64_t b_bytes = K * N * (int64_t)sizeof(T), strip_bytes = K * 4 * VL * (int64_t)sizeof(T);
     return csa == 1 && N > 7 * VL && K >= 64 && b_bytes > 32 * 1024 && b_bytes <= 256 * 1024 &&
@@ -171,20 +160,17 @@ static inline int PL_FN(_columns_outer)(int64_t N, int64_t K, int64_t csa) {
 }
 #endif
 
-/* The whole product by column groups: with PL_R4MAX, four chunks at a time while more than three are left, in rows
- * of ceil(M / PL_R4MAX) near-equal blocks (24 sums, one broadcast of A per four FMAs); then (with PL_R4MAX) three
+/* The whole product by column groups: with PL_R4MAX, four chunks at a time while more than three are left, in rows of
+ * ceil(M / PL_R4MAX) near-equal blocks (24 sums, one broadcast of A per four FMAs); then (with PL_R4MAX) three
  * chunks, or two, one, or a half, in ceil(M / PL_RMAX) near-equal blocks (20 rows by 8: 6 7 7, not 8 8 4, whose 4-row
- * block waits on the FMA latency; 8-row blocks ran 2-4 % faster than 6-row ones on Zen 4 at 65^3-200^3 for two zmm
- * chunks: fewer passes over B). */
+ * block waits on the FMA latency; 8-row blocks rather than 6 for two zmm chunks: fewer passes over B). */
 static void PL_FN(_strided)(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t lda, int64_t csa,
                             const T *B, int64_t ldb, T beta, T *C, int64_t ldc) {
 #if defined(PL_DOT_TAIL)
     /* Only where the tail is a chunk of its own, after an even number of whole chunks: after an odd number it is the
-     * masked last chunk of a group of four or two, and the whole chunks left would run in narrower groups (Emerald
-     * Rapids, float32, gemmkit.matmul / np.matmul, old / new: 100 x 52^3 1.08-1.27 -> 0.97-1.00, 200 x 64 x 20 x 64
-     * 0.96-1.15 -> 0.88-0.92). Where a pair of whole chunks is left before the tail (N / VL = 2 mod 4), sums of
-     * fewer than PL_DOT_TAIL_PAIR_MIN_K terms run pair and tail as one masked group of three (float32 stacks 100 x
-     * 36^3 1.13, float64 100 x 17 x 17 x 40 1.05, paired rounds; at 64 terms level, at 100-500 lost 0.92-0.94). */
+     * masked last chunk of a group of four or two, and the whole chunks left would run in narrower groups. Where a
+     * pair of whole chunks is left before the tail (N / VL = 2 mod 4), sums of fewer than PL_DOT_TAIL_PAIR_MIN_K
+     * terms run pair and tail as one masked group of three (see docs/decisions.md, PL_DOT_TAIL_PAIR_MIN_K). */
     if (csa == 1 && N > VL && N % VL != 0 && N % VL <= 4 && N / VL % 2 == 0 && K >= PL_DOT_TAIL_MIN_K &&
         (N / VL % 4 == 0 || K >= PL_DOT_TAIL_PAIR_MIN_K)) {
         const int64_t tail = N % VL;

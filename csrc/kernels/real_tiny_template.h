@@ -70,8 +70,8 @@ static inline GK_TINY_INLINE_COPIES void GK_TINY_CAT(TINY_FN, _rows)(const int R
     const int64_t rs = transa ? 1 : lda, ks = transa ? lda : 1; /* op(A)[i][k] = A[i * rs + k * ks] */
     const T *a_rows = A + i * rs;
 #if defined(__GNUC__)
-    /* half chunks only: whole ones the plain loop below vectorises as well or better (measured on Zen 4:
-     * 4 rows x 2 chunks as GCC vectors ran 1000 x 32^3 float32 stacks 20 % slower) */
+    /* half chunks only: whole ones the plain loop below vectorises as well or better (GCC vectors of whole chunks ran
+     * slower) */
     if (W < GK_TINY_W && W % (int)(32 / sizeof(T)) == 0 && R * (W / (int)(32 / sizeof(T))) <= GK_TINY_ROWS * GK_TINY_WIDE_MAX) {
         GK_TINY_VEC_ROWS(GK_TINY_CAT(TINY_FN, _v32));
         return;
@@ -157,8 +157,8 @@ static GK_TINY_INLINE_COPIES void TINY_FN(int64_t M, int64_t N, int64_t K, const
         while (n5 < 6 && (5 * n5 > M || (M - 5 * n5) % 6 != 0)) n5++;
         if (n5 == 6) n5 = 0;
 #endif
-        /* 8 and 9 rows go 4 + 4 (+ 1), not 6 + 2 (3): 5000 x 8 x 16^2 float 56 -> 64 GFLOP/s, 9 x 32^2 57 -> 77
-         * (AVX2 on Zen 4, 1 thread; AVX-512 10000 x 8^3 double 17 -> 20); 7 rows keep 6 + 1 (50 vs 55) */
+        /* 8 and 9 rows go 4 + 4 (+ 1), not 6 + 2 (3), which measured slower; 7 rows keep 6 + 1 (see
+         * docs/decisions.md, tiny row split) */
         const int64_t m6 = M == 8 || M == 9 ? 0 : (M - 5 * n5) / 6 * 6, rows = m6 + 5 * n5;
 #if defined(GK_TINY_SUMS5)
 #define GK_TINY_SUMS(R, ...) ((R) == 6 ? GK_TINY_SUMS6(__VA_ARGS__) : GK_TINY_SUMS5(__VA_ARGS__))

@@ -16,10 +16,9 @@ static GK_FORCEINLINE __m256i GK_YMM_CAT(TILE_FN, _lane_mask)(int64_t n) {
 #endif
 }
 
-/* The first m rows of a C tile (2 vectors each) fetched into L1 before the k loop, so that their misses
- * overlap it: C's rows lie ldc apart, in big problems a power of two of bytes that the hardware prefetchers
- * do not follow (a cache-line-aligned C ran dgemm 2048 at 40 instead of 46 GFLOP/s on Zen 2). Both ends of
- * each row: an unaligned row straddles two lines. */
+/* The first m rows of a C tile (2 vectors each) fetched into L1 before the k loop, so that their misses overlap it:
+ * C's rows lie ldc apart, in big problems a power of two of bytes that the hardware prefetchers do not follow (see
+ * docs/decisions.md, _prefetch_c). Both ends of each row: an unaligned row straddles two lines. */
 static GK_FORCEINLINE void GK_YMM_CAT(TILE_FN, _prefetch_c)(const int m, const T *c, int64_t ldc) {
 #pragma GCC unroll 8
     for (int i = 0; i < m; i++) {

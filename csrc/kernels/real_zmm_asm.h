@@ -1,8 +1,8 @@
 /* The packed 12 x (2 zmm) real k loop in inline assembly and its 12-row microkernel, written once and
  * instantiated for float (12 x 32) by sgemm_avx512.c and double (12 x 16) by dgemm_avx512.c. */
 /* With intrinsics GCC spills a B vector to the stack as soon as anything else (C addresses, prefetches)
- * competes for registers (dgemm: 12 FMAs a k step read their B operand from the stack; 74 % of the FMA
- * bound in llvm-mca on znver4, 75 % of peak measured on a Zen 4 core). zmm0..23 accumulate (row i in zmm
+ * competes for registers (dgemm: 12 FMAs a k step read their B operand from the stack, well short of the FMA
+ * bound; see docs/decisions.md, real_zmm_asm.h). zmm0..23 accumulate (row i in zmm
  * 2i and 2i+1), zmm24/25 hold B's two vectors of one k, zmm26/27 alternate as A's broadcasts; four k per
  * iteration. A streams from L2 and is prefetched 16 k ahead; the B micro-panel is reused across the A
  * panels and stays near.
@@ -58,11 +58,8 @@
  *     them after 2 MC / MR calls) towards L2;
  *   - ZA_PF_C_ROWS iterations, ending ZA_PF_C_LAST iterations before the end, bring this tile's 12 rows into L1
  *     for the epilogue that follows (a k block too short for them prefetches the rows left at once).
- * Issued as bursts of 24 before the loop and 32 k before its end, they had waited on the line fill buffers that
- * A's and B's streams hold: with the epilogue reading a hot buffer instead of C, the burst to L2 still took half
- * of the epilogue's samples (dgemm 2048^3, Emerald Rapids). Spread out, the samples outside the k loop went from
- * 11.3 % to 6.9 %, dgemm 2048^3 0.90-0.91 -> 0.94-0.95x MKL (interleaved builds, 1 thread), sgemm and zgemm
- * level. */
+ * Issued as bursts they waited on the line fill buffers that A's and B's streams hold (see docs/decisions.md,
+ * ZA_PF_C_ROWS). */
 #define ZA_PF_C_ROWS 12
 #define ZA_PF_C_LAST 4
 #define ZA_PF_CROW "prefetcht0 (%[cp])\n\tprefetcht0 64(%[cp])\n\tadd %[ldcb], %[cp]\n\t"
@@ -148,8 +145,8 @@ static void ZA_KERNEL_FN(int64_t kc, const void *GK_RESTRICT av, int64_t rsa, co
         TILE_FN(MR, kc, a, rsa, b, rsb, c, ldc, alpha, beta);
         return;
     }
-    /* the sums also start these rows' C two column panels on towards L2 (a prefetch past the matrix end is
-     * harmless; sgemm +10 % at 2048+) */
+    /* the sums also start these rows' C two column panels on towards L2 (a prefetch past the matrix end is harmless;
+     * see docs/decisions.md, ZA_SUMS_FN) */
     GK_ALIGN64 T s[MR * NR];
     ZA_SUMS_FN(kc, a, b, s, c, ldc, MR);
     const V va = VOP(set1)(alpha), vb = VOP(set1)(beta);

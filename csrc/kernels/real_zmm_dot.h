@@ -111,7 +111,7 @@ static void ZD_FN(short_cols)(int64_t n, int64_t m, int64_t k, T alpha, const T 
  * value each (a vector of one row's k values would be mostly empty; this fills every lane), C's columns as vectors:
  *  - dense A (lda == k <= ZD_SPLIT_MAX): the VL rows' k vectors loaded whole and split into columns in registers,
  *    each from pairs of vectors (two-source permutes, lanes merged by masks); else each column gathered (a gather
- *    runs at a fraction of that rate: Zen 4, float32 10000 x 2 x 2, 0.86x NumPy by gathers, 1.40 split);
+ *    runs at a fraction of that rate; see docs/decisions.md, ZD_SPLIT_MAX);
  *  - dense C (ldc == n): the n column vectors merged into C's rows the same way and stored whole; else a tile. */
 #define ZD_SPLIT_MAX 8
 #if VL == 16

@@ -3,14 +3,8 @@
 /* The including file defines PK_FN (the function's name) and PK_ROWS (the panel's rows: 12 or 6). The portable
  * packers walk 2 double rows down all of k before the next two, storing 16 bytes a panel row apart (pack_real.c), or
  * copy one complex value at a time (pack_complex_template.h); here each 4 k of the panel's rows are transposed
- * together, 4 rows x 4 k in ymm (then 2 x 4), so a panel row's values are stored at once. A C harness packing 252
- * rows x 256 k of doubles (Emerald Rapids, 1 core, best of 30): 28.6-37.6 -> 22.9-24.9 us for lda 256-2048. In the
- * product (1 thread): share of dgemm 256^3 / 512^3's perf samples in packing A 7.4 / 5.5 % -> 5.9 / 4.2 %;
- * gemmkit_<t>gemm of the portable and these packers, both builds in one process, 21 rounds alternated, new / old by
- * the best round: dgemm 256^3-1024^3 1.006-1.018, cgemm 128^3-512^3 0.99-1.03 (medians within the VM's noise). Not
- * taken: sgemm's 4 x 4 float transposes in this order (256^3 0.97-0.98: the portable packer keeps it), zgemm's 2 x 2
- * of 16-byte values (128^3 0.94-0.98), the next panel's rows prefetched as one goes (to L2 or L1: dgemm level to
- * -2 %), an 8 x 8 zmm transpose of double's first 8 rows (8 % faster in the harness, not tried in the product). */
+ * together, 4 rows x 4 k in ymm (then 2 x 4), so a panel row's values are stored at once. sgemm and zgemm keep the
+ * portable packers, which these orders did not beat (see docs/decisions.md, real_zmm_pack.h). */
 #define PK_CAT_(a, b) a##b
 #define PK_CAT(a, b) PK_CAT_(a, b)
 #define PK_NAME(x) PK_CAT(PK_FN, x)

@@ -86,11 +86,10 @@ const gk_real_kernel_t gk_sgemm_kernel_avx512 = SGEMM_AVX512_TABLE(
     "ukernel_sgemm_avx512_12x32", ukernel_sgemm_avx512_12x32, tiny_sgemm_avx512);
 const gk_real_kernel_t gk_sgemm_kernel_avx512_embed = SGEMM_AVX512_TABLE(
     "ukernel_sgemm_avx512_12x32_embed", ukernel_sgemm_avx512_12x32_embed, tiny_sgemm_avx512);
-/* Plain products by this file's masked loops (B in place, no copy, no scratch tile: matmul stacks 10^3 /
- * 12^3 / 20^3 / 24^3 float32 0.59 / 0.57 / 0.77 / 0.78 -> 1.13 / 1.08 / 1.03 / 1.00x np.matmul on Zen 4, 16^3
- * 1.01 -> 1.08, 32^3 - 64^3 level), except streamed batches whose rows are whole 16-float chunks; those and
- * transposed products of more than 8 columns by the AVX2 6 x 16 loop, narrower ones by the half chunks (the
- * AVX2 kernel's 8-column products: 10000 x 8^3 12 vs 26 GFLOP/s on Zen 4). */
+/* Plain products by this file's masked loops (B in place, no copy, no scratch tile), except streamed batches whose
+ * rows are whole 16-float chunks; those and transposed products of more than 8 columns by the AVX2 6 x 16 loop,
+ * narrower ones by the half chunks, where the AVX2 kernel's 8-column products are slow (see docs/decisions.md,
+ * tiny_sgemm_avx512_ymm). */
 static void tiny_sgemm_avx512_ymm(int64_t M, int64_t N, int64_t K, const void *alpha, const void *A, int64_t lda,
                                   int transa, const void *B, int64_t ldb, int transb, const void *beta, void *C,
                                   int64_t ldc, const gk_tiny_stream_t *stream) {

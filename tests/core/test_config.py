@@ -383,7 +383,7 @@ x86_only = pytest.mark.skipif(not any(c["arch"] == "avx2" for c in CONFIGS), rea
 # Renoir/Lucienne/Matisse, 84h-87h, 90h-AFh Van Gogh/Mendocino; family 1Ah: Zen 5).
 SELECTION = [
     (("AMD", 0x19, 0x10, AVX512_VNNI), ("avx512_vnni", "zen4")),
-    (("AMD", 0x19, 0x11, AVX512_VNNI), ("avx512_vnni", "zen4")),   # EPYC 9004 Genoa (issue 14's core)
+    (("AMD", 0x19, 0x11, AVX512_VNNI), ("avx512_vnni", "zen4")),   # EPYC 9004 Genoa
     (("AMD", 0x19, 0x18, AVX512_VNNI), ("avx512_vnni", "zen4")),
     (("AMD", 0x19, 0x1f, AVX512_VNNI), ("avx512_vnni", "zen4")),
     (("AMD", 0x19, 0x61, AVX512_VNNI), ("avx512_vnni", "zen4")),   # Ryzen 7000 Raphael

@@ -1,4 +1,4 @@
-"""Configs that cannot drift (issue 24): each configuration of the registry equals its path's base config
+"""Configs that cannot drift: each configuration of the registry equals its path's base config
 field by field (gemmkit._core.config_fields, every field of gk_config_t) except in the fields named here."""
 import pytest
 

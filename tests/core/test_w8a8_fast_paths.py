@@ -1,4 +1,4 @@
-"""Tests of the W8A8 speed paths (issue 29): the few-row int8 path over a packed weight (M <= 4, column panels
+"""Tests of the W8A8 speed paths: the few-row int8 path over a packed weight (M <= 4, column panels
 read side by side) and the quantizer's 64-value main loop with its offset-reciprocal tie test, bit for bit."""
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Issue 30's reproducers, one test each: strict flags and scalars in every front end, masked arrays and
+"""Reproducers of reliability bugs, one test each: strict flags and scalars in every front end, masked arrays and
 np.matrix, process-wide state left alone (threads, scipy_patched, arch flips), PackedWeight across processes,
 broadcast operands without copies, mixed 16-bit promotion, and errors that name the argument at fault."""
 import os
