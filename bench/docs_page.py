@@ -7,7 +7,7 @@ docs site (docs/performance/<name>.md): the CPU, peaks, peers' versions and comm
     # then add `zen4` to the toctree of docs/performance/index.rst
 
 --notes: a hand-written markdown section (what the tables mean on that CPU, the measurements a config in
-csrc/config/ cites) kept in bench/page_notes/<name>.md and placed before the tables, so a new run keeps it.
+csrc/config/ cites) kept in bench/page_notes/<name>.md and placed after the tables, so a new run keeps it.
 """
 import argparse
 import os
@@ -59,7 +59,7 @@ def _body(report):
 
 def make_page(reports, title, plot_name=None, notes=None):
     """The page's markdown text from report texts (one per file, in order) and optional notes (markdown,
-    placed after "How to reproduce", its headings at level 2 or below)."""
+    placed after the tables, its headings at level 2 or below)."""
     text = "\n\n".join(r.strip() for r in reports)
     facts, commands = _facts(text)
     page = [f"# {title}", "",
@@ -73,11 +73,12 @@ def make_page(reports, title, plot_name=None, notes=None):
              "`pip install mkl onednn onnx onnxruntime`):", "", "```sh"]
     page += commands or ["gemmkit bench --threads 1,all"]
     page += ["```", ""]
-    if notes:   # without the file's own leading comment (its role, for the checkout)
-        page += [re.sub(r"^\s*<!--.*?-->\s*", "", notes, flags=re.S).strip(), ""]
     if plot_name:
         page += [f"![median rate against size per library]({plot_name})", ""]
-    return "\n".join(page) + "\n" + _body(text)
+    page = "\n".join(page) + "\n" + _body(text)
+    if notes:   # after the tables, without the file's own leading comment (its role, for the checkout)
+        page = page.rstrip("\n") + "\n\n" + re.sub(r"^\s*<!--.*?-->\s*", "", notes, flags=re.S).strip() + "\n"
+    return page
 
 
 def main(argv=None):
@@ -86,7 +87,7 @@ def main(argv=None):
     p.add_argument("--name", required=True, help="page name, e.g. zen4 (docs/performance/<name>.md)")
     p.add_argument("--title", required=True, help="the page's title, naming the CPU")
     p.add_argument("--plot", help="a PNG from gemmkit bench --plot, copied beside the page")
-    p.add_argument("--notes", help="a markdown file placed before the tables (bench/page_notes/<name>.md)")
+    p.add_argument("--notes", help="a markdown file placed after the tables (bench/page_notes/<name>.md)")
     p.add_argument("--outdir", default=DEFAULT_DIR, help="folder of the page (default: docs/performance)")
     args = p.parse_args(argv)
     reports = []

@@ -59,11 +59,11 @@ def test_main_writes_the_page_and_copies_the_plot(tmp_path):
     assert (out / "zen4.md").read_text(encoding="utf-8").startswith("# T\n")
 
 
-def test_notes_come_before_the_tables_without_their_file_comment():
+def test_notes_come_after_the_tables_without_their_file_comment():
     notes = "<!-- role of the notes file,\n     two lines -->\n## Notes on this CPU\n\n- tiny limit 32³\n"
     page = docs_page.make_page([REPORT], "T", notes=notes)
     assert "role of the notes file" not in page
-    assert page.index("## How to reproduce") < page.index("## Notes on this CPU") < page.index("| 64×64×64 |")
+    assert page.index("## How to reproduce") < page.index("| 64×64×64 |") < page.index("## Notes on this CPU")
 
 
 def test_a_report_whose_top_headings_are_level_3_keeps_its_nesting():
