@@ -6,6 +6,7 @@
 #include "platform.h"
 #include "kernel.h"
 #include "quantize.h"
+#include "qadd.h"
 #include "include/gemmkit.h"
 
 /* Cache blocking of the Goto loops, in the kernel's element units: an MC x KC block of A in L2, a
@@ -51,6 +52,19 @@ typedef struct {
 /* One configuration: the kernels an ISA path uses and the constants tuned for a microarchitecture.
  * Dispatch walks the registry (best first) and takes the first whose features the CPU has and whose
  * CPU match (vendor/family/model) holds; GEMMKIT_ARCH names the path (`arch`). */
+/* Kernel families of other headers, named here by their struct tags (csrc/driver.h defines them). */
+struct gk_real_type;
+struct gk_wrap_kernels;
+extern const struct gk_real_type gk_type_hgemm;
+extern const struct gk_wrap_kernels gk_wrap_kernels_generic;
+#if GEMMKIT_X86
+extern const struct gk_real_type gk_type_hgemm_f16c;
+extern const struct gk_wrap_kernels gk_wrap_kernels_avx2;
+#endif
+#if GEMMKIT_ARM
+extern const struct gk_real_type gk_type_hgemm_neon;
+#endif
+
 typedef struct gk_config {
     const char *arch;          /* kernel path: "generic", "avx2", "avx_vnni", "avx512", "avx512_vnni" */
     const char *uarch;         /* what the constants are tuned for, e.g. "zen5", "any" */
@@ -69,6 +83,9 @@ typedef struct gk_config {
     uint32_t bf16_needs;
     gk_blocks_t bf16_blocks;          /* in k pairs (kc) */
     const gk_half_gemv_t *half_gemv;  /* few rows / columns of 16-bit products in place; NULL: packed */
+    const struct gk_real_type *hgemm; /* float16 products: the type whose packers convert (F16C, Advanced SIMD or C) */
+    const struct gk_wrap_kernels *wrap; /* wrap-around integer products (int16 to uint64) */
+    const gk_qadd_kernel_t *qadd;     /* the quantized add */
 } gk_config_t;
 
 extern const gk_config_t gk_config_generic;
@@ -98,6 +115,8 @@ uint32_t gk_cpu_id(void);
 
 /* The configuration in use (GEMMKIT_ARCH / gemmkit_set_arch, else the best for this CPU). */
 const gk_config_t *gk_config(void);
+/* The index of configuration c's kernel path among gemmkit_arch_name's, -1 for none (dispatch.c). */
+int gk_config_path_index(const gk_config_t *c);
 /* Its bfloat16 pair kernel where this CPU runs it (bf16_needs), else NULL (bfloat16 widened on sgemm). */
 const gk_real_kernel_t *gk_bf16_kernel(const gk_config_t *c);
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "atomics.h"
-#include "config.h"
+#include "driver.h" /* the kernel families the configurations name (described by name) */
 #include "qadd.h"
 #include "tuning.h"
 
@@ -278,6 +278,11 @@ void gemmkit_cpu_identity(uint32_t *vendor, uint32_t *family, uint32_t *model) {
 
 int gemmkit_arch_count(void) { return (int)N_ARCHS; }
 const char *gemmkit_arch_name(int i) { return i >= 0 && i < (int)N_ARCHS ? arch_names[i] : NULL; }
+int gk_config_path_index(const gk_config_t *c) {
+    for (int i = 0; i < (int)N_ARCHS; i++)
+        if (strcmp(arch_names[i], c->arch) == 0) return i;
+    return -1;
+}
 
 int gemmkit_arch_supported(const char *name) {
     if (name == NULL) return -1;
@@ -376,7 +381,7 @@ gemmkit_status_t gemmkit_kernel_info(const char *op, gemmkit_kernel_info_t *info
 #define GK_DESC_BLOCKS(NM, b) GK_DESC(NM "=%lld,%lld,%lld\n", (long long)(b).mc, (long long)(b).kc, (long long)(b).nc)
 #define GK_DESC_SMALL(f) GK_DESC("small." #f "=%.17g\n", (double)c->small.f)
 /* The last fields of the structs described: a field added after one of them must be described too. */
-typedef char gk_describe_covers_config[offsetof(gk_config_t, half_gemv) + sizeof(void *) == sizeof(gk_config_t) ? 1 : -1];
+typedef char gk_describe_covers_config[offsetof(gk_config_t, qadd) + sizeof(void *) == sizeof(gk_config_t) ? 1 : -1];
 typedef char gk_describe_covers_small[
     offsetof(gk_small_t, ta_strips_min_walk) + sizeof(double) == sizeof(gk_small_t) ? 1 : -1];
 typedef char gk_describe_covers_int8_blocks[
@@ -393,7 +398,7 @@ gemmkit_status_t gemmkit_config_describe(int i, char *buf, size_t size) {
     GK_DESC_KERNEL("int8", c->int8); GK_DESC_KERNEL("quant", c->quant); GK_DESC_KERNEL("bf16", c->bf16);
     GK_DESC("bf16_needs=%u\nhalf_gemv=%s\n", (unsigned)c->bf16_needs, c->half_gemv ? "set" : "-");
     GK_DESC_BLOCKS("bf16_blocks", c->bf16_blocks);
-    GK_DESC_KERNEL("qadd", gk_qadd_kernel_for(c->arch)); /* chosen by kernel path in qadd.c, not a config field */
+    GK_DESC_KERNEL("qadd", c->qadd); GK_DESC_KERNEL("hgemm", c->hgemm); GK_DESC_KERNEL("wrap", c->wrap);
     GK_DESC_BLOCKS("sgemm_blocks", c->sgemm_blocks); GK_DESC_BLOCKS("dgemm_blocks", c->dgemm_blocks);
     GK_DESC_BLOCKS("cgemm_blocks", c->cgemm_blocks); GK_DESC_BLOCKS("zgemm_blocks", c->zgemm_blocks);
     GK_DESC("int8_blocks=%lld,%lld,%lld,%lld,%lld,%lld,%lld\n", (long long)q->mc, (long long)q->nc,

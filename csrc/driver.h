@@ -66,7 +66,7 @@ typedef void (*gk_pack_b_fn)(const gk_real_problem_t *p, int64_t k0, int64_t j0,
 /* What differs between the element types that run on the real driver (as ruy's TrMulParams): how
  * the user's operands become the kernel's panels, and whether the kernel may read them in place. */
 enum { GK_WIDENED_F16 = 1, GK_WIDENED_BF16 = 2 }; /* the 16-bit operand types (gk_real_type_t.widened) */
-typedef struct {
+typedef struct gk_real_type {
     const char *name;          /* "sgemm", ... */
     int is_complex;            /* 1: complex, N and K doubled in the real domain (1m or a native complex kernel) */
     gk_pack_a_fn pack_a;
@@ -254,7 +254,8 @@ typedef struct {
 gemmkit_status_t gk_bool_gemm(const gk_bool_problem_t *p);
 /* One build of csrc/wrap_template.h: per gk_wrap_type_t, a thread's block [m0, m1) x [n0, n1) of C
  * (0, or -1 when out of memory). */
-typedef struct {
+typedef struct gk_wrap_kernels {
+    const char *name;
     int (*block[5])(const gk_wrap_problem_t *p, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
 } gk_wrap_kernels_t;
 extern const gk_wrap_kernels_t gk_wrap_kernels_generic;

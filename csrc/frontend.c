@@ -226,15 +226,7 @@ static gemmkit_status_t gemm_half_batch(const gk_real_type_t *type, const gk_rea
     return gk_real_gemm_batch(&p, batch, stride_a, stride_b, stride_c);
 }
 
-static const gk_real_type_t *hgemm_type(void) {
-#if GEMMKIT_X86
-    if (strcmp(gk_config()->arch, "generic") != 0) return &gk_type_hgemm_f16c; /* those paths need F16C */
-#endif
-#if GEMMKIT_ARM
-    if (strcmp(gk_config()->arch, "generic") != 0) return &gk_type_hgemm_neon; /* Advanced SIMD: baseline */
-#endif
-    return &gk_type_hgemm;
-}
+static const gk_real_type_t *hgemm_type(void) { return gk_config()->hgemm; }
 
 #define DEFINE_HALF_GEMM(NAME, TYPE, PAIR_TYPE, AB_T, C_T)                                                      \
     gemmkit_status_t NAME##_batch(char transa, char transb, int64_t M, int64_t N, int64_t K, float alpha, \

@@ -345,9 +345,7 @@ gemmkit_status_t gk_int8_pack_weight(int transb, int64_t N, int64_t K, const int
     if (need == 0 || bytes < need || dst == NULL || B == NULL) return gemmkit_invalid_arguments;
     uint8_t *base = (uint8_t *)dst;
     memset(base, 0, (size_t)off); /* header and column sums; the packers write every byte of the panels */
-    int32_t arch = -1;
-    for (int i = 0; i < gemmkit_arch_count(); i++)
-        if (strcmp(gemmkit_arch_name(i), cfg->arch) == 0) arch = i;
+    const int32_t arch = gk_config_path_index(cfg);
     packed_header_t h = {GK_INT8_PACKED_MAGIC, cfg->int8, N, K, kp, need, cfg->int8->nr, cfg->int8->kgroup,
                          cfg->int8->elem_size, arch};
     memcpy(base, &h, sizeof h);

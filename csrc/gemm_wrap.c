@@ -24,10 +24,7 @@ static void wrap_task(void *ctx, int tid, int nthreads) {
 }
 
 gemmkit_status_t gk_wrap_gemm(const gk_wrap_problem_t *p) {
-    wrap_job_t job = {p, &gk_wrap_kernels_generic, 1, 1, 0};
-#if GEMMKIT_X86
-    if (strcmp(gk_config()->arch, "generic") != 0) job.kernels = &gk_wrap_kernels_avx2; /* AVX2 or better */
-#endif
+    wrap_job_t job = {p, gk_config()->wrap, 1, 1, 0};
     /* integer multiply-adds cost about as much as float ones here: the float threshold */
     const int nthreads = gk_threads_for(p->M, p->N, GK_MAX(p->K, (int64_t)1));
     gk_partition_2d(p->M, p->N, GK_WRAP_MR, GK_WRAP_NR32, nthreads, &job.tm, &job.tn);

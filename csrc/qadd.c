@@ -16,23 +16,6 @@
 #define QADD_ELEMS_PER_THREAD ((int64_t)1 << 18)
 
 /* The run kernel of each kernel path: AVX-512 (BW) on the 512-bit paths, AVX2 on the 256-bit ones. */
-static const struct { const char *arch; const gk_qadd_kernel_t *kern; } qadd_kernels[] = {
-#if GEMMKIT_X86
-    {"avx512_amx", &gk_qadd_kernel_avx512}, {"avx512_vnni", &gk_qadd_kernel_avx512}, {"avx512", &gk_qadd_kernel_avx512},
-    {"avx_vnni", &gk_qadd_kernel_avx2}, {"avx2", &gk_qadd_kernel_avx2},
-#endif
-#if GEMMKIT_ARM
-    {"i8mm", &gk_qadd_kernel_neon}, {"dotprod", &gk_qadd_kernel_neon}, {"neon", &gk_qadd_kernel_neon},
-#endif
-    {"generic", &gk_qadd_kernel_generic},
-};
-
-const gk_qadd_kernel_t *gk_qadd_kernel_for(const char *arch) {
-    for (size_t i = 0; arch != NULL && i < sizeof(qadd_kernels) / sizeof(qadd_kernels[0]); i++)
-        if (strcmp(arch, qadd_kernels[i].arch) == 0) return qadd_kernels[i].kern;
-    return &gk_qadd_kernel_generic;
-}
-
 static const uint8_t zero_byte = 0; /* the value of an absent zero point, of either type */
 
 typedef struct {
@@ -442,7 +425,7 @@ gemmkit_status_t gemmkit_quantized_add(gemmkit_qadd_formula_t formula, int ndim,
                                       : (float)p->out_zp - fmaf(p->ra, (float)p->a_zp, pb);
     }
     L->total = total;
-    L->kern = gk_qadd_kernel_for(gk_config()->arch);
+    L->kern = gk_config()->qadd;
     normalize_axes(L, ndim, shape);
     p->out_scale_inv = 1.0f / p->out_scale;
     p->dml_ra = p->a_scale / p->out_scale;

@@ -71,9 +71,4 @@ extern const gk_qadd_kernel_t gk_qadd_kernel_avx2, gk_qadd_kernel_avx512;
 extern const gk_qadd_kernel_t gk_qadd_kernel_neon;
 #endif
 
-/* The run kernel of kernel path `arch` (the configuration in use names it; the quantized add's selection is
- * its own table in csrc/qadd.c, not a field of the GEMM configuration): the portable one where the path
- * has none. */
-const gk_qadd_kernel_t *gk_qadd_kernel_for(const char *arch);
-
 #endif /* GEMMKIT_QADD_H */

@@ -358,5 +358,7 @@ static int block_i16(const gk_wrap_problem_t *p, int64_t m0, int64_t m1, int64_t
 }
 
 /* indexed by gk_wrap_type_t */
+#define GK_WRAP_STR_(x) #x
+#define GK_WRAP_STR(x) GK_WRAP_STR_(x)
 const gk_wrap_kernels_t GK_WRAP_CAT(gk_wrap_kernels_, GK_WRAP_ISA) = {
-    {block_i32, block_u32, block_i64, block_u64, block_i16}};
+    "wrap_" GK_WRAP_STR(GK_WRAP_ISA), {block_i32, block_u32, block_i64, block_u64, block_i16}};

@@ -31,7 +31,8 @@
     .cgemm_blocks = GK_SGEMM_NEON_BLOCKS, .zgemm_blocks = GK_DGEMM_NEON_BLOCKS,                      \
     .int8_blocks = {.mc = 128, .nc = 2048, .kb = 1024, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20,    \
                     .dot_max_m = 16, .kmajor_max_m = 16},                                            \
-    .small = GK_SMALL_NEON, .half_gemv = &gk_half_gemv_generic, GK_BF16_BFMMLA
+    .small = GK_SMALL_NEON, .half_gemv = &gk_half_gemv_generic, GK_BF16_BFMMLA,                        \
+    .hgemm = &gk_type_hgemm_neon, .wrap = &gk_wrap_kernels_generic, .qadd = &gk_qadd_kernel_neon
 
 const gk_config_t gk_config_neon = {GK_CONFIG_NEON_BASE};
 

@@ -14,6 +14,7 @@ const gk_config_t gk_config_generic = {
     .small = GK_SMALL_DEFAULTS,
     .quant = &gk_quant_kernel_generic,
     .half_gemv = &gk_half_gemv_generic,
+    .hgemm = &gk_type_hgemm, .wrap = &gk_wrap_kernels_generic, .qadd = &gk_qadd_kernel_generic,
     /* bfloat16 packed at its own width (half the bytes of widened panels), subnormals kept; blocks of the sgemm
      * blocks' bytes, kc in pairs */
     .bf16 = &gk_bf16_kernel_generic, .bf16_blocks = {.mc = 128, .kc = 128, .nc = 2048},

@@ -31,7 +31,7 @@ static inline void f32_row_to_f16_f16c(const float *src, int64_t n, uint16_t *ds
 
 GK_REAL_PACKERS(f16_f16c, uint16_t, float)
 GK_HALF_C_CONVERTERS(f16_f16c, f16_row_to_f32_f16c, f32_row_to_f16_f16c)
-const gk_real_type_t gk_type_hgemm_f16c = {"hgemm", 0, pack_a_f16_f16c_block, pack_b_f16_f16c_block, gk_half_gemv,
+const gk_real_type_t gk_type_hgemm_f16c = {"hgemm_f16c", 0, pack_a_f16_f16c_block, pack_b_f16_f16c_block, gk_half_gemv,
                                            load_c_f16_f16c, store_c_f16_f16c, GK_WIDENED_F16,
                                            f16_row_to_f32_f16c};
 #endif

@@ -49,7 +49,7 @@ static inline void f32_row_to_f16_neon(const float *src, int64_t n, uint16_t *ds
 
 GK_REAL_PACKERS(f16_neon, uint16_t, float)
 GK_HALF_C_CONVERTERS(f16_neon, f16_row_to_f32_neon, f32_row_to_f16_neon)
-const gk_real_type_t gk_type_hgemm_neon = {"hgemm", 0, pack_a_f16_neon_block, pack_b_f16_neon_block, gk_half_gemv,
+const gk_real_type_t gk_type_hgemm_neon = {"hgemm_neon", 0, pack_a_f16_neon_block, pack_b_f16_neon_block, gk_half_gemv,
                                            load_c_f16_neon, store_c_f16_neon, GK_WIDENED_F16,
                                            f16_row_to_f32_neon};
 #endif

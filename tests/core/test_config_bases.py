@@ -4,7 +4,7 @@ import pytest
 
 from gemmkit import _core
 
-KERNELS = ("sgemm", "dgemm", "cgemm", "zgemm", "int8", "quant")
+KERNELS = ("sgemm", "dgemm", "cgemm", "zgemm", "int8", "quant", "hgemm", "wrap", "qadd")
 SMALL = "small."  # an entry "small." allows every small-problem threshold to differ
 
 # (arch, uarch) -> (its base config, the fields in which it differs from that base: exactly these). The
@@ -74,3 +74,24 @@ def test_avx_vnni_runs_complex_products_natively():
     for op in ("cgemm", "zgemm"):
         assert cfg[op] == avx2[op] != "-"
         assert cfg[op + "_blocks"] == avx2[op + "_blocks"]
+
+
+# path root -> the float16 type, wrap-around integer kernels and quantized add its configurations run
+FAMILIES = {"generic": ("hgemm", "wrap_generic", "qadd_generic"),
+            "avx2": ("hgemm_f16c", "wrap_avx2", "qadd_avx2_32bytes"),
+            "avx512": ("hgemm_f16c", "wrap_avx2", "qadd_avx512_64bytes"),
+            "neon": ("hgemm_neon", "wrap_generic", "qadd_neon_16bytes")}
+
+
+def _root(key):
+    while key in BASES:
+        key = BASES[key][0]
+    return key[0]
+
+
+@pytest.mark.parametrize("key", sorted(CONFIGS), ids=lambda k: "-".join(k))
+def test_kernel_families_are_config_fields(key):
+    """hgemm's converters, the wrap-around integer kernels and the quantized add come from configuration
+    fields set by the path's base (not chosen by comparing path names), so each config names all three."""
+    cfg = CONFIGS[key]
+    assert (cfg["hgemm"], cfg["wrap"], cfg["qadd"]) == FAMILIES[_root(key)], key

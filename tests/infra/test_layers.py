@@ -104,3 +104,17 @@ def test_lowest_python_layer_imports_no_front_end():
             elif isinstance(node, ast.Import):
                 found += [a.name for a in node.names if a.name.startswith("gemmkit") and a.name != "gemmkit._core"]
         assert not found, f"gemmkit/{name} imports {found}"
+
+
+def test_no_kernel_is_chosen_by_its_path_name():
+    """Kernels are reached through configuration fields: outside dispatch (which matches configs to a CPU or a
+    forced path) and tuning's table of overrides per path, no C source compares a configuration's path name."""
+    root = _source_root()
+    found = []
+    for path in sorted((root / "csrc").rglob("*.[ch]")):
+        if path.name in ("dispatch.c", "tuning.c"):
+            continue
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if re.search(r"strcmp\([^;]*->arch|strcmp\([^;]*\barch\b", line):
+                found.append(f"{path.relative_to(root)}:{n}: {line.strip()}")
+    assert not found, found
