@@ -44,9 +44,9 @@ static int64_t a_block_ways(const gk_cache_level_t *l2, int64_t N2, int64_t b_by
  *        later) are victim caches that need not hold the A block living in L2, and with a per-core share
  *        of 1.4-1.9 MiB (Intel) the paper's C_A3 would leave B one way (Sapphire Rapids: nc 128).
  * A second departure: kc >= GK_MODEL_KC_MIN_BYTES / S_A (float 512, double 256 k steps). Each k block
- * reads and writes C once more; the paper's L1 rule gives the wide AVX-512 micro-panels short k blocks
- * (Zen 4 sgemm 12 x 32: kc 160) that C's traffic then slows (the B micro-panel then streams from L2, which
- * feeds it: Zen 2's and Zen 5's hand configs had found k blocks of 512 floats too). For the AVX-512 tiles (a
+ * reads and writes C once more; the paper's L1 rule gives the wide AVX-512 micro-panels short k blocks that
+ * C's traffic then slows (the B micro-panel then streams from L2, which feeds it; the hand configs had found
+ * k blocks of 512 floats too: docs/decisions.md, GK_MODEL_KC_MIN_BYTES). For the AVX-512 tiles (a
  * real kernel reading GK_MODEL_WIDE_B_STEP = 128 bytes of B a k step or more: 24 zmm accumulators, 1.5 KiB of
  * C read and written per k block against 12 cycles a k step) at least GK_MODEL_WIDE_KC_MIN = 512 k steps,
  * doubles too. The AVX2 6 x 16 / 6 x 8 tiles keep 2 KiB, and so do the native complex kernels (see
@@ -54,8 +54,7 @@ static int64_t a_block_ways(const gk_cache_level_t *l2, int64_t N2, int64_t b_by
  * A third departure: the A block takes at most a quarter of the L2 ways (C_Ac <= W2 / 4). With k blocks of
  * 2 KiB the B micro-panel (32-64 KiB) streams from L2 beside A, with the lines the prefetchers bring and C's;
  * the paper's W2 - 1 - C_Bc ways measured slower on every core at hand, and a quarter is what the hand
- * configs had found (Zen 4 and Zen 5 mc 120, Zen 2 72: the model now gives 120, 120, 60; see
- * docs/decisions.md, C_Ac <= W2 / 4).
+ * configs had found (see docs/decisions.md, C_Ac <= W2 / 4).
  * A missing level (size 0) leaves its block at the fallback given. Returns 1 when L1 and L2 were known. */
 int gk_model_blocks(const gk_cache_info_t *ci, int mr, int nr, int elem, int complex_native, gk_blocks_t *out) {
     if (!ci || !out || mr <= 0 || nr <= 0 || elem <= 0) return 0;
@@ -114,15 +113,15 @@ int gk_model_int8_blocks(const gk_cache_info_t *ci, int mr, int nr, int elem, gk
 }
 
 /* A plain B read in place instead of packed while it fits in L1 with room for the rest: B of n x n
- * doubles in three quarters of L1 (32 KiB: n = 55; Zen 2 measured the turn at 56^3, config/zen2.c). */
+ * doubles in three quarters of L1 (32 KiB: n = 55, where the measured turn was; docs/decisions.md). */
 double gk_model_direct_b_macs(const gk_cache_info_t *ci) {
     if (!ci || ci->l1.size <= 0) return 0.0;
     const double n = floor(sqrt((double)ci->l1.size * 0.75 / 8.0));
     return n * n * n;
 }
 
-/* Whether this core's share of L2 is 2 MiB or more (the Intel server cores measured, Emerald Rapids; Zen 2-5 have 0.5-1
- * MiB): the two routing rules below take their measured values there. */
+/* Whether this core's share of L2 is 2 MiB or more (the server cores with large private L2s): the two routing rules
+ * below take the values measured on such a core there (docs/decisions.md). */
 static int l2_share_2mib(const gk_cache_info_t *ci) { return core_share(&ci->l2).size >= ((int64_t)2 << 20); }
 
 /* Few rows of C against a plain B read in place (16 k deep at a time, C's rows summed again every 16 k) for up to the

@@ -429,7 +429,7 @@ int gk_real_tiny(const gk_real_problem_t *p) {
 
 /* A transposed A whose row blocks each walk more pages than the TLB holds (K lines of A^T, a page each when they are
  * 4 KiB apart or more, once per plain_group_cols columns of C: small.ta_strips_min_walk bytes of pages, the tables' 8
- * MiB being 2048 pages, the L2 TLB of Zen 2-3; the model's rule for other cores: csrc/blocking_model.c) goes to the
+ * MiB being 2048 pages, a common L2 TLB; the model's rule for other cores: csrc/blocking_model.c) goes to the
  * plain loops in strips of GK_PLAIN_TA_STRIP_BYTES of each k's line (48 floats: whole 8- and 6-row blocks),
  * GK_PLAIN_TA_STRIP_K deep, copied contiguous first; read in place, each row block took a sixth to a third of a line
  * for every k, on a page of its own, and the next block walked the same pages again. Shorter walks stay in place,

@@ -9,7 +9,7 @@
 #define GK_SGEMM_NEON_BLOCKS {.mc = 128, .kc = 256, .nc = 3072}
 #define GK_DGEMM_NEON_BLOCKS {.mc = 128, .kc = 256, .nc = 1536}
 
-/* Small problems: the defaults, but a plain A goes to the tiny kernel up to 64^3 (as on Zen 2 / Zen 4), where its 6-
+/* Small problems: the defaults, but a plain A goes to the tiny kernel up to 64^3 (as on the tuned x86 cores), where its 6-
  * and 5-row k loops read A and B in place (real_neon_tiny.h) near the FMLA bound by a model, not a measurement on ARM
  * hardware (see docs/decisions.md, GK_SMALL_NEON). */
 #define GK_SMALL_NEON                                                                                \

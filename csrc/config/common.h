@@ -50,11 +50,11 @@
 #define GK_SMALL_TUNED(DIRECT_B, TINY, TINY_DIRECT, TINY_COMPLEX, GEMV_PF, TINY_STREAM)              \
     GK_SMALL_TUNED_FULL(DIRECT_B, TINY, TINY_DIRECT, TINY_COMPLEX, GEMV_PF, TINY_STREAM, GK_PLAIN_MAX_MACS,     \
                         GK_DIRECT_MAX_ROW_PANELS)
-/* GEMV prefetch 2 KiB: the distance the Zen 5 tuning of the float GEMV found, ahead of the hardware prefetchers alone
+/* GEMV prefetch 2 KiB: the distance the float GEMV's tuning found, ahead of the hardware prefetchers alone
  * (see docs/decisions.md, small.gemv_pf_bytes). */
 #define GK_SMALL_DEFAULTS GK_SMALL_TUNED(160.0 * 160.0 * 160.0, 10.0 * 10.0 * 10.0, 10.0 * 10.0 * 10.0, 10.0 * 10.0 * 10.0, 2048, 0)
 /* The x86 paths' defaults for CPUs without a configuration of their own: the tiny limits of their 6-row in-place k
- * loops. AVX2: Zen 2's (csrc/config/zen2.c), which carried to a CPU they were not tuned on. AVX-512: products up to
+ * loops. AVX2: those of csrc/config/zen2.c, which carried to a CPU they were not tuned on. AVX-512: products up to
  * 32^3 whole in the tiny kernel (on a core with two 512-bit FMA pipes the 6-row zmm loop keeps 6 of the 8 FMAs in
  * flight it needs, where packing two 32 x 32 operands costs more than that quarter), a plain A up to 32^3 only (at
  * 64^3 the packed 12 x 32 tile's full rate pays for the packing) (see docs/decisions.md, GK_SMALL_AVX2_DEFAULTS). */

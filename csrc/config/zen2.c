@@ -3,7 +3,7 @@
 #include "common.h"
 #if GEMMKIT_X86
 
-/* Zen 2: the GEMV streams fastest on the hardware prefetchers alone; every software prefetch distance tried was
+/* The GEMV streams fastest on this core's hardware prefetchers alone; every software prefetch distance tried was
  * slower (see docs/decisions.md, zen2: small.gemv_pf_bytes). */
 static int is_zen2(uint32_t id) {
     const uint32_t model = GK_CPU_MODEL(id);

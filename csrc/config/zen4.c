@@ -3,10 +3,10 @@
 #include "common.h"
 #if GEMMKIT_X86
 
-/* Zen 4 against the Zen 5 core the avx512_vnni constants were tuned on: the same L2 and L3, so the float blocks stay
+/* Against the core the avx512_vnni constants were tuned on: the same L2 and L3, so the float blocks stay
  * (a zmm FMA runs as two 256-bit halves, so the 12 x 32 tile needs half the L2 bandwidth for its B micro-panel); the
  * int8 k block kb is the whole usual depth (a 128 KiB B panel stays in L2 for the row panels; the L1 rule's 256 lost
- * here); the GEMV has no software prefetch, which slows this core's L2 stream prefetcher as it does Zen 2's (see
+ * here); the GEMV has no software prefetch, which slows this core's L2 stream prefetcher (see
  * docs/decisions.md, zen4). */
 /* Hand blocking kept against the analytical model (csrc/blocking_model.c): it did not lose, and `gemmkit tune`
  * confirmed it (see docs/decisions.md, zen4: hand blocking). */
