@@ -198,35 +198,33 @@ def dynamic_quantize_matmul(A, B, b_scale, b_zero_point=None, bias=None):
                                    b_zero_point, bias)
 
 
+# the constructor arguments both ops take from onnx.reference, for their docstrings
+_OPRUN_PARAMETERS = """
+
+Parameters
+----------
+onnx_node : onnx.NodeProto
+    The node; onnx.reference's ReferenceEvaluator makes the op (``new_ops=[...]``).
+run_params : dict
+    The evaluator's run parameters (onnx.reference.op_run.OpRun's).
+"""
+
+
 def make_ops():
     """(DynamicQuantizeMatMul, MatMulIntegerToFloat) as onnx.reference OpRuns of domain com.microsoft."""
     from onnx.reference.op_run import OpRun
 
     class MatMulIntegerToFloat(OpRun):
-        """com.microsoft MatMulIntegerToFloat on gemmkit's exact int8 GEMM (:func:`matmul_integer_to_float`).
-
-        Parameters
-        ----------
-        onnx_node : onnx.NodeProto
-            The node; onnx.reference's ReferenceEvaluator makes the op (``new_ops=[...]``).
-        run_params : dict
-            The evaluator's run parameters (onnx.reference.op_run.OpRun's).
-        """
+        __doc__ = ("com.microsoft MatMulIntegerToFloat on gemmkit's exact int8 GEMM (:func:`matmul_integer_to_float`)."
+                   + _OPRUN_PARAMETERS)
         op_domain = "com.microsoft"
 
         def _run(self, a, b, a_scale, b_scale, a_zero_point=None, b_zero_point=None, bias=None):
             return (matmul_integer_to_float(a, b, a_scale, b_scale, a_zero_point, b_zero_point, bias),)
 
     class DynamicQuantizeMatMul(OpRun):
-        """com.microsoft DynamicQuantizeMatMul on gemmkit's exact int8 GEMM (:func:`dynamic_quantize_matmul`).
-
-        Parameters
-        ----------
-        onnx_node : onnx.NodeProto
-            The node; onnx.reference's ReferenceEvaluator makes the op (``new_ops=[...]``).
-        run_params : dict
-            The evaluator's run parameters (onnx.reference.op_run.OpRun's).
-        """
+        __doc__ = ("com.microsoft DynamicQuantizeMatMul on gemmkit's exact int8 GEMM (:func:`dynamic_quantize_matmul`)."
+                   + _OPRUN_PARAMETERS)
         op_domain = "com.microsoft"
 
         def _run(self, a, b, b_scale, b_zero_point=None, bias=None):
