@@ -243,14 +243,24 @@ static void pack_kcontig(const uint8_t *src, int64_t ld, int64_t kc, int64_t w, 
             uint8_t *d = dst + (kfull / kg * pw + x) * kg;
             const int64_t n = kc - kfull;
 #if GK_PACK_SSE
-            if (kg % 16 == 0 && kg <= 64) { /* AMX: the group from a copy whose padding is xr (packed as zero) */
-                uint8_t t[64];
-                memset(t, xr, sizeof(t));
-                memcpy(t, s + kfull, (size_t)n);
+            if (kg % 16 == 0 && kg <= 64) { /* AMX: the group's bytes past K replaced by xr (packed as zero) */
                 const __m128i vx = _mm_set1_epi8((char)xr), vs = _mm_set1_epi8((char)(is_signed ? 0x80 : 0));
+                const __m128i lane = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+                /* read in place where the block's next row lies past the group (the bytes between are the caller's
+                 * buffer), else from a copy: the copy cost a row as much again as its whole groups */
+                const uint8_t *from = s + kfull;
+                uint8_t t[64];
+                if (!(x + 1 < w && kfull + kg <= ld + kc)) {
+                    memset(t, 0, sizeof(t));
+                    memcpy(t, s + kfull, (size_t)n);
+                    from = t;
+                }
                 __m128i acc = _mm_setzero_si128();
                 for (int j = 0; j < kg; j += 16) {
-                    const __m128i v = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(t + j)), vx);
+                    const __m128i keep = _mm_cmpgt_epi8(_mm_set1_epi8((char)(n - j)), lane);
+                    const __m128i raw = _mm_loadu_si128((const __m128i *)(from + j));
+                    const __m128i v =
+                        _mm_xor_si128(_mm_or_si128(_mm_and_si128(keep, raw), _mm_andnot_si128(keep, vx)), vx);
                     _mm_storeu_si128((__m128i *)(d + j), v);
                     acc = _mm_add_epi64(acc, _mm_sad_epu8(_mm_xor_si128(v, vs), _mm_setzero_si128()));
                 }
