@@ -87,6 +87,10 @@ typedef struct gk_real_type {
     /* widened types: n values of A or B (their 16-bit bits) into floats, for the tiny products that run widened
      * whole on the float kernel's tiny path (gk_real_tiny) */
     void (*widen_row)(const uint16_t *src, int64_t n, float *dst);
+    /* a pair type's twin with C transposed, for few rows against a transposed B (the frontend swaps the operands
+     * so that the big one is read as rows); NULL: none */
+    const struct gk_real_type *c_transposed;
+    int c_float;               /* 1: a C moved by load_c / store_c that is float all the same (transposed); 0: 16-bit */
 } gk_real_type_t;
 
 extern const gk_real_type_t gk_type_sgemm, gk_type_dgemm, gk_type_cgemm, gk_type_zgemm;
@@ -97,6 +101,8 @@ extern const gk_real_type_t gk_type_hgemm, gk_type_bf16gemm;
 extern const gk_real_type_t gk_type_bf16bf16f32;
 /* bfloat16gemm and gemm_bf16bf16f32 on a pair kernel (the config's bf16 where the CPU runs it) */
 extern const gk_real_type_t gk_type_bf16gemm_pairs, gk_type_bf16bf16f32_pairs;
+/* ... with C transposed: C^T = op(B)^T op(A)^T, for few rows against a transposed B (gemm_types.c) */
+extern const gk_real_type_t gk_type_bf16gemm_pairs_ct, gk_type_bf16bf16f32_pairs_ct;
 #if GEMMKIT_X86
 extern const gk_real_type_t gk_type_hgemm_f16c;
 #endif

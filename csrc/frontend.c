@@ -179,6 +179,10 @@ static void scale_c_half(const gk_real_problem_t *p, float beta) {
         }
 }
 
+/* x W^T with bfloat16 operands on a pair kernel reading A's rows: computed as W x^T (C transposed) up to this many
+ * rows of x, the pair kernel's few-columns blocking then (csrc/gemm_real.c) */
+#define GK_BF16_SWAP_MAX_M 128
+
 /* The NC block of a converted C: its float buffer holds a thread's rows x NC, so keep NC modest. */
 #define GK_CONVERTED_C_NC 512
 
@@ -201,7 +205,19 @@ static gemmkit_status_t gemm_half_batch(const gk_real_type_t *type, const gk_rea
     const int tiny = gk_real_tiny_widened_fits(&p);
     if (pk && K > 0 && !tiny) { /* bfloat16 hardware: k in pairs, padded to the kernel's group */
         const int64_t kg = GK_PAIR_K_MULTIPLE(pk), kp = ((K + 1) / 2 + kg - 1) / kg * kg;
-        p = real_problem(pair_type, pk, &cfg->bf16_blocks, transa, transb, M, N, kp, A, lda, B, ldb, C, ldc);
+        /* few rows against a transposed B (x W^T): C^T = op(B)^T op(A)^T, the big operand's rows read by the kernel
+         * as they lie (gk_real_kernel_t.a_rows) and never packed whole for a handful of rows */
+        const int swap = pk->a_rows && pair_type->c_transposed && !is_notrans(transb) &&
+                         M > cfg->small.gemv_max_m && M <= GK_BF16_SWAP_MAX_M;
+        if (swap) {
+            p = real_problem(pair_type->c_transposed, pk, &cfg->bf16_blocks, 'N', is_notrans(transa) ? 'T' : 'N', N,
+                             M, kp, B, ldb, A, lda, C, ldc);
+            const int64_t s = stride_a;
+            stride_a = stride_b;
+            stride_b = s;
+        } else {
+            p = real_problem(pair_type, pk, &cfg->bf16_blocks, transa, transb, M, N, kp, A, lda, B, ldb, C, ldc);
+        }
         p.k_values = K;
         p.subnormal_seen = &subnormal_seen;
     }
@@ -217,7 +233,7 @@ static gemmkit_status_t gemm_half_batch(const gk_real_type_t *type, const gk_rea
         }
         return gemmkit_success;
     }
-    if (type->store_c) { /* C converted through a float buffer per thread: keep its NC block modest */
+    if (p.type->store_c) { /* C converted through a float buffer per thread: keep its NC block modest */
         const int64_t nr = p.kern->nr;
         p.blocks.nc = GK_MAX(nr, GK_MIN(p.blocks.nc, GK_CONVERTED_C_NC / nr * nr));
     }

@@ -3,6 +3,7 @@
 #include <string.h>
 #include "atomics.h"
 #include "driver.h"
+#include "pack.h"
 #include "tuning.h"
 
 typedef struct {
@@ -120,7 +121,14 @@ static void real_macro(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t jc, i
     const int64_t c_j0 = job->convert_c ? jc : 0;
     if (job->convert_c && first && p->beta.f != 0.0f)
         p->type->load_c(p, ic, jc, mc, nc, cbuf + (ic - t->m0) * c_ld, c_ld);
-    const char *Ap = AT(p->A, k0 * p->lda + ic); /* direct_a (transposed A): (i, k) at A + k * lda + i */
+    /* direct_a: (i, k) at A + k * lda + i (transposed A); a pair kernel's rows, pair k0 of row i at A + i * lda + 2 k0 */
+    const int a_rows = kern->a_rows;
+    const char *Ap = a_rows ? (const char *)p->A + (size_t)(ic * p->lda + 2 * k0) * 2 : AT(p->A, k0 * p->lda + ic);
+    /* a pair kernel's A in place is read by no packer: its block is scanned for subnormals at its first use (this
+     * thread's first column block), which also brings it into the cache for the tiles */
+    if (direct_a && a_rows && p->subnormal_seen && jc == t->n0 &&
+        gk_bf16_rows_subnormal((const uint16_t *)Ap, p->lda, mc / mr * mr, GK_MIN(2 * kc, p->k_values - 2 * k0)))
+        GK_STORE_RELAXED(p->subnormal_seen, 1);
     const char *Bp = AT(p->B, k0 * p->ldb + jc); /* direct_b (plain B): (k, j) at B + k * ldb + j */
     /* a pair kernel's tiles on the exact path once a packer met a subnormal: this thread's A block was packed before
      * this call, and B's before the block's barrier, so a flag unset here means no subnormal in either */
@@ -147,8 +155,10 @@ static void real_macro(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t jc, i
         const int64_t rsb = direct_b && nb == nr ? p->ldb : nr;
         for (int64_t ir = 0; ir < mc; ir += mr) {
             const int64_t mb = GK_MIN((int64_t)mr, mc - ir);
-            const void *ap = direct_a ? (mb == mr ? (const void *)AT(Ap, ir) : abuf) : AT(abuf, ir * kc);
-            const int64_t rsa = direct_a && mb == mr ? p->lda : mr;
+            const int in_place = direct_a && mb == mr;
+            const void *ap = in_place ? (a_rows ? (const void *)(Ap + (size_t)(ir * p->lda) * 2) : AT(Ap, ir))
+                                      : direct_a ? abuf : AT(abuf, ir * kc);
+            const int64_t rsa = a_rows ? (in_place ? 2 * p->lda : 4 * kc) : in_place ? p->lda : mr;
             void *c = c_base + (size_t)((ic + ir - c_i0) * c_ld + jc + jr - c_j0) * es;
             if (nx_rows && nx_call < nx_calls) {
                 prefetch_b_group(p, nx_k0, nx_kc, nx_j0, nx_w, nx_call * nx_rows / nx_calls,
@@ -180,6 +190,10 @@ static void real_macro(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t jc, i
  * shorter k block, so its rows double where KC is 512 (see docs/decisions.md, GK_B_GROUP_KC). Returns the group (0:
  * B's block packed whole). */
 #define GK_B_GROUP_KC 256
+/* A pair kernel against few columns of B (up to this many panels): k blocks up to this many pairs, which keeps B's
+ * panels (4 x 32 columns x 2048 pairs x 4 bytes) within half of L2 */
+#define GK_BF16_FEW_COLS_PANELS 4
+#define GK_BF16_FEW_COLS_KC_MAX 2048
 static int few_rows_blocks(const gk_real_problem_t *p, int threads, int64_t *mc, int64_t *nc, int64_t *kc) {
     const int64_t es = p->kern->elem, nr = p->kern->nr;
     int tm, tn; /* the columns of one thread's block of C, as the driver will split them */
@@ -224,12 +238,23 @@ gemmkit_status_t gk_real_gemm(const gk_real_problem_t *p) {
     const double macs = (double)p->M * (double)p->N * (double)p->K;
     const int small = macs <= p->small->direct_max_macs;
     job.direct_a = real && small && p->transa;
+    /* a pair kernel that reads A's rows takes them in place against one panel of B (each row read once: packing it
+     * would double its traffic; with more panels the packed rows are the faster to reread) where K needs no zero pairs */
+    if (p->kern->a_rows && !p->transa && 2 * p->K == p->k_values && p->N <= p->kern->nr) job.direct_a = 1;
     const int small_b = job.direct_a ? small : macs <= p->small->direct_b_max_macs;
     job.direct_b = real && !p->transb && (small_b || p->M <= p->small->direct_max_row_panels * mr);
     int64_t mc = p->blocks.mc, nc = p->blocks.nc, kc = job.direct_b && !small_b ? p->small->skinny_kc : p->blocks.kc;
     const int threads = p->threads ? p->threads : gk_threads_for(p->M, p->N, p->K);
     const int b_group = real && !job.direct_b && p->M <= kc / 2 ? few_rows_blocks(p, threads, &mc, &nc, &kc) : 0;
     if (!job.direct_b) kc = balanced_kc(p->K, kc);
+    /* a pair kernel's A block keeps its bytes (MC x KC) under a shorter k: more rows where K is short */
+    if (p->kern->a_rows && kc < p->blocks.kc) mc = GK_MAX((int64_t)mr, mc * p->blocks.kc / kc / mr * mr);
+    /* A pair kernel's A rows against few columns of B: each row of A serves few tiles, so all of k at once (long
+     * streams from memory, no pass of C per k block) in blocks of few rows; B's few panels then stay in L2 */
+    if (p->kern->a_rows && p->N <= GK_BF16_FEW_COLS_PANELS * p->kern->nr) {
+        kc = GK_MIN(p->K, (int64_t)GK_BF16_FEW_COLS_KC_MAX);
+        mc = job.direct_a ? 2 * mr : mr;
+    }
     /* a pair kernel's k blocks are whole groups: K is a multiple of the group (zero pairs padded), so is every block */
     const int64_t kg = GK_PAIR_K_MULTIPLE(p->kern);
     kc = (kc + kg - 1) / kg * kg;
@@ -293,7 +318,7 @@ gemmkit_status_t gk_real_gemm_batch(const gk_real_problem_t *p, int64_t batch, i
                                     int64_t stride_b, int64_t stride_c) {
     /* bytes of an element of A and B (16-bit where widened while packed), and of C (16-bit where converted) */
     const size_t es = p->type->widened ? 2 : (size_t)p->kern->elem * (p->type->is_complex ? 2 : 1);
-    const size_t es_c = p->type->store_c ? 2 : (size_t)p->kern->elem * (p->type->is_complex ? 2 : 1);
+    const size_t es_c = p->type->store_c && !p->type->c_float ? 2 : (size_t)p->kern->elem * (p->type->is_complex ? 2 : 1);
     real_batch_t b = {p, (size_t)stride_a * es, (size_t)stride_b * es, (size_t)stride_c * es_c, gk_real_tiny_fits(p), 0,
                       batch, real_fetch_bytes(p->M, p->K, p->transa, p->lda, es),
                       real_fetch_bytes(p->K, p->N, p->transb, p->ldb, es), p->N * (int64_t)es_c};

@@ -3,6 +3,7 @@
 #include "driver.h"
 #include "pack.h"
 #include "atomics.h"
+#include <string.h>
 #include "convert.h"
 
 /* Complex, on a native complex kernel or by 1m on a real one (panel formats in pack.h): real-domain k0, kc, j0, nc are twice the complex ones (the blocking keeps them even); a
@@ -59,8 +60,8 @@ const gk_real_type_t gk_type_bf16bf16f32 = {"gemm_bf16bf16f32", 0, pack_a_bf16_b
 static void pack_a_bf16_pairs_block(const gk_real_problem_t *p, int64_t i0, int64_t k0, int64_t mc, int64_t kc,
                                     void *dst) {
     const uint16_t *A = (const uint16_t *)p->A + (p->transa ? 2 * k0 * p->lda + i0 : i0 * p->lda + 2 * k0);
-    if (gk_pack_a_bf16_pairs(p->transa, A, p->lda, mc, kc, p->k_values - 2 * k0, p->kern->mr, p->kern->k_pair_group,
-                             (uint32_t *)dst))
+    const int group = p->kern->a_rows ? (int)kc : p->kern->k_pair_group; /* rows of kc pairs, or groups */
+    if (gk_pack_a_bf16_pairs(p->transa, A, p->lda, mc, kc, p->k_values - 2 * k0, p->kern->mr, group, (uint32_t *)dst))
         GK_STORE_RELAXED(p->subnormal_seen, 1);
 }
 static void pack_b_bf16_pairs_block(const gk_real_problem_t *p, int64_t k0, int64_t j0, int64_t kc, int64_t nc,
@@ -72,7 +73,44 @@ static void pack_b_bf16_pairs_block(const gk_real_problem_t *p, int64_t k0, int6
 }
 const gk_real_type_t gk_type_bf16gemm_pairs = {"bf16gemm", 0, pack_a_bf16_pairs_block, pack_b_bf16_pairs_block,
                                                gk_half_gemv, load_c_bf16, store_c_bf16, GK_WIDENED_BF16,
-                                               gk_bf16_row_to_f32};
+                                               gk_bf16_row_to_f32, &gk_type_bf16gemm_pairs_ct};
 const gk_real_type_t gk_type_bf16bf16f32_pairs = {"gemm_bf16bf16f32", 0, pack_a_bf16_pairs_block,
                                                   pack_b_bf16_pairs_block, gk_half_gemv, NULL, NULL, GK_WIDENED_BF16,
+                                                  gk_bf16_row_to_f32, &gk_type_bf16bf16f32_pairs_ct};
+
+/* The same with C transposed (element (i, j) of the kernel's product at C[j * ldc + i]): the few-row products
+ * computed as C^T = op(B)^T op(A)^T, so that the big operand is the one read as rows (gk_real_kernel_t.a_rows).
+ * The driver keeps each thread's block of C^T in its float buffer and these move it to and from C, a column of
+ * the buffer at a time (through a row of floats for a bfloat16 C). */
+#define TRANSPOSED_C_ROW 256
+static void copy_f32_row(const float *src, int64_t n, float *dst) { memcpy(dst, src, sizeof(float) * (size_t)n); }
+#define TRANSPOSED_C_CONVERTERS(SFX, CT, WIDEN, NARROW)                                              \
+    static void load_c_t_##SFX(const gk_real_problem_t *p, int64_t i0, int64_t j0, int64_t m, int64_t n, \
+                               float *dst, int64_t ld) {                                             \
+        float row[TRANSPOSED_C_ROW];                                                                 \
+        for (int64_t j = 0; j < n; j++)                                                              \
+            for (int64_t r = 0; r < m; r += TRANSPOSED_C_ROW) {                                      \
+                const int64_t w = GK_MIN((int64_t)TRANSPOSED_C_ROW, m - r);                          \
+                WIDEN((const CT *)p->C + (j0 + j) * p->ldc + i0 + r, w, row);                        \
+                for (int64_t i = 0; i < w; i++) dst[(r + i) * ld + j] = row[i];                      \
+            }                                                                                        \
+    }                                                                                                \
+    static void store_c_t_##SFX(const gk_real_problem_t *p, int64_t i0, int64_t j0, int64_t m, int64_t n, \
+                                const float *src, int64_t ld) {                                      \
+        float row[TRANSPOSED_C_ROW];                                                                 \
+        for (int64_t j = 0; j < n; j++)                                                              \
+            for (int64_t r = 0; r < m; r += TRANSPOSED_C_ROW) {                                      \
+                const int64_t w = GK_MIN((int64_t)TRANSPOSED_C_ROW, m - r);                          \
+                for (int64_t i = 0; i < w; i++) row[i] = src[(r + i) * ld + j];                      \
+                NARROW(row, w, (CT *)p->C + (j0 + j) * p->ldc + i0 + r);                             \
+            }                                                                                        \
+    }
+TRANSPOSED_C_CONVERTERS(f32, float, copy_f32_row, copy_f32_row)
+TRANSPOSED_C_CONVERTERS(bf16, uint16_t, gk_bf16_row_to_f32, gk_f32_row_to_bf16)
+const gk_real_type_t gk_type_bf16gemm_pairs_ct = {"bf16gemm", 0, pack_a_bf16_pairs_block, pack_b_bf16_pairs_block,
+                                                  NULL, load_c_t_bf16, store_c_t_bf16, GK_WIDENED_BF16,
                                                   gk_bf16_row_to_f32};
+const gk_real_type_t gk_type_bf16bf16f32_pairs_ct = {
+    .name = "gemm_bf16bf16f32", .pack_a = pack_a_bf16_pairs_block, .pack_b = pack_b_bf16_pairs_block,
+    .load_c = load_c_t_f32, .store_c = store_c_t_f32, .widened = GK_WIDENED_BF16, .widen_row = gk_bf16_row_to_f32,
+    .c_float = 1};

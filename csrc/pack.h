@@ -74,4 +74,6 @@ void gk_pack_a_int8(int transa, const uint8_t *A, int64_t lda, int64_t mc, int64
 void gk_pack_b_int8(int transb, const int8_t *B, int64_t ldb, int64_t kc, int64_t nc, int nr, int kgroup,
                int elem_size, void *GK_RESTRICT dst, int32_t *GK_RESTRICT colsum);
 
+/* Whether rows x cols bfloat16 values (row r at X + r * ld) hold a subnormal (for operands read in place). */
+int gk_bf16_rows_subnormal(const uint16_t *X, int64_t ld, int64_t rows, int64_t cols);
 #endif

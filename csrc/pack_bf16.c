@@ -187,3 +187,18 @@ int gk_pack_b_bf16_pairs(int transb, const uint16_t *B, int64_t ldb, int64_t kp,
                          int group, uint32_t *GK_RESTRICT dst) {
     return pack_panels(!transb, B, ldb, nc, nr, kp, kvals, group, dst);
 }
+
+int gk_bf16_rows_subnormal(const uint16_t *X, int64_t ld, int64_t rows, int64_t cols) {
+    unsigned sub = 0;
+    for (int64_t r = 0; r < rows; r++) {
+        const uint16_t *row = X + r * ld;
+        int64_t j = 0;
+#if GK_PACK_BF16_SSE
+        __m128i acc = _mm_setzero_si128();
+        for (; j + 8 <= cols; j += 8) sse_subnormals(_mm_loadu_si128((const __m128i *)(row + j)), &acc);
+        sub |= (unsigned)(_mm_movemask_epi8(acc) != 0);
+#endif
+        for (; j < cols; j++) sub |= BF16_SUBNORMAL(row[j]);
+    }
+    return (int)sub;
+}

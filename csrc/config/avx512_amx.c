@@ -7,9 +7,10 @@ const gk_config_t gk_config_avx512_amx = {
     GK_CONFIG_AVX512_BASE, .arch = "avx512_amx",
     .needs = GEMMKIT_CPU_AVX512 | GEMMKIT_CPU_AVX512_VNNI | GEMMKIT_CPU_AMX_INT8,
     .int8 = &gk_int8_kernel_amx,
-    /* bfloat16 on 32 x 32 tiles of tdpbf16ps: an A block of 256 rows x 256 pairs (256 KiB) in L2, each B micro-panel
-     * (32 columns x 256 pairs, 32 KiB) in L1 while every A panel passes it */
-    .bf16 = &gk_bf16_kernel_amx, .bf16_needs = GEMMKIT_CPU_AMX_BF16, .bf16_blocks = {.mc = 256, .kc = 256, .nc = 1024},
+    /* bfloat16 on 32 x 32 tiles of tdpbf16ps: deep k blocks (1,024 pairs), since at the tiles' rate each pass of C
+     * per k block costs more than B's micro-panel (128 KiB) read from L2 rather than L1; an A block of 128 rows
+     * (512 KiB) and a B block of 512 columns (2 MiB) */
+    .bf16 = &gk_bf16_kernel_amx, .bf16_needs = GEMMKIT_CPU_AMX_BF16, .bf16_blocks = {.mc = 128, .kc = 1024, .nc = 512},
     /* The float kernels on the k loop with A's values as broadcast operands of the FMAs (26 loads and 26 uops a k
      * step where the vbroadcast loop has 14 loads and 38 uops): these cores have three load ports. Cores with two
      * (Skylake-SP to Ice Lake-SP) and the Zen cores keep the vbroadcast loop (see docs/decisions.md, avx512_amx:

@@ -1,13 +1,17 @@
 /* A bfloat16 pair kernel's tile on its own panels with every value widened to float exactly (subnormals kept):
  * the tile a pair kernel runs where the operands hold subnormals, and the whole of the portable pair kernel. */
 /* The including file defines BP_MR, BP_NR, BP_GROUP (pairs per row of an A group: gk_real_kernel_t.k_pair_group),
- * optionally BP_BGROUP (per column of a B group: b_pair_group; 1 by default) and BP_NAME; the function has
- * gk_ukernel_fn's signature over packed panels (rsa, rsb unused: pair kernels never read an operand in place).
+ * optionally BP_BGROUP (per column of a B group: b_pair_group; 1 by default), BP_A_ROWS (1: A read as rows, rsa
+ * bytes apart: gk_real_kernel_t.a_rows) and BP_NAME; the function has gk_ukernel_fn's signature (rsb unused: B is
+ * always packed).
  * Sums are float32, in k order: each product of two bfloat16 values is exact in float32, so a multiply and an add
  * round once, as a fused multiply-add would. */
 #include <string.h>
 #ifndef BP_BGROUP
 #define BP_BGROUP 1
+#endif
+#ifndef BP_A_ROWS
+#define BP_A_ROWS 0
 #endif
 
 static void BP_NAME(int64_t kc, const void *GK_RESTRICT av, int64_t rsa, const void *GK_RESTRICT bv, int64_t rsb,
@@ -15,10 +19,10 @@ static void BP_NAME(int64_t kc, const void *GK_RESTRICT av, int64_t rsa, const v
     const uint32_t *a = (const uint32_t *)av, *b = (const uint32_t *)bv;
     float *c = (float *)cv;
     float acc[BP_MR][BP_NR];
-    (void)rsa, (void)rsb;
+    (void)rsb;
     memset(acc, 0, sizeof(acc));
     for (int64_t q = 0; q < kc; q++) {
-        const uint32_t *ak = a + (q / BP_GROUP) * BP_MR * BP_GROUP + q % BP_GROUP;
+        const uint32_t *ak = BP_A_ROWS ? a + q : a + (q / BP_GROUP) * BP_MR * BP_GROUP + q % BP_GROUP;
         const uint32_t *bk = b + (q / BP_BGROUP) * BP_NR * BP_BGROUP + q % BP_BGROUP;
         float blo[BP_NR], bhi[BP_NR];
         for (int j = 0; j < BP_NR; j++) {
@@ -26,7 +30,9 @@ static void BP_NAME(int64_t kc, const void *GK_RESTRICT av, int64_t rsa, const v
             bhi[j] = gk_bits_f32(bk[j * BP_BGROUP] & 0xffff0000u);
         }
         for (int i = 0; i < BP_MR; i++) {
-            const uint32_t ap = ak[i * BP_GROUP];
+            uint32_t ap;
+            if (BP_A_ROWS) memcpy(&ap, (const char *)ak + i * rsa, 4); /* rows in place: 2-byte aligned */
+            else ap = ak[i * BP_GROUP];
             const float alo = gk_bits_f32(ap << 16), ahi = gk_bits_f32(ap & 0xffff0000u);
             for (int j = 0; j < BP_NR; j++) {
                 acc[i][j] += alo * blo[j];
@@ -42,3 +48,4 @@ static void BP_NAME(int64_t kc, const void *GK_RESTRICT av, int64_t rsa, const v
     }
 }
 #undef BP_BGROUP
+#undef BP_A_ROWS

@@ -189,3 +189,62 @@ def test_bf16_batches_on_pair_kernels(arch, rng):
     want = a.astype(np.float64) @ b.astype(np.float64)
     bound = 36 * F32_EPS * (np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64)))
     assert got.dtype == np.float32 and np.all(np.abs(got - want) <= bound)
+
+
+# x @ W^T with few rows of x: a pair kernel that reads A as rows computes it as W x^T (C transposed), W's rows read in
+# place against one panel of x (up to the kernel's NR rows, K a whole number of the kernel's pair groups), packed as
+# rows past that; both with all of k in one block. Rows past GEMV_MAX_M up to and past the swap's limit (128).
+FEW_ROWS_M = [3, 17, 31, 32, 33, 64, 127, 128, 129]
+
+
+def test_few_rows_against_a_transposed_b(arch, nthreads, rng):
+    """Edges of the transposed-C path: M around the kernel's tile and the swap's limit, N around the tile, K whole
+    groups (W in place) and not (zero pairs packed), op(A) both ways, the special alpha / beta, NaN in C at beta = 0,
+    padded operands and C (the padding never read or written)."""
+    scal = [(1.0, 0.0), (1.0, 1.0), (-0.5, 2.25), (2.0, 0.0)]
+    ks = [64, 96, 33, 63, 2]
+    with kernel_path(arch, nthreads), no_tiny_path(_core.tuning_set, arch):
+        for i, M in enumerate(FEW_ROWS_M):
+            for j, N in enumerate((5, 33, 100)):
+                alpha, beta = scal[(i + j) % 4]
+                K = ks[(i + 2 * j) % len(ks)]
+                run_case(native_bf16bf16f32, rng, "NT"[(i + j) % 2], "T", M, N, K, alpha, beta,
+                         pad=((i + j) % 3, j % 2, i % 2), c_nan=beta == 0)
+
+
+def test_few_rows_subnormals_in_either_operand(arch, rng):
+    """Subnormal bfloat16 values in W (read in place: scanned where no packer reads it) or in x only, with normal
+    products, on the transposed-C path: honoured as on every path."""
+    tiny, big = 2.0 ** -130, 2.0 ** 120  # products near 2^-10 against sums near 1: a flushed one is seen
+    for threads in (1, 2):
+        with kernel_path(arch, threads), no_tiny_path(_core.tuning_set, arch):
+            # W's subnormals in whole panels of its rows only (an edge panel is packed, and its packer would see them)
+            for M, N, K, where in [(5, 64, 64, "w"), (32, 96, 128, "w_last"), (20, 33, 64, "x"), (100, 40, 96, "w")]:
+                x, w = rng.standard_normal((M, K)), rng.standard_normal((N, K))
+                if where == "w":
+                    w[:32, 1::5], x[:, 1::5] = tiny * 7, big
+                elif where == "w_last":
+                    w[32:64, -2:], x[:, -2:] = -tiny * 3, big
+                else:
+                    x[:, 5], w[:, 5] = tiny * 9, big
+                run_case(native_bf16bf16f32, rng, "N", "T", M, N, K, 1.0, 0.0, values=(x, w.T))
+
+
+def test_few_rows_bfloat16_c_and_batches(arch, rng):
+    """bf16gemm (bfloat16 C, rounded once) and stacks of x against one W^T (the batch strides swapped with the
+    operands) on the transposed-C path, against float64."""
+    with kernel_path(arch, 2), no_tiny_path(_core.tuning_set, arch):
+        for M, N, K in [(7, 50, 64), (40, 33, 70)]:
+            x, w = rng.standard_normal((M, K)).astype(BF16), rng.standard_normal((N, K)).astype(BF16)
+            C = np.full((M, N), np.nan, BF16)
+            _core.bf16gemm("N", "T", M, N, K, 1.0, x, K, w, K, 0.0, C, N)
+            want = x.astype(np.float64) @ w.astype(np.float64).T
+            bound = (K + 3) * F32_EPS * (np.abs(x.astype(np.float64)) @ np.abs(w.astype(np.float64)).T)
+            bound += np.abs(want) * 2.0 ** -8  # one rounding to bfloat16
+            assert np.all(np.abs(C.astype(np.float64) - want) <= bound), (M, N, K)
+        x = rng.standard_normal((5, 24, 64)).astype(BF16)
+        w = rng.standard_normal((40, 64)).astype(BF16)
+        got = gemmkit.matmul(x, w.T)
+        want = x.astype(np.float64) @ w.astype(np.float64).T
+        bound = 67 * F32_EPS * (np.abs(x.astype(np.float64)) @ np.abs(w.astype(np.float64)).T)
+        assert got.dtype == np.float32 and np.all(np.abs(got - want) <= bound)

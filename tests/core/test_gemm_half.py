@@ -193,8 +193,9 @@ def test_in_place_nan_and_inf_propagate(arch, nthreads, ab, ct, fn, trans, rng):
 @pytest.mark.parametrize("trans", ["NT", "NN"])
 def test_decoding_row_streams_the_weight_in_place(arch, trans):
     """LLM decoding's x @ W^T (and x @ W) with a 4096 x 4096 bfloat16 W, one row: correct to the float32 bound. On
-    the x86 paths the in-place kernel for one row is the float GEMV kernel's code (one template) on the widened
-    values, so its result equals sgemm's on the widened operands bit for bit, where the packed path (W widened
+    the x86 paths the in-place kernel for one row is the AVX2 float GEMV kernel's code (one template; every x86 path
+    runs the AVX2 + F16C half GEMV kernels) on the widened values, so its result equals sgemm's on the avx2 path on
+    the widened operands bit for bit, where the packed path (W widened
     into panels first, summed in another order) would not: the evidence that W was read in place. No speed assert:
     the time of a call against one read of W is recorded (junit property), not checked."""
     import time
@@ -218,7 +219,8 @@ def test_decoding_row_streams_the_weight_in_place(arch, trans):
         assert np.all(np.abs(y - ref) <= (4 + np.sqrt(k)) * np.finfo(np.float32).eps * absref + 1e-37)
         if arch != "generic" and trans == "NT":
             ys = np.full((1, n), np.nan, np.float32)
-            gemmkit.sgemm("N", "T", 1, n, k, 1.0, xf, k, Wf, k, 0.0, ys, n)
+            with gemmkit.use_arch("avx2" if arch.startswith("avx") else arch):
+                gemmkit.sgemm("N", "T", 1, n, k, 1.0, xf, k, Wf, k, 0.0, ys, n)
             np.testing.assert_array_equal(y.view(np.uint32), ys.view(np.uint32))
         t0 = time.perf_counter()
         W.copy()
