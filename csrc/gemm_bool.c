@@ -4,6 +4,17 @@
 #include <string.h>
 #include "driver.h"
 #include "threads.h"
+#if defined(__SSE2__) || defined(_M_X64)
+#include <emmintrin.h>
+#define GK_BOOL_SSE 1 /* x86-64's baseline: B's bytes to bits 16 at a time */
+#else
+#define GK_BOOL_SSE 0
+#endif
+
+/* k steps between the checks for a row of C all true (a dense product is all true after a few dozen) */
+#define BOOL_CHECK_K 16
+/* words of a row of C summed at a time: 512 columns, four SSE registers */
+#define BOOL_CHUNK_WORDS 8
 
 /* 8 bytes (any value; nonzero is true) as 8 bits, byte b at bit b. */
 static inline uint64_t byte_bits8(const uint8_t *p) {
@@ -27,6 +38,13 @@ static void pack_row_bits(const uint8_t *b, int64_t step, int64_t N, uint64_t *w
     const int64_t W = (N + 63) / 64;
     memset(words, 0, sizeof(uint64_t) * (size_t)W);
     int64_t j = 0;
+#if GK_BOOL_SSE
+    if (step == 1) /* 16 bytes to 16 bits: a compare with zero and its byte mask */
+        for (; j + 16 <= N; j += 16) {
+            const __m128i z = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(b + j)), _mm_setzero_si128());
+            words[j / 64] |= (uint64_t)(~(unsigned)_mm_movemask_epi8(z) & 0xffffu) << (j % 64);
+        }
+#endif
     if (step == 1)
         for (; j + 8 <= N; j += 8) words[j / 64] |= byte_bits8(b + j) << (j % 64);
     for (; j < N; j++) words[j / 64] |= (uint64_t)(b[j * step] != 0) << (j % 64);
@@ -40,18 +58,16 @@ typedef struct {
     uint64_t *rows;       /* per thread, W words of the row being summed */
 } bool_job_t;
 
-static void bool_rows(void *ctx, int tid, int nthreads) {
-    const bool_job_t *job = (const bool_job_t *)ctx;
-    const gk_bool_problem_t *p = job->p;
-    const int64_t W = job->W, K = p->K, N = p->N;
-    const int64_t per = (p->M + nthreads - 1) / nthreads, i0 = tid * per, i1 = GK_MIN(p->M, i0 + per);
-    uint64_t *acc = job->rows + (size_t)tid * (size_t)W;
-    for (int64_t i = i0; i < i1; i++) {
-        memset(acc, 0, sizeof(uint64_t) * (size_t)W);
-        const uint8_t *a = p->A + (p->transa ? i : i * p->lda);
-        const int64_t ak = p->transa ? p->lda : 1;
-        for (int64_t k0 = 0; k0 < K; k0 += 64) {
-            const int64_t k1 = GK_MIN(K, k0 + 64);
+/* acc[0, nw) |= the words [c0, c0 + nw) of B's rows that row a of op(A) selects (ak apart along k), stopped at the
+ * first check that finds them all true (valid: the bits that count in the last word). */
+static void bool_chunk(const uint8_t *a, int64_t ak, int64_t K, const uint64_t *bits, int64_t W, int64_t c0,
+                       int64_t nw, uint64_t valid, uint64_t *acc) {
+#if GK_BOOL_SSE
+    if (nw == BOOL_CHUNK_WORDS) { /* the chunk in four registers, B's rows under a mask, no branch per k */
+        __m128i s0 = _mm_setzero_si128(), s1 = s0, s2 = s0, s3 = s0;
+        const __m128i full = _mm_set1_epi32(-1), tail = _mm_set_epi64x((long long)~valid, 0);
+        for (int64_t k0 = 0; k0 < K; k0 += BOOL_CHECK_K) {
+            const int64_t k1 = GK_MIN(K, k0 + BOOL_CHECK_K);
             for (int64_t k = k0; k < k1; k++) {
                 if (ak == 1 && k + 8 <= k1 && !(k & 7)) { /* eight false bytes at once (sparse A) */
                     uint64_t eight;
@@ -61,14 +77,58 @@ static void bool_rows(void *ctx, int tid, int nthreads) {
                         continue;
                     }
                 }
-                if (!a[k * ak]) continue;
-                const uint64_t *b = job->bits + (size_t)k * (size_t)W;
-                for (int64_t w = 0; w < W; w++) acc[w] |= b[w];
+                const __m128i m = _mm_set1_epi8((char)(0 - (a[k * ak] != 0)));
+                const __m128i *b = (const __m128i *)(bits + (size_t)k * (size_t)W + c0);
+                s0 = _mm_or_si128(s0, _mm_and_si128(_mm_loadu_si128(b), m));
+                s1 = _mm_or_si128(s1, _mm_and_si128(_mm_loadu_si128(b + 1), m));
+                s2 = _mm_or_si128(s2, _mm_and_si128(_mm_loadu_si128(b + 2), m));
+                s3 = _mm_or_si128(s3, _mm_and_si128(_mm_loadu_si128(b + 3), m));
             }
-            /* once every column is true no later k changes the row */
-            uint64_t all = acc[W - 1] | ~job->last_mask;
-            for (int64_t w = 0; w + 1 < W; w++) all &= acc[w];
-            if (all == ~(uint64_t)0) break;
+            /* once every column is true no later k changes the chunk */
+            const __m128i all = _mm_and_si128(_mm_and_si128(s0, s1), _mm_and_si128(s2, _mm_or_si128(s3, tail)));
+            if (_mm_movemask_epi8(_mm_cmpeq_epi8(all, full)) == 0xffff) break;
+        }
+        _mm_storeu_si128((__m128i *)acc, s0);
+        _mm_storeu_si128((__m128i *)acc + 1, s1);
+        _mm_storeu_si128((__m128i *)acc + 2, s2);
+        _mm_storeu_si128((__m128i *)acc + 3, s3);
+        return;
+    }
+#endif
+    memset(acc, 0, sizeof(uint64_t) * (size_t)nw);
+    for (int64_t k0 = 0; k0 < K; k0 += BOOL_CHECK_K) {
+        const int64_t k1 = GK_MIN(K, k0 + BOOL_CHECK_K);
+        for (int64_t k = k0; k < k1; k++) {
+            if (ak == 1 && k + 8 <= k1 && !(k & 7)) {
+                uint64_t eight;
+                memcpy(&eight, a + k, 8);
+                if (!eight) {
+                    k += 7;
+                    continue;
+                }
+            }
+            const uint64_t m = (uint64_t)0 - (uint64_t)(a[k * ak] != 0);
+            const uint64_t *b = bits + (size_t)k * (size_t)W + c0;
+            for (int64_t w = 0; w < nw; w++) acc[w] |= b[w] & m;
+        }
+        uint64_t all = acc[nw - 1] | ~valid;
+        for (int64_t w = 0; w + 1 < nw; w++) all &= acc[w];
+        if (all == ~(uint64_t)0) break;
+    }
+}
+
+static void bool_rows(void *ctx, int tid, int nthreads) {
+    const bool_job_t *job = (const bool_job_t *)ctx;
+    const gk_bool_problem_t *p = job->p;
+    const int64_t W = job->W, K = p->K, N = p->N;
+    const int64_t per = (p->M + nthreads - 1) / nthreads, i0 = tid * per, i1 = GK_MIN(p->M, i0 + per);
+    uint64_t *acc = job->rows + (size_t)tid * (size_t)W;
+    for (int64_t i = i0; i < i1; i++) {
+        const uint8_t *a = p->A + (p->transa ? i : i * p->lda);
+        const int64_t ak = p->transa ? p->lda : 1;
+        for (int64_t c0 = 0; c0 < W; c0 += BOOL_CHUNK_WORDS) { /* chunks of C's row, each stopped on its own */
+            const int64_t nw = GK_MIN((int64_t)BOOL_CHUNK_WORDS, W - c0);
+            bool_chunk(a, ak, K, job->bits, W, c0, nw, c0 + nw == W ? job->last_mask : ~(uint64_t)0, acc + c0);
         }
         uint8_t *c = p->C + i * p->ldc;
         int64_t j = 0;

@@ -97,8 +97,9 @@ def test_8bit_long_k_past_int32_chunk(dtype):
 @pytest.mark.parametrize("trans", ("NN", "TN", "NT"))
 def test_bool_bit_sets(density, trans, rng):
     """bool on bit sets: rows of C that fill up early (dense) or never (sparse, runs of false bytes skipped
-    eight at a time), N across and within 64-bit words, each storage order, bytes other than 0 / 1 as true."""
-    for M, N, K in ((7, 64, 600), (9, 65, 129), (3, 200, 1000), (130, 1, 70)):
+    eight at a time), N across and within 64-bit words and the 512-column chunks a row of C is summed in, each
+    storage order, bytes other than 0 / 1 as true."""
+    for M, N, K in ((7, 64, 600), (9, 65, 129), (3, 200, 1000), (130, 1, 70), (5, 512, 90), (4, 1100, 300)):
         a, b = rng.random((M, K)) < density, rng.random((K, N)) < density
         if trans[0] == "T":
             a = np.ascontiguousarray(a.T).T
