@@ -201,8 +201,9 @@ static gemmkit_status_t gemm_half_batch(const gk_real_type_t *type, const gk_rea
                                        ldb, C, ldc);
     const gk_real_kernel_t *pk = pair_type ? gk_bf16_kernel(cfg) : NULL;
     int subnormal_seen = 0;
-    /* tiny products stay widened: the float kernel's tiny path takes them whole (gk_real_tiny) */
-    const int tiny = gk_real_tiny_widened_fits(&p);
+    /* tiny products stay widened: the float kernel's tiny path takes them whole (gk_real_tiny), but for one tile of
+     * a pair kernel that reads A as rows (its product outside the loops is the faster) */
+    const int tiny = gk_real_tiny_widened_fits(&p) && !(pk && pk->a_rows && M <= pk->mr && N <= pk->nr);
     if (pk && K > 0 && !tiny) { /* bfloat16 hardware: k in pairs, padded to the kernel's group */
         const int64_t kg = GK_PAIR_K_MULTIPLE(pk), kp = ((K + 1) / 2 + kg - 1) / kg * kg;
         /* few rows against a transposed B (x W^T): C^T = op(B)^T op(A)^T, the big operand's rows read by the kernel

@@ -35,7 +35,8 @@ static void merge_edge_tile(int es, int64_t m, int64_t n, const void *T, int64_t
 /* Packed blocks: in place operands need one panel (their edge) only. */
 static size_t real_a_bytes(const void *ctx, int64_t mc, int64_t kc) {
     const real_job_t *job = (const real_job_t *)ctx;
-    return (size_t)job->p->kern->elem * (size_t)((job->direct_a ? job->p->kern->mr : mc) * kc);
+    const int64_t row = job->p->kern->a_rows ? kc + GK_PAIR_ROW_PAD : kc; /* a pair kernel's rows are padded */
+    return (size_t)job->p->kern->elem * (size_t)((job->direct_a ? job->p->kern->mr : mc) * row);
 }
 /* A packed B panel holds nr x kc elements, nr x kc / 2 for a native complex kernel (no 1m doubling). */
 #define B_PANEL_KDIV(kern) ((kern)->complex_native ? 2 : 1)
@@ -156,9 +157,10 @@ static void real_macro(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t jc, i
         for (int64_t ir = 0; ir < mc; ir += mr) {
             const int64_t mb = GK_MIN((int64_t)mr, mc - ir);
             const int in_place = direct_a && mb == mr;
+            const int64_t a_row = a_rows ? kc + GK_PAIR_ROW_PAD : kc; /* a packed row's pairs (elements) */
             const void *ap = in_place ? (a_rows ? (const void *)(Ap + (size_t)(ir * p->lda) * 2) : AT(Ap, ir))
-                                      : direct_a ? abuf : AT(abuf, ir * kc);
-            const int64_t rsa = a_rows ? (in_place ? 2 * p->lda : 4 * kc) : in_place ? p->lda : mr;
+                                      : direct_a ? abuf : AT(abuf, ir * a_row);
+            const int64_t rsa = a_rows ? (in_place ? 2 * p->lda : 4 * a_row) : in_place ? p->lda : mr;
             void *c = c_base + (size_t)((ic + ir - c_i0) * c_ld + jc + jr - c_j0) * es;
             if (nx_rows && nx_call < nx_calls) {
                 prefetch_b_group(p, nx_k0, nx_kc, nx_j0, nx_w, nx_call * nx_rows / nx_calls,
@@ -224,9 +226,47 @@ static int64_t balanced_kc(int64_t K, int64_t KC) {
     return GK_MIN(KC, ((K + blocks - 1) / blocks + 7) / 8 * 8);
 }
 
+/* A pair kernel's product of one tile (M <= MR, N <= NR, K up to GK_PAIR_TILE_MAX_K pairs) outside the loops: B's
+ * panel packed on the stack, A's rows in place where they can be, one kernel call. Small bfloat16 products (stacks
+ * of them above all) then cost a few hundred cycles beyond their tile, where the loops' set-up cost thousands.
+ * Float C only (a converted or transposed C takes the loops). Returns 1 when it computed the product. */
+#define GK_PAIR_TILE_MAX_K 128
+static int pair_one_tile(const gk_real_problem_t *p) {
+    const gk_real_kernel_t *kern = p->kern;
+    if (!kern->a_rows || p->type->store_c || p->M > kern->mr || p->N > kern->nr || p->K > GK_PAIR_TILE_MAX_K) return 0;
+    const int mr = kern->mr, nr = kern->nr;
+    if (mr > 32 || nr > 32) return 0; /* the buffers' tile */
+    GK_ALIGN64 uint32_t bbuf[GK_PAIR_TILE_MAX_K * 32], abuf[32 * (GK_PAIR_TILE_MAX_K + GK_PAIR_ROW_PAD)];
+    GK_ALIGN64 float tile[32 * 32];
+    p->type->pack_b(p, 0, 0, p->K, p->N, bbuf);
+    const void *ap = abuf;
+    int64_t rsa = 4 * (p->K + GK_PAIR_ROW_PAD);
+    if (!p->transa && p->M == mr && 2 * p->K == p->k_values) { /* A's rows in place, scanned as no packer reads them */
+        ap = p->A;
+        rsa = 2 * p->lda;
+        if (p->subnormal_seen && gk_bf16_rows_subnormal((const uint16_t *)p->A, p->lda, p->M, p->k_values))
+            GK_STORE_RELAXED(p->subnormal_seen, 1);
+    } else {
+        p->type->pack_a(p, 0, 0, p->M, p->K, abuf);
+    }
+    const gk_ukernel_fn ukernel = p->subnormal_seen && GK_LOAD_RELAXED(p->subnormal_seen) ? kern->ukernel_exact
+                                                                                          : kern->ukernel;
+    const gk_real_scalar_t zero = {.d = 0.0};
+    if (kern->block_begin) kern->block_begin();
+    if (p->M == mr && p->N == nr) {
+        ukernel(p->K, ap, rsa, bbuf, nr, p->C, p->ldc, &p->alpha, &p->beta);
+    } else {
+        ukernel(p->K, ap, rsa, bbuf, nr, tile, nr, &p->alpha, &zero);
+        merge_edge_tile(4, p->M, p->N, tile, nr, p->C, p->ldc, &p->beta);
+    }
+    if (kern->block_end) kern->block_end();
+    return 1;
+}
+
 gemmkit_status_t gk_real_gemm(const gk_real_problem_t *p) {
     gemmkit_status_t st;
     if (gk_real_tiny(p)) return gemmkit_success;
+    if (pair_one_tile(p)) return gemmkit_success;
     if (p->type->gemv_path && p->type->gemv_path(p, &st)) return st;
     if (gk_real_plain(p)) return gemmkit_success;
     real_job_t job = {p, 0, 0, p->type->store_c != NULL};

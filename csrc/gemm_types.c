@@ -60,9 +60,11 @@ const gk_real_type_t gk_type_bf16bf16f32 = {"gemm_bf16bf16f32", 0, pack_a_bf16_b
 static void pack_a_bf16_pairs_block(const gk_real_problem_t *p, int64_t i0, int64_t k0, int64_t mc, int64_t kc,
                                     void *dst) {
     const uint16_t *A = (const uint16_t *)p->A + (p->transa ? 2 * k0 * p->lda + i0 : i0 * p->lda + 2 * k0);
-    const int group = p->kern->a_rows ? (int)kc : p->kern->k_pair_group; /* rows of kc pairs, or groups */
-    if (gk_pack_a_bf16_pairs(p->transa, A, p->lda, mc, kc, p->k_values - 2 * k0, p->kern->mr, group, (uint32_t *)dst))
-        GK_STORE_RELAXED(p->subnormal_seen, 1);
+    const int sub = p->kern->a_rows ? gk_pack_a_bf16_rows(p->transa, A, p->lda, mc, kc, p->k_values - 2 * k0,
+                                                          p->kern->mr, (uint32_t *)dst)
+                                    : gk_pack_a_bf16_pairs(p->transa, A, p->lda, mc, kc, p->k_values - 2 * k0,
+                                                           p->kern->mr, p->kern->k_pair_group, (uint32_t *)dst);
+    if (sub) GK_STORE_RELAXED(p->subnormal_seen, 1);
 }
 static void pack_b_bf16_pairs_block(const gk_real_problem_t *p, int64_t k0, int64_t j0, int64_t kc, int64_t nc,
                                     void *dst) {

@@ -76,4 +76,10 @@ void gk_pack_b_int8(int transb, const int8_t *B, int64_t ldb, int64_t kc, int64_
 
 /* Whether rows x cols bfloat16 values (row r at X + r * ld) hold a subnormal (for operands read in place). */
 int gk_bf16_rows_subnormal(const uint16_t *X, int64_t ld, int64_t rows, int64_t cols);
+/* A's panels for a pair kernel that reads A as rows (gk_real_kernel_t.a_rows): row i of op(A)'s block as kp pairs
+ * at dst + i * stride (zero past kvals values; rows mc .. up to a multiple of mr zero), stride = kp +
+ * GK_PAIR_ROW_PAD: rows a power of two apart would fall in a few cache sets. Returns whether a value was subnormal. */
+#define GK_PAIR_ROW_PAD 16
+int gk_pack_a_bf16_rows(int transa, const uint16_t *A, int64_t lda, int64_t mc, int64_t kp, int64_t kvals, int mr,
+                        uint32_t *GK_RESTRICT dst);
 #endif

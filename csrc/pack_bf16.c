@@ -127,6 +127,9 @@ static int panel_kcontig(const uint16_t *src, int64_t ld, int w, int pw, int64_t
 static int panel_kmajor(const uint16_t *src, int64_t ld, int w, int pw, int64_t kp, int64_t kvals, int group,
                         uint32_t *panel) {
     unsigned sub = 0;
+#if GK_PACK_BF16_SSE
+    __m128i acc = _mm_setzero_si128(); /* one test of the lanes for the whole panel */
+#endif
     for (int64_t q = 0; q < kp; q++) {
         uint32_t *out = panel + (q / group) * pw * group + q % group;
         const uint16_t *lo = src + 2 * q * ld, *hi = lo + ld; /* read only below kvals */
@@ -135,7 +138,6 @@ static int panel_kmajor(const uint16_t *src, int64_t ld, int w, int pw, int64_t 
         if (have_hi) {
 #if GK_PACK_BF16_SSE
             if (group == 1) { /* 8 values at a time: two rows' values interleaved into pairs */
-                __m128i acc = _mm_setzero_si128();
                 for (; x + 8 <= w; x += 8) {
                     const __m128i l = _mm_loadu_si128((const __m128i *)(lo + x));
                     const __m128i h = _mm_loadu_si128((const __m128i *)(hi + x));
@@ -144,7 +146,6 @@ static int panel_kmajor(const uint16_t *src, int64_t ld, int w, int pw, int64_t 
                     _mm_storeu_si128((__m128i *)(out + x), _mm_unpacklo_epi16(l, h));
                     _mm_storeu_si128((__m128i *)(out + x + 4), _mm_unpackhi_epi16(l, h));
                 }
-                sub |= (unsigned)(_mm_movemask_epi8(acc) != 0);
             }
 #endif
             for (; x < w; x++) {
@@ -159,6 +160,9 @@ static int panel_kmajor(const uint16_t *src, int64_t ld, int w, int pw, int64_t 
         }
         for (; x < pw; x++) out[x * group] = 0;
     }
+#if GK_PACK_BF16_SSE
+    sub |= (unsigned)(_mm_movemask_epi8(acc) != 0);
+#endif
     return (int)sub;
 }
 
@@ -190,15 +194,30 @@ int gk_pack_b_bf16_pairs(int transb, const uint16_t *B, int64_t ldb, int64_t kp,
 
 int gk_bf16_rows_subnormal(const uint16_t *X, int64_t ld, int64_t rows, int64_t cols) {
     unsigned sub = 0;
+#if GK_PACK_BF16_SSE
+    __m128i acc = _mm_setzero_si128(); /* one test of the lanes for the whole block */
+#endif
     for (int64_t r = 0; r < rows; r++) {
         const uint16_t *row = X + r * ld;
         int64_t j = 0;
 #if GK_PACK_BF16_SSE
-        __m128i acc = _mm_setzero_si128();
         for (; j + 8 <= cols; j += 8) sse_subnormals(_mm_loadu_si128((const __m128i *)(row + j)), &acc);
-        sub |= (unsigned)(_mm_movemask_epi8(acc) != 0);
 #endif
         for (; j < cols; j++) sub |= BF16_SUBNORMAL(row[j]);
     }
+#if GK_PACK_BF16_SSE
+    sub |= (unsigned)(_mm_movemask_epi8(acc) != 0);
+#endif
     return (int)sub;
+}
+
+int gk_pack_a_bf16_rows(int transa, const uint16_t *A, int64_t lda, int64_t mc, int64_t kp, int64_t kvals, int mr,
+                        uint32_t *GK_RESTRICT dst) {
+    const int64_t stride = kp + GK_PAIR_ROW_PAD, rows = (mc + mr - 1) / mr * mr;
+    kvals = GK_MAX((int64_t)0, GK_MIN(kvals, 2 * kp));
+    int sub = 0;
+    for (int64_t i = 0; i < mc; i++) /* op(A)'s row i: k along A's row (plain) or down its column (transposed) */
+        sub |= row_pairs(transa ? A + i : A + i * lda, transa ? lda : 1, kp, kvals, dst + i * stride, 1);
+    for (int64_t i = mc; i < rows; i++) memset(dst + i * stride, 0, 4 * (size_t)kp);
+    return sub;
 }

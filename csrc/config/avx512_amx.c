@@ -7,10 +7,10 @@ const gk_config_t gk_config_avx512_amx = {
     GK_CONFIG_AVX512_BASE, .arch = "avx512_amx",
     .needs = GEMMKIT_CPU_AVX512 | GEMMKIT_CPU_AVX512_VNNI | GEMMKIT_CPU_AMX_INT8,
     .int8 = &gk_int8_kernel_amx,
-    /* bfloat16 on 32 x 32 tiles of tdpbf16ps: deep k blocks (1,024 pairs), since at the tiles' rate each pass of C
-     * per k block costs more than B's micro-panel (128 KiB) read from L2 rather than L1; an A block of 128 rows
-     * (512 KiB) and a B block of 512 columns (2 MiB) */
-    .bf16 = &gk_bf16_kernel_amx, .bf16_needs = GEMMKIT_CPU_AMX_BF16, .bf16_blocks = {.mc = 128, .kc = 1024, .nc = 512},
+    /* bfloat16 on 32 x 32 tiles of tdpbf16ps: deep k blocks (2,048 pairs) and wide B blocks (4,096 columns), since
+     * at the tiles' rate each pass of C per k block, and each packing of A's rows again per B block, costs more than
+     * the micro-panels read from L2 and L3 rather than L1; an A block of 128 rows */
+    .bf16 = &gk_bf16_kernel_amx, .bf16_needs = GEMMKIT_CPU_AMX_BF16, .bf16_blocks = {.mc = 128, .kc = 2048, .nc = 4096},
     /* The float kernels on the k loop with A's values as broadcast operands of the FMAs (26 loads and 26 uops a k
      * step where the vbroadcast loop has 14 loads and 38 uops): these cores have three load ports. Cores with two
      * (Skylake-SP to Ice Lake-SP) and the Zen cores keep the vbroadcast loop (see docs/decisions.md, avx512_amx:

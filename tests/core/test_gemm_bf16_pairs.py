@@ -109,7 +109,8 @@ def check_tile_edges(fn, k, rng, cases=None):
 def check_subnormals(fn, rng, kc):
     """bfloat16 subnormal inputs whose products are normal (the hardware reads them as zero): in the first k block,
     in the last only (K across blocks: detected while packing a later block), and in B only."""
-    for M, N, K, where in [(19, 7, 9, "all"), (33, 40, 2 * kc + 5, "last"), (21, 65, 70, "b")]:
+    # (32, 20, 64): one tile whose A rows a kernel reading A as rows takes in place (scanned, not packed)
+    for M, N, K, where in [(19, 7, 9, "all"), (33, 40, 2 * kc + 5, "last"), (21, 65, 70, "b"), (32, 20, 64, "a")]:
         a = rng.standard_normal((M, K))
         b = rng.standard_normal((K, N))
         tiny, big = 2.0 ** -130, 2.0 ** 110
@@ -119,6 +120,9 @@ def check_subnormals(fn, rng, kc):
         elif where == "last":
             a[:, -3:] = tiny * 3
             b[-3:, :] = big
+        elif where == "a":
+            a[:, 5::7] = tiny * 11
+            b[5::7, :] = 2.0 ** 120  # products near 2^-6 against sums near 1
         else:
             b[1::3, :] = tiny * 5
             a[:, 1::3] = big
