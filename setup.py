@@ -9,6 +9,7 @@ import os
 import sys
 import sysconfig
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy
 from Cython.Build import cythonize
@@ -74,8 +75,36 @@ def target_is_x86_64():
     return any(t in plat for t in ("x86_64", "amd64", "win-amd64")) or plat in ("linux-x86_64",)
 
 
+def build_jobs():
+    """Compile jobs: GEMMKIT_BUILD_JOBS, else one per CPU this process may run on."""
+    env = os.environ.get("GEMMKIT_BUILD_JOBS", "")
+    if env.isdigit() and int(env) > 0:
+        return int(env)
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def compile_weight(src):
+    """A rough cost of compiling src, to start the heaviest first: its bytes and those of the local headers it
+    includes (the kernel templates), the generated Cython module counted as heavy as it is."""
+    size = os.path.getsize(src)
+    folder = os.path.dirname(src)
+    with open(src, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            line = line.strip()
+            if line.startswith("#include \""):
+                header = os.path.normpath(os.path.join(folder, line.split('"')[1]))
+                if os.path.exists(header):
+                    size += os.path.getsize(header)
+    return size
+
+
 class BuildExtWithKernels(build_ext):
-    """Compiles the per-ISA kernel files with their own flags and links them into the extension."""
+    """Compiles the per-ISA kernel files with their own flags and links them into the extension; the core's
+    sources compile in parallel (build_jobs()), heaviest first, each object rebuilt only when it is older than its
+    source or any header of csrc/."""
 
     def _is_msvc(self):
         return self.compiler.compiler_type == "msvc"
@@ -91,9 +120,34 @@ class BuildExtWithKernels(build_ext):
             except Exception:
                 return False
 
+    def _compile_parallel(self, ext, jobs):
+        """Objects of (source, extra flags) jobs, in their order; each compiled unless up to date."""
+        headers = [h for h in DEPENDS if h.endswith(".h")]
+        newest_header = max((os.path.getmtime(h) for h in headers), default=0.0)
+
+        def one(job):
+            src, flags = job
+            obj = self.compiler.object_filenames([src], output_dir=self.build_temp)[0]
+            if (not self.force and os.path.exists(obj) and
+                    os.path.getmtime(obj) >= max(os.path.getmtime(src), newest_header)):
+                return obj
+            return self.compiler.compile([src], output_dir=self.build_temp, macros=ext.define_macros,
+                                         include_dirs=ext.include_dirs, extra_postargs=flags, debug=self.debug)[0]
+
+        order = sorted(range(len(jobs)), key=lambda i: -compile_weight(jobs[i][0]))
+        objects = [None] * len(jobs)
+        n = 1 if self._is_msvc() else build_jobs()  # MSVC's compiler object is not known to be thread-safe
+        with ThreadPoolExecutor(max_workers=n) as pool:
+            futures = {i: pool.submit(one, jobs[i]) for i in order}
+            for i, fut in futures.items():
+                objects[i] = fut.result()
+        return objects
+
     def build_extension(self, ext):
         if ext.name != "gemmkit._core":  # the kernels link into the core alone
             return super().build_extension(ext)
+        base_args = list(ext.extra_compile_args or [])
+        jobs = []
         if target_is_x86_64():
             ext.define_macros.append(("GEMMKIT_X86_KERNELS", "1"))
             kernels = dict(X86_KERNELS)
@@ -101,23 +155,21 @@ class BuildExtWithKernels(build_ext):
                 if (msvc if self._is_msvc() else self._compiler_accepts(gnu)):
                     kernels[path] = (gnu, msvc)
                     ext.define_macros.append((macro, "1"))
-            objects = []
-            base_args = list(ext.extra_compile_args or [])
-            for src, (gnu, msvc) in kernels.items():
-                flags = base_args + (msvc if self._is_msvc() else gnu)
-                objects += self.compiler.compile(
-                    [src], output_dir=self.build_temp, macros=ext.define_macros,
-                    include_dirs=ext.include_dirs, extra_postargs=flags, debug=self.debug)
-            ext.extra_objects = list(ext.extra_objects or []) + objects
+            jobs += [(src, base_args + (msvc if self._is_msvc() else gnu)) for src, (gnu, msvc) in kernels.items()]
         elif target_is_aarch64() and not self._is_msvc():
             ext.define_macros.append(("GEMMKIT_ARM_KERNELS", "1"))
-            objects = []
-            for src, flags in ARM_KERNELS.items():
-                objects += self.compiler.compile(
-                    [src], output_dir=self.build_temp, macros=ext.define_macros, include_dirs=ext.include_dirs,
-                    extra_postargs=list(ext.extra_compile_args or []) + flags, debug=self.debug)
-            ext.extra_objects = list(ext.extra_objects or []) + objects
-        super().build_extension(ext)
+            jobs += [(src, base_args + flags) for src, flags in ARM_KERNELS.items()]
+        sources = list(ext.sources)
+        jobs += [(src, base_args) for src in sources]
+        objects = self._compile_parallel(ext, jobs)
+        # the objects are built: the base class only links them (always: a changed source may be any of them)
+        ext.extra_objects = list(ext.extra_objects or []) + objects
+        ext.sources, force = [], self.force
+        self.force = True
+        try:
+            super().build_extension(ext)
+        finally:
+            ext.sources, self.force = sources, force
 
 
 def extra_compile_args():
