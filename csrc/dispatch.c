@@ -319,11 +319,35 @@ gemmkit_status_t gemmkit_set_arch(const char *name) {
 }
 
 /* For tuning.c: the registry entry of path `arch`, and the configuration in use rebuilt from its entry. */
-const gk_config_t *gk_base_config(const char *arch) { return find_config(arch); }
-void gk_config_refresh(void) {
+static void config_refresh(void) {
     const gk_config_t *b = GK_LOAD_ACQUIRE(&current_base);
     if (b != NULL) GK_STORE_RELEASE(&current, gk_effective_config(b));
 }
+
+/* The public tuning entry points (include/gemmkit.h): tuning.c changes the overrides, the configuration in use is
+ * rebuilt here. */
+gemmkit_status_t gemmkit_tuning_set(const char *arch, const char *name, double value) {
+    const gemmkit_status_t st = gk_tuning_set(arch ? find_config(arch) : NULL, arch, name, value);
+    if (st == gemmkit_success) config_refresh();
+    return st;
+}
+
+void gemmkit_tuning_clear(void) {
+    gk_tuning_clear();
+    config_refresh();
+}
+
+int gemmkit_blocking_model(int mode) {
+    const int old = gk_tuning_model_mode(mode);
+    if (mode >= 0 && mode <= 2 && mode != old) config_refresh();
+    return old;
+}
+
+gemmkit_status_t gemmkit_param_get(const char *name, double *value, int *source) {
+    return gk_tuning_param_get(gk_config(), name, value, source);
+}
+
+double gk_thread_macs(void) { return gk_tuning_thread_macs(gk_config()); }
 
 const gk_config_t *gk_config(void) {
     const gk_config_t *c = GK_LOAD_ACQUIRE(&current);

@@ -299,17 +299,14 @@ static effective_t effective_copy(const gk_config_t *c) {
     return plain;
 }
 
-double gk_thread_macs(void) {
-    const effective_t *e = effective_of(gk_config());
+double gk_tuning_thread_macs(const gk_config_t *c) {
+    const effective_t *e = effective_of(c);
     return e != NULL ? e->thread_macs : GK_THREAD_MACS_DEFAULT;
 }
 
-/* ---- public entry points (include/gemmkit.h) ------------------------------------------------------ */
-
-gemmkit_status_t gemmkit_tuning_set(const char *arch, const char *name, double value) {
+gemmkit_status_t gk_tuning_set(const gk_config_t *base, const char *arch, const char *name, double value) {
     const int s = slot_of(arch), p = param_of(name);
     if (s < 0 || p < 0) return gemmkit_invalid_arguments;
-    const gk_config_t *base = gk_base_config(arch);
     if (!base) return gemmkit_unimplemented; /* a path this CPU / build cannot run: nothing to check against */
     if (!valid_value(base, p, value)) return gemmkit_invalid_arguments;
     if (p <= P_Z_NC) { /* the block it makes with the other two (overridden or not) must fit */
@@ -320,36 +317,33 @@ gemmkit_status_t gemmkit_tuning_set(const char *arch, const char *name, double v
     ov_value[s][p] = value;
     ov_set[s][p] = 1;
     generation++;
-    gk_config_refresh();
     return gemmkit_success;
 }
 
-void gemmkit_tuning_clear(void) {
+void gk_tuning_clear(void) {
     memset(ov_set, 0, sizeof ov_set);
     generation++;
-    gk_config_refresh();
 }
 
-int gemmkit_blocking_model(int mode) {
+int gk_tuning_model_mode(int mode) {
     const int old = model_mode;
-    if (mode >= 0 && mode <= 2 && mode != model_mode) {
-        model_mode = mode;
-        gk_config_refresh();
-    }
+    if (mode >= 0 && mode <= 2) model_mode = mode;
     return old;
 }
 
-int gemmkit_param_count(void) { return N_PARAMS; }
-const char *gemmkit_param_name(int i) { return i >= 0 && i < N_PARAMS ? param_names[i] : NULL; }
-
-gemmkit_status_t gemmkit_param_get(const char *name, double *value, int *source) {
+gemmkit_status_t gk_tuning_param_get(const gk_config_t *c, const char *name, double *value, int *source) {
     const int p = param_of(name);
     if (p < 0) return gemmkit_invalid_arguments;
-    const effective_t e = effective_copy(gk_config());
+    const effective_t e = effective_copy(c);
     if (value) *value = get_param(&e, p);
     if (source) *source = e.source[p];
     return gemmkit_success;
 }
+
+/* ---- public entry points (include/gemmkit.h) that need no configuration in use ------------------- */
+
+int gemmkit_param_count(void) { return N_PARAMS; }
+const char *gemmkit_param_name(int i) { return i >= 0 && i < N_PARAMS ? param_names[i] : NULL; }
 
 gemmkit_status_t gemmkit_cache_hierarchy(gemmkit_cache_level_t levels[3], const char **source) {
     if (!levels) return gemmkit_invalid_arguments;

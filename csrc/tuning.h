@@ -40,11 +40,17 @@ int gk_model_b_group_panels(const gk_cache_info_t *ci, int panel_row_bytes);
  * blocking where it applies, then the accepted overrides of its kernel path. Never freed (a few hundred
  * bytes per change of path or overrides). */
 const gk_config_t *gk_effective_config(const gk_config_t *base);
-/* The registry's best configuration of path `arch` for this CPU (dispatch.c), or NULL. */
-const gk_config_t *gk_base_config(const char *arch);
-/* Rebuilds the configuration in use after the overrides changed (dispatch.c). */
-void gk_config_refresh(void);
-/* Multiply-adds per thread worth splitting a product (gk_threads_for). */
+/* The overrides and the model's mode (tuning.c keeps them; it reads no configuration in use: dispatch.c's public
+ * entry points pass it in and rebuild it after a change). gk_tuning_set: value of `name` on path `arch`, checked
+ * against that path's registry entry `base` (NULL: the path cannot run here). gk_tuning_model_mode: the model's
+ * mode set (0-2; else unchanged), the old one returned. gk_tuning_param_get: the value and source in c. */
+gemmkit_status_t gk_tuning_set(const gk_config_t *base, const char *arch, const char *name, double value);
+void gk_tuning_clear(void);
+int gk_tuning_model_mode(int mode);
+gemmkit_status_t gk_tuning_param_get(const gk_config_t *c, const char *name, double *value, int *source);
+/* Multiply-adds per thread worth splitting a product under configuration c (tuning.c), and under the one in use
+ * (dispatch.c; gk_threads_for). */
+double gk_tuning_thread_macs(const gk_config_t *c);
 double gk_thread_macs(void);
 
 #endif

@@ -404,8 +404,8 @@ def _steps(quick):
         return t.threshold("small.tiny_complex_max_macs", [float((n - 1) ** 3), float(n ** 3)],
                            lambda: gemmkit.matmul(a, a, out=c))
 
-    # the GEMV and few-row steps read B from memory (4096^2, past any L3 share) even when quick: at 2048^2 float32 (16
-    # MiB, in Zen 4's L3) a quick tuning picked a 2 KiB prefetch that lost 22 % at 4096^2 (14.2 -> 11.1 GFLOP/s)
+    # the GEMV and few-row steps read B from memory (4096^2, past any L3 share) even when quick: a B that fits in L3
+    # picks a prefetch distance that loses from memory (docs/decisions.md, gemv_pf)
     def gemv_pf(t):
         import gemmkit
         k = 4096

@@ -118,3 +118,95 @@ def test_no_kernel_is_chosen_by_its_path_name():
             if re.search(r"strcmp\([^;]*->arch|strcmp\([^;]*\barch\b", line):
                 found.append(f"{path.relative_to(root)}:{n}: {line.strip()}")
     assert not found, found
+
+
+def _c_code(text):
+    """C source without its comments (calls in comments are not calls)."""
+    return re.sub(r"//[^\n]*", "", re.sub(r"/\*.*?\*/", "", text, flags=re.S))
+
+
+def _cycle(edges):
+    """A cycle of the directed graph {node: set of nodes} as a list of nodes, or None."""
+    state = {}
+
+    def walk(u, path):
+        state[u] = 1
+        path.append(u)
+        for v in sorted(edges[u]):
+            if state.get(v) == 1:
+                return path[path.index(v):] + [v]
+            if not state.get(v):
+                found = walk(v, path)
+                if found:
+                    return found
+        state[u] = 2
+        path.pop()
+        return None
+
+    for u in sorted(edges):
+        if not state.get(u):
+            found = walk(u, [])
+            if found:
+                return found
+    return None
+
+
+def test_no_circle_of_calls_among_the_c_files():
+    """csrc/*.c call each other in layers: a file calls functions defined in another only where that one calls none
+    of its own back, through any chain (frontend -> drivers -> dispatch -> tuning -> model; docs/architecture.rst)."""
+    files = sorted((_source_root() / "csrc").glob("*.c"))
+    code = {f.name: _c_code(f.read_text(encoding="utf-8")) for f in files}
+    defined = {}  # external function -> the file that defines it
+    for name, text in code.items():
+        for m in re.finditer(r"^(?!static)[A-Za-z_][\w \*]*?\b((?:gk|gemmkit)_\w+)\s*\([^;{]*\)\s*\{", text, re.M):
+            defined.setdefault(m.group(1), name)
+    edges = {name: {owner for fn, owner in defined.items() if owner != name and re.search(rf"\b{fn}\s*\(", text)}
+             for name, text in code.items()}
+    assert len(defined) > 50, "the definitions were not found: the pattern no longer matches the sources"
+    assert _cycle(edges) is None, f"a circle of calls among csrc/*.c: {' -> '.join(_cycle(edges))}"
+
+
+def test_no_circle_of_imports_among_the_modules():
+    """gemmkit's modules import each other in layers (_core, then _args / _resolve, then the front ends): no module
+    imports, through any chain, one that imports it (module-level and function-level imports of a submodule)."""
+    root = _source_root() / "gemmkit"
+    paths = {p.stem: p for p in sorted(root.glob("*.py")) + sorted(root.glob("*.pyx"))}
+    edges = {}
+    for name, path in paths.items():
+        text, deps = path.read_text(encoding="utf-8"), set()
+        if path.suffix == ".py":
+            for node in ast.walk(ast.parse(text)):
+                if isinstance(node, ast.ImportFrom) and node.level == 1:
+                    deps |= {a.name for a in node.names} if node.module is None else {node.module.split(".")[0]}
+                elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("gemmkit."):
+                    deps.add(node.module.split(".")[1])
+                elif isinstance(node, ast.ImportFrom) and node.module == "gemmkit":
+                    deps |= {a.name for a in node.names}
+                elif isinstance(node, ast.Import):
+                    deps |= {a.name.split(".")[1] for a in node.names if a.name.startswith("gemmkit.")}
+        else:
+            for m in re.finditer(r"^\s*(?:from\s+(?:gemmkit\.|\.)(\w+)|(?:c?import)\s+gemmkit\.(\w+))", text, re.M):
+                deps.add(m.group(1) or m.group(2))
+        edges[name] = {d for d in deps if d in paths and d != name}
+    assert edges["_matmul"], "no imports found: the parser no longer reads the modules"
+    assert _cycle(edges) is None, f"a circle of imports among gemmkit's modules: {' -> '.join(_cycle(edges))}"
+
+
+# A measured figure: a rate, or a ratio to a peer library (the evidence belongs in docs/decisions.md)
+_FIGURE = re.compile(r"GFLOP/s|GOP/s|GB/s|\b\d+(\.\d+)? ?x (MKL|oneDNN|NumPy|OpenBLAS|SciPy|ORT|ONNX Runtime)\b")
+
+
+def test_no_measured_figure_in_a_code_comment():
+    """Code says why, not what was measured: no rate (GFLOP/s, GOP/s, GB/s) nor ratio to a peer in a comment of
+    csrc/ or gemmkit/ (strings, such as a report's units, are not comments)."""
+    root, found = _source_root(), []
+    for path in sorted((root / "csrc").rglob("*.[ch]")):
+        for m in re.finditer(r"/\*.*?\*/|//[^\n]*", path.read_text(encoding="utf-8"), flags=re.S):
+            if _FIGURE.search(m.group(0)):
+                found.append(f"{path.relative_to(root)}: {_FIGURE.search(m.group(0)).group(0)}")
+    for path in sorted((root / "gemmkit").glob("*.py*")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            comment = line.split("#", 1)[1] if "#" in line and not line.lstrip().startswith(("'", '"')) else ""
+            if _FIGURE.search(comment):
+                found.append(f"{path.relative_to(root)}: {comment.strip()[:80]}")
+    assert not found, "measured figures in code comments (move them to docs/decisions.md): " + "; ".join(found)
