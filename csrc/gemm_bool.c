@@ -58,6 +58,14 @@ typedef struct {
     uint64_t *rows;       /* per thread, W words of the row being summed */
 } bool_job_t;
 
+/* Whether A's bytes k .. k + 7 (contiguous: ak 1, within the check's k1) are all false: a sparse A's runs of false
+ * bytes skipped eight at a time. */
+static inline int eight_false(const uint8_t *a, int64_t ak, int64_t k, int64_t k1) {
+    uint64_t eight = 1;
+    if (ak == 1 && k + 8 <= k1 && !(k & 7)) memcpy(&eight, a + k, 8);
+    return eight == 0;
+}
+
 /* acc[0, nw) |= the words [c0, c0 + nw) of B's rows that row a of op(A) selects (ak apart along k), stopped at the
  * first check that finds them all true (valid: the bits that count in the last word). */
 static void bool_chunk(const uint8_t *a, int64_t ak, int64_t K, const uint64_t *bits, int64_t W, int64_t c0,
@@ -69,13 +77,9 @@ static void bool_chunk(const uint8_t *a, int64_t ak, int64_t K, const uint64_t *
         for (int64_t k0 = 0; k0 < K; k0 += BOOL_CHECK_K) {
             const int64_t k1 = GK_MIN(K, k0 + BOOL_CHECK_K);
             for (int64_t k = k0; k < k1; k++) {
-                if (ak == 1 && k + 8 <= k1 && !(k & 7)) { /* eight false bytes at once (sparse A) */
-                    uint64_t eight;
-                    memcpy(&eight, a + k, 8);
-                    if (!eight) {
-                        k += 7;
-                        continue;
-                    }
+                if (eight_false(a, ak, k, k1)) {
+                    k += 7;
+                    continue;
                 }
                 const __m128i m = _mm_set1_epi8((char)(0 - (a[k * ak] != 0)));
                 const __m128i *b = (const __m128i *)(bits + (size_t)k * (size_t)W + c0);
@@ -99,13 +103,9 @@ static void bool_chunk(const uint8_t *a, int64_t ak, int64_t K, const uint64_t *
     for (int64_t k0 = 0; k0 < K; k0 += BOOL_CHECK_K) {
         const int64_t k1 = GK_MIN(K, k0 + BOOL_CHECK_K);
         for (int64_t k = k0; k < k1; k++) {
-            if (ak == 1 && k + 8 <= k1 && !(k & 7)) {
-                uint64_t eight;
-                memcpy(&eight, a + k, 8);
-                if (!eight) {
-                    k += 7;
-                    continue;
-                }
+            if (eight_false(a, ak, k, k1)) {
+                k += 7;
+                continue;
             }
             const uint64_t m = (uint64_t)0 - (uint64_t)(a[k * ak] != 0);
             const uint64_t *b = bits + (size_t)k * (size_t)W + c0;

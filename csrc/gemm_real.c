@@ -32,10 +32,17 @@ static void merge_edge_tile(int es, int64_t m, int64_t n, const void *T, int64_t
     }
 }
 
+/* A pair kernel's rows of A read in place, rows x values from A0 (lda apart), which no packer reads: a subnormal
+ * among them sets the product's flag, as the packers do for theirs. */
+static void scan_rows_in_place(const gk_real_problem_t *p, const void *A0, int64_t rows, int64_t values) {
+    if (p->subnormal_seen && gk_bf16_rows_subnormal((const uint16_t *)A0, p->lda, rows, values))
+        GK_STORE_RELAXED(p->subnormal_seen, 1);
+}
+
 /* Packed blocks: in place operands need one panel (their edge) only. */
 static size_t real_a_bytes(const void *ctx, int64_t mc, int64_t kc) {
     const real_job_t *job = (const real_job_t *)ctx;
-    const int64_t row = job->p->kern->a_rows ? kc + GK_PAIR_ROW_PAD : kc; /* a pair kernel's rows are padded */
+    const int64_t row = job->p->kern->a_rows ? GK_PAIR_ROW(kc) : kc; /* a pair kernel's rows are padded */
     return (size_t)job->p->kern->elem * (size_t)((job->direct_a ? job->p->kern->mr : mc) * row);
 }
 /* A packed B panel holds nr x kc elements, nr x kc / 2 for a native complex kernel (no 1m doubling). */
@@ -127,9 +134,8 @@ static void real_macro(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t jc, i
     const char *Ap = a_rows ? (const char *)p->A + (size_t)(ic * p->lda + 2 * k0) * 2 : AT(p->A, k0 * p->lda + ic);
     /* a pair kernel's A in place is read by no packer: its block is scanned for subnormals at its first use (this
      * thread's first column block), which also brings it into the cache for the tiles */
-    if (direct_a && a_rows && p->subnormal_seen && jc == t->n0 &&
-        gk_bf16_rows_subnormal((const uint16_t *)Ap, p->lda, mc / mr * mr, GK_MIN(2 * kc, p->k_values - 2 * k0)))
-        GK_STORE_RELAXED(p->subnormal_seen, 1);
+    if (direct_a && a_rows && jc == t->n0)
+        scan_rows_in_place(p, Ap, mc / mr * mr, GK_MIN(2 * kc, p->k_values - 2 * k0));
     const char *Bp = AT(p->B, k0 * p->ldb + jc); /* direct_b (plain B): (k, j) at B + k * ldb + j */
     /* a pair kernel's tiles on the exact path once a packer met a subnormal: this thread's A block was packed before
      * this call, and B's before the block's barrier, so a flag unset here means no subnormal in either */
@@ -157,7 +163,7 @@ static void real_macro(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t jc, i
         for (int64_t ir = 0; ir < mc; ir += mr) {
             const int64_t mb = GK_MIN((int64_t)mr, mc - ir);
             const int in_place = direct_a && mb == mr;
-            const int64_t a_row = a_rows ? kc + GK_PAIR_ROW_PAD : kc; /* a packed row's pairs (elements) */
+            const int64_t a_row = a_rows ? GK_PAIR_ROW(kc) : kc; /* a packed row's pairs (elements) */
             const void *ap = in_place ? (a_rows ? (const void *)(Ap + (size_t)(ir * p->lda) * 2) : AT(Ap, ir))
                                       : direct_a ? abuf : AT(abuf, ir * a_row);
             const int64_t rsa = a_rows ? (in_place ? 2 * p->lda : 4 * a_row) : in_place ? p->lda : mr;
@@ -236,16 +242,15 @@ static int pair_one_tile(const gk_real_problem_t *p) {
     if (!kern->a_rows || p->type->store_c || p->M > kern->mr || p->N > kern->nr || p->K > GK_PAIR_TILE_MAX_K) return 0;
     const int mr = kern->mr, nr = kern->nr;
     if (mr > 32 || nr > 32) return 0; /* the buffers' tile */
-    GK_ALIGN64 uint32_t bbuf[GK_PAIR_TILE_MAX_K * 32], abuf[32 * (GK_PAIR_TILE_MAX_K + GK_PAIR_ROW_PAD)];
+    GK_ALIGN64 uint32_t bbuf[GK_PAIR_TILE_MAX_K * 32], abuf[32 * GK_PAIR_ROW(GK_PAIR_TILE_MAX_K)];
     GK_ALIGN64 float tile[32 * 32];
     p->type->pack_b(p, 0, 0, p->K, p->N, bbuf);
     const void *ap = abuf;
-    int64_t rsa = 4 * (p->K + GK_PAIR_ROW_PAD);
+    int64_t rsa = 4 * GK_PAIR_ROW(p->K);
     if (!p->transa && p->M == mr && 2 * p->K == p->k_values) { /* A's rows in place, scanned as no packer reads them */
         ap = p->A;
         rsa = 2 * p->lda;
-        if (p->subnormal_seen && gk_bf16_rows_subnormal((const uint16_t *)p->A, p->lda, p->M, p->k_values))
-            GK_STORE_RELAXED(p->subnormal_seen, 1);
+        scan_rows_in_place(p, p->A, p->M, p->k_values);
     } else {
         p->type->pack_a(p, 0, 0, p->M, p->K, abuf);
     }

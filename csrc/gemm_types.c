@@ -1,9 +1,9 @@
 /* The per-type tables of the real driver (as ruy's TrMulParams): how sgemm, dgemm, cgemm / zgemm (native
  * or by the 1m method), and float16 / bfloat16 widened to float, turn the caller's operands into panels. */
+#include <string.h>
 #include "driver.h"
 #include "pack.h"
 #include "atomics.h"
-#include <string.h>
 #include "convert.h"
 
 /* Complex, on a native complex kernel or by 1m on a real one (panel formats in pack.h): real-domain k0, kc, j0, nc are twice the complex ones (the blocking keeps them even); a

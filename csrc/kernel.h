@@ -106,8 +106,8 @@ typedef struct {
      * NR columns of 2 pairs). kc and K are padded with zero pairs to a multiple of both (GK_PAIR_K_MULTIPLE). */
     int k_pair_group, b_pair_group;
     /* 1: A is read as rows, pair q of row i at a + i * rsa + 4 q (rsa in bytes): the caller's k-contiguous rows in
-     * place where K needs no padding, else a packed panel of MR rows of kc pairs (rsa = 4 kc); k_pair_group is then
-     * only the kernel's k step. 0: A's panel in groups as above (rsa unused). */
+     * place where K needs no padding, else a packed panel of MR rows of kc pairs (rsa = 4 GK_PAIR_ROW(kc), pack.h);
+     * k_pair_group is then only the kernel's k step. 0: A's panel in groups as above (rsa unused). */
     int a_rows;
     /* the same tile on the same panels with bfloat16 subnormals honoured (every value widened to float exactly):
      * the hardware reads them as zero, and a call whose operands hold one runs its tiles here */

@@ -80,6 +80,7 @@ int gk_bf16_rows_subnormal(const uint16_t *X, int64_t ld, int64_t rows, int64_t 
  * at dst + i * stride (zero past kvals values; rows mc .. up to a multiple of mr zero), stride = kp +
  * GK_PAIR_ROW_PAD: rows a power of two apart would fall in a few cache sets. Returns whether a value was subnormal. */
 #define GK_PAIR_ROW_PAD 16
+#define GK_PAIR_ROW(kp) ((kp) + GK_PAIR_ROW_PAD) /* pairs from one packed row to the next */
 int gk_pack_a_bf16_rows(int transa, const uint16_t *A, int64_t lda, int64_t mc, int64_t kp, int64_t kvals, int mr,
                         uint32_t *GK_RESTRICT dst);
 #endif

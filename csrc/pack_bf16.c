@@ -213,7 +213,7 @@ int gk_bf16_rows_subnormal(const uint16_t *X, int64_t ld, int64_t rows, int64_t 
 
 int gk_pack_a_bf16_rows(int transa, const uint16_t *A, int64_t lda, int64_t mc, int64_t kp, int64_t kvals, int mr,
                         uint32_t *GK_RESTRICT dst) {
-    const int64_t stride = kp + GK_PAIR_ROW_PAD, rows = (mc + mr - 1) / mr * mr;
+    const int64_t stride = GK_PAIR_ROW(kp), rows = (mc + mr - 1) / mr * mr;
     kvals = GK_MAX((int64_t)0, GK_MIN(kvals, 2 * kp));
     int sub = 0;
     for (int64_t i = 0; i < mc; i++) /* op(A)'s row i: k along A's row (plain) or down its column (transposed) */
