@@ -244,7 +244,7 @@ typedef struct {
     int dots;                   /* S's rows are the output's columns */
     int64_t m, n, k;
     float alpha, beta;
-    const float *x; int64_t ldx;
+    const void *x; int64_t ldx; /* float, or bfloat16 bits for a pair kernel's dots */
     const uint16_t *S; int64_t lds;
     float *y; int64_t rsy, csy;
     int64_t pf;                 /* prefetch distance, S elements */
@@ -270,6 +270,16 @@ static void widen_vectors(int f16, int64_t m, int64_t k, const uint16_t *X, int6
     }
 }
 
+/* The same vectors as they are (bfloat16 bits for a pair kernel's dots). */
+static void copy_vectors(int64_t m, int64_t k, const uint16_t *X, int64_t rs, int64_t cs, uint16_t *x, int64_t ldx) {
+    for (int64_t i = 0; i < m; i++) {
+        const uint16_t *src = X + i * rs;
+        uint16_t *dst = x + i * ldx;
+        if (cs == 1) memcpy(dst, src, 2 * (size_t)k);
+        else for (int64_t l = 0; l < k; l++) dst[l] = src[l * cs];
+    }
+}
+
 int gk_half_gemv(const gk_real_problem_t *p, gemmkit_status_t *st) {
     const gk_half_gemv_t *hg = p->half_gemv;
     if (!hg || p->type->is_complex) return 0;
@@ -281,7 +291,10 @@ int gk_half_gemv(const gk_real_problem_t *p, gemmkit_status_t *st) {
     if (!rows_fit && !cols_fit) return 0;
     const int few_rows = rows_fit && (!cols_fit || M <= N); /* both: the fewer vectors x against the larger S */
     const int dots = few_rows ? p->transb : !p->transa;
-    const gk_gemv_fn fn = f16 ? (dots ? hg->f16_dots : hg->f16_rows) : (dots ? hg->bf16_dots : hg->bf16_rows);
+    /* bfloat16 dots of 3 rows or more on the pair kernel's own instruction, x copied unwidened */
+    const gk_gemv_fn pair = !f16 && dots && (few_rows ? M : N) >= 3 ? p->kern->pair_dots : NULL;
+    const gk_gemv_fn fn = pair ? pair
+                               : f16 ? (dots ? hg->f16_dots : hg->f16_rows) : (dots ? hg->bf16_dots : hg->bf16_rows);
     if (!fn) return 0;
     half_gemv_job_t job;
     memset(&job, 0, sizeof(job));
@@ -321,15 +334,17 @@ int gk_half_gemv(const gk_real_problem_t *p, gemmkit_status_t *st) {
     const int64_t kb = GK_MIN(K, GK_MAX((int64_t)64, GK_HALF_GEMV_X_FLOATS / job.m));
     /* x's rows an odd number of cache lines apart: rows a multiple of 4 KiB apart (K = 4096) share L1's sets, and
      * the many-rows kernels read a chunk of every row at once */
-    int64_t ldx = (kb + 15) / 16 * 16;
-    if ((ldx / 16) % 2 == 0) ldx += 16;
-    float *x = (float *)gk_thread_workspace(GK_WS_A, sizeof(float) * (size_t)(job.m * ldx));
+    const int64_t line = pair ? 32 : 16, esize = pair ? 2 : 4;
+    int64_t ldx = (kb + line - 1) / line * line;
+    if ((ldx / line) % 2 == 0) ldx += line;
+    void *x = gk_thread_workspace(GK_WS_A, (size_t)(esize * job.m * ldx));
     if (!x) { *st = gemmkit_out_of_memory; return 1; }
     const int threads = p->threads ? p->threads : gk_threads_for(M, N, K);
     const uint16_t *S0 = job.S;
     for (int64_t k0 = 0; k0 < K; k0 += kb) {
         job.k = GK_MIN(kb, K - k0);
-        widen_vectors(f16, job.m, job.k, X + k0 * x_cs, x_rs, x_cs, x, ldx);
+        if (pair) copy_vectors(job.m, job.k, X + k0 * x_cs, x_rs, x_cs, (uint16_t *)x, ldx);
+        else widen_vectors(f16, job.m, job.k, X + k0 * x_cs, x_rs, x_cs, (float *)x, ldx);
         job.x = x;
         job.ldx = ldx;
         job.S = S0 + (dots ? k0 : k0 * job.lds);

@@ -112,6 +112,9 @@ typedef struct {
     /* the same tile on the same panels with bfloat16 subnormals honoured (every value widened to float exactly):
      * the hardware reads them as zero, and a call whose operands hold one runs its tiles here */
     gk_ukernel_fn ukernel_exact;
+    /* Optional: few rows of x against a transposed B (x W^T) on the pair instruction, x and S bfloat16 read along k
+     * as they lie (gk_gemv_fn's dots, subnormals honoured); NULL: the 16-bit GEMV kernels widen them. */
+    gk_gemv_fn pair_dots;
     /* Optional: on a thread before its tiles of one block and after them (AMX: tile configuration loaded, then
      * released, so no other code's configuration or OS save area is affected). */
     void (*block_begin)(void), (*block_end)(void);
@@ -163,6 +166,8 @@ extern const gk_real_kernel_t gk_bf16_kernel_bfmmla;
 #endif
 #if GEMMKIT_X86 && defined(GEMMKIT_HAVE_AVX512_BF16)
 extern const gk_real_kernel_t gk_bf16_kernel_avx512;
+void gk_bf16_dots_avx512(int64_t m, int64_t n, int64_t k, const void *alpha, const void *x, int64_t ldx, const void *S,
+                         int64_t lds, const void *beta, void *y, int64_t rsy, int64_t csy, int64_t pf); /* pair_dots */
 #endif
 #if GEMMKIT_X86 && defined(GEMMKIT_HAVE_AMX)
 extern const gk_real_kernel_t gk_bf16_kernel_amx;

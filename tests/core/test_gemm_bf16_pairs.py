@@ -252,3 +252,55 @@ def test_few_rows_bfloat16_c_and_batches(arch, rng):
         want = x.astype(np.float64) @ w.astype(np.float64).T
         bound = 67 * F32_EPS * (np.abs(x.astype(np.float64)) @ np.abs(w.astype(np.float64)).T)
         assert got.dtype == np.float32 and np.all(np.abs(got - want) <= bound)
+
+
+# x @ W^T with 3 to 16 rows of x on a pair kernel's own dot products (kernel.h pair_dots; the 16-bit GEMV path
+# elsewhere): W's rows in blocks of 6 and triples, k in 32-value steps and chunks of 1024 values.
+PAIR_DOTS_MS = [3, 5, 8, 9, 13, 16]
+PAIR_DOTS_NS = [1, 2, 3, 5, 6, 7, 13, 40]
+PAIR_DOTS_KS = [1, 2, 31, 32, 33, 63, 64, 1023, 1024, 1025, 2100]
+PAIR_DOTS_CHUNK = 1024
+
+
+def check_pair_dots_edges(fn, rng, cases=None):
+    """Rows of x around the register tile (8) and the pass (16), W's rows around the tile's triple and the block (6),
+    K around the 32-value step (an odd K's last pair half read) and the chunk, op(A) both ways, the special alpha /
+    beta, NaN in C at beta = 0, padded operands."""
+    scal = [(1.0, 0.0), (1.0, 1.0), (-0.5, 2.25), (2.0, 0.0)]
+    n_cases = len(PAIR_DOTS_MS) * len(PAIR_DOTS_NS) if cases is None else cases
+    for c in range(n_cases):
+        M = PAIR_DOTS_MS[c % len(PAIR_DOTS_MS)]
+        N = PAIR_DOTS_NS[(c // len(PAIR_DOTS_MS) + c) % len(PAIR_DOTS_NS)]
+        K = PAIR_DOTS_KS[c % len(PAIR_DOTS_KS)]
+        alpha, beta = scal[c % 4]
+        run_case(fn, rng, "NT"[c % 2], "T", M, N, K, alpha, beta, pad=(c % 3, (c + 1) % 3, c % 2), c_nan=beta == 0)
+
+
+def check_pair_dots_subnormals(fn, rng):
+    """Subnormal bfloat16 values (read as zero by the instruction) whose products are normal and far above the error
+    bound: in W's rows of one triple only, in a later chunk of k only, in x only; each honoured."""
+    tiny, big = 2.0 ** -130, 2.0 ** 127  # products near 1
+    for M, N, K, where in [(16, 13, 200, "w_triple"), (5, 40, 2100, "w_chunk"), (9, 7, 100, "x"), (3, 6, 33, "w_tail")]:
+        x, w = rng.standard_normal((M, K)), rng.standard_normal((N, K))
+        if where == "w_triple":
+            cols, rows = np.arange(3, K, 5), [4]
+        elif where == "w_chunk":
+            cols, rows = np.arange(PAIR_DOTS_CHUNK + 7, K, 9), [1, 38]
+        elif where == "w_tail":
+            cols, rows = np.array([32]), [5]
+        else:
+            cols, rows = np.arange(2, K, 11), None
+        if rows is None:  # x's values subnormal, W's big
+            x[:, cols], w[:, cols] = tiny * 9, big
+        else:  # W's values subnormal in a few rows, zero in the others, x's big
+            w[:, cols] = 0.0
+            for r in rows:
+                w[r, cols] = -tiny * 11
+            x[:, cols] = big
+        run_case(fn, rng, "N", "T", M, N, K, 1.0, 0.0, values=(x, w.T))
+
+
+def test_pair_dots_edges_and_subnormals(arch, nthreads, rng):
+    with kernel_path(arch, nthreads):
+        check_pair_dots_edges(native_bf16bf16f32, rng)
+        check_pair_dots_subnormals(native_bf16bf16f32, rng)

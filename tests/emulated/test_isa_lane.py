@@ -427,6 +427,15 @@ def test_bf16_few_rows_and_tiny_products(emu_bf16):
                      c_nan=i % 3 != 0)
 
 
+def test_bf16_pair_dots(emu_bf16):
+    """x @ W^T with 3 to 16 rows of x: on avx512_vnni the pair kernel's own dot products (vdpbf16ps, x and W read
+    as they lie), elsewhere the 16-bit GEMV path; tile, block, step and chunk edges and subnormals in W or x."""
+    fn = _gemm_fn(emu_bf16, "bf16f32")
+    rng = np.random.default_rng(60)
+    tbf.check_pair_dots_edges(fn, rng, cases=16)
+    tbf.check_pair_dots_subnormals(fn, rng)
+
+
 # ---- quantized add ----------------------------------------------------------------------------------------
 
 QTYPES = [(np.uint8, 0), (np.int8, 1)]
