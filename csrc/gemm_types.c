@@ -60,18 +60,24 @@ const gk_real_type_t gk_type_bf16bf16f32 = {"gemm_bf16bf16f32", 0, pack_a_bf16_b
 static void pack_a_bf16_pairs_block(const gk_real_problem_t *p, int64_t i0, int64_t k0, int64_t mc, int64_t kc,
                                     void *dst) {
     const uint16_t *A = (const uint16_t *)p->A + (p->transa ? 2 * k0 * p->lda + i0 : i0 * p->lda + 2 * k0);
-    const int sub = p->kern->a_rows ? gk_pack_a_bf16_rows(p->transa, A, p->lda, mc, kc, p->k_values - 2 * k0,
-                                                          p->kern->mr, (uint32_t *)dst)
-                                    : gk_pack_a_bf16_pairs(p->transa, A, p->lda, mc, kc, p->k_values - 2 * k0,
-                                                           p->kern->mr, p->kern->k_pair_group, (uint32_t *)dst);
+    const gk_real_kernel_t *k = p->kern;
+    const int sub = k->a_rows ? gk_pack_a_bf16_rows(p->transa, A, p->lda, mc, kc, p->k_values - 2 * k0, k->mr,
+                                                    (uint32_t *)dst)
+                    : !p->transa && k->pack_pairs_kcontig && k->k_pair_group <= 1
+                        ? k->pack_pairs_kcontig(A, p->lda, mc, k->mr, kc, p->k_values - 2 * k0, (uint32_t *)dst)
+                        : gk_pack_a_bf16_pairs(p->transa, A, p->lda, mc, kc, p->k_values - 2 * k0, k->mr,
+                                               k->k_pair_group, (uint32_t *)dst);
     if (sub) GK_STORE_RELAXED(p->subnormal_seen, 1);
 }
 static void pack_b_bf16_pairs_block(const gk_real_problem_t *p, int64_t k0, int64_t j0, int64_t kc, int64_t nc,
                                     void *dst) {
     const uint16_t *B = (const uint16_t *)p->B + (p->transb ? j0 * p->ldb + 2 * k0 : 2 * k0 * p->ldb + j0);
-    if (gk_pack_b_bf16_pairs(p->transb, B, p->ldb, kc, p->k_values - 2 * k0, nc, p->kern->nr, p->kern->b_pair_group,
-                             (uint32_t *)dst))
-        GK_STORE_RELAXED(p->subnormal_seen, 1);
+    const gk_real_kernel_t *k = p->kern;
+    const int sub = p->transb && k->pack_pairs_kcontig && k->b_pair_group <= 1
+                        ? k->pack_pairs_kcontig(B, p->ldb, nc, k->nr, kc, p->k_values - 2 * k0, (uint32_t *)dst)
+                        : gk_pack_b_bf16_pairs(p->transb, B, p->ldb, kc, p->k_values - 2 * k0, nc, k->nr,
+                                               k->b_pair_group, (uint32_t *)dst);
+    if (sub) GK_STORE_RELAXED(p->subnormal_seen, 1);
 }
 const gk_real_type_t gk_type_bf16gemm_pairs = {"bf16gemm", 0, pack_a_bf16_pairs_block, pack_b_bf16_pairs_block,
                                                gk_half_gemv, load_c_bf16, store_c_bf16, GK_WIDENED_BF16,

@@ -115,6 +115,10 @@ typedef struct {
     /* Optional: few rows of x against a transposed B (x W^T) on the pair instruction, x and S bfloat16 read along k
      * as they lie (gk_gemv_fn's dots, subnormals honoured); NULL: the 16-bit GEMV kernels widen them. */
     gk_gemv_fn pair_dots;
+    /* Optional: this ISA's packing of k-contiguous rows (op(A) plain, op(B) transposed) into pair panels of one pair
+     * per group, as gk_pack_*_bf16_pairs (pack.h) packs them from n rows ld apart, pw wide; NULL: the portable one. */
+    int (*pack_pairs_kcontig)(const uint16_t *src, int64_t ld, int64_t n, int pw, int64_t kp, int64_t kvals,
+                              uint32_t *GK_RESTRICT dst);
     /* Optional: on a thread before its tiles of one block and after them (AMX: tile configuration loaded, then
      * released, so no other code's configuration or OS save area is affected). */
     void (*block_begin)(void), (*block_end)(void);
