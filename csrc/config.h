@@ -86,6 +86,7 @@ typedef struct gk_config {
     const struct gk_real_type *hgemm; /* float16 products: the type whose packers convert (F16C, Advanced SIMD or C) */
     const struct gk_wrap_kernels *wrap; /* wrap-around integer products (int16 to uint64) */
     const gk_qadd_kernel_t *qadd;     /* the quantized add */
+    const gk_bool_kernels_t *bool_kernels; /* the bool product's; NULL: the portable ones */
 } gk_config_t;
 
 extern const gk_config_t gk_config_generic;

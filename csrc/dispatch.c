@@ -405,7 +405,8 @@ gemmkit_status_t gemmkit_kernel_info(const char *op, gemmkit_kernel_info_t *info
 #define GK_DESC_BLOCKS(NM, b) GK_DESC(NM "=%lld,%lld,%lld\n", (long long)(b).mc, (long long)(b).kc, (long long)(b).nc)
 #define GK_DESC_SMALL(f) GK_DESC("small." #f "=%.17g\n", (double)c->small.f)
 /* The last fields of the structs described: a field added after one of them must be described too. */
-typedef char gk_describe_covers_config[offsetof(gk_config_t, qadd) + sizeof(void *) == sizeof(gk_config_t) ? 1 : -1];
+typedef char gk_describe_covers_config[
+    offsetof(gk_config_t, bool_kernels) + sizeof(void *) == sizeof(gk_config_t) ? 1 : -1];
 typedef char gk_describe_covers_small[
     offsetof(gk_small_t, ta_strips_min_walk) + sizeof(double) == sizeof(gk_small_t) ? 1 : -1];
 typedef char gk_describe_covers_int8_blocks[
@@ -423,6 +424,7 @@ gemmkit_status_t gemmkit_config_describe(int i, char *buf, size_t size) {
     GK_DESC("bf16_needs=%u\nhalf_gemv=%s\n", (unsigned)c->bf16_needs, c->half_gemv ? "set" : "-");
     GK_DESC_BLOCKS("bf16_blocks", c->bf16_blocks);
     GK_DESC_KERNEL("qadd", c->qadd); GK_DESC_KERNEL("hgemm", c->hgemm); GK_DESC_KERNEL("wrap", c->wrap);
+    GK_DESC_KERNEL("bool", c->bool_kernels);
     GK_DESC_BLOCKS("sgemm_blocks", c->sgemm_blocks); GK_DESC_BLOCKS("dgemm_blocks", c->dgemm_blocks);
     GK_DESC_BLOCKS("cgemm_blocks", c->cgemm_blocks); GK_DESC_BLOCKS("zgemm_blocks", c->zgemm_blocks);
     GK_DESC("int8_blocks=%lld,%lld,%lld,%lld,%lld,%lld,%lld\n", (long long)q->mc, (long long)q->nc,

@@ -256,6 +256,7 @@ typedef struct {
     uint8_t *C;
     int64_t ldc;
     int beta;
+    const gk_bool_kernels_t *kern; /* the path's bool kernels; NULL: the portable ones */
 } gk_bool_problem_t;
 gemmkit_status_t gk_bool_gemm(const gk_bool_problem_t *p);
 /* One build of csrc/wrap_template.h: per gk_wrap_type_t, a thread's block [m0, m1) x [n0, n1) of C

@@ -414,7 +414,7 @@ gemmkit_status_t gemmkit_gemm_int_batch(int type, char transa, char transb, int6
         for (int64_t b = 0; b < batch && st == gemmkit_success; b++) {
             const gk_bool_problem_t p = {ta, tb, M, N, K, (const uint8_t *)A + b * stride_a,
                                          (const uint8_t *)B + b * stride_b, lda, ldb, (uint8_t *)C + b * stride_c,
-                                         ldc, be != 0};
+                                         ldc, be != 0, gk_config()->bool_kernels};
             st = gk_bool_gemm(&p);
         }
         return st;

@@ -11,9 +11,7 @@
 #define GK_BOOL_SSE 0
 #endif
 
-/* k steps between the checks for a row of C all true (a dense product is all true after a few dozen) */
-#define BOOL_CHECK_K 16
-/* words of a row of C summed at a time: 512 columns, four SSE registers */
+/* words of a row of C summed at a time by the portable chunk: 512 columns, four SSE registers */
 #define BOOL_CHUNK_WORDS 8
 
 /* 8 bytes (any value; nonzero is true) as 8 bits, byte b at bit b. */
@@ -33,21 +31,38 @@ static inline uint64_t bits_bytes8(uint8_t v) {
     return ((x + 0x7F7F7F7F7F7F7F7Fu) >> 7) & 0x0101010101010101u;              /* nonzero byte to 1 */
 }
 
-/* Row k of op(B) as bits: words[w] holds columns 64 w .. 64 w + 63 (bit j % 64), zero past N. */
-static void pack_row_bits(const uint8_t *b, int64_t step, int64_t N, uint64_t *words) {
-    const int64_t W = (N + 63) / 64;
-    memset(words, 0, sizeof(uint64_t) * (size_t)W);
+/* n contiguous bytes as bits (gk_bool_kernels_t.pack_bits). */
+static void pack_bits_portable(const uint8_t *b, int64_t n, uint64_t *words) {
+    memset(words, 0, sizeof(uint64_t) * (size_t)((n + 63) / 64));
     int64_t j = 0;
 #if GK_BOOL_SSE
-    if (step == 1) /* 16 bytes to 16 bits: a compare with zero and its byte mask */
-        for (; j + 16 <= N; j += 16) {
-            const __m128i z = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(b + j)), _mm_setzero_si128());
-            words[j / 64] |= (uint64_t)(~(unsigned)_mm_movemask_epi8(z) & 0xffffu) << (j % 64);
-        }
+    for (; j + 16 <= n; j += 16) { /* 16 bytes to 16 bits: a compare with zero and its byte mask */
+        const __m128i z = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(b + j)), _mm_setzero_si128());
+        words[j / 64] |= (uint64_t)(~(unsigned)_mm_movemask_epi8(z) & 0xffffu) << (j % 64);
+    }
 #endif
-    if (step == 1)
-        for (; j + 8 <= N; j += 8) words[j / 64] |= byte_bits8(b + j) << (j % 64);
-    for (; j < N; j++) words[j / 64] |= (uint64_t)(b[j * step] != 0) << (j % 64);
+    for (; j + 8 <= n; j += 8) words[j / 64] |= byte_bits8(b + j) << (j % 64);
+    for (; j < n; j++) words[j / 64] |= (uint64_t)(b[j] != 0) << (j % 64);
+}
+
+/* Row k of op(B) as bits, its bytes `step` apart. */
+static void pack_row_bits(const gk_bool_kernels_t *kern, const uint8_t *b, int64_t step, int64_t N, uint64_t *words) {
+    if (step == 1) {
+        kern->pack_bits(b, N, words);
+        return;
+    }
+    memset(words, 0, sizeof(uint64_t) * (size_t)((N + 63) / 64));
+    for (int64_t j = 0; j < N; j++) words[j / 64] |= (uint64_t)(b[j * step] != 0) << (j % 64);
+}
+
+/* n bits as bytes 0 / 1 (gk_bool_kernels_t.store_bytes). */
+static void store_bytes_portable(const uint64_t *words, int64_t n, uint8_t *c) {
+    int64_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+        const uint64_t bytes = bits_bytes8((uint8_t)(words[j / 64] >> (j % 64)));
+        memcpy(c + j, &bytes, 8);
+    }
+    for (; j < n; j++) c[j] = (uint8_t)((words[j / 64] >> (j % 64)) & 1u);
 }
 
 typedef struct {
@@ -56,6 +71,7 @@ typedef struct {
     int64_t W;
     uint64_t last_mask;   /* the valid bits of a row's last word */
     uint64_t *rows;       /* per thread, W words of the row being summed */
+    const gk_bool_kernels_t *kern;
 } bool_job_t;
 
 /* Whether A's bytes k .. k + 7 (contiguous: ak 1, within the check's k1) are all false: a sparse A's runs of false
@@ -66,16 +82,15 @@ static inline int eight_false(const uint8_t *a, int64_t ak, int64_t k, int64_t k
     return eight == 0;
 }
 
-/* acc[0, nw) |= the words [c0, c0 + nw) of B's rows that row a of op(A) selects (ak apart along k), stopped at the
- * first check that finds them all true (valid: the bits that count in the last word). */
-static void bool_chunk(const uint8_t *a, int64_t ak, int64_t K, const uint64_t *bits, int64_t W, int64_t c0,
-                       int64_t nw, uint64_t valid, uint64_t *acc) {
+/* gk_bool_kernels_t.chunk, portable: SSE where x86-64's baseline has it. */
+static void chunk_portable(const uint8_t *a, int64_t ak, int64_t K, const uint64_t *bits, int64_t W, int64_t c0,
+                           int64_t nw, uint64_t valid, uint64_t *acc) {
 #if GK_BOOL_SSE
     if (nw == BOOL_CHUNK_WORDS) { /* the chunk in four registers, B's rows under a mask, no branch per k */
         __m128i s0 = _mm_setzero_si128(), s1 = s0, s2 = s0, s3 = s0;
         const __m128i full = _mm_set1_epi32(-1), tail = _mm_set_epi64x((long long)~valid, 0);
-        for (int64_t k0 = 0; k0 < K; k0 += BOOL_CHECK_K) {
-            const int64_t k1 = GK_MIN(K, k0 + BOOL_CHECK_K);
+        for (int64_t k0 = 0; k0 < K; k0 += GK_BOOL_CHECK_K) {
+            const int64_t k1 = GK_MIN(K, k0 + GK_BOOL_CHECK_K);
             for (int64_t k = k0; k < k1; k++) {
                 if (eight_false(a, ak, k, k1)) {
                     k += 7;
@@ -100,8 +115,8 @@ static void bool_chunk(const uint8_t *a, int64_t ak, int64_t K, const uint64_t *
     }
 #endif
     memset(acc, 0, sizeof(uint64_t) * (size_t)nw);
-    for (int64_t k0 = 0; k0 < K; k0 += BOOL_CHECK_K) {
-        const int64_t k1 = GK_MIN(K, k0 + BOOL_CHECK_K);
+    for (int64_t k0 = 0; k0 < K; k0 += GK_BOOL_CHECK_K) {
+        const int64_t k1 = GK_MIN(K, k0 + GK_BOOL_CHECK_K);
         for (int64_t k = k0; k < k1; k++) {
             if (eight_false(a, ak, k, k1)) {
                 k += 7;
@@ -117,6 +132,9 @@ static void bool_chunk(const uint8_t *a, int64_t ak, int64_t K, const uint64_t *
     }
 }
 
+static const gk_bool_kernels_t bool_kernels_portable = {"bool_portable", pack_bits_portable, chunk_portable,
+                                                         store_bytes_portable, BOOL_CHUNK_WORDS};
+
 static void bool_rows(void *ctx, int tid, int nthreads) {
     const bool_job_t *job = (const bool_job_t *)ctx;
     const gk_bool_problem_t *p = job->p;
@@ -126,21 +144,17 @@ static void bool_rows(void *ctx, int tid, int nthreads) {
     for (int64_t i = i0; i < i1; i++) {
         const uint8_t *a = p->A + (p->transa ? i : i * p->lda);
         const int64_t ak = p->transa ? p->lda : 1;
-        for (int64_t c0 = 0; c0 < W; c0 += BOOL_CHUNK_WORDS) { /* chunks of C's row, each stopped on its own */
-            const int64_t nw = GK_MIN((int64_t)BOOL_CHUNK_WORDS, W - c0);
-            bool_chunk(a, ak, K, job->bits, W, c0, nw, c0 + nw == W ? job->last_mask : ~(uint64_t)0, acc + c0);
+        const int64_t cw = job->kern->chunk_words;
+        for (int64_t c0 = 0; c0 < W; c0 += cw) { /* chunks of C's row, each stopped on its own */
+            const int64_t nw = GK_MIN(cw, W - c0);
+            job->kern->chunk(a, ak, K, job->bits, W, c0, nw, c0 + nw == W ? job->last_mask : ~(uint64_t)0, acc + c0);
         }
         uint8_t *c = p->C + i * p->ldc;
-        int64_t j = 0;
-        if (!p->beta)
-            for (; j + 8 <= N; j += 8) {
-                const uint64_t bytes = bits_bytes8((uint8_t)(acc[j / 64] >> (j % 64)));
-                memcpy(c + j, &bytes, 8);
-            }
-        for (; j < N; j++) {
-            const uint8_t v = (uint8_t)((acc[j / 64] >> (j % 64)) & 1u);
-            c[j] = p->beta ? (uint8_t)(v | (c[j] != 0)) : v;
+        if (!p->beta) {
+            job->kern->store_bytes(acc, N, c);
+            continue;
         }
+        for (int64_t j = 0; j < N; j++) c[j] = (uint8_t)(((acc[j / 64] >> (j % 64)) & 1u) | (c[j] != 0));
     }
 }
 
@@ -148,13 +162,15 @@ gemmkit_status_t gk_bool_gemm(const gk_bool_problem_t *p) {
     const int64_t W = (p->N + 63) / 64;
     /* the work is about M K W word ORs: as a float product with K / 64 */
     const int nthreads = (int)GK_MIN((int64_t)gk_threads_for(p->M, p->N, GK_MAX(p->K / 64, (int64_t)1)), p->M);
-    uint64_t *bits = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)(p->K * W + (int64_t)nthreads * W));
+    /* K bit rows, 8 words of slack (a kernel's whole-vector reads past a chunk's last word), the threads' rows */
+    uint64_t *bits = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)(p->K * W + 8 + (int64_t)nthreads * W));
     if (bits == NULL) return gemmkit_out_of_memory;
+    const gk_bool_kernels_t *kern = p->kern ? p->kern : &bool_kernels_portable;
     for (int64_t k = 0; k < p->K; k++)
-        pack_row_bits(p->transb ? p->B + k : p->B + k * p->ldb, p->transb ? p->ldb : 1, p->N,
+        pack_row_bits(kern, p->transb ? p->B + k : p->B + k * p->ldb, p->transb ? p->ldb : 1, p->N,
                       bits + (size_t)k * (size_t)W);
     bool_job_t job = {p, bits, W, p->N % 64 ? ((uint64_t)1 << (p->N % 64)) - 1 : ~(uint64_t)0,
-                      bits + (size_t)p->K * (size_t)W};
+                      bits + (size_t)p->K * (size_t)W + 8, kern};
     gk_parallel_run(bool_rows, &job, nthreads);
     free(bits);
     return gemmkit_success;

@@ -177,6 +177,28 @@ void gk_bf16_dots_avx512(int64_t m, int64_t n, int64_t k, const void *alpha, con
 extern const gk_real_kernel_t gk_bf16_kernel_amx;
 #endif
 
+/* ---- the bool product (csrc/gemm_bool.c: C[i][j] = any_k A[i][k] and B[k][j] on bit sets) ---- */
+
+/* k steps between the checks for a chunk of C's row all true (a dense product is all true after a few dozen) */
+#define GK_BOOL_CHECK_K 16
+/* One ISA's bool kernels (a config's `bool_kernels`; NULL: the portable ones in csrc/gemm_bool.c). */
+typedef struct {
+    const char *name;
+    /* n contiguous bytes (nonzero true) as bits: words[w] holds bytes 64 w .. 64 w + 63, zero past n */
+    void (*pack_bits)(const uint8_t *b, int64_t n, uint64_t *words);
+    /* acc[0, nw) = the OR of the words [c0, c0 + nw) of the bit rows (W words apart, and 8 words of slack after the
+     * last, never counted) that row a of op(A) selects (its K bytes ak apart), stopped at a check (every
+     * GK_BOOL_CHECK_K k) that finds them all true (valid: the bits that count in word nw - 1); nw <= chunk_words */
+    void (*chunk)(const uint8_t *a, int64_t ak, int64_t K, const uint64_t *bits, int64_t W, int64_t c0, int64_t nw,
+                  uint64_t valid, uint64_t *acc);
+    /* the first n bits of words as n bytes 0 / 1 */
+    void (*store_bytes)(const uint64_t *words, int64_t n, uint8_t *c);
+    int chunk_words;      /* words of a row of C a chunk holds */
+} gk_bool_kernels_t;
+#if GEMMKIT_X86
+extern const gk_bool_kernels_t gk_bool_kernels_avx512; /* csrc/kernels/bool_avx512.c */
+#endif
+
 /* Scratch tiles the drivers keep on the stack for edge tiles: a real kernel's MR x NR tile of its elements
  * (csrc/gemm_real.c) and an int8 kernel's MR x NR int32 / int64 sums (csrc/gemm_int8.c). Each kernel file
  * asserts its tile fits, next to its kernel table (GK_ASSERT_*_TILE). */

@@ -181,6 +181,13 @@ cdef extern from "include/gemmkit.h" nogil:
 cdef int gemm_nogil(int ab_num, int c_num, char ta, char tb, int64_t M, int64_t N, int64_t K, double complex al,
                     const void *A, int64_t lda, int64_t sa, const void *B, int64_t ldb, int64_t sb,
                     double complex be, void *C, int64_t ldc, int64_t sc, int64_t batch) noexcept nogil
+# The integer and bool GEMMs' one call (NumPy's modular arithmetic, gemmkit_gemm_int_batch): int_type from
+# int_type_of, alpha and beta the 64 bits that act modulo 2^bits; returns the gemmkit_status_t.
+cdef int gemm_int_nogil(int int_type, char ta, char tb, int64_t M, int64_t N, int64_t K, int64_t alpha,
+                        const void *A, int64_t lda, int64_t sa, const void *B, int64_t ldb, int64_t sb, int64_t beta,
+                        void *C, int64_t ldc, int64_t sc, int64_t batch) noexcept nogil
+# gemm_int_nogil's int_type for a NumPy type number (bool and the integer types), -1 for none.
+cdef int int_type_of(int typenum) noexcept nogil
 # A status as the Python exception the entries raise (MemoryError, ValueError, NotImplementedError).
 cdef int raise_status(int st, str fn) except -1
 # Whether x (NumPy type number typenum) holds ml_dtypes.bfloat16; records bfloat16's number for gemm_nogil.

@@ -763,12 +763,29 @@ gemm_i32, gemm_i64, gemm_u32, gemm_u64 = [_entry(fn, num, num, doc) for fn, num,
 
 # ---- stacks of matrices: gemm_batch ----------------------------------------------------------------
 
-# NumPy type number -> gemmkit_gemm_int_batch's type: the integer types and bool, in NumPy's arithmetic
-_INT_TYPES = {cnp.NPY_BOOL: GEMMKIT_INT_BOOL, cnp.NPY_INT8: GEMMKIT_INT_S8, cnp.NPY_UINT8: GEMMKIT_INT_U8,
-              cnp.NPY_INT16: GEMMKIT_INT_S16, cnp.NPY_UINT16: GEMMKIT_INT_U16, cnp.NPY_INT32: GEMMKIT_INT_S32,
-              cnp.NPY_UINT32: GEMMKIT_INT_U32, cnp.NPY_INT64: GEMMKIT_INT_S64, cnp.NPY_UINT64: GEMMKIT_INT_U64}
+# The integer types and bool (gemm_int_nogil's, in NumPy's arithmetic) by dtype
 _INT_NUMS = {np.dtype(t): np.dtype(t).num for t in (np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32,
                                                      np.uint32, np.int64, np.uint64)}
+
+
+cdef int int_type_of(int typenum) noexcept nogil:
+    """gemm_int_nogil's type for a NumPy type number: bool and the integer types, -1 for none."""
+    if typenum == cnp.NPY_BOOL: return GEMMKIT_INT_BOOL
+    if typenum == cnp.NPY_INT8: return GEMMKIT_INT_S8
+    if typenum == cnp.NPY_UINT8: return GEMMKIT_INT_U8
+    if typenum == cnp.NPY_INT16: return GEMMKIT_INT_S16
+    if typenum == cnp.NPY_UINT16: return GEMMKIT_INT_U16
+    if typenum == cnp.NPY_INT32: return GEMMKIT_INT_S32
+    if typenum == cnp.NPY_UINT32: return GEMMKIT_INT_U32
+    if typenum == cnp.NPY_INT64: return GEMMKIT_INT_S64
+    if typenum == cnp.NPY_UINT64: return GEMMKIT_INT_U64
+    return -1
+
+
+cdef int gemm_int_nogil(int int_type, char ta, char tb, int64_t M, int64_t N, int64_t K, int64_t alpha,
+                        const void *A, int64_t lda, int64_t sa, const void *B, int64_t ldb, int64_t sb, int64_t beta,
+                        void *C, int64_t ldc, int64_t sc, int64_t batch) noexcept nogil:
+    return gemmkit_gemm_int_batch(int_type, ta, tb, M, N, K, alpha, A, lda, sa, B, ldb, sb, beta, C, ldc, sc, batch)
 
 
 cdef int64_t _modular_arg(object x, str name) except? -1:
@@ -791,8 +808,7 @@ cdef int _run_stack(int ab_num, int c_num, char ta, char tb, int64_t M, int64_t 
     cdef char *pc = c.ptr + off_c * c.view.itemsize
     with nogil:
         if int_type >= 0:
-            st = gemmkit_gemm_int_batch(int_type, ta, tb, M, N, K, ali, pa, a.ld, sa, pb, b.ld, sb, bei, pc, c.ld,
-                                        sc, batch)
+            st = gemm_int_nogil(int_type, ta, tb, M, N, K, ali, pa, a.ld, sa, pb, b.ld, sb, bei, pc, c.ld, sc, batch)
         else:
             st = gemm_nogil(ab_num, c_num, ta, tb, M, N, K, al, pa, a.ld, sa, pb, b.ld, sb, be, pc, c.ld, sc, batch)
     return raise_status(st, "gemm_batch")
@@ -821,7 +837,7 @@ def gemm_batch(transa, transb, alpha, A, B, beta, C):
     if num is None:
         num = _INT_NUMS.get(getattr(C, "dtype", None))
         if num is not None:
-            return _gemm_stacks(num, num, num, transa, transb, alpha, A, B, beta, C, _INT_TYPES[num])
+            return _gemm_stacks(num, num, num, transa, transb, alpha, A, B, beta, C, int_type_of(num))
         raise TypeError(f"C must be a float32, float64, complex64, complex128, integer or bool array, got "
                         f"{getattr(C, 'dtype', type(C).__name__)}")
     return _gemm_stacks(num, num, num, transa, transb, alpha, A, B, beta, C)

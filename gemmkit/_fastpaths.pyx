@@ -16,8 +16,8 @@ from cpython.long cimport PyLong_AsDouble
 import numpy as np
 cimport numpy as cnp
 
-from gemmkit._core cimport (gemm_nogil, raise_status, is_bfloat16, quantized_add_nogil, quantize_per_token_nogil,
-                            per_token_nogil, per_token_packed_nogil,
+from gemmkit._core cimport (gemm_nogil, gemm_int_nogil, int_type_of, raise_status, is_bfloat16,
+                            quantized_add_nogil, quantize_per_token_nogil, per_token_nogil, per_token_packed_nogil,
                             reads_weight_in_place_nogil, gemmkit_qtensor_t, gemmkit_qadd_formula_t,
                             GEMMKIT_QADD_DIRECTML, GEMMKIT_QADD_ONNXRUNTIME, GEMMKIT_QADD_MAX_DIMS,
                             GEMMKIT_QTYPE_S8, GEMMKIT_QTYPE_U8, GEMMKIT_OUT_FLOAT32, GEMMKIT_OUT_FLOAT16,
@@ -263,8 +263,9 @@ cdef object _stack_matmul_fast(cnp.ndarray A, cnp.ndarray B, out, int typenum):
 
 cpdef object matmul_fast(a, b, out):
     """gemmkit.matmul for the common cases: two 3-D stacks (_stack_matmul_fast), or NumPy arrays a and b of
-    one dtype (float32, float64, complex64, complex128, float16, or bfloat16 giving float32), each 1-D or 2-D (not
-    both 1-D), read in place (a unit-stride axis), non-empty, and out None or a writable array of the
+    one dtype (float32, float64, complex64, complex128, float16, bfloat16 giving float32, or an integer type or bool
+    in NumPy's modular arithmetic), each 1-D or 2-D (not both 1-D), read in place (a unit-stride axis), non-empty,
+    and out None or a writable array of the
     result's shape and dtype with a unit-stride axis that shares no memory with a or b. Returns the result,
     or None (nothing done) for anything else: the caller's general path then applies NumPy's rules,
     conversions and checks."""
@@ -275,9 +276,10 @@ cpdef object matmul_fast(a, b, out):
     cdef int nda = cnp.PyArray_NDIM(A), ndb = cnp.PyArray_NDIM(B)
     if nda == 3 and ndb == 3:
         return _stack_matmul_fast(A, B, out, typenum)
+    cdef int int_type = int_type_of(typenum)  # NumPy's modular integer and bool products (-1: none)
     if (cnp.PyArray_TYPE(B) != typenum or not (typenum == cnp.NPY_FLOAT32 or typenum == cnp.NPY_FLOAT64
             or typenum == cnp.NPY_COMPLEX64 or typenum == cnp.NPY_COMPLEX128 or typenum == cnp.NPY_FLOAT16
-            or is_bfloat16(A, typenum))
+            or int_type >= 0 or is_bfloat16(A, typenum))
             or nda < 1 or nda > 2 or ndb < 1 or ndb > 2 or (nda == 1 and ndb == 1)
             or not cnp.PyArray_ISNOTSWAPPED(A) or not cnp.PyArray_ISNOTSWAPPED(B)
             or not cnp.PyArray_ISALIGNED(A) or not cnp.PyArray_ISALIGNED(B)):
@@ -337,7 +339,10 @@ cpdef object matmul_fast(a, b, out):
         lda, ldb = ldb, lda
         m, n = n, m
     with nogil:
-        st = gemm_nogil(typenum, c_typenum, ta, tb, m, n, k, 1.0, pa, lda, 0, pb, ldb, 0, 0.0, pc, ldc, 0, 1)
+        if int_type >= 0:
+            st = gemm_int_nogil(int_type, ta, tb, m, n, k, 1, pa, lda, 0, pb, ldb, 0, 0, pc, ldc, 0, 1)
+        else:
+            st = gemm_nogil(typenum, c_typenum, ta, tb, m, n, k, 1.0, pa, lda, 0, pb, ldb, 0, 0.0, pc, ldc, 0, 1)
     if st != 0:
         raise_status(st, "matmul")
     return C

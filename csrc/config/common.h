@@ -133,6 +133,7 @@
     .arch = "avx512", .uarch = "any", .needs = GEMMKIT_CPU_AVX512, .cpu_match = NULL,                \
     GK_AVX512_FLOAT_KERNELS_AND_BLOCKS, .int8 = &gk_int8_kernel_avx512, .small = GK_SMALL_AVX512_DEFAULTS,          \
     .half_gemv = &gk_half_gemv_avx2, /* (AVX-512 CPUs run the AVX2 + F16C kernels, and the AVX2 wrap ones) */   \
-    .hgemm = &gk_type_hgemm_f16c, .wrap = &gk_wrap_kernels_avx2, .qadd = &gk_qadd_kernel_avx512
+    .hgemm = &gk_type_hgemm_f16c, .wrap = &gk_wrap_kernels_avx2, .qadd = &gk_qadd_kernel_avx512,         \
+    .bool_kernels = &gk_bool_kernels_avx512
 
 #endif

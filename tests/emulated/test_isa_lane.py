@@ -21,6 +21,7 @@ from emulated_gemmkit import EmulatedGemmkit  # noqa: E402
 import test_gemm_bf16_pairs as tbf  # noqa: E402
 import test_gemm_float  # noqa: E402  (the native tests' references and checks, reused as they are)
 import test_int8  # noqa: E402
+import test_matmul_int as tmi  # noqa: E402
 import test_quantized_add as tqa  # noqa: E402
 from _support import _edge_sizes, normal_values  # noqa: E402
 
@@ -177,6 +178,21 @@ def test_int_matmul_8bit_modular(emu_int8, dtype):
 @pytest.mark.parametrize("dtype", ["int16", "int64", "bool"])
 def test_int_matmul_wrap_and_bool(emu, dtype):
     _int_matmul_cases(emu, dtype, 8)
+
+
+def test_bool_chunks(emu):
+    """test_matmul_int's bool cases (words, chunks, early / late / no fill, both storage orders, beta) on the
+    emulated path's bool kernels (AVX-512's on the AVX-512 paths)."""
+    def fn(a, b, c0, beta):
+        M, K = a.shape
+        N = b.shape[1]
+        ta, A = ("T", a.T) if not a.flags.c_contiguous else ("N", a)
+        tb, B = ("T", b.T) if not b.flags.c_contiguous else ("N", b)
+        c = c0.copy()
+        _check(emu.gemm_int(INT_TYPES["bool"], ta, tb, M, N, K, 1, A, A.shape[1], B, B.shape[1], beta, c, N),
+               "gemm_int_batch bool")
+        return c
+    tmi.check_bool_chunks(fn, np.random.default_rng(9))
 
 
 # ---- int8: u8s8s32 / s8s8s32, every offsetc mode and zero points ---------------------------------------

@@ -116,6 +116,37 @@ def test_bool_bit_sets(density, trans, rng):
     check(raw_b.T.view(bool), raw_a.T.view(bool))
 
 
+# columns of C around a 64-bit word, the portable kernel's 512-column chunk and the AVX-512 one's 2048 (its zmm of 8
+# words, the last one partial)
+BOOL_NS = (1, 63, 64, 65, 511, 512, 513, 600, 1100, 2047, 2048, 2049, 2600)
+
+
+def check_bool_chunks(fn, rng):
+    """fn(a, b, c0, beta) -> C for bool a, b (op shapes), beta 0 / 1 over c0: N around the words and chunks, rows of C
+    that fill up early (dense), late (a chunk's last columns the last true) or never (sparse), K across the all-true
+    checks (16 k), either storage order, against np.matmul."""
+    for i, N in enumerate(BOOL_NS):
+        M, K = (3, 5, 9)[i % 3], (1, 17, 40, 300)[i % 4]
+        for density in (0.6, 0.02):
+            a, b = rng.random((M, K)) < density, rng.random((K, N)) < density
+            if i % 2:  # the last column true only through the last k: a chunk's check must not stop before it
+                a[:, -1], b[-1, -1], b[:-1, -1] = True, True, False
+            if i % 3 == 2:  # op(B) transposed (its rows strided), op(A) transposed
+                a, b = np.asfortranarray(a), np.asfortranarray(b)
+            beta = (i + int(density * 10)) % 2
+            c0 = rng.random((M, N)) < 0.3
+            want = np.matmul(a, b) | (c0 if beta else False)
+            np.testing.assert_array_equal(fn(a, b, c0, beta), want, err_msg=f"{M}x{N}x{K} {density} beta={beta}")
+
+
+def test_bool_chunks_every_path(arch, nthreads, rng):
+    """The bool kernels of each path (AVX-512's where the path has them, else the portable ones), 1 and 2 threads."""
+    def fn(a, b, c0, beta):
+        c = c0.copy()
+        return gemmkit.gemm(a, b, c, alpha=1, beta=beta) if beta else gemmkit.matmul(a, b)
+    check_bool_chunks(fn, rng)
+
+
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
 def test_stacks_broadcast_vectors_empty(dtype, rng):
     check(values(rng, (3, 4, 5), dtype), values(rng, (5, 6), dtype))
