@@ -7,6 +7,7 @@
 #include "kernel.h"
 #include "quantize.h"
 #include "qadd.h"
+#include "small_params.h"
 #include "include/gemmkit.h"
 
 /* Cache blocking of the Goto loops, in the kernel's element units: an MC x KC block of A in L2, a
@@ -23,30 +24,12 @@ typedef struct {
     int64_t kmajor_max_m; /* few rows x plain B: in place (kernel->dot_kmajor) up to this M (<= 32) */
 } gk_int8_blocks_t;
 
-/* Small-problem thresholds of the middle-end (csrc/gemm_small.c and the driver). */
+/* Small-problem thresholds of the middle-end (csrc/gemm_small.c and the driver): the fields of csrc/small_params.h. */
 typedef struct {
-    double direct_max_macs;    /* up to this many multiply-adds the real driver skips packing */
-    double direct_b_max_macs;  /* ... and with op(A) = A (packed), streams a plain B in place up to this */
-    int direct_max_row_panels; /* up to this many MR-row panels a plain B is streamed in place */
-    int64_t skinny_kc;         /* k block when B is streamed in place */
-    int b_group_panels;        /* few rows packed: B packed this many NR panels at a time by the macro-kernel into
-                                * a reused buffer, in k blocks of at most GK_B_GROUP_KC (0: B's whole block first) */
-    int dot_max_m;             /* few rows x B^T: the dot kernel up to this M */
-    int gemv_max_m;            /* few rows: the GEMV kernels up to this M (B^T: where the dot kernel is not used) */
-    int gemv_max_n;            /* few columns: the GEMV kernels on C^T = op(B)^T op(A)^T up to this N */
-    int gemv_pf_bytes;         /* GEMV software prefetch distance per stream, bytes (0: none) */
-    int int8_kmajor_over_packed_max_m; /* int8, few rows x a prepacked plain B: the plain B read in place
-                                        * instead (kernel->dot_kmajor) up to this M */
-    double tiny_max_macs;      /* real products with M, N, K <= GK_TINY_MAX and no more multiply-adds
-                                * than this run whole in the kernel's `tiny` (batches of small matrices) */
-    double tiny_direct_max_macs; /* ... and those read in place (GK_TINY_DIRECT_MAX) up to this many */
-    double plain_max_macs;     /* a plain A x plain B on one thread: the kernel's `plain` up to this many */
-    double tiny_stream_min_bytes; /* batches of tiny products with more operand bytes than this (beyond the
-                                   * caches) are streamed (gk_tiny_stream_t); 0: never */
-    double tiny_complex_max_macs; /* complex products, counted in complex multiply-adds, in `tiny_complex`
-                                   * (its own limit: the 1m packed path overtakes it sooner) */
-    double ta_strips_min_walk; /* a transposed A in the plain loops is copied in strips first where a row block's
-                                * walk down A^T (bytes of pages, per plain_group_cols columns of C) is longer */
+#define GK_SMALL_FIELD(f, T, ...) T f;
+    GK_SMALL_TUNED_PARAMS(GK_SMALL_FIELD)
+    GK_SMALL_FIXED_PARAMS(GK_SMALL_FIELD)
+#undef GK_SMALL_FIELD
 } gk_small_t;
 
 /* One configuration: the kernels an ISA path uses and the constants tuned for a microarchitecture.

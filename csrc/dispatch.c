@@ -407,8 +407,6 @@ gemmkit_status_t gemmkit_kernel_info(const char *op, gemmkit_kernel_info_t *info
 /* The last fields of the structs described: a field added after one of them must be described too. */
 typedef char gk_describe_covers_config[
     offsetof(gk_config_t, bool_kernels) + sizeof(void *) == sizeof(gk_config_t) ? 1 : -1];
-typedef char gk_describe_covers_small[
-    offsetof(gk_small_t, ta_strips_min_walk) + sizeof(double) == sizeof(gk_small_t) ? 1 : -1];
 typedef char gk_describe_covers_int8_blocks[
     offsetof(gk_int8_blocks_t, kmajor_max_m) + sizeof(int64_t) == sizeof(gk_int8_blocks_t) ? 1 : -1];
 gemmkit_status_t gemmkit_config_describe(int i, char *buf, size_t size) {
@@ -430,10 +428,8 @@ gemmkit_status_t gemmkit_config_describe(int i, char *buf, size_t size) {
     GK_DESC("int8_blocks=%lld,%lld,%lld,%lld,%lld,%lld,%lld\n", (long long)q->mc, (long long)q->nc,
             (long long)q->kb, (long long)q->l2_bytes, (long long)q->l3_bytes, (long long)q->dot_max_m,
             (long long)q->kmajor_max_m);
-    GK_DESC_SMALL(direct_max_macs); GK_DESC_SMALL(direct_b_max_macs); GK_DESC_SMALL(direct_max_row_panels);
-    GK_DESC_SMALL(skinny_kc); GK_DESC_SMALL(dot_max_m); GK_DESC_SMALL(gemv_max_m); GK_DESC_SMALL(gemv_max_n);
-    GK_DESC_SMALL(gemv_pf_bytes); GK_DESC_SMALL(int8_kmajor_over_packed_max_m); GK_DESC_SMALL(tiny_max_macs);
-    GK_DESC_SMALL(tiny_direct_max_macs); GK_DESC_SMALL(tiny_stream_min_bytes); GK_DESC_SMALL(tiny_complex_max_macs);
-    GK_DESC_SMALL(plain_max_macs); GK_DESC_SMALL(ta_strips_min_walk); GK_DESC_SMALL(b_group_panels);
+#define GK_DESC_SMALL_FIELD(f, ...) GK_DESC_SMALL(f);
+    GK_SMALL_TUNED_PARAMS(GK_DESC_SMALL_FIELD) GK_SMALL_FIXED_PARAMS(GK_DESC_SMALL_FIELD)
+#undef GK_DESC_SMALL_FIELD
     return n < size ? gemmkit_success : gemmkit_invalid_arguments;
 }

@@ -8,21 +8,19 @@
 
 /* ---- the parameters a tuning may set ------------------------------------------------------------ */
 
+/* the blocks, int8's, the small-problem thresholds (csrc/small_params.h: P_SMALL_<field>), the threading one */
+#define GK_SMALL_ENUM(f, ...) P_SMALL_##f,
 enum { P_S_MC, P_S_KC, P_S_NC, P_D_MC, P_D_KC, P_D_NC, P_C_MC, P_C_KC, P_C_NC, P_Z_MC, P_Z_KC, P_Z_NC,
-       P_I8_KB, P_I8_L2, P_I8_L3,
-       P_TINY, P_TINY_DIRECT, P_TINY_COMPLEX, P_PLAIN, P_DIRECT, P_DIRECT_B, P_GEMV_M, P_GEMV_N, P_GEMV_PF, P_DOT_M,
-       P_ROW_PANELS, P_TA_WALK, P_B_GROUP, P_THREAD_MACS, N_PARAMS };
+       P_I8_KB, P_I8_L2, P_I8_L3, GK_SMALL_TUNED_PARAMS(GK_SMALL_ENUM) P_THREAD_MACS, N_PARAMS };
+#undef GK_SMALL_ENUM
 
+#define GK_SMALL_NAME(f, ...) "small." #f,
 static const char *const param_names[N_PARAMS] = {
     "sgemm.mc", "sgemm.kc", "sgemm.nc", "dgemm.mc", "dgemm.kc", "dgemm.nc",
     "cgemm.mc", "cgemm.kc", "cgemm.nc", "zgemm.mc", "zgemm.kc", "zgemm.nc",
-    "int8.kb", "int8.l2_bytes", "int8.l3_bytes",
-    "small.tiny_max_macs", "small.tiny_direct_max_macs", "small.tiny_complex_max_macs", "small.plain_max_macs",
-    "small.direct_max_macs",
-    "small.direct_b_max_macs", "small.gemv_max_m", "small.gemv_max_n", "small.gemv_pf_bytes", "small.dot_max_m",
-    "small.direct_max_row_panels", "small.ta_strips_min_walk", "small.b_group_panels",
-    "threads.min_macs",
+    "int8.kb", "int8.l2_bytes", "int8.l3_bytes", GK_SMALL_TUNED_PARAMS(GK_SMALL_NAME) "threads.min_macs",
 };
+#undef GK_SMALL_NAME
 
 /* where a value of the configuration in use comes from */
 enum { SRC_TABLE = 0, SRC_HAND = 1, SRC_MODEL = 2, SRC_TUNED = 3 };
@@ -100,15 +98,11 @@ static int valid_value(const gk_config_t *c, int p, double v) {
     case P_I8_KB: return is_integer(v) && v >= 64 && v <= GK_TUNE_KB_MAX && (int64_t)v % 64 == 0;
     case P_I8_L2: return is_integer(v) && v >= 16384 && v <= (double)GK_TUNE_BLOCK_BYTES_MAX;
     case P_I8_L3: return is_integer(v) && v >= 65536 && v <= (double)GK_TUNE_BLOCK_BYTES_MAX;
-    case P_TINY: case P_TINY_COMPLEX: return v <= 32.0 * 32.0 * 32.0;
-    case P_TINY_DIRECT: return v <= 64.0 * 64.0 * 64.0;
-    case P_PLAIN: case P_DIRECT: case P_DIRECT_B: return v <= 512.0 * 512.0 * 512.0;
-    case P_GEMV_M: case P_GEMV_N: return is_integer(v) && v <= 8;
-    case P_GEMV_PF: return is_integer(v) && v <= 16384 && (int64_t)v % 64 == 0;
-    case P_DOT_M: return is_integer(v) && v <= 32;
-    case P_ROW_PANELS: return is_integer(v) && v <= 8;
-    case P_TA_WALK: return v <= 1099511627776.0; /* 1 TiB: never */
-    case P_B_GROUP: return is_integer(v) && v <= GK_TUNE_B_GROUP_MAX;
+#define GK_SMALL_VALID(f, T, most, integer, multiple)                                                 \
+    case P_SMALL_##f:                                                                                  \
+        return (!(integer) || is_integer(v)) && v <= (double)(most) && ((multiple) <= 1 || (int64_t)v % (multiple) == 0);
+    GK_SMALL_TUNED_PARAMS(GK_SMALL_VALID)
+#undef GK_SMALL_VALID
     case P_THREAD_MACS: return v >= 4096.0 && v <= 1073741824.0;
     default: return 0;
     }
@@ -125,19 +119,9 @@ static double get_param(const effective_t *e, int p) {
     case P_I8_KB: return (double)c->int8_blocks.kb;
     case P_I8_L2: return (double)c->int8_blocks.l2_bytes;
     case P_I8_L3: return (double)c->int8_blocks.l3_bytes;
-    case P_TINY: return c->small.tiny_max_macs;
-    case P_TINY_DIRECT: return c->small.tiny_direct_max_macs;
-    case P_TINY_COMPLEX: return c->small.tiny_complex_max_macs;
-    case P_PLAIN: return c->small.plain_max_macs;
-    case P_DIRECT: return c->small.direct_max_macs;
-    case P_DIRECT_B: return c->small.direct_b_max_macs;
-    case P_GEMV_M: return c->small.gemv_max_m;
-    case P_GEMV_N: return c->small.gemv_max_n;
-    case P_GEMV_PF: return c->small.gemv_pf_bytes;
-    case P_DOT_M: return c->small.dot_max_m;
-    case P_ROW_PANELS: return c->small.direct_max_row_panels;
-    case P_TA_WALK: return c->small.ta_strips_min_walk;
-    case P_B_GROUP: return c->small.b_group_panels;
+#define GK_SMALL_GET(f, ...) case P_SMALL_##f: return (double)c->small.f;
+    GK_SMALL_TUNED_PARAMS(GK_SMALL_GET)
+#undef GK_SMALL_GET
     default: return e->thread_macs;
     }
 }
@@ -154,19 +138,9 @@ static void set_param(effective_t *e, int p, double v) {
     case P_I8_KB: c->int8_blocks.kb = (int64_t)v; break;
     case P_I8_L2: c->int8_blocks.l2_bytes = (int64_t)v; break;
     case P_I8_L3: c->int8_blocks.l3_bytes = (int64_t)v; break;
-    case P_TINY: c->small.tiny_max_macs = v; break;
-    case P_TINY_DIRECT: c->small.tiny_direct_max_macs = v; break;
-    case P_TINY_COMPLEX: c->small.tiny_complex_max_macs = v; break;
-    case P_PLAIN: c->small.plain_max_macs = v; break;
-    case P_DIRECT: c->small.direct_max_macs = v; break;
-    case P_DIRECT_B: c->small.direct_b_max_macs = v; break;
-    case P_GEMV_M: c->small.gemv_max_m = (int)v; break;
-    case P_GEMV_N: c->small.gemv_max_n = (int)v; break;
-    case P_GEMV_PF: c->small.gemv_pf_bytes = (int)v; break;
-    case P_DOT_M: c->small.dot_max_m = (int)v; break;
-    case P_ROW_PANELS: c->small.direct_max_row_panels = (int)v; break;
-    case P_TA_WALK: c->small.ta_strips_min_walk = v; break;
-    case P_B_GROUP: c->small.b_group_panels = (int)v; break;
+#define GK_SMALL_SET(f, T, ...) case P_SMALL_##f: c->small.f = (T)v; break;
+    GK_SMALL_TUNED_PARAMS(GK_SMALL_SET)
+#undef GK_SMALL_SET
     default: e->thread_macs = v; break;
     }
 }
@@ -195,23 +169,23 @@ static void apply_model(effective_t *e, const gk_cache_info_t *ci) {
     const double db = gk_model_direct_b_macs(ci);
     if (db > 0) {
         c->small.direct_b_max_macs = db;
-        e->source[P_DIRECT_B] = SRC_MODEL;
+        e->source[P_SMALL_direct_b_max_macs] = SRC_MODEL;
     }
     const int panels = gk_model_direct_row_panels(ci, c->small.direct_max_row_panels);
     if (panels > 0) {
         c->small.direct_max_row_panels = panels;
-        e->source[P_ROW_PANELS] = SRC_MODEL;
+        e->source[P_SMALL_direct_max_row_panels] = SRC_MODEL;
     }
     const double walk = gk_model_ta_strips_min_walk(ci, c->small.ta_strips_min_walk);
     if (walk > 0) {
         c->small.ta_strips_min_walk = walk;
-        e->source[P_TA_WALK] = SRC_MODEL;
+        e->source[P_SMALL_ta_strips_min_walk] = SRC_MODEL;
     }
     const gk_real_kernel_t *sk = type_kernel(c, 0); /* a panel row: the float kernel's NR values (double's alike) */
     const int group = sk ? gk_model_b_group_panels(ci, sk->nr * sk->elem) : -1;
     if (group >= 0) {
         c->small.b_group_panels = group;
-        e->source[P_B_GROUP] = SRC_MODEL;
+        e->source[P_SMALL_b_group_panels] = SRC_MODEL;
     }
 }
 
