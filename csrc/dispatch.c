@@ -37,6 +37,7 @@ static uint64_t xgetbv0(void) {
 #if defined(__linux__)
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "include/gemmkit_introspect.h"
 /* Linux gives a process the AMX tile state (8 KiB of XSAVE area per thread) only on request (arch_prctl
  * ARCH_REQ_XCOMP_PERM for XFEATURE_XTILEDATA, kernel 5.16+); without it the first tile instruction faults. */
 static int amx_permitted(void) {

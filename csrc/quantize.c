@@ -4,6 +4,7 @@
 #include "quantize.h"
 #include "threads.h"
 #include "tuning.h"
+#include "include/gemmkit_introspect.h"
 
 /* An x of at most this many bytes is held in the caches between its two reads: a quarter of the last level
  * (2 MiB where the hierarchy is unknown); the kernel's rows_in_cache loop then (Zen 4, 32 MiB L3: 8 MiB). */

@@ -25,6 +25,7 @@ typedef CONDITION_VARIABLE gk_cond_t;
 #include <unistd.h>
 #include <sched.h>
 #include <sys/mman.h> /* madvise */
+#include "include/gemmkit_introspect.h"
 typedef pthread_mutex_t gk_mutex_t;
 typedef pthread_cond_t gk_cond_t;
 #define gk_mutex_init(m) pthread_mutex_init(m, NULL)

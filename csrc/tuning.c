@@ -5,6 +5,7 @@
 #include "atomics.h"
 #include "threads.h"
 #include "tuning.h"
+#include "include/gemmkit_introspect.h"
 
 /* ---- the parameters a tuning may set ------------------------------------------------------------ */
 

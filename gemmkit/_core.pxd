@@ -12,11 +12,6 @@ cdef extern from "include/gemmkit.h" nogil:
     ctypedef struct gemmkit_complex128_t:
         double re
         double im
-    ctypedef struct gemmkit_kernel_info_t:
-        const char *kernel
-        const char *uarch
-        int mr, nr, k_group, elem
-        int64_t mc, kc, nc, kb
     gemmkit_status_t gemmkit_sgemm(char transa, char transb, int64_t M, int64_t N, int64_t K,
             float alpha, const float *A, int64_t lda, const float *B, int64_t ldb, float beta,
             float *C, int64_t ldc)
@@ -117,9 +112,7 @@ cdef extern from "include/gemmkit.h" nogil:
     # ---- per-token activation quantization (gemmkit.quant.quantize_per_token, Int8Linear) ----
     gemmkit_status_t gemmkit_quantize_per_token(int in_type, int64_t M, int64_t K, const void *x, int64_t ldx,
             const float *smooth, int smooth_mode, int8_t *q, int64_t ldq, float *scale)
-    const char *gemmkit_quantize_kernel_name()
     int gemmkit_get_num_threads()
-    int gemmkit_parse_num_threads(const char *text)
     void gemmkit_set_num_threads(int n)
     void gemmkit_set_thread_limit(int n)
     int gemmkit_get_thread_limit()
@@ -129,15 +122,6 @@ cdef extern from "include/gemmkit.h" nogil:
     int gemmkit_arch_count()
     const char *gemmkit_arch_name(int i)
     int gemmkit_arch_supported(const char *name)
-    const char *gemmkit_cpu_feature_name(int i, uint32_t *bit)
-    gemmkit_status_t gemmkit_kernel_info(const char *op, gemmkit_kernel_info_t *info)
-    int gemmkit_config_count()
-    gemmkit_status_t gemmkit_config_at(int i, const char **arch, const char **uarch, uint32_t *needs)
-    gemmkit_status_t gemmkit_config_describe(int i, char *buf, size_t size)
-    gemmkit_status_t gemmkit_config_for_cpu(uint32_t vendor, uint32_t family, uint32_t model, uint32_t features,
-                                            const char *uarch, const char **arch, const char **uarch_out)
-    void gemmkit_cpu_identity(uint32_t *vendor, uint32_t *family, uint32_t *model)
-    void gemmkit_gemv_info(int *max_m, int *max_n, int *prefetch_bytes)
 
 # ---- quantized elementwise add (csrc/qadd.c) ----
 cdef extern from "include/gemmkit.h" nogil:
@@ -156,8 +140,25 @@ cdef extern from "include/gemmkit.h" nogil:
     gemmkit_status_t gemmkit_quantized_add(gemmkit_qadd_formula_t formula, int ndim, const int64_t *shape,
             const gemmkit_qtensor_t *a, const gemmkit_qtensor_t *b, const gemmkit_qtensor_t *out)
 
-# ---- cache hierarchy, analytical blocking model, tuning overrides (csrc/tuning.c) ----
-cdef extern from "include/gemmkit.h" nogil:
+# ---- introspection and tuning (include/gemmkit_introspect.h): configurations, kernels, caches, the blocking
+# model, tuning overrides ----
+cdef extern from "include/gemmkit_introspect.h" nogil:
+    ctypedef struct gemmkit_kernel_info_t:
+        const char *kernel
+        const char *uarch
+        int mr, nr, k_group, elem
+        int64_t mc, kc, nc, kb
+    gemmkit_status_t gemmkit_kernel_info(const char *op, gemmkit_kernel_info_t *info)
+    const char *gemmkit_quantize_kernel_name()
+    int gemmkit_parse_num_threads(const char *text)
+    const char *gemmkit_cpu_feature_name(int i, uint32_t *bit)
+    int gemmkit_config_count()
+    gemmkit_status_t gemmkit_config_at(int i, const char **arch, const char **uarch, uint32_t *needs)
+    gemmkit_status_t gemmkit_config_describe(int i, char *buf, size_t size)
+    gemmkit_status_t gemmkit_config_for_cpu(uint32_t vendor, uint32_t family, uint32_t model, uint32_t features,
+                                            const char *uarch, const char **arch, const char **uarch_out)
+    void gemmkit_cpu_identity(uint32_t *vendor, uint32_t *family, uint32_t *model)
+    void gemmkit_gemv_info(int *max_m, int *max_n, int *prefetch_bytes)
     ctypedef struct gemmkit_cache_level_t:
         int64_t size, ways, line, sharing
     gemmkit_status_t gemmkit_cache_hierarchy(gemmkit_cache_level_t *levels, const char **source)
