@@ -175,7 +175,8 @@ class BuildExtWithKernels(build_ext):
 def extra_compile_args():
     if sys.platform == "win32":
         return ["/O2"]
-    # Only GEMMKIT_API (csrc/include/gemmkit.h, gemmkit_introspect.h) and PyInit_ leave the extension (.ci/check-symbols).
+    # Only GEMMKIT_API (csrc/include/gemmkit.h, gemmkit_introspect.h) and PyInit_ leave the extension
+    # (.ci/check-symbols).
     return ["-O3", "-std=c11", "-fno-strict-aliasing", "-fvisibility=hidden"]
 
 
