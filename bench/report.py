@@ -106,7 +106,8 @@ def header(ctx, out):
         + ", ".join(f"{op} `{kn[op]}`" for op in ("sgemm", "dgemm", "int8") if kn.get(op))
         + f", threads {gk.get_num_threads()}"
         + (f"; imported from a snapshot of {ctx.snapshot} taken at the start" if ctx.snapshot else ""))
-    tune = getattr(gk, "_tune", None)  # which blocking ran (tuning file, GEMMKIT_BLOCKING)
+    # which blocking ran (tuning file, GEMMKIT_BLOCKING); a snapshot of an earlier gemmkit keeps it in _tune
+    tune = getattr(gk, "_tuning_file", None) or getattr(gk, "_tune", None)
     if tune is not None:
         out(f"- gemmkit tuning: {tune.state['status']}; blocking "
             f"{os.environ.get('GEMMKIT_BLOCKING') or 'auto'}; sgemm MC/KC/NC "

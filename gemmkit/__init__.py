@@ -291,12 +291,12 @@ def show_config(print_out=True):
     return info
 
 
-# ---- cache hierarchy, blocking sources and the tuning file (gemmkit/_tune.py) ----
+# ---- cache hierarchy, blocking sources and the tuning file (gemmkit/_tuning_file.py) ----
 
 def _tuning_info():
-    from . import _tune
+    from . import _tuning_file
     return {"caches": _core.cache_hierarchy(), "params": _core.params(),
-            "tuning": {"status": _tune.state["status"], "path": _tune.state["path"]}}
+            "tuning": {"status": _tuning_file.state["status"], "path": _tuning_file.state["path"]}}
 
 
 def _print_tuning_info(info):
@@ -336,7 +336,7 @@ def _warn_env_threads():
 
 _apply_env_arch()
 _warn_env_threads()
-from . import _tune  # noqa: E402  (GEMMKIT_BLOCKING and the tuning file, applied once here)
-_tune.load_at_import()
+from . import _tuning_file  # noqa: E402  (GEMMKIT_BLOCKING and the tuning file, applied once here)
+_tuning_file.load_at_import()
 from . import _threadpoolctl  # noqa: E402,F401  (registers gemmkit with threadpoolctl when it is installed)
 del _contextlib, _os  # needed while the module is made only

@@ -1,73 +1,18 @@
-"""`gemmkit tune` and the tuning file: measures this machine's blockings and small-path thresholds, saves
-the winners as a small versioned JSON file, and applies a matching file at import (GEMMKIT_TUNING)."""
+"""`gemmkit tune`: measures this machine's blockings and small-path thresholds through gemmkit's own matmul and
+saves the winners as the tuning file (gemmkit/_tuning_file.py applies it at import); a tool above the front ends."""
 import errno
 import json
 import math
 import os
-import stat
 import sys
 import time
-import warnings
 
 from . import _core
-from ._version import __version__
+from ._matmul import matmul
+from ._tuning_file import (FORMAT, FORMAT_VERSION, SaveError, check_destination, default_path, load, machine_key,
+                           set_all, state)
 
-FORMAT = "gemmkit-tuning"
-FORMAT_VERSION = 1
-FILE_NAME = "tuning.json"
-MAX_FILE_BYTES = 64 << 10  # a tuning file is about 1 KiB; anything much larger is not ours
 MARGIN = 0.02  # a measured value replaces the one in use only when at least 2 % faster
-ENV = "GEMMKIT_TUNING"          # "off", or the path of a tuning file (default: the user cache dir's)
-BLOCKING_ENV = "GEMMKIT_BLOCKING"  # "hand" (tables and hand configs), "model" (the model everywhere)
-
-# What the last load did, for show_config() and `gemmkit tune --show`.
-state = {"status": "not loaded", "path": None, "params": {}}
-
-
-class TuningWarning(UserWarning):
-    """A tuning file was found but not applied (another CPU or version, or not a valid file)."""
-
-
-class SaveError(Exception):
-    """The tuning file cannot be saved where asked: found before any measuring (check_destination)."""
-
-
-# ---- where the file lives and what it is keyed by -------------------------------------------------
-
-def default_path():
-    """The tuning file in the user's cache dir (platformdirs), or None without platformdirs."""
-    try:
-        import platformdirs
-    except ImportError:
-        return None
-    return os.path.join(platformdirs.user_cache_dir("gemmkit", appauthor=False), FILE_NAME)
-
-
-def _stepping():
-    """The CPU's stepping where the OS tells it (Linux /proc/cpuinfo), else None."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("stepping"):
-                    return int(line.split(":", 1)[1])
-                if not line.strip():
-                    break
-    except (OSError, ValueError):
-        pass
-    return None
-
-
-def machine_key():
-    """What a tuning file must match: CPU vendor / family / model / stepping, the cache sizes and ways,
-    the default kernel path and gemmkit's version."""
-    cpu = _core.cpu_identity()
-    caches = _core.cache_hierarchy()
-    return {
-        "gemmkit": __version__,
-        "cpu": {"vendor": cpu["vendor"], "family": cpu["family"], "model": cpu["model"], "stepping": _stepping()},
-        "caches": {k: [caches[k]["size"], caches[k]["ways"], caches[k]["line"]] for k in ("L1d", "L2", "L3")},
-    }
-
 
 def _default_arch():
     """The kernel path dispatch picks here (not a forced one)."""
@@ -79,164 +24,6 @@ def _default_arch():
     return best if best in archs else previous
 
 
-def check_destination(path=None):
-    """The path the tuning file will be saved to (default_path() when None), once it is known that its folder
-    exists or can be made and a file can be created there; else SaveError saying why, in one line."""
-    path = path or default_path()
-    if path is None:
-        raise SaveError("platformdirs is not installed, so there is no default place for the tuning file; "
-                        "give --output PATH")
-    folder = os.path.dirname(os.path.abspath(path))
-    try:
-        os.makedirs(folder, exist_ok=True)
-        if os.path.isdir(path):
-            raise SaveError(f"cannot save the tuning file to {path}: it is a directory")
-        tmp = path + ".tmp"
-        existed = os.path.lexists(tmp)
-        # non-blocking: a FIFO left at the temporary's name must fail here, not hang
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NONBLOCK", 0), 0o644)
-        os.close(fd)
-        if not existed:
-            os.remove(tmp)
-    except OSError as e:
-        raise SaveError(f"cannot save the tuning file to {path}: {e.strerror or e}") from None
-    return path
-
-
-# ---- reading and applying a file ---------------------------------------------------------------------
-
-def _check(doc):
-    """The reason `doc` (a parsed file) is not a tuning file for this machine and version, or None."""
-    if not isinstance(doc, dict):
-        return "not a JSON object"
-    if doc.get("format") != FORMAT:
-        return f"format is {doc.get('format')!r}, not {FORMAT!r}"
-    if doc.get("version") != FORMAT_VERSION or isinstance(doc.get("version"), bool):
-        return f"format version {doc.get('version')!r}, this gemmkit reads {FORMAT_VERSION}"
-    key = machine_key()
-    for field in ("gemmkit", "cpu", "caches"):
-        if doc.get(field) != key[field]:
-            return f"made for {field} {doc.get(field)!r}, this is {key[field]!r}"
-    if not isinstance(doc.get("arch"), str) or doc["arch"] not in _core.ARCHS:
-        return f"arch {doc.get('arch')!r} is not a kernel path"
-    params = doc.get("params")
-    if not isinstance(params, dict) or len(params) > 2 * len(_core.param_names()):
-        return "params is not an object of parameter values"
-    names = set(_core.param_names())
-    for name, value in params.items():
-        if name not in names:
-            return f"unknown parameter {name!r}"
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            return f"{name}: {value!r} is not a number"
-    return None
-
-
-def set_all(arch, params):
-    """Sets `params` of path `arch` through the C entry, each value validated there. A block's MC, KC and
-    NC are checked together with the values in use, so a set that fits may need another pass in another
-    order; returns None when every value was taken, else the first reason (some may have been taken)."""
-    left, why = dict(params), None
-    for _ in range(3):
-        failed = {}
-        for name, value in left.items():
-            r = _core.tuning_set(arch, name, value)
-            if r is not None:
-                failed[name] = value
-                why = why if why and len(failed) > 1 else r
-        if not failed:
-            return None
-        if len(failed) == len(left):
-            break
-        left, why = failed, None
-    return why or "not accepted"
-
-
-def apply(doc):
-    """Applies a checked document's params; all or nothing: returns None when every value was taken, else
-    the reason (then none is)."""
-    _core.tuning_clear()
-    why = set_all(doc["arch"], doc["params"])
-    if why is not None:
-        _core.tuning_clear()
-    return why
-
-
-def read(path):
-    """(document, None) or (None, reason) for the file at `path`: only a regular file (after symlinks) of
-    at most MAX_FILE_BYTES is read, so a FIFO or a device there cannot hang or exhaust the import."""
-    try:
-        real = os.path.realpath(path)
-        if not stat.S_ISREG(os.stat(real).st_mode):
-            return None, f"not a regular file ({real})"
-        # non-blocking open: a FIFO swapped in after the check must not block; fstat re-checks the opened file
-        fd = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-        with os.fdopen(fd, "rb") as f:
-            info = os.fstat(f.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                return None, f"not a regular file ({real})"
-            if info.st_size > MAX_FILE_BYTES:
-                return None, f"{info.st_size} bytes, more than a tuning file ({MAX_FILE_BYTES})"
-            data = f.read(MAX_FILE_BYTES + 1)
-        if len(data) > MAX_FILE_BYTES:
-            return None, f"more than {MAX_FILE_BYTES} bytes, more than a tuning file"
-        doc = json.loads(data.decode("utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError, RecursionError) as e:
-        return None, f"unreadable ({type(e).__name__}: {e})"
-    why = _check(doc)
-    return (None, why) if why else (doc, None)
-
-
-def load(path=None, warn=True):
-    """Drops any applied tuning, then applies the file at `path` (default: GEMMKIT_TUNING's, else the
-    user cache dir's) when it matches this machine and version; a file that does not match or is not
-    valid is ignored with a TuningWarning. Returns the status string."""
-    _core.tuning_clear()
-    env = os.environ.get(ENV, "")
-    state["params"] = {}
-    if path is None and env.lower() in ("off", "0", "none", "no"):
-        state.update(status="off (GEMMKIT_TUNING=off)", path=None)
-        return state["status"]
-    path = path or env or default_path()
-    state["path"] = path
-    if not path or not os.path.exists(path):
-        state["status"] = "none (no tuning file; run `gemmkit tune`)"
-        if env and warn and path:
-            warnings.warn(f"GEMMKIT_TUNING={env!r}: no such file", TuningWarning, stacklevel=2)
-        return state["status"]
-    doc, why = read(path)
-    if doc is not None:
-        why = apply(doc)
-    if why is not None:
-        state["status"] = f"ignored: {why}"
-        if warn:
-            warnings.warn(f"gemmkit: tuning file {path} ignored: {why}; the defaults are in use", TuningWarning,
-                          stacklevel=2)
-        return state["status"]
-    state["params"] = dict(doc["params"])
-    state["status"] = f"applied ({doc['arch']})"
-    return state["status"]
-
-
-def apply_blocking_env():
-    """GEMMKIT_BLOCKING: 'hand' (path tables and hand configs only), 'model' (the model everywhere, hand
-    configs included), unset or 'auto' (the model where no hand config applies)."""
-    v = os.environ.get(BLOCKING_ENV, "").lower()
-    modes = {"": 1, "auto": 1, "hand": 0, "table": 0, "model": 2}
-    if v not in modes:
-        warnings.warn(f"{BLOCKING_ENV}={v!r} ignored: expected hand, model or auto", TuningWarning, stacklevel=2)
-        return
-    _core.blocking_model(modes[v])
-
-
-def load_at_import():
-    """At import: GEMMKIT_BLOCKING, then the tuning file (never raises: a bad file only warns)."""
-    try:
-        apply_blocking_env()
-        load()
-    except Exception as e:  # noqa: BLE001  (a tuning problem must never stop the import)
-        _core.tuning_clear()
-        state.update(status=f"ignored: {type(e).__name__}: {e}")
-        warnings.warn(f"gemmkit: tuning not applied: {e}", TuningWarning, stacklevel=2)
 
 
 # ---- measuring -----------------------------------------------------------------------------------------
@@ -338,7 +125,6 @@ class _Tuner:
     def blocks(self, op, dtype, size):
         """MC, KC, NC of `op` among the model's, the hand / table values and scalings of the model's KC
         (MC rescaled to keep the A block's bytes)."""
-        import gemmkit
         info = _core.kernel_info()[op]
         mr, nr = info["MR"], info["NR"]
         cur = (self.base[f"{op}.mc"], self.base[f"{op}.kc"], self.base[f"{op}.nc"])
@@ -361,7 +147,7 @@ class _Tuner:
                 seen.add(cand)
                 cands.append({f"{op}.mc": cand[0], f"{op}.kc": cand[1], f"{op}.nc": cand[2]})
         a, b, c = self.operands(dtype, size, size, size)
-        win, med = self.compare(cands, lambda: gemmkit.matmul(a, b, out=c))
+        win, med = self.compare(cands, lambda: matmul(a, b, out=c))
         self.winners.update(win)
         return win, med
 
@@ -381,98 +167,86 @@ def _steps(quick):
         return lambda t: t.blocks(op, dtype, size if op in ("sgemm", "dgemm") else size // 2)
 
     def tiny(t):
-        import gemmkit
         n = 24 if quick else 32
         a = t.rng.standard_normal((200, n, n)).astype(np.float32)
         c = np.empty_like(a)
         return t.threshold("small.tiny_max_macs", [float((n - 1) ** 3), float(n ** 3)],
-                           lambda: gemmkit.matmul(a, a, out=c))
+                           lambda: matmul(a, a, out=c))
 
     def tiny_direct(t):
-        import gemmkit
         n = 48
         a = t.rng.standard_normal((100, n, n)).astype(np.float32)
         c = np.empty_like(a)
         return t.threshold("small.tiny_direct_max_macs", [float((n - 1) ** 3), float(n ** 3)],
-                           lambda: gemmkit.matmul(a, a, out=c))
+                           lambda: matmul(a, a, out=c))
 
     def tiny_complex(t):
-        import gemmkit
         n = 16
         a = (t.rng.standard_normal((200, n, n)) + 1j).astype(np.complex128)
         c = np.empty_like(a)
         return t.threshold("small.tiny_complex_max_macs", [float((n - 1) ** 3), float(n ** 3)],
-                           lambda: gemmkit.matmul(a, a, out=c))
+                           lambda: matmul(a, a, out=c))
 
     # the GEMV and few-row steps read B from memory (4096^2, past any L3 share) even when quick: a B that fits in L3
     # picks a prefetch distance that loses from memory (docs/decisions.md, gemv_pf)
     def gemv_pf(t):
-        import gemmkit
         k = 4096
         x, b, y = t.operands(np.float32, 1, k, k)
-        return t.threshold("small.gemv_pf_bytes", [0, 1024, 2048, 4096], lambda: gemmkit.matmul(x, b, out=y))
+        return t.threshold("small.gemv_pf_bytes", [0, 1024, 2048, 4096], lambda: matmul(x, b, out=y))
 
     def gemv_m(t):
-        import gemmkit
         k = 4096
         x, b, y = t.operands(np.float32, 4, k, k)
-        return t.threshold("small.gemv_max_m", [2, 4], lambda: gemmkit.matmul(x, b, out=y))
+        return t.threshold("small.gemv_max_m", [2, 4], lambda: matmul(x, b, out=y))
 
     def dot_m(t):
-        import gemmkit
         k = 4096
         x, b, y = t.operands(np.float32, 16, k, k)
         bt = np.ascontiguousarray(b.T)
-        return t.threshold("small.dot_max_m", [8, 16], lambda: gemmkit.matmul(x, bt.T, out=y))
+        return t.threshold("small.dot_max_m", [8, 16], lambda: matmul(x, bt.T, out=y))
 
     def row_panels(t):  # 16 rows against a plain B from memory: read in place (up to 3 panels) or packed (1)
-        import gemmkit
         x, b, y = t.operands(np.float32, 16, 4096, 4096)
-        return t.threshold("small.direct_max_row_panels", [1, 3], lambda: gemmkit.matmul(x, b, out=y))
+        return t.threshold("small.direct_max_row_panels", [1, 3], lambda: matmul(x, b, out=y))
 
     def b_groups(t):  # 128 rows against a plain B from memory: B packed a group of panels at a time, or whole (0)
-        import gemmkit
         x, b, y = t.operands(np.float32, 128, 1024, 4096)
-        return t.threshold("small.b_group_panels", [0, 8], lambda: gemmkit.matmul(x, b, out=y))
+        return t.threshold("small.b_group_panels", [0, 8], lambda: matmul(x, b, out=y))
 
     def ta_strips(t):  # a transposed A in the plain loops: in place, or copied in strips past this walk (bytes)
-        import gemmkit
         a = np.ascontiguousarray(t.rng.standard_normal((1500, 3000)).astype(np.float32)).T
         b = t.rng.standard_normal((1500, 48)).astype(np.float32)
         c = np.empty((3000, 48), np.float32)
         return t.threshold("small.ta_strips_min_walk", [float(2 << 20), float(8 << 20), float(32 << 20)],
-                           lambda: gemmkit.matmul(a, b, out=c))
+                           lambda: matmul(a, b, out=c))
 
     def direct_b(t):
-        import gemmkit
         n = 64
         a, b, c = t.operands(np.float64, n, n, n)
         return t.threshold("small.direct_b_max_macs", [float((n - 1) ** 3), float(n ** 3)],
-                           lambda: [gemmkit.matmul(a, b, out=c) for _ in range(20)])
+                           lambda: [matmul(a, b, out=c) for _ in range(20)])
 
     def plain(t):  # a plain product of one thread's worth: the kernel's `plain` loops or the packed driver
-        import gemmkit
         n = 160
         a, b, c = t.operands(np.float64, n, n, n)
         return t.threshold("small.plain_max_macs", [float((n - 1) ** 3), float(n ** 3)],
-                           lambda: gemmkit.matmul(a, b, out=c))
+                           lambda: matmul(a, b, out=c))
 
     def threads(t):
-        import gemmkit
         if t.nthreads < 2:
             t.notes.append("threads.min_macs: one CPU here, not measured")
             return None, {}
         n = 128
         a, b, c = t.operands(np.float32, n, n, n)
         macs = float(n ** 3)
-        gemmkit.set_num_threads(2)
+        _core.set_num_threads(2)
         try:  # split at 128^3 (2 threads) or not (1): the one that runs it faster (wall clock)
             win, med = t.compare([{"threads.min_macs": v} for v in (t.base["threads.min_macs"], macs / 2, macs)],
-                                 lambda: gemmkit.matmul(a, b, out=c), clock=time.perf_counter)
+                                 lambda: matmul(a, b, out=c), clock=time.perf_counter)
             t.winners.update(win)
             return win, med
         finally:
-            gemmkit.set_num_threads(1)
+            _core.set_num_threads(1)
 
     steps = [("sgemm blocks", blocks("sgemm", np.float32)), ("dgemm blocks", blocks("dgemm", np.float64)),
              ("cgemm blocks", blocks("cgemm", np.complex64)), ("zgemm blocks", blocks("zgemm", np.complex128)),
@@ -488,13 +262,12 @@ def _steps(quick):
 def tune(quick=False, path=None, save=True, quiet=False):
     """Measures this machine (about 2 minutes; quick: under 30 s) on its default kernel path and saves the
     winners (path: default_path()). Returns the document."""
-    import gemmkit
     if save:
         path = check_destination(path)  # before measuring: a save that cannot happen must not cost minutes
     arch = _default_arch()
     previous_arch = _core.get_arch()
-    nthreads = gemmkit.get_num_threads()
-    gemmkit.set_num_threads(1)  # the blockings are a core's; the thread split is measured on 2
+    nthreads = _core.get_num_threads()
+    _core.set_num_threads(1)  # the blockings are a core's; the thread split is measured on 2
     _core.set_arch(arch)
     _core.tuning_clear()
     steps = _steps(quick)
@@ -514,7 +287,7 @@ def tune(quick=False, path=None, save=True, quiet=False):
         bar.close()
         _core.tuning_clear()
         _core.set_arch(previous_arch)
-        gemmkit.set_num_threads(nthreads)
+        _core.set_num_threads(nthreads)
     # only what measured faster than the value in use is saved; the rest is confirmed (listed, not set)
     params = {k: (int(v) if float(v).is_integer() else float(v)) for k, v in tuner.winners.items()
               if v != tuner.base.get(k)}

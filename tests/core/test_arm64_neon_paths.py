@@ -239,14 +239,14 @@ def test_quantize_inputs_reach_every_lane():
 @pytest.fixture
 def tiny_everywhere():
     """The tiny thresholds at their structural limits (32^3; 64^3 with a plain A) on every ARM path, restored after."""
-    from gemmkit import _tune
+    from gemmkit import _tuning_file
     _core.tuning_clear()
     for path in ARM_PATHS:
         assert _core.tuning_set(path, "small.tiny_max_macs", 32.0 ** 3) is None
         assert _core.tuning_set(path, "small.tiny_direct_max_macs", 64.0 ** 3) is None
     yield
     _core.tuning_clear()
-    _tune.load(warn=False)
+    _tuning_file.load(warn=False)
 
 
 @pytest.mark.parametrize("path", ARM_PATHS)

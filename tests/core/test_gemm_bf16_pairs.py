@@ -6,7 +6,7 @@ import pytest
 import contextlib
 
 import gemmkit
-from gemmkit import _core, _tune
+from gemmkit import _core, _tuning_file
 from _support import kernel_path
 
 ml_dtypes = pytest.importorskip("ml_dtypes")
@@ -76,7 +76,7 @@ def no_tiny_path(set_param, arch):
         yield
     finally:
         _core.tuning_clear()
-        _tune.load(warn=False)
+        _tuning_file.load(warn=False)
 
 
 def pair_kernel_sizes(k):

@@ -759,13 +759,13 @@ def _small_paths_off(arch):
 @pytest.fixture
 def packed_everywhere():
     """Every small path's limits at 0 on every path, so any product runs the packed driver; restored after."""
-    from gemmkit import _core, _tune
+    from gemmkit import _core, _tuning_file
     _core.tuning_clear()
     for arch in gemmkit.available_archs():
         _small_paths_off(arch)
     yield
     _core.tuning_clear()
-    _tune.load(warn=False)
+    _tuning_file.load(warn=False)
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -818,7 +818,7 @@ def test_few_rows_b_packed_in_groups(op, threads):
     Groups of 1, 3, 8 and 16 panels (the model's 1 KiB of a row: 8 on AVX-512, 16 on AVX2) and none, on every path,
     every transpose, 1 and 2 threads: N past a whole number of groups with an edge panel, K past two k blocks
     (near-equal ones), M of full tiles and an edge, alpha / beta, beta 0 over NaN; against a float64 reference."""
-    from gemmkit import _core, _tune
+    from gemmkit import _core, _tuning_file
     rng = np.random.default_rng(17)
     try:
         for arch in gemmkit.available_archs():
@@ -835,7 +835,7 @@ def test_few_rows_b_packed_in_groups(op, threads):
                              0.0 if n < 2 else 0.75, pads=(n % 2, 1, 0), c_nan=n == 0)
     finally:
         _core.tuning_clear()
-        _tune.load(warn=False)
+        _tuning_file.load(warn=False)
 
 
 @pytest.mark.parametrize("threads", [1, 2])

@@ -410,7 +410,7 @@ def _tuning_set(emu):
 def emu_bf16_packed(emu_bf16, monkeypatch):
     """As emu_bf16, the emulated copy's tiny path off (every size on the pair kernel), its overrides cleared after."""
     monkeypatch.setattr(tbf._core, "tuning_clear", lambda: emu_bf16.call_i("gemmkit_tuning_clear", ret="void"))
-    monkeypatch.setattr(tbf._tune, "load", lambda warn=False: emu_bf16.set_arch(emu_bf16.get_arch()))
+    monkeypatch.setattr(tbf._tuning_file, "load", lambda warn=False: emu_bf16.set_arch(emu_bf16.get_arch()))
     with tbf.no_tiny_path(_tuning_set(emu_bf16), emu_bf16.get_arch()):
         yield emu_bf16
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import gemmkit
-from gemmkit import _core, _tune
+from gemmkit import _core, _tune, _tuning_file
 
 from conftest import AVAILABLE_ARCHS
 
@@ -201,7 +201,7 @@ def clean_tuning():
     _core.tuning_clear()
     yield
     _core.tuning_clear()
-    _tune.load(warn=False)
+    _tuning_file.load(warn=False)
 
 
 @pytest.mark.parametrize("name,value", [
@@ -248,7 +248,7 @@ def test_override_accepted_and_sourced(clean_tuning):
 # ---- the tuning file -----------------------------------------------------------------------------
 
 def _doc(**changes):
-    doc = {"format": _tune.FORMAT, "version": _tune.FORMAT_VERSION, **_tune.machine_key(),
+    doc = {"format": _tuning_file.FORMAT, "version": _tuning_file.FORMAT_VERSION, **_tuning_file.machine_key(),
            "arch": gemmkit.get_arch(), "params": {"sgemm.kc": 256, "small.gemv_pf_bytes": 0}}
     doc.update(changes)
     return doc
@@ -261,14 +261,14 @@ def _write(tmp_path, doc, name="tuning.json"):
 
 
 def test_file_applied(clean_tuning, tmp_path):
-    status = _tune.load(_write(tmp_path, _doc()))
+    status = _tuning_file.load(_write(tmp_path, _doc()))
     assert status.startswith("applied"), status
     assert _core.params()["sgemm.kc"] == (256, "tuned")
     assert gemmkit.show_config(print_out=False)["tuning"]["status"] == status
 
 
 def _other_cpu():
-    key = _tune.machine_key()
+    key = _tuning_file.machine_key()
     cpu = dict(key["cpu"], model=key["cpu"]["model"] + 1)
     return cpu
 
@@ -283,8 +283,8 @@ def test_file_refused(clean_tuning, tmp_path, changes):
     if changes.get("cpu") == "other":
         changes = {"cpu": _other_cpu()}
     before = _core.params()
-    with pytest.warns(_tune.TuningWarning):
-        status = _tune.load(_write(tmp_path, _doc(**changes)))
+    with pytest.warns(_tuning_file.TuningWarning):
+        status = _tuning_file.load(_write(tmp_path, _doc(**changes)))
     assert status.startswith("ignored"), status
     assert _core.params() == before  # all or nothing: not even sgemm.kc = 256
 
@@ -293,8 +293,8 @@ def test_file_refused(clean_tuning, tmp_path, changes):
                                   "[" * 100000, '{"a": ' + "1" * 70000 + "}"])
 def test_corrupt_file_rejected(clean_tuning, tmp_path, text):
     before = _core.params()
-    with pytest.warns(_tune.TuningWarning):
-        status = _tune.load(_write(tmp_path, text))
+    with pytest.warns(_tuning_file.TuningWarning):
+        status = _tuning_file.load(_write(tmp_path, text))
     assert status.startswith("ignored")
     assert _core.params() == before
 
@@ -303,8 +303,8 @@ def test_env_off_and_path(tmp_path):
     """At import: GEMMKIT_TUNING=off ignores the file, a path is read, a bad one only warns."""
     good = _write(tmp_path, _doc(), "good.json")
     bad = _write(tmp_path, _doc(gemmkit="0.0.0-other"), "bad.json")
-    code = ("import warnings, gemmkit; from gemmkit import _core, _tune; "
-            "print(_tune.state['status']); print(_core.params()['sgemm.kc'][1])")
+    code = ("import warnings, gemmkit; from gemmkit import _core, _tuning_file; "
+            "print(_tuning_file.state['status']); print(_core.params()['sgemm.kc'][1])")
     for env, status, src in ((good, "applied", "tuned"), ("off", "off", None), (bad, "ignored", None)):
         r = subprocess.run([sys.executable, "-W", "always", "-c", code], capture_output=True, text=True,
                            env={**os.environ, "GEMMKIT_TUNING": env}, cwd=str(tmp_path))
@@ -327,7 +327,7 @@ def _special_tuning_file(kind, tmp_path):
     elif kind in ("zero", "urandom"):
         os.symlink(f"/dev/{kind}", p)
     else:
-        p.write_text('{"pad": "' + "x" * _tune.MAX_FILE_BYTES + '"}')
+        p.write_text('{"pad": "' + "x" * _tuning_file.MAX_FILE_BYTES + '"}')
     return p
 
 
@@ -345,11 +345,11 @@ def test_special_file_is_not_read_at_import(tmp_path, kind, where):
         path = _special_tuning_file(kind, cache / "gemmkit")
         env = {k: v for k, v in os.environ.items() if k != "GEMMKIT_TUNING"}
         env["XDG_CACHE_HOME"] = str(cache)
-        if _tune.default_path() is None:
+        if _tuning_file.default_path() is None:
             pytest.skip("needs platformdirs")
     code = ("import resource; resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30)); "
-            "import gemmkit; from gemmkit import _core, _tune; "
-            "print(_tune.state['status']); print(_tune.state['path']); print(_core.params()['sgemm.kc'][1])")
+            "import gemmkit; from gemmkit import _core, _tuning_file; "
+            "print(_tuning_file.state['status']); print(_tuning_file.state['path']); print(_core.params()['sgemm.kc'][1])")
     r = subprocess.run([sys.executable, "-W", "always", "-c", code], capture_output=True, text=True, env=env,
                        cwd=str(tmp_path), timeout=60)
     assert r.returncode == 0, r.stderr
@@ -462,7 +462,7 @@ def test_tune_quick_writes_a_file_it_then_applies(tmp_path):
                        capture_output=True, text=True, env=env, cwd=str(tmp_path), timeout=300)
     assert r.returncode == 0, r.stderr
     doc = json.loads(out.read_text())
-    assert doc["format"] == _tune.FORMAT and doc["gemmkit"] == gemmkit.__version__
+    assert doc["format"] == _tuning_file.FORMAT and doc["gemmkit"] == gemmkit.__version__
     assert isinstance(doc["params"], dict) and len(doc["params"]) + len(doc["confirmed"]) >= 8
     assert doc["seconds"] < 60
     r = subprocess.run([sys.executable, "-m", "gemmkit", "tune", "--show"], capture_output=True, text=True,
@@ -507,14 +507,14 @@ def test_tune_refuses_an_unsavable_destination_before_measuring(case, tmp_path, 
     elif case == "output a directory":
         args += ["--output", str(tmp_path)]
     elif case == "HOME a file":
-        if _tune.default_path() is None:
+        if _tuning_file.default_path() is None:
             pytest.skip("needs platformdirs")
         (tmp_path / "home").write_text("")
         monkeypatch.setenv("HOME", str(tmp_path / "home"))
         monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
     else:
         monkeypatch.setitem(sys.modules, "platformdirs", None)  # import fails as when not installed
-        assert _tune.default_path() is None
+        assert _tuning_file.default_path() is None
     status = _cli.main(args)
     out, err = capsys.readouterr()
     assert status == 2
@@ -526,6 +526,6 @@ def test_tune_refuses_an_unsavable_destination_before_measuring(case, tmp_path, 
 
 def test_tune_checks_leave_no_file(tmp_path):
     out = tmp_path / "new" / "t.json"
-    assert _tune.check_destination(str(out)) == str(out)
+    assert _tuning_file.check_destination(str(out)) == str(out)
     assert (tmp_path / "new").is_dir() and list((tmp_path / "new").iterdir()) == []
 
