@@ -168,7 +168,8 @@ def test_no_circle_of_calls_among_the_c_files():
 
 def test_no_circle_of_imports_among_the_modules():
     """gemmkit's modules import each other in layers (_core, then _args / _resolve, then the front ends): no module
-    imports, through any chain, one that imports it (module-level and function-level imports of a submodule)."""
+    imports, through any chain, one that imports it (module-level and function-level imports of a submodule, or of
+    the package itself: `import gemmkit` inside a module that __init__ imports is a circle too)."""
     root = _source_root() / "gemmkit"
     paths = {p.stem: p for p in sorted(root.glob("*.py")) + sorted(root.glob("*.pyx"))}
     edges = {}
@@ -184,6 +185,8 @@ def test_no_circle_of_imports_among_the_modules():
                     deps |= {a.name for a in node.names}
                 elif isinstance(node, ast.Import):
                     deps |= {a.name.split(".")[1] for a in node.names if a.name.startswith("gemmkit.")}
+                    if any(a.name == "gemmkit" for a in node.names):  # the package itself: all __init__ imports
+                        deps.add("__init__")
         else:
             for m in re.finditer(r"^\s*(?:from\s+(?:gemmkit\.|\.)(\w+)|(?:c?import)\s+gemmkit\.(\w+))", text, re.M):
                 deps.add(m.group(1) or m.group(2))
