@@ -291,8 +291,8 @@ int gk_half_gemv(const gk_real_problem_t *p, gemmkit_status_t *st) {
     if (!rows_fit && !cols_fit) return 0;
     const int few_rows = rows_fit && (!cols_fit || M <= N); /* both: the fewer vectors x against the larger S */
     const int dots = few_rows ? p->transb : !p->transa;
-    /* bfloat16 dots of 3 rows or more on the pair kernel's own instruction, x copied unwidened */
-    const gk_gemv_fn pair = !f16 && dots && (few_rows ? M : N) >= 3 ? p->kern->pair_dots : NULL;
+    /* bfloat16 with 3 rows or more on the pair kernel's own instruction, x copied unwidened */
+    const gk_gemv_fn pair = !f16 && (few_rows ? M : N) >= 3 ? (dots ? p->kern->pair_dots : p->kern->pair_rows) : NULL;
     const gk_gemv_fn fn = pair ? pair
                                : f16 ? (dots ? hg->f16_dots : hg->f16_rows) : (dots ? hg->bf16_dots : hg->bf16_rows);
     if (!fn) return 0;

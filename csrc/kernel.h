@@ -115,6 +115,8 @@ typedef struct {
     /* Optional: few rows of x against a transposed B (x W^T) on the pair instruction, x and S bfloat16 read along k
      * as they lie (gk_gemv_fn's dots, subnormals honoured); NULL: the 16-bit GEMV kernels widen them. */
     gk_gemv_fn pair_dots;
+    /* Optional: the same against a plain B (x W), W's rows l, l + 1 paired as read (gk_gemv_fn's rows); NULL: widened */
+    gk_gemv_fn pair_rows;
     /* Optional: this ISA's packing of k-contiguous rows (op(A) plain, op(B) transposed) into pair panels of one pair
      * per group, as gk_pack_*_bf16_pairs (pack.h) packs them from n rows ld apart, pw wide; NULL: the portable one. */
     int (*pack_pairs_kcontig)(const uint16_t *src, int64_t ld, int64_t n, int pw, int64_t kp, int64_t kvals,
@@ -172,6 +174,8 @@ extern const gk_real_kernel_t gk_bf16_kernel_bfmmla;
 extern const gk_real_kernel_t gk_bf16_kernel_avx512;
 void gk_bf16_dots_avx512(int64_t m, int64_t n, int64_t k, const void *alpha, const void *x, int64_t ldx, const void *S,
                          int64_t lds, const void *beta, void *y, int64_t rsy, int64_t csy, int64_t pf); /* pair_dots */
+void gk_bf16_rows_avx512(int64_t m, int64_t n, int64_t k, const void *alpha, const void *x, int64_t ldx, const void *S,
+                         int64_t lds, const void *beta, void *y, int64_t rsy, int64_t csy, int64_t pf); /* pair_rows */
 #endif
 #if GEMMKIT_X86 && defined(GEMMKIT_HAVE_AMX)
 extern const gk_real_kernel_t gk_bf16_kernel_amx;

@@ -124,6 +124,7 @@ GK_ASSERT_REAL_TILE(MR, NR, 4);
 const gk_real_kernel_t gk_bf16_kernel_avx512 = {
     .name = "ukernel_bf16_avx512_12x32", .elem = 4, .mr = MR, .nr = NR, .ukernel = ukernel_bf16_avx512_12x32,
     .k_pair_group = 1, .ukernel_exact = ukernel_bf16_avx512_12x32_exact, .pair_dots = gk_bf16_dots_avx512,
+    .pair_rows = gk_bf16_rows_avx512,
     .pack_pairs_kcontig = pack_pairs_kcontig_avx512,
 };
 #endif

@@ -304,3 +304,46 @@ def test_pair_dots_edges_and_subnormals(arch, nthreads, rng):
     with kernel_path(arch, nthreads):
         check_pair_dots_edges(native_bf16bf16f32, rng)
         check_pair_dots_subnormals(native_bf16bf16f32, rng)
+
+
+# x @ W with 3 to 16 rows of x on the pair kernel's own dot products against W's rows paired (kernel.h pair_rows): 64
+# columns a tile in strips of 32 (a row's last strip masked), 16 pairs of k a visit, blocks of 1024 columns.
+PAIR_ROWS_NS = [1, 3, 31, 32, 33, 63, 64, 65, 100, 1030]
+
+
+def check_pair_rows_edges(fn, rng, cases=None):
+    """As check_pair_dots_edges for a plain W: columns around the strips, the tile and the block, K odd and even around
+    the visit of 16 pairs."""
+    scal = [(1.0, 0.0), (1.0, 1.0), (-0.5, 2.25), (2.0, 0.0)]
+    n_cases = len(PAIR_DOTS_MS) * len(PAIR_ROWS_NS) if cases is None else cases
+    for c in range(n_cases):
+        M = PAIR_DOTS_MS[c % len(PAIR_DOTS_MS)]
+        N = PAIR_ROWS_NS[(c // len(PAIR_DOTS_MS) + c) % len(PAIR_ROWS_NS)]
+        K = PAIR_DOTS_KS[c % len(PAIR_DOTS_KS)]
+        if M * N * K > 3_000_000:
+            K = PAIR_DOTS_KS[c % 6]
+        alpha, beta = scal[c % 4]
+        run_case(fn, rng, "NT"[c % 2], "N", M, N, K, alpha, beta, pad=(c % 3, (c + 1) % 3, c % 2), c_nan=beta == 0)
+
+
+def check_pair_rows_subnormals(fn, rng):
+    """Subnormal values of a plain W in one strip of columns of a later visit of k only, in the masked last strip, an
+    odd K's last row, or in x only; products near 1, far above the error bound."""
+    tiny, big = 2.0 ** -130, 2.0 ** 127
+    for M, N, K, where in [(16, 100, 70, "w_strip"), (5, 40, 33, "w_last_row"), (9, 70, 50, "w_masked"), (3, 6, 64, "x")]:
+        x, w = rng.standard_normal((M, K)), rng.standard_normal((K, N))
+        if where == "x":
+            x[:, 3::7], w[3::7, :] = tiny * 9, big
+        else:
+            rows = {"w_strip": np.arange(40, K, 3), "w_last_row": np.array([K - 1]), "w_masked": np.arange(1, K, 4)}[where]
+            cols = {"w_strip": [70], "w_last_row": [2, 39], "w_masked": [65, 69]}[where]
+            w[rows, :] = 0.0
+            w[np.ix_(rows, cols)] = -tiny * 11
+            x[:, rows] = big
+        run_case(fn, rng, "N", "N", M, N, K, 1.0, 0.0, values=(x, w))
+
+
+def test_pair_rows_edges_and_subnormals(arch, nthreads, rng):
+    with kernel_path(arch, nthreads):
+        check_pair_rows_edges(native_bf16bf16f32, rng)
+        check_pair_rows_subnormals(native_bf16bf16f32, rng)

@@ -452,6 +452,15 @@ def test_bf16_pair_dots(emu_bf16):
     tbf.check_pair_dots_subnormals(fn, rng)
 
 
+def test_bf16_pair_rows(emu_bf16):
+    """x @ W with 3 to 16 rows of x and a plain W: on avx512_vnni W's rows paired as read on vdpbf16ps, elsewhere the
+    16-bit GEMV path; strip, tile, block and visit edges, subnormals in W or x."""
+    fn = _gemm_fn(emu_bf16, "bf16f32")
+    rng = np.random.default_rng(61)
+    tbf.check_pair_rows_edges(fn, rng, cases=16)
+    tbf.check_pair_rows_subnormals(fn, rng)
+
+
 # ---- quantized add ----------------------------------------------------------------------------------------
 
 QTYPES = [(np.uint8, 0), (np.int8, 1)]
