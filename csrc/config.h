@@ -8,6 +8,7 @@
 #include "quantize.h"
 #include "qadd.h"
 #include "small_params.h"
+#include "paths.h"
 #include "include/gemmkit.h"
 
 /* Cache blocking of the Goto loops, in the kernel's element units: an MC x KC block of A in L2, a
@@ -49,7 +50,7 @@ extern const struct gk_real_type gk_type_hgemm_neon;
 #endif
 
 typedef struct gk_config {
-    const char *arch;          /* kernel path: "generic", "avx2", "avx_vnni", "avx512", "avx512_vnni" */
+    gk_path_t path;            /* the kernel path (csrc/paths.h; its name is GEMMKIT_ARCH's) */
     const char *uarch;         /* what the constants are tuned for, e.g. "zen5", "any" */
     uint32_t needs;            /* GEMMKIT_CPU_* bits */
     int (*cpu_match)(uint32_t vendor_family_model); /* NULL: any CPU with the features */
@@ -99,8 +100,6 @@ uint32_t gk_cpu_id(void);
 
 /* The configuration in use (GEMMKIT_ARCH / gemmkit_set_arch, else the best for this CPU). */
 const gk_config_t *gk_config(void);
-/* The index of configuration c's kernel path among gemmkit_arch_name's, -1 for none (dispatch.c). */
-int gk_config_path_index(const gk_config_t *c);
 /* Its bfloat16 pair kernel where this CPU runs it (bf16_needs), else NULL (bfloat16 widened on sgemm). */
 const gk_real_kernel_t *gk_bf16_kernel(const gk_config_t *c);
 

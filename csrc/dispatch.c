@@ -12,6 +12,7 @@
 #include "driver.h" /* the kernel families the configurations name (described by name) */
 #include "qadd.h"
 #include "tuning.h"
+#include "include/gemmkit_introspect.h"
 
 #if GEMMKIT_X86
 #if defined(_MSC_VER)
@@ -37,7 +38,6 @@ static uint64_t xgetbv0(void) {
 #if defined(__linux__)
 #include <sys/syscall.h>
 #include <unistd.h>
-#include "include/gemmkit_introspect.h"
 /* Linux gives a process the AMX tile state (8 KiB of XSAVE area per thread) only on request (arch_prctl
  * ARCH_REQ_XCOMP_PERM for XFEATURE_XTILEDATA, kernel 5.16+); without it the first tile instruction faults. */
 static int amx_permitted(void) {
@@ -183,21 +183,28 @@ static const gk_config_t *const registry[] = {
 };
 #define N_CONFIGS (sizeof(registry) / sizeof(registry[0]))
 
-/* Kernel paths (GEMMKIT_ARCH names), best first, each listed once: every build knows the x86-64 and the
- * aarch64 names (a path of the other ISA is known but not supported: RuntimeError, not an unknown name). */
-static const char *const arch_names[] = {
+/* The kernel paths this build knows (csrc/paths.h's, best first): every build knows the x86-64 and the aarch64 ones
+ * (a path of the other ISA is known but not supported: RuntimeError, not an unknown name), an x86-64 build the
+ * compiler-probed ones (AMX, AVX-VNNI) only where it built them. */
+static const gk_path_t known_paths[] = {
 #if !GEMMKIT_X86 || defined(GEMMKIT_HAVE_AMX)
-    "avx512_amx",
+    GK_PATH_avx512_amx,
 #endif
-    "avx512_vnni", "avx512",
+    GK_PATH_avx512_vnni, GK_PATH_avx512,
 #if !GEMMKIT_X86 || defined(GEMMKIT_HAVE_AVX_VNNI)
-    "avx_vnni",
+    GK_PATH_avx_vnni,
 #endif
-    "avx2",
-    "i8mm", "dotprod", "neon",
-    "generic",
+    GK_PATH_avx2, GK_PATH_i8mm, GK_PATH_dotprod, GK_PATH_neon, GK_PATH_generic,
 };
-#define N_ARCHS (sizeof(arch_names) / sizeof(arch_names[0]))
+#define N_ARCHS (sizeof(known_paths) / sizeof(known_paths[0]))
+
+/* The known path of that name, or -1. */
+static int path_of_name(const char *name) {
+    if (name == NULL) return -1;
+    for (size_t i = 0; i < N_ARCHS; i++)
+        if (strcmp(gk_path_name(known_paths[i]), name) == 0) return (int)known_paths[i];
+    return -1;
+}
 
 /* Lazily computed, shared by all threads: racing first calls compute the same values; the loads and
  * stores are atomic so that a reader sees either nothing or a whole value. */
@@ -225,11 +232,11 @@ uint32_t gk_cpu_id(void) {
  * these features and identity runs: a tuned config (one with cpu_match) applies on the CPUs it matches,
  * or, when `force` names a uarch (GEMMKIT_UARCH), only where it is that uarch, on any CPU with the
  * features (so its correctness can be tested anywhere); NULL when none. Pure: no CPUID, no environment. */
-static const gk_config_t *select_config(const char *arch, const char *force, uint32_t features, uint32_t cpu_id) {
+static const gk_config_t *select_config(int path, const char *force, uint32_t features, uint32_t cpu_id) {
     const int forcing = force && force[0];
     for (size_t i = 0; i < N_CONFIGS; i++) {
         const gk_config_t *c = registry[i];
-        if (arch && strcmp(c->arch, arch) != 0) continue;
+        if (path >= 0 && (int)c->path != path) continue;
         if ((c->needs & features) != c->needs) continue;
         if (c->cpu_match && (forcing ? strcmp(force, c->uarch) != 0 : !c->cpu_match(cpu_id))) continue;
         return c;
@@ -237,18 +244,20 @@ static const gk_config_t *select_config(const char *arch, const char *force, uin
     return NULL;
 }
 
-/* The best configuration of path `arch` (NULL: of any path) for this CPU, or NULL. */
+/* The best configuration of path `arch` (NULL: of any path) for this CPU, or NULL (an unknown name too). */
 static const gk_config_t *find_config(const char *arch) {
-    return select_config(arch, getenv("GEMMKIT_UARCH"), gemmkit_cpu_features(), gk_cpu_id());
+    const int path = arch ? path_of_name(arch) : -1;
+    if (arch && path < 0) return NULL;
+    return select_config(path, getenv("GEMMKIT_UARCH"), gemmkit_cpu_features(), gk_cpu_id());
 }
 
 gemmkit_status_t gemmkit_config_for_cpu(uint32_t vendor, uint32_t family, uint32_t model, uint32_t features,
                                         const char *uarch, const char **arch_out, const char **uarch_out) {
     if (vendor > 0xff || family > 0xfff || model > 0xfff || !arch_out || !uarch_out)
         return gemmkit_invalid_arguments;
-    const gk_config_t *c = select_config(NULL, uarch, features, (vendor << 24) | (family << 12) | model);
+    const gk_config_t *c = select_config(-1, uarch, features, (vendor << 24) | (family << 12) | model);
     if (c == NULL) c = &gk_config_generic;
-    *arch_out = c->arch;
+    *arch_out = gk_path_name(c->path);
     *uarch_out = c->uarch;
     return gemmkit_success;
 }
@@ -257,7 +266,7 @@ int gemmkit_config_count(void) { return (int)N_CONFIGS; }
 
 gemmkit_status_t gemmkit_config_at(int i, const char **arch, const char **uarch, uint32_t *needs) {
     if (i < 0 || i >= (int)N_CONFIGS || !arch || !uarch || !needs) return gemmkit_invalid_arguments;
-    *arch = registry[i]->arch;
+    *arch = gk_path_name(registry[i]->path);
     *uarch = registry[i]->uarch;
     *needs = registry[i]->needs;
     return gemmkit_success;
@@ -278,18 +287,10 @@ void gemmkit_cpu_identity(uint32_t *vendor, uint32_t *family, uint32_t *model) {
 }
 
 int gemmkit_arch_count(void) { return (int)N_ARCHS; }
-const char *gemmkit_arch_name(int i) { return i >= 0 && i < (int)N_ARCHS ? arch_names[i] : NULL; }
-int gk_config_path_index(const gk_config_t *c) {
-    for (int i = 0; i < (int)N_ARCHS; i++)
-        if (strcmp(arch_names[i], c->arch) == 0) return i;
-    return -1;
-}
+const char *gemmkit_arch_name(int i) { return i >= 0 && i < (int)N_ARCHS ? gk_path_name(known_paths[i]) : NULL; }
 
 int gemmkit_arch_supported(const char *name) {
-    if (name == NULL) return -1;
-    for (size_t i = 0; i < N_ARCHS; i++)
-        if (strcmp(arch_names[i], name) == 0) return find_config(name) != NULL;
-    return -1;
+    return path_of_name(name) < 0 ? -1 : find_config(name) != NULL;
 }
 
 const char *gemmkit_cpu_feature_name(int i, uint32_t *bit) {
@@ -325,8 +326,8 @@ static void config_refresh(void) {
     if (b != NULL) GK_STORE_RELEASE(&current, gk_effective_config(b));
 }
 
-/* The public tuning entry points (include/gemmkit.h): tuning.c changes the overrides, the configuration in use is
- * rebuilt here. */
+/* The public tuning entry points (include/gemmkit_introspect.h): tuning.c changes the overrides, the configuration in
+ * use is rebuilt here. */
 gemmkit_status_t gemmkit_tuning_set(const char *arch, const char *name, double value) {
     const gemmkit_status_t st = gk_tuning_set(arch ? find_config(arch) : NULL, arch, name, value);
     if (st == gemmkit_success) config_refresh();
@@ -362,7 +363,7 @@ const gk_config_t *gk_config(void) {
     return c;
 }
 
-const char *gemmkit_get_arch(void) { return gk_config()->arch; }
+const char *gemmkit_get_arch(void) { return gk_path_name(gk_config()->path); }
 
 const gk_real_kernel_t *gk_bf16_kernel(const gk_config_t *c) {
     return c->bf16 && (gemmkit_cpu_features() & c->bf16_needs) == c->bf16_needs ? c->bf16 : NULL;
@@ -415,7 +416,7 @@ gemmkit_status_t gemmkit_config_describe(int i, char *buf, size_t size) {
     const gk_config_t *c = registry[i];
     const gk_int8_blocks_t *q = &c->int8_blocks;
     size_t n = 0;
-    GK_DESC("arch=%s\nuarch=%s\nneeds=%u\ncpu_match=%s\n", c->arch, c->uarch, (unsigned)c->needs,
+    GK_DESC("arch=%s\nuarch=%s\nneeds=%u\ncpu_match=%s\n", gk_path_name(c->path), c->uarch, (unsigned)c->needs,
             c->cpu_match ? "set" : "-");
     GK_DESC_KERNEL("sgemm", c->sgemm); GK_DESC_KERNEL("dgemm", c->dgemm);
     GK_DESC_KERNEL("cgemm", c->cgemm); GK_DESC_KERNEL("zgemm", c->zgemm);

@@ -321,7 +321,7 @@ typedef struct {
     const gk_int8_kernel_t *kern; /* the kernel it was packed for: compared, never followed */
     int64_t N, K, kp, bytes;
     int32_t nr, kgroup, elem_size;
-    int32_t arch; /* gemmkit_arch_name's index of the path packed under (gemmkit_s8s8_packed_weight_arch) */
+    int32_t arch; /* the path packed under (csrc/paths.h; gemmkit_s8s8_packed_weight_arch names it) */
 } packed_header_t;
 
 static int64_t packed_layout(const gk_int8_kernel_t *kern, int64_t N, int64_t K, int64_t *kp, int64_t *panel_off) {
@@ -345,7 +345,7 @@ gemmkit_status_t gk_int8_pack_weight(int transb, int64_t N, int64_t K, const int
     if (need == 0 || bytes < need || dst == NULL || B == NULL) return gemmkit_invalid_arguments;
     uint8_t *base = (uint8_t *)dst;
     memset(base, 0, (size_t)off); /* header and column sums; the packers write every byte of the panels */
-    const int32_t arch = gk_config_path_index(cfg);
+    const int32_t arch = (int32_t)cfg->path;
     packed_header_t h = {GK_INT8_PACKED_MAGIC, cfg->int8, N, K, kp, need, cfg->int8->nr, cfg->int8->kgroup,
                          cfg->int8->elem_size, arch};
     memcpy(base, &h, sizeof h);
@@ -362,9 +362,9 @@ const char *gk_int8_packed_weight_arch(const void *packed, int64_t bytes) {
     packed_header_t h;
     if (packed == NULL || bytes < (int64_t)sizeof h) return NULL;
     memcpy(&h, packed, sizeof h);
-    if (h.magic != GK_INT8_PACKED_MAGIC || h.bytes > bytes || h.arch < 0 || h.arch >= gemmkit_arch_count())
+    if (h.magic != GK_INT8_PACKED_MAGIC || h.bytes > bytes || h.arch < 0 || h.arch >= GK_N_PATHS)
         return NULL;
-    return gemmkit_arch_name(h.arch);
+    return gk_path_name(h.arch);
 }
 
 int gk_int8_packed_weight_view(const gk_int8_kernel_t *kern, const void *packed, int64_t bytes, int64_t N,

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "include/gemmkit.h"
+#include "include/gemmkit_introspect.h"
 #include "atomics.h"
 #include "threads.h"
 
@@ -25,7 +26,6 @@ typedef CONDITION_VARIABLE gk_cond_t;
 #include <unistd.h>
 #include <sched.h>
 #include <sys/mman.h> /* madvise */
-#include "include/gemmkit_introspect.h"
 typedef pthread_mutex_t gk_mutex_t;
 typedef pthread_cond_t gk_cond_t;
 #define gk_mutex_init(m) pthread_mutex_init(m, NULL)

@@ -26,20 +26,18 @@ static const char *const param_names[N_PARAMS] = {
 /* where a value of the configuration in use comes from */
 enum { SRC_TABLE = 0, SRC_HAND = 1, SRC_MODEL = 2, SRC_TUNED = 3 };
 
-static const char *const arch_slots[] = {"generic", "avx2", "avx_vnni", "avx512", "avx512_vnni", "avx512_amx", "neon",
-                                         "dotprod", "i8mm"};
-#define N_SLOTS 9
 
-/* Accepted overrides per kernel path; `generation` counts changes (configurations built before are stale). */
-static double ov_value[N_SLOTS][N_PARAMS];
-static unsigned char ov_set[N_SLOTS][N_PARAMS];
+/* Accepted overrides per kernel path (csrc/paths.h); `generation` counts changes (configurations built before are
+ * stale). */
+static double ov_value[GK_N_PATHS][N_PARAMS];
+static unsigned char ov_set[GK_N_PATHS][N_PARAMS];
 static unsigned generation = 1;
 static int model_mode = 1; /* 0: tables and hand configs only; 1: the model where no hand config; 2: everywhere */
 
 static int slot_of(const char *arch) {
     if (!arch) return -1;
-    for (int i = 0; i < N_SLOTS; i++)
-        if (strcmp(arch_slots[i], arch) == 0) return i;
+    for (int i = 0; i < GK_N_PATHS; i++)
+        if (strcmp(gk_path_name(i), arch) == 0) return i;
     return -1;
 }
 static int param_of(const char *name) {
@@ -202,7 +200,7 @@ static effective_t *build(const gk_config_t *base) {
     memset(e->source, hand ? SRC_HAND : SRC_TABLE, sizeof e->source);
     e->source[P_THREAD_MACS] = SRC_TABLE;
     if (model_mode == 2 || (model_mode == 1 && !hand)) apply_model(e, gk_cache_info());
-    const int s = slot_of(base->arch);
+    const int s = (int)base->path;
     if (s >= 0) {
         /* a type's MC, KC, NC together (the packed blocks they make must fit), then the others */
         for (int t = 0; t < 4; t++) {
@@ -315,7 +313,7 @@ gemmkit_status_t gk_tuning_param_get(const gk_config_t *c, const char *name, dou
     return gemmkit_success;
 }
 
-/* ---- public entry points (include/gemmkit.h) that need no configuration in use ------------------- */
+/* ---- public entry points (include/gemmkit_introspect.h) that need no configuration in use ------------------- */
 
 int gemmkit_param_count(void) { return N_PARAMS; }
 const char *gemmkit_param_name(int i) { return i >= 0 && i < N_PARAMS ? param_names[i] : NULL; }

@@ -24,7 +24,7 @@
  * initializers overriding earlier ones: tests/core/test_config_bases.py checks that each differs only where it
  * says). int8 blocks: A block 128 rows, B blocks of 2048 columns, a 1024-deep k block of B panels. */
 #define GK_CONFIG_NEON_BASE                                                                          \
-    .arch = "neon", .uarch = "any", .needs = GEMMKIT_CPU_NEON, .cpu_match = NULL,                    \
+    .path = GK_PATH_neon, .uarch = "any", .needs = GEMMKIT_CPU_NEON, .cpu_match = NULL,                    \
     .sgemm = &gk_sgemm_kernel_neon, .dgemm = &gk_dgemm_kernel_neon, .int8 = &gk_int8_kernel_generic,   \
     .quant = &gk_quant_kernel_neon,                                                                  \
     .sgemm_blocks = GK_SGEMM_NEON_BLOCKS, .dgemm_blocks = GK_DGEMM_NEON_BLOCKS,                      \
@@ -39,7 +39,7 @@ const gk_config_t gk_config_neon = {GK_CONFIG_NEON_BASE};
 /* FEAT_DotProd (Neoverse N1 and later, Apple M1 and later): the NEON float kernels and the 8 x 12 SDOT int8
  * kernel (B blocks of 2040 columns: whole 12-column panels; 12 KiB of B panels per k block in L1). */
 #define GK_CONFIG_DOTPROD                                                                            \
-    GK_CONFIG_NEON_BASE, .arch = "dotprod", .needs = GEMMKIT_CPU_NEON | GEMMKIT_CPU_DOTPROD,           \
+    GK_CONFIG_NEON_BASE, .path = GK_PATH_dotprod, .needs = GEMMKIT_CPU_NEON | GEMMKIT_CPU_DOTPROD,           \
     .int8 = &gk_int8_kernel_dotprod,                                                                   \
     .int8_blocks = {.mc = 128, .nc = 2040, .kb = 1024, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20,    \
                     .dot_max_m = 16, .kmajor_max_m = 16}
@@ -51,7 +51,7 @@ const gk_config_t gk_config_dotprod = {GK_CONFIG_DOTPROD};
  * instruction). Chosen over dotprod by CPU family, not by the flag alone: on Apple cores SDOT and the MMLA
  * instructions issue at the same rate, so there the dotprod path stays (the `apple` config below). */
 const gk_config_t gk_config_i8mm = {
-    GK_CONFIG_NEON_BASE, .arch = "i8mm", .needs = GEMMKIT_CPU_NEON | GEMMKIT_CPU_I8MM, .int8 = &gk_int8_kernel_i8mm,
+    GK_CONFIG_NEON_BASE, .path = GK_PATH_i8mm, .needs = GEMMKIT_CPU_NEON | GEMMKIT_CPU_I8MM, .int8 = &gk_int8_kernel_i8mm,
 };
 
 /* Apple cores (MIDR implementer 0x61; every Apple arm64 Mac): the dotprod path even where FEAT_I8MM is

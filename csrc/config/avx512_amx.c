@@ -4,7 +4,7 @@
 #if GEMMKIT_X86 && defined(GEMMKIT_HAVE_AMX)
 
 const gk_config_t gk_config_avx512_amx = {
-    GK_CONFIG_AVX512_BASE, .arch = "avx512_amx",
+    GK_CONFIG_AVX512_BASE, .path = GK_PATH_avx512_amx,
     .needs = GEMMKIT_CPU_AVX512 | GEMMKIT_CPU_AVX512_VNNI | GEMMKIT_CPU_AMX_INT8,
     .int8 = &gk_int8_kernel_amx,
     /* bfloat16 on 32 x 32 tiles of tdpbf16ps: deep k blocks (2,048 pairs) and wide B blocks (4,096 columns), since

@@ -5,7 +5,7 @@
 
 const gk_config_t gk_config_avx_vnni = {
     GK_CONFIG_AVX2_BASE, /* the AVX2 kernels (native complex ones included) and blocks, then: */
-    .arch = "avx_vnni", .needs = GEMMKIT_CPU_AVX2 | GEMMKIT_CPU_AVX_VNNI, .int8 = &gk_int8_kernel_avx_vnni,
+    .path = GK_PATH_avx_vnni, .needs = GEMMKIT_CPU_AVX2 | GEMMKIT_CPU_AVX_VNNI, .int8 = &gk_int8_kernel_avx_vnni,
     .int8_blocks = {.mc = 120, .nc = 4096, .kb = 512, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20,
                     .dot_max_m = 16, .kmajor_max_m = 16},
 };

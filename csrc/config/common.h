@@ -124,13 +124,13 @@
 /* The path bases (used inside `#if GEMMKIT_X86`). AVX2: the 256-bit kernels, real and native complex,
  * the int16-widening int8 kernel and the AVX2 per-token quantization (configs avx2, zen2, avx_vnni). */
 #define GK_CONFIG_AVX2_BASE                                                                          \
-    .arch = "avx2", .uarch = "any", .needs = GEMMKIT_CPU_AVX2, .cpu_match = NULL,                    \
+    .path = GK_PATH_avx2, .uarch = "any", .needs = GEMMKIT_CPU_AVX2, .cpu_match = NULL,                    \
     GK_AVX2_KERNELS_AND_BLOCKS, .small = GK_SMALL_AVX2_DEFAULTS, .half_gemv = &gk_half_gemv_avx2,        \
     .hgemm = &gk_type_hgemm_f16c, .wrap = &gk_wrap_kernels_avx2, .qadd = &gk_qadd_kernel_avx2
 /* AVX-512 (F/BW/DQ/VL): the 512-bit float kernels, real and native complex, the int16-widening int8
  * kernel and the AVX-512 per-token quantization (configs avx512, avx512_vnni, zen4; each spells its int8 blocks). */
 #define GK_CONFIG_AVX512_BASE                                                                        \
-    .arch = "avx512", .uarch = "any", .needs = GEMMKIT_CPU_AVX512, .cpu_match = NULL,                \
+    .path = GK_PATH_avx512, .uarch = "any", .needs = GEMMKIT_CPU_AVX512, .cpu_match = NULL,                \
     GK_AVX512_FLOAT_KERNELS_AND_BLOCKS, .int8 = &gk_int8_kernel_avx512, .small = GK_SMALL_AVX512_DEFAULTS,          \
     .half_gemv = &gk_half_gemv_avx2, /* (AVX-512 CPUs run the AVX2 + F16C kernels, and the AVX2 wrap ones) */   \
     .hgemm = &gk_type_hgemm_f16c, .wrap = &gk_wrap_kernels_avx2, .qadd = &gk_qadd_kernel_avx512,         \

@@ -3,7 +3,7 @@
 #include "common.h"
 
 const gk_config_t gk_config_generic = {
-    .arch = "generic", .uarch = "any", .needs = 0, .cpu_match = NULL,
+    .path = GK_PATH_generic, .uarch = "any", .needs = 0, .cpu_match = NULL,
     .sgemm = &gk_sgemm_kernel_generic, .dgemm = &gk_dgemm_kernel_generic, .int8 = &gk_int8_kernel_generic,
     .sgemm_blocks = {.mc = 128, .kc = 256, .nc = 2048},
     .dgemm_blocks = {.mc = 128, .kc = 256, .nc = 2048},

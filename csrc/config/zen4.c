@@ -25,7 +25,7 @@ static int is_zen4(uint32_t id) {
 }
 
 const gk_config_t gk_config_zen4 = {
-    GK_CONFIG_AVX512_BASE, .arch = "avx512_vnni", .uarch = "zen4",
+    GK_CONFIG_AVX512_BASE, .path = GK_PATH_avx512_vnni, .uarch = "zen4",
     .needs = GEMMKIT_CPU_AVX512 | GEMMKIT_CPU_AVX512_VNNI, .cpu_match = is_zen4, .int8 = &gk_int8_kernel_avx512_vnni,
     GK_BF16_AVX512_KERNEL,
     /* float32 tiny products of more than 8 columns by the AVX2 6 x 16 loop (12 ymm chains), faster here than the
