@@ -262,18 +262,24 @@ PAIR_DOTS_KS = [1, 2, 31, 32, 33, 63, 64, 1023, 1024, 1025, 2100]
 PAIR_DOTS_CHUNK = 1024
 
 
-def check_pair_dots_edges(fn, rng, cases=None):
-    """Rows of x around the register tile (8) and the pass (16), W's rows around the tile's triple and the block (6),
-    K around the 32-value step (an odd K's last pair half read) and the chunk, op(A) both ways, the special alpha /
-    beta, NaN in C at beta = 0, padded operands."""
+def _few_rows_edges(fn, rng, tb, ns, cases):
+    """Rows of x in PAIR_DOTS_MS, W's columns (tb 'T': its rows) in ns, K in PAIR_DOTS_KS (cut where the product gets
+    large), op(A) both ways, the special alpha / beta, NaN in C at beta = 0, padded operands."""
     scal = [(1.0, 0.0), (1.0, 1.0), (-0.5, 2.25), (2.0, 0.0)]
-    n_cases = len(PAIR_DOTS_MS) * len(PAIR_DOTS_NS) if cases is None else cases
-    for c in range(n_cases):
+    for c in range(len(PAIR_DOTS_MS) * len(ns) if cases is None else cases):
         M = PAIR_DOTS_MS[c % len(PAIR_DOTS_MS)]
-        N = PAIR_DOTS_NS[(c // len(PAIR_DOTS_MS) + c) % len(PAIR_DOTS_NS)]
+        N = ns[(c // len(PAIR_DOTS_MS) + c) % len(ns)]
         K = PAIR_DOTS_KS[c % len(PAIR_DOTS_KS)]
+        if M * N * K > 3_000_000:
+            K = PAIR_DOTS_KS[c % 6]
         alpha, beta = scal[c % 4]
-        run_case(fn, rng, "NT"[c % 2], "T", M, N, K, alpha, beta, pad=(c % 3, (c + 1) % 3, c % 2), c_nan=beta == 0)
+        run_case(fn, rng, "NT"[c % 2], tb, M, N, K, alpha, beta, pad=(c % 3, (c + 1) % 3, c % 2), c_nan=beta == 0)
+
+
+def check_pair_dots_edges(fn, rng, cases=None):
+    """x @ W^T: rows of x around the register tile (8) and the pass (16), W's rows around the tile's triple and the
+    block (6), K around the 32-value step (an odd K's last pair half read) and the chunk."""
+    _few_rows_edges(fn, rng, "T", PAIR_DOTS_NS, cases)
 
 
 def check_pair_dots_subnormals(fn, rng):
@@ -312,18 +318,9 @@ PAIR_ROWS_NS = [1, 3, 31, 32, 33, 63, 64, 65, 100, 1030]
 
 
 def check_pair_rows_edges(fn, rng, cases=None):
-    """As check_pair_dots_edges for a plain W: columns around the strips, the tile and the block, K odd and even around
-    the visit of 16 pairs."""
-    scal = [(1.0, 0.0), (1.0, 1.0), (-0.5, 2.25), (2.0, 0.0)]
-    n_cases = len(PAIR_DOTS_MS) * len(PAIR_ROWS_NS) if cases is None else cases
-    for c in range(n_cases):
-        M = PAIR_DOTS_MS[c % len(PAIR_DOTS_MS)]
-        N = PAIR_ROWS_NS[(c // len(PAIR_DOTS_MS) + c) % len(PAIR_ROWS_NS)]
-        K = PAIR_DOTS_KS[c % len(PAIR_DOTS_KS)]
-        if M * N * K > 3_000_000:
-            K = PAIR_DOTS_KS[c % 6]
-        alpha, beta = scal[c % 4]
-        run_case(fn, rng, "NT"[c % 2], "N", M, N, K, alpha, beta, pad=(c % 3, (c + 1) % 3, c % 2), c_nan=beta == 0)
+    """x @ W, W plain: columns around the strips, the tile and the block, K odd and even around the visit of 16
+    pairs."""
+    _few_rows_edges(fn, rng, "N", PAIR_ROWS_NS, cases)
 
 
 def check_pair_rows_subnormals(fn, rng):
