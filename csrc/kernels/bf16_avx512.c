@@ -41,12 +41,6 @@ static void ukernel_bf16_avx512_12x32(int64_t kc, const void *GK_RESTRICT av, in
 
 /* ---- the packing of k-contiguous rows (op(A) plain, op(B) transposed) into the kernel's pair panels ---------- */
 
-/* Lanes (bfloat16 values) that are subnormal: zero exponent, nonzero fraction. */
-static GK_FORCEINLINE __mmask32 subnormal_lanes(__m512i v) {
-    return _mm512_mask_test_epi16_mask(_mm512_testn_epi16_mask(v, _mm512_set1_epi16(0x7f80)), v,
-                                       _mm512_set1_epi16(0x007f));
-}
-
 /* out[j] lane i = r[i] lane j: a 16 x 16 transpose of 32-bit pairs (pairs within 128-bit lanes, then the lanes). */
 static GK_FORCEINLINE void transpose16(__m512i r[16]) {
     __m512i t[16];
@@ -99,7 +93,7 @@ static int pack_pairs_kcontig_avx512(const uint16_t *src, int64_t ld, int64_t n,
                     if (i >= real) r[i] = _mm512_setzero_si512();
                     else if (left >= 32) r[i] = _mm512_loadu_si512(rows + i * ld + 2 * q0);
                     else r[i] = _mm512_maskz_loadu_epi16(m, rows + i * ld + 2 * q0);
-                    any |= subnormal_lanes(r[i]);
+                    any |= bf16_subnormal_lanes(r[i]);
                 }
                 transpose16(r);
                 const int64_t nq = GK_MIN((int64_t)16, kp - q0);

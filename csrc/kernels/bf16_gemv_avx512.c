@@ -4,6 +4,7 @@
 #if GEMMKIT_X86 && defined(GEMMKIT_HAVE_AVX512_BF16)
 #include <immintrin.h>
 #include <string.h>
+#include "bf16_zmm_store.h"
 
 #define DT_MM 8     /* rows of x per register tile: 8 x 3 sums, 3 vectors of W, 1 of x */
 #define DT_JJ 3     /* rows of W per register tile */
@@ -16,19 +17,13 @@ static GK_FORCEINLINE __mmask32 step_mask(int64_t left) {
     return left >= 32 ? (__mmask32)0xffffffffu : (__mmask32)((1u << left) - 1u);
 }
 
-/* Lanes of v (32 bfloat16 values) that are subnormal: zero exponent, nonzero fraction. */
-static GK_FORCEINLINE __mmask32 subnormal_lanes(__m512i v) {
-    return _mm512_mask_test_epi16_mask(_mm512_testn_epi16_mask(v, _mm512_set1_epi16(0x7f80)), v,
-                                       _mm512_set1_epi16(0x007f));
-}
-
 /* Any subnormal among rows rows x kc values at X (rows ld apart). */
 static int any_subnormal(int rows, int64_t kc, const uint16_t *X, int64_t ld) {
     __mmask32 any = 0;
     for (int r = 0; r < rows; r++) {
         const uint16_t *row = X + r * ld;
         for (int64_t p = 0; p < kc; p += 32)
-            any |= subnormal_lanes(_mm512_maskz_loadu_epi16(step_mask(kc - p), row + p));
+            any |= bf16_subnormal_lanes(_mm512_maskz_loadu_epi16(step_mask(kc - p), row + p));
     }
     return any != 0;
 }
@@ -81,7 +76,7 @@ static GK_FORCEINLINE void tile_step(const int mm, const int jj, const int check
 #pragma GCC unroll 3
     for (int q = 0; q < jj; q++) {
         const __m512i v = masked ? _mm512_maskz_loadu_epi16(m, S + q * lds) : _mm512_loadu_si512(S + q * lds);
-        if (check) *any |= subnormal_lanes(v);
+        if (check) *any |= bf16_subnormal_lanes(v);
         s[q] = (__m512bh)v;
     }
 #pragma GCC unroll 8
@@ -209,7 +204,7 @@ static GK_FORCEINLINE void row_pairs32(const uint16_t *s0, const uint16_t *s1, c
                                        const int check, __mmask32 *any, __m512i *lo, __m512i *hi) {
     const __m512i r0 = masked ? _mm512_maskz_loadu_epi16(m, s0) : _mm512_loadu_si512(s0);
     const __m512i r1 = !s1 ? _mm512_setzero_si512() : masked ? _mm512_maskz_loadu_epi16(m, s1) : _mm512_loadu_si512(s1);
-    if (check) *any |= subnormal_lanes(r0) | subnormal_lanes(r1);
+    if (check) *any |= bf16_subnormal_lanes(r0) | bf16_subnormal_lanes(r1);
     *lo = _mm512_unpacklo_epi16(r0, r1);
     *hi = _mm512_unpackhi_epi16(r0, r1);
 }
