@@ -1,5 +1,5 @@
-/* AVX512_BF16 (Cooper Lake, Sapphire Rapids and later, Zen 4 / 5): a 12 x 32 bfloat16 pair kernel on vdpbf16ps (24 zmm
- * sums, two zmm of B and a broadcast pair of A per row and k pair) and its packer of k-contiguous rows, in zmm. */
+/* AVX512_BF16 (GEMMKIT_CPU_AVX512_BF16): a 12 x 32 bfloat16 pair kernel on vdpbf16ps (24 zmm sums, two zmm of B and a
+ * broadcast pair of A per row and k pair) and its packer of k-contiguous rows, in zmm. */
 #include "../kernel.h"
 #if GEMMKIT_X86 && defined(GEMMKIT_HAVE_AVX512_BF16)
 #include <immintrin.h>
