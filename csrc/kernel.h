@@ -121,6 +121,12 @@ typedef struct {
      * per group, as gk_pack_*_bf16_pairs (pack.h) packs them from n rows ld apart, pw wide; NULL: the portable one. */
     int (*pack_pairs_kcontig)(const uint16_t *src, int64_t ld, int64_t n, int pw, int64_t kp, int64_t kvals,
                               uint32_t *GK_RESTRICT dst);
+    /* Optional: the same from k-major rows (op(A) transposed, op(B) plain); NULL: the portable one. */
+    int (*pack_pairs_kmajor)(const uint16_t *src, int64_t ld, int64_t n, int pw, int64_t kp, int64_t kvals,
+                             uint32_t *GK_RESTRICT dst);
+    /* Optional (a_rows kernels): this ISA's gk_pack_a_bf16_rows (pack.h) of a plain A; NULL: the portable one. */
+    int (*pack_rows_kcontig)(const uint16_t *src, int64_t ld, int64_t mc, int mr, int64_t kp, int64_t kvals,
+                             uint32_t *GK_RESTRICT dst);
     /* Optional: on a thread before its tiles of one block and after them (AMX: tile configuration loaded, then
      * released, so no other code's configuration or OS save area is affected). */
     void (*block_begin)(void), (*block_end)(void);
@@ -167,6 +173,14 @@ extern const gk_real_kernel_t gk_sgemm_kernel_neon, gk_dgemm_kernel_neon;
 /* bfloat16 pair kernels (k_pair_group above): portable (widened exactly, the generic path's), AVX512_BF16's
  * vdpbf16ps, AMX-BF16's tdpbf16ps and FEAT_BF16's BFMMLA. */
 extern const gk_real_kernel_t gk_bf16_kernel_generic;
+#if GEMMKIT_X86 /* the AVX-512 pair packers (csrc/kernels/bf16_pack_avx512.c), the fields above of the kernels below */
+int gk_pack_pairs_kcontig_avx512(const uint16_t *src, int64_t ld, int64_t n, int pw, int64_t kp, int64_t kvals,
+                                 uint32_t *GK_RESTRICT dst);
+int gk_pack_pairs_kmajor_avx512(const uint16_t *src, int64_t ld, int64_t n, int pw, int64_t kp, int64_t kvals,
+                                uint32_t *GK_RESTRICT dst);
+int gk_pack_rows_kcontig_avx512(const uint16_t *src, int64_t ld, int64_t mc, int mr, int64_t kp, int64_t kvals,
+                                uint32_t *GK_RESTRICT dst);
+#endif
 #if GEMMKIT_ARM
 extern const gk_real_kernel_t gk_bf16_kernel_bfmmla;
 #endif

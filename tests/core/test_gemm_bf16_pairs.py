@@ -108,9 +108,12 @@ def check_tile_edges(fn, k, rng, cases=None):
 
 def check_subnormals(fn, rng, kc):
     """bfloat16 subnormal inputs whose products are normal (the hardware reads them as zero): in the first k block,
-    in the last only (K across blocks: detected while packing a later block), and in B only."""
+    in the last only (K across blocks: detected while packing a later block), in B only, and only as the second value
+    of a pair (odd k) in either operand."""
     # (32, 20, 64): one tile whose A rows a kernel reading A as rows takes in place (scanned, not packed)
-    for M, N, K, where in [(19, 7, 9, "all"), (33, 40, 2 * kc + 5, "last"), (21, 65, 70, "b"), (32, 20, 64, "a")]:
+    cases = [(19, 7, 9, "all"), (33, 40, 2 * kc + 5, "last"), (21, 65, 70, "b"), (32, 20, 64, "a"), (37, 65, 70, "a_odd"),
+             (37, 65, 70, "b_odd")]
+    for M, N, K, where in cases:
         a = rng.standard_normal((M, K))
         b = rng.standard_normal((K, N))
         tiny, big = 2.0 ** -130, 2.0 ** 110
@@ -123,6 +126,10 @@ def check_subnormals(fn, rng, kc):
         elif where == "a":
             a[:, 5::7] = tiny * 11
             b[5::7, :] = 2.0 ** 120  # products near 2^-6 against sums near 1
+        elif where == "a_odd":  # products near 2^-7 against sums near 1, as in "a"
+            a[:, 1::4], b[1::4, :] = tiny * 7, 2.0 ** 120
+        elif where == "b_odd":
+            b[3::4, :], a[:, 3::4] = tiny * 9, 2.0 ** 120
         else:
             b[1::3, :] = tiny * 5
             a[:, 1::3] = big
