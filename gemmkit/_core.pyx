@@ -622,6 +622,14 @@ cdef object _gemm(str fn, int ab_num, int c_num, transa, transb, M_, N_, K_, alp
             st = gemm_nogil(ab_num, c_num, ta, tb, M, N, K, al, pa, lda, 0, pb, ldb, 0, be, pc, ldc, 0, 1)
         raise_status(st, fn)
         return C
+    cdef int bf_c = _bfloat16_num if c_num == BFLOAT16 else c_num
+    if (ab_num == BFLOAT16 and _bfloat16_num != -1  # bfloat16 NumPy arrays once their number is known: the same
+            and _ndarray_abc(A, B, C, _bfloat16_num, _bfloat16_num, bf_c, ta, tb, M, N, K, lda, ldb, ldc, reads_ab,
+                             &pa, &pb, &pc)):
+        with nogil:
+            st = gemm_nogil(_bfloat16_num, bf_c, ta, tb, M, N, K, al, pa, lda, 0, pb, ldb, 0, be, pc, ldc, 0, 1)
+        raise_status(st, fn)
+        return C
     C_bits = C
     if ab_num == BFLOAT16:
         A, B = _bfloat16_bits(A, "A"), _bfloat16_bits(B, "B")
