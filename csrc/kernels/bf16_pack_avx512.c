@@ -82,8 +82,8 @@ int gk_pack_pairs_kcontig_avx512(const uint16_t *src, int64_t ld, int64_t n, int
 /* ---- k-major rows (element (k, x) at src[k * ld + x]: op(A) transposed, op(B) plain) ----------------------- */
 
 /* gk_pack_*_bf16_pairs' k-major case with one pair per group (pack.h): source rows 2q and 2q + 1 interleaved into
- * pair q of the panel's k step q, 32 columns a step (a panel's last columns under a mask); returns the OR of the
- * subnormal tests. */
+ * pair q of each panel's k step q, 32 columns a step (a panel's last columns under a mask), the rows read along
+ * their length (one stream each, not a column block at a time); returns the OR of the subnormal tests. */
 int gk_pack_pairs_kmajor_avx512(const uint16_t *src, int64_t ld, int64_t n, int pw, int64_t kp, int64_t kvals,
                                 uint32_t *GK_RESTRICT dst) {
     __mmask32 any = 0;
@@ -91,23 +91,22 @@ int gk_pack_pairs_kmajor_avx512(const uint16_t *src, int64_t ld, int64_t n, int 
     /* the 64-bit lanes of the in-lane interleaves (columns 0-3, 8-11, ... and 4-7, 12-15, ...) put in column order */
     const __m512i first16 = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0);
     const __m512i last16 = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
-    for (int64_t x0 = 0; x0 < n; x0 += pw) {
-        const int w = (int)GK_MIN((int64_t)pw, n - x0);
-        uint32_t *panel = dst + x0 * kp;
-        for (int64_t q = 0; q < kp; q++) {
-            const uint16_t *lo = src + 2 * q * ld + x0, *hi = lo + ld; /* read only below kvals */
-            const int have_lo = 2 * q < kvals, have_hi = 2 * q + 1 < kvals;
-            uint32_t *out = panel + q * pw;
+    for (int64_t q = 0; q < kp; q++) { /* rows 2q and 2q + 1 read along, each panel's k step q written */
+        const uint16_t *lo = src + 2 * q * ld, *hi = lo + ld; /* read only below kvals */
+        const int have_lo = 2 * q < kvals, have_hi = 2 * q + 1 < kvals;
+        for (int64_t x0 = 0; x0 < n; x0 += pw) {
+            const int w = (int)GK_MIN((int64_t)pw, n - x0);
+            uint32_t *out = dst + x0 * kp + q * pw;
             for (int c0 = 0; c0 < pw; c0 += 32) {
                 const int real = GK_MAX(0, GK_MIN(32, w - c0)), lanes = GK_MIN(32, pw - c0);
                 __m512i l = _mm512_setzero_si512(), h = _mm512_setzero_si512();
                 if (real == 32) {
-                    if (have_lo) l = _mm512_loadu_si512(lo + c0);
-                    if (have_hi) h = _mm512_loadu_si512(hi + c0);
+                    if (have_lo) l = _mm512_loadu_si512(lo + x0 + c0);
+                    if (have_hi) h = _mm512_loadu_si512(hi + x0 + c0);
                 } else if (real > 0) {
                     const __mmask32 m = first_lanes(real);
-                    if (have_lo) l = _mm512_maskz_loadu_epi16(m, lo + c0);
-                    if (have_hi) h = _mm512_maskz_loadu_epi16(m, hi + c0);
+                    if (have_lo) l = _mm512_maskz_loadu_epi16(m, lo + x0 + c0);
+                    if (have_hi) h = _mm512_maskz_loadu_epi16(m, hi + x0 + c0);
                 }
                 any |= bf16_subnormal_lanes(l) | bf16_subnormal_lanes(h);
                 const __m512i u0 = _mm512_unpacklo_epi16(l, h), u1 = _mm512_unpackhi_epi16(l, h);
