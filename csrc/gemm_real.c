@@ -35,7 +35,9 @@ static void merge_edge_tile(int es, int64_t m, int64_t n, const void *T, int64_t
 /* A pair kernel's rows of A read in place, rows x values from A0 (lda apart), which no packer reads: a subnormal
  * among them sets the product's flag, as the packers do for theirs. */
 static void scan_rows_in_place(const gk_real_problem_t *p, const void *A0, int64_t rows, int64_t values) {
-    if (p->subnormal_seen && gk_bf16_rows_subnormal((const uint16_t *)A0, p->lda, rows, values))
+    int (*const scan)(const uint16_t *, int64_t, int64_t, int64_t) =
+        p->kern->moves ? p->kern->moves->rows_subnormal : gk_bf16_rows_subnormal;
+    if (p->subnormal_seen && scan((const uint16_t *)A0, p->lda, rows, values))
         GK_STORE_RELAXED(p->subnormal_seen, 1);
 }
 
@@ -235,11 +237,12 @@ static int64_t balanced_kc(int64_t K, int64_t KC) {
 /* A pair kernel's product of one tile (M <= MR, N <= NR, K up to GK_PAIR_TILE_MAX_K pairs) outside the loops: B's
  * panel packed on the stack, A's rows in place where they can be, one kernel call. Small bfloat16 products (stacks
  * of them above all) then cost a few hundred cycles beyond their tile, where the loops' set-up cost thousands.
- * Float C only (a converted or transposed C takes the loops). Returns 1 when it computed the product. */
+ * A converted (bfloat16) or transposed C is moved through a float tile by the type's load_c / store_c. Returns 1 when
+ * it computed the product. */
 #define GK_PAIR_TILE_MAX_K 128
 static int pair_one_tile(const gk_real_problem_t *p) {
     const gk_real_kernel_t *kern = p->kern;
-    if (!kern->a_rows || p->type->store_c || p->M > kern->mr || p->N > kern->nr || p->K > GK_PAIR_TILE_MAX_K) return 0;
+    if (!kern->a_rows || p->M > kern->mr || p->N > kern->nr || p->K > GK_PAIR_TILE_MAX_K) return 0;
     const int mr = kern->mr, nr = kern->nr;
     if (mr > 32 || nr > 32) return 0; /* the buffers' tile */
     GK_ALIGN64 uint32_t bbuf[GK_PAIR_TILE_MAX_K * 32], abuf[32 * GK_PAIR_ROW(GK_PAIR_TILE_MAX_K)];
@@ -258,7 +261,15 @@ static int pair_one_tile(const gk_real_problem_t *p) {
                                                                                           : kern->ukernel;
     const gk_real_scalar_t zero = {.d = 0.0};
     if (kern->block_begin) kern->block_begin();
-    if (p->M == mr && p->N == nr) {
+    if (p->type->store_c) {
+        GK_ALIGN64 float c[32 * 32];
+        ukernel(p->K, ap, rsa, bbuf, nr, tile, nr, &p->alpha, &zero);
+        if (p->beta.f != 0.0f) { /* C's values added in float, the sum rounded once as it is stored */
+            p->type->load_c(p, 0, 0, p->M, p->N, c, nr);
+            merge_edge_tile(4, p->M, p->N, tile, nr, c, nr, &p->beta);
+        }
+        p->type->store_c(p, 0, 0, p->M, p->N, p->beta.f != 0.0f ? c : tile, nr);
+    } else if (p->M == mr && p->N == nr) {
         ukernel(p->K, ap, rsa, bbuf, nr, p->C, p->ldc, &p->alpha, &p->beta);
     } else {
         ukernel(p->K, ap, rsa, bbuf, nr, tile, nr, &p->alpha, &zero);

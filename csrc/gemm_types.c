@@ -46,7 +46,9 @@ const gk_real_type_t gk_type_zgemm = {"zgemm", 1, pack_a_complex_f64_block, pack
 GK_REAL_PACKERS(f16, uint16_t, float)
 GK_REAL_PACKERS(bf16, uint16_t, float)
 GK_HALF_C_CONVERTERS(f16, gk_f16_row_to_f32, gk_f32_row_to_f16)
-GK_HALF_C_CONVERTERS(bf16, gk_bf16_row_to_f32, gk_f32_row_to_bf16)
+/* a bfloat16 C's rows narrowed by the pair kernel's own converter where it has one (p, the problem, in scope) */
+#define NARROW_BF16(src, n, dst) (p->kern->moves ? p->kern->moves->f32_row_to_bf16 : gk_f32_row_to_bf16)(src, n, dst)
+GK_HALF_C_CONVERTERS(bf16, gk_bf16_row_to_f32, NARROW_BF16)
 const gk_real_type_t gk_type_hgemm = {"hgemm", 0, pack_a_f16_block, pack_b_f16_block, gk_half_gemv, load_c_f16,
                                       store_c_f16, GK_WIDENED_F16, gk_f16_row_to_f32};
 const gk_real_type_t gk_type_bf16gemm = {"bf16gemm", 0, pack_a_bf16_block, pack_b_bf16_block, gk_half_gemv,
@@ -63,10 +65,10 @@ static void pack_a_bf16_pairs_block(const gk_real_problem_t *p, int64_t i0, int6
     const gk_real_kernel_t *k = p->kern;
     const int64_t kvals = p->k_values - 2 * k0;
     /* the kernel's own packers where it has them (one pair per group; plain rows for a_rows), else the portable ones */
+    const gk_bf16_moves_t *mv = k->moves;
     int (*const panels)(const uint16_t *, int64_t, int64_t, int, int64_t, int64_t, uint32_t *) =
-        !k->a_rows && k->k_pair_group <= 1 ? (p->transa ? k->pack_pairs_kmajor : k->pack_pairs_kcontig) : NULL;
-    const int sub = k->a_rows && !p->transa && k->pack_rows_kcontig
-                        ? k->pack_rows_kcontig(A, p->lda, mc, k->mr, kc, kvals, (uint32_t *)dst)
+        mv && !k->a_rows && k->k_pair_group <= 1 ? (p->transa ? mv->pairs_kmajor : mv->pairs_kcontig) : NULL;
+    const int sub = mv && k->a_rows && !p->transa ? mv->rows_kcontig(A, p->lda, mc, k->mr, kc, kvals, (uint32_t *)dst)
                     : k->a_rows ? gk_pack_a_bf16_rows(p->transa, A, p->lda, mc, kc, kvals, k->mr, (uint32_t *)dst)
                     : panels    ? panels(A, p->lda, mc, k->mr, kc, kvals, (uint32_t *)dst)
                                 : gk_pack_a_bf16_pairs(p->transa, A, p->lda, mc, kc, kvals, k->mr, k->k_pair_group,
@@ -79,7 +81,7 @@ static void pack_b_bf16_pairs_block(const gk_real_problem_t *p, int64_t k0, int6
     const gk_real_kernel_t *k = p->kern;
     const int64_t kvals = p->k_values - 2 * k0;
     int (*const panels)(const uint16_t *, int64_t, int64_t, int, int64_t, int64_t, uint32_t *) =
-        k->b_pair_group <= 1 ? (p->transb ? k->pack_pairs_kcontig : k->pack_pairs_kmajor) : NULL;
+        k->moves && k->b_pair_group <= 1 ? (p->transb ? k->moves->pairs_kcontig : k->moves->pairs_kmajor) : NULL;
     const int sub = panels ? panels(B, p->ldb, nc, k->nr, kc, kvals, (uint32_t *)dst)
                            : gk_pack_b_bf16_pairs(p->transb, B, p->ldb, kc, kvals, nc, k->nr, k->b_pair_group,
                                                   (uint32_t *)dst);
@@ -120,7 +122,7 @@ static void copy_f32_row(const float *src, int64_t n, float *dst) { memcpy(dst, 
             }                                                                                        \
     }
 TRANSPOSED_C_CONVERTERS(f32, float, copy_f32_row, copy_f32_row)
-TRANSPOSED_C_CONVERTERS(bf16, uint16_t, gk_bf16_row_to_f32, gk_f32_row_to_bf16)
+TRANSPOSED_C_CONVERTERS(bf16, uint16_t, gk_bf16_row_to_f32, NARROW_BF16)
 const gk_real_type_t gk_type_bf16gemm_pairs_ct = {"bf16gemm", 0, pack_a_bf16_pairs_block, pack_b_bf16_pairs_block,
                                                   NULL, load_c_t_bf16, store_c_t_bf16, GK_WIDENED_BF16,
                                                   gk_bf16_row_to_f32};

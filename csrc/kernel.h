@@ -68,6 +68,24 @@ typedef void (*gk_tiny_fn)(int64_t M, int64_t N, int64_t K, const void *alpha, c
                            int transa, const void *B, int64_t ldb, int transb, const void *beta, void *C,
                            int64_t ldc, const gk_tiny_stream_t *stream);
 
+/* A bfloat16 pair kernel's data movement in its ISA (gk_real_kernel_t.moves), each as its portable counterpart in
+ * pack.h / convert.h computes it, bit for bit; the packers return whether a value was subnormal. */
+typedef struct gk_bf16_moves {
+    /* n k-contiguous rows ld apart (op(A) plain, op(B) transposed) into pair panels pw wide, one pair per group */
+    int (*pairs_kcontig)(const uint16_t *src, int64_t ld, int64_t n, int pw, int64_t kp, int64_t kvals,
+                         uint32_t *GK_RESTRICT dst);
+    /* the same from k-major rows (op(A) transposed, op(B) plain) */
+    int (*pairs_kmajor)(const uint16_t *src, int64_t ld, int64_t n, int pw, int64_t kp, int64_t kvals,
+                        uint32_t *GK_RESTRICT dst);
+    /* a_rows kernels: gk_pack_a_bf16_rows of a plain A */
+    int (*rows_kcontig)(const uint16_t *src, int64_t ld, int64_t mc, int mr, int64_t kp, int64_t kvals,
+                        uint32_t *GK_RESTRICT dst);
+    /* gk_bf16_rows_subnormal: rows read in place that no packer sees */
+    int (*rows_subnormal)(const uint16_t *src, int64_t ld, int64_t rows, int64_t cols);
+    /* gk_f32_row_to_bf16: a bfloat16 C's rows, rounded once to nearest even */
+    void (*f32_row_to_bf16)(const float *src, int64_t n, uint16_t *dst);
+} gk_bf16_moves_t;
+
 /* One real microkernel of one ISA: what it computes and how (its cache blocking is in the config). */
 typedef struct {
     const char *name;          /* e.g. "ukernel_sgemm_avx512_12x32" */
@@ -117,16 +135,8 @@ typedef struct {
     gk_gemv_fn pair_dots;
     /* Optional: the same against a plain B (x W), W's rows l, l + 1 paired as read (gk_gemv_fn's rows); NULL: widened */
     gk_gemv_fn pair_rows;
-    /* Optional: this ISA's packing of k-contiguous rows (op(A) plain, op(B) transposed) into pair panels of one pair
-     * per group, as gk_pack_*_bf16_pairs (pack.h) packs them from n rows ld apart, pw wide; NULL: the portable one. */
-    int (*pack_pairs_kcontig)(const uint16_t *src, int64_t ld, int64_t n, int pw, int64_t kp, int64_t kvals,
-                              uint32_t *GK_RESTRICT dst);
-    /* Optional: the same from k-major rows (op(A) transposed, op(B) plain); NULL: the portable one. */
-    int (*pack_pairs_kmajor)(const uint16_t *src, int64_t ld, int64_t n, int pw, int64_t kp, int64_t kvals,
-                             uint32_t *GK_RESTRICT dst);
-    /* Optional (a_rows kernels): this ISA's gk_pack_a_bf16_rows (pack.h) of a plain A; NULL: the portable one. */
-    int (*pack_rows_kcontig)(const uint16_t *src, int64_t ld, int64_t mc, int mr, int64_t kp, int64_t kvals,
-                             uint32_t *GK_RESTRICT dst);
+    /* Optional: this ISA's packers, subnormal scan and C narrowing for the pair kernel (NULL: the portable ones) */
+    const gk_bf16_moves_t *moves;
     /* Optional: on a thread before its tiles of one block and after them (AMX: tile configuration loaded, then
      * released, so no other code's configuration or OS save area is affected). */
     void (*block_begin)(void), (*block_end)(void);
@@ -173,13 +183,8 @@ extern const gk_real_kernel_t gk_sgemm_kernel_neon, gk_dgemm_kernel_neon;
 /* bfloat16 pair kernels (k_pair_group above): portable (widened exactly, the generic path's), AVX512_BF16's
  * vdpbf16ps, AMX-BF16's tdpbf16ps and FEAT_BF16's BFMMLA. */
 extern const gk_real_kernel_t gk_bf16_kernel_generic;
-#if GEMMKIT_X86 /* the AVX-512 pair packers (csrc/kernels/bf16_pack_avx512.c), the fields above of the kernels below */
-int gk_pack_pairs_kcontig_avx512(const uint16_t *src, int64_t ld, int64_t n, int pw, int64_t kp, int64_t kvals,
-                                 uint32_t *GK_RESTRICT dst);
-int gk_pack_pairs_kmajor_avx512(const uint16_t *src, int64_t ld, int64_t n, int pw, int64_t kp, int64_t kvals,
-                                uint32_t *GK_RESTRICT dst);
-int gk_pack_rows_kcontig_avx512(const uint16_t *src, int64_t ld, int64_t mc, int mr, int64_t kp, int64_t kvals,
-                                uint32_t *GK_RESTRICT dst);
+#if GEMMKIT_X86
+extern const gk_bf16_moves_t gk_bf16_moves_avx512; /* csrc/kernels/bf16_moves_avx512.c: the kernels' below */
 #endif
 #if GEMMKIT_ARM
 extern const gk_real_kernel_t gk_bf16_kernel_bfmmla;

@@ -829,7 +829,8 @@ def gemm_batch(transa, transb, alpha, A, B, beta, C):
     """C[i] := alpha * op(A[i]) @ op(B[i]) + beta * C[i] over the batch axes of C (all axes but the
     last two), A's and B's batch axes broadcast to them as NumPy does (missing or size 1: shared).
     One float or complex dtype, or 16-bit operands: float16 A and B with a float16 C, bfloat16 A and B
-    (ml_dtypes) with a float32 C (alpha and beta real), or one integer dtype or bool, in NumPy's modular
+    (ml_dtypes) with a float32 C or a bfloat16 C (float32 sums rounded once; alpha and beta real), or one integer
+    dtype or bool, in NumPy's modular
     arithmetic (gemmkit_gemm_int_batch; alpha and beta integers); each matrix with unit stride along its rows and
     rows at least a row apart (A and B may also have rows 0 apart: one row repeated, a broadcast operand,
     read with leading dimension 0); batch strides are anything. M, N from C, K from op(A). Batch axes that walk
@@ -840,6 +841,10 @@ def gemm_batch(transa, transb, alpha, A, B, beta, C):
         return _gemm_stacks(cnp.NPY_FLOAT16, cnp.NPY_FLOAT16, cnp.NPY_FLOAT16, transa, transb, alpha, A, B, beta, C)
     if operands == "bfloat16":
         A, B = _bfloat16_bits(A, "A"), _bfloat16_bits(B, "B")
+        if getattr(getattr(C, "dtype", None), "name", None) == "bfloat16":
+            _gemm_stacks(_bfloat16_num, cnp.NPY_UINT16, _bfloat16_num, transa, transb, alpha, A, B, beta,
+                         _bfloat16_bits(C, "C"), -1, cnp.NPY_UINT16)
+            return C
         return _gemm_stacks(_bfloat16_num, cnp.NPY_UINT16, cnp.NPY_FLOAT32, transa, transb, alpha, A, B, beta, C)
     num = _BATCH_NUMS.get(getattr(C, "dtype", None))
     if num is None:
@@ -851,14 +856,15 @@ def gemm_batch(transa, transb, alpha, A, B, beta, C):
     return _gemm_stacks(num, num, num, transa, transb, alpha, A, B, beta, C)
 
 
-cdef object _gemm_stacks(int ab_num, int ab_buf, int c_num, transa, transb, alpha, A, B, beta, C, int int_type=-1):
-    """gemm_batch's work: operands of type ab_num (held as ab_buf: bfloat16's bits), C of type c_num; int_type >= 0:
-    gemmkit_gemm_int_batch's type (integer alpha and beta)."""
+cdef object _gemm_stacks(int ab_num, int ab_buf, int c_num, transa, transb, alpha, A, B, beta, C, int int_type=-1,
+                         int c_buf=-1):
+    """gemm_batch's work: operands of type ab_num (held as ab_buf: bfloat16's bits), C of type c_num (held as c_buf
+    where given); int_type >= 0: gemmkit_gemm_int_batch's type (integer alpha and beta)."""
     cdef bint cplx = ab_num == cnp.NPY_COMPLEX64 or ab_num == cnp.NPY_COMPLEX128
     cdef bint single = ab_num != cnp.NPY_FLOAT64 and ab_num != cnp.NPY_COMPLEX128
     cdef char ta = _trans_flag(transa, "transa", cplx), tb = _trans_flag(transb, "transb", cplx)
     cdef _Buffer a = _Buffer(), b = _Buffer(), c = _Buffer()
-    c.acquire_stack(C, "C", c_num, True)
+    c.acquire_stack(C, "C", c_num if c_buf < 0 else c_buf, True)
     a.acquire_stack(A, "A", ab_buf, False)
     b.acquire_stack(B, "B", ab_buf, False)
     cdef int64_t M = c.rows, N = c.cols

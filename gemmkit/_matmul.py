@@ -373,7 +373,10 @@ def matmul(a, b, /, out=None, *, casting="same_kind", order="K", dtype=None, sub
                             f"{casting!r}")
         if not out.flags.writeable:
             raise ValueError(f"{who}: out is read-only")
-    direct = out is not None and out.dtype.newbyteorder("=") == dtype
+    # written in place where out has the kernels' dtype, or is bfloat16 for bfloat16 operands (bf16gemm: the float32
+    # sums rounded once, as the cast of a float32 result would round them)
+    direct = out is not None and (out.dtype.newbyteorder("=") == dtype or
+                                  (op_dtype.name == "bfloat16" and out.dtype == op_dtype))
     if direct:
         result = out
         a_mat, b_mat = _apart_from(a_mat, out), _apart_from(b_mat, out)

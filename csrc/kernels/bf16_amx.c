@@ -85,7 +85,6 @@ GK_ASSERT_REAL_TILE(MR, NR, 4);
 const gk_real_kernel_t gk_bf16_kernel_amx = {
     .name = "ukernel_bf16_amx_32x32", .elem = 4, .mr = MR, .nr = NR, .ukernel = ukernel_bf16_amx_32x32,
     .k_pair_group = KG, .a_rows = 1, .ukernel_exact = ukernel_bf16_amx_32x32_exact,
-    .pack_pairs_kcontig = gk_pack_pairs_kcontig_avx512, .pack_pairs_kmajor = gk_pack_pairs_kmajor_avx512,
-    .pack_rows_kcontig = gk_pack_rows_kcontig_avx512, .block_begin = gk_amx_tiles_begin, .block_end = gk_amx_tiles_end,
+    .moves = &gk_bf16_moves_avx512, .block_begin = gk_amx_tiles_begin, .block_end = gk_amx_tiles_end,
 };
 #endif

@@ -1,5 +1,5 @@
 /* AVX512_BF16 (GEMMKIT_CPU_AVX512_BF16): a 12 x 32 bfloat16 pair kernel on vdpbf16ps (24 zmm sums, two zmm of B and a
- * broadcast pair of A per row and k pair), on the AVX-512 pair packers (bf16_pack_avx512.c). */
+ * broadcast pair of A per row and k pair), on the AVX-512 pair packers (bf16_moves_avx512.c). */
 #include "../kernel.h"
 #if GEMMKIT_X86 && defined(GEMMKIT_HAVE_AVX512_BF16)
 #include <immintrin.h>
@@ -50,6 +50,6 @@ const gk_real_kernel_t gk_bf16_kernel_avx512 = {
     .name = "ukernel_bf16_avx512_12x32", .elem = 4, .mr = MR, .nr = NR, .ukernel = ukernel_bf16_avx512_12x32,
     .k_pair_group = 1, .ukernel_exact = ukernel_bf16_avx512_12x32_exact, .pair_dots = gk_bf16_dots_avx512,
     .pair_rows = gk_bf16_rows_avx512,
-    .pack_pairs_kcontig = gk_pack_pairs_kcontig_avx512, .pack_pairs_kmajor = gk_pack_pairs_kmajor_avx512,
+    .moves = &gk_bf16_moves_avx512,
 };
 #endif

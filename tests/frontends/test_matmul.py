@@ -190,6 +190,10 @@ def test_matmul_bfloat16_gives_float32_as_numpy_does():
     out16 = np.zeros((3, 37, 45), bf16)  # the float32 result cast into it, as np.matmul's same_kind casting
     assert gemmkit.matmul(a, b, out=out16) is out16
     np.testing.assert_array_equal(out16, out.astype(bf16))
+    small = a[:, :19, :24], b[:24, :31]  # one kernel tile a product, a bfloat16 C written directly: the same bits
+    out16 = np.full((3, 19, 31), np.nan, bf16)
+    assert gemmkit.matmul(*small, out=out16) is out16
+    np.testing.assert_array_equal(out16, gemmkit.matmul(*small).astype(bf16))
     c = np.ones((37, 45), np.float32)
     assert gemmkit.gemm(a[0], b, c, alpha=2.0, beta=0.5) is c
     _assert_close(c, a[0], b, np.dtype(np.float32), alpha=2.0, beta=0.5, c0=np.ones((37, 45)))

@@ -1,5 +1,5 @@
-/* The AVX-512 packers of bfloat16 operands into the pair kernels' panels (AVX512_BF16's and AMX-BF16's, kernel.h
- * pack_pairs_kcontig / pack_pairs_kmajor / pack_rows_kcontig): 32 values a step, subnormals tested as loaded. */
+/* The AVX-512 data movement of the bfloat16 pair kernels (AVX512_BF16's and AMX-BF16's, kernel.h gk_bf16_moves_t):
+ * packers testing for subnormals as they load, the scan of rows read in place, a bfloat16 C's rows narrowed. */
 #include "../kernel.h"
 #if GEMMKIT_X86
 #include <immintrin.h>
@@ -44,8 +44,8 @@ static GK_FORCEINLINE void transpose16(__m512i r[16]) {
 
 /* gk_pack_*_bf16_pairs' k-contiguous case with one pair per group (pack.h): 16 rows x 16 pairs per step, loaded
  * whole (a block's last values under a mask), tested for subnormals, transposed; returns the OR of the tests. */
-int gk_pack_pairs_kcontig_avx512(const uint16_t *src, int64_t ld, int64_t n, int pw, int64_t kp, int64_t kvals,
-                                     uint32_t *GK_RESTRICT dst) {
+static int pairs_kcontig_avx512(const uint16_t *src, int64_t ld, int64_t n, int pw, int64_t kp, int64_t kvals,
+                                uint32_t *GK_RESTRICT dst) {
     __mmask32 any = 0;
     kvals = GK_MAX((int64_t)0, GK_MIN(kvals, 2 * kp));
     for (int64_t x0 = 0; x0 < n; x0 += pw) {
@@ -84,8 +84,8 @@ int gk_pack_pairs_kcontig_avx512(const uint16_t *src, int64_t ld, int64_t n, int
 /* gk_pack_*_bf16_pairs' k-major case with one pair per group (pack.h): source rows 2q and 2q + 1 interleaved into
  * pair q of each panel's k step q, 32 columns a step (a panel's last columns under a mask), the rows read along
  * their length (one stream each, not a column block at a time); returns the OR of the subnormal tests. */
-int gk_pack_pairs_kmajor_avx512(const uint16_t *src, int64_t ld, int64_t n, int pw, int64_t kp, int64_t kvals,
-                                uint32_t *GK_RESTRICT dst) {
+static int pairs_kmajor_avx512(const uint16_t *src, int64_t ld, int64_t n, int pw, int64_t kp, int64_t kvals,
+                               uint32_t *GK_RESTRICT dst) {
     __mmask32 any = 0;
     kvals = GK_MAX((int64_t)0, GK_MIN(kvals, 2 * kp));
     /* the 64-bit lanes of the in-lane interleaves (columns 0-3, 8-11, ... and 4-7, 12-15, ...) put in column order */
@@ -131,8 +131,8 @@ int gk_pack_pairs_kmajor_avx512(const uint16_t *src, int64_t ld, int64_t n, int 
 /* gk_pack_a_bf16_rows' plain case (pack.h): each row's kp pairs copied 16 a step (its last values under a mask, zero
  * past kvals), rows GK_PAIR_ROW(kp) pairs apart, the rows past mc up to a whole panel zero; returns the OR of the
  * subnormal tests. */
-int gk_pack_rows_kcontig_avx512(const uint16_t *src, int64_t ld, int64_t mc, int mr, int64_t kp, int64_t kvals,
-                                uint32_t *GK_RESTRICT dst) {
+static int rows_kcontig_avx512(const uint16_t *src, int64_t ld, int64_t mc, int mr, int64_t kp, int64_t kvals,
+                               uint32_t *GK_RESTRICT dst) {
     __mmask32 any = 0;
     const int64_t stride = GK_PAIR_ROW(kp), rows = (mc + mr - 1) / mr * mr;
     kvals = GK_MAX((int64_t)0, GK_MIN(kvals, 2 * kp));
@@ -151,4 +151,38 @@ int gk_pack_rows_kcontig_avx512(const uint16_t *src, int64_t ld, int64_t mc, int
     }
     return any != 0;
 }
+
+/* ---- rows read in place, and a bfloat16 C ------------------------------------------------------------------- */
+
+/* gk_bf16_rows_subnormal (pack.h): whether any of rows x cols values (rows ld apart) is subnormal, 32 a step. */
+static int rows_subnormal_avx512(const uint16_t *src, int64_t ld, int64_t rows, int64_t cols) {
+    __mmask32 any = 0;
+    for (int64_t r = 0; r < rows; r++) {
+        const uint16_t *row = src + r * ld;
+        int64_t j = 0;
+        for (; j + 32 <= cols; j += 32) any |= bf16_subnormal_lanes(_mm512_loadu_si512(row + j));
+        if (j < cols) any |= bf16_subnormal_lanes(_mm512_maskz_loadu_epi16(first_lanes(cols - j), row + j));
+    }
+    return any != 0;
+}
+
+/* gk_f32_row_to_bf16 (convert.h), 16 values a step: round to nearest even by integer arithmetic, a NaN made quiet. */
+static void f32_row_to_bf16_avx512(const float *src, int64_t n, uint16_t *dst) {
+    const __m512i round = _mm512_set1_epi32(0x7fff), one = _mm512_set1_epi32(1), quiet = _mm512_set1_epi32(0x40);
+    const __m512i abs_mask = _mm512_set1_epi32(0x7fffffff), inf = _mm512_set1_epi32(0x7f800000);
+    for (int64_t j = 0; j < n; j += 16) {
+        const __mmask16 m = (__mmask16)first_lanes(GK_MIN((int64_t)16, n - j));
+        const __m512i x = _mm512_maskz_loadu_epi32(m, src + j), hi = _mm512_srli_epi32(x, 16);
+        const __m512i r = _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(x, round), _mm512_and_si512(hi, one)), 16);
+        const __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(x, abs_mask), inf);
+        const __m512i v = _mm512_mask_or_epi32(r, nan, hi, quiet);
+        if (m == 0xffff) _mm256_storeu_si256((__m256i *)(dst + j), _mm512_cvtepi32_epi16(v));
+        else _mm512_mask_cvtepi32_storeu_epi16(dst + j, m, v);
+    }
+}
+
+const gk_bf16_moves_t gk_bf16_moves_avx512 = {
+    .pairs_kcontig = pairs_kcontig_avx512, .pairs_kmajor = pairs_kmajor_avx512, .rows_kcontig = rows_kcontig_avx512,
+    .rows_subnormal = rows_subnormal_avx512, .f32_row_to_bf16 = f32_row_to_bf16_avx512,
+};
 #endif
