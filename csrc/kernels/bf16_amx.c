@@ -36,15 +36,7 @@ static void ukernel_bf16_amx_32x32(int64_t kc, const void *GK_RESTRICT av, int64
         _tile_zero(3);
     }
     const char *a16 = a + 16 * rsa;
-    const int64_t groups = kc / KG;
-    /* C's 64 lines are requested for writing through the first groups, so the stores do not wait on them */
-    const int64_t pf_groups = groups < MR ? groups : MR, pf_rows = (MR + pf_groups - 1) / pf_groups;
-    int64_t pf_row = 0;
-    for (int64_t g = 0; g < groups; g++) {
-        for (int64_t r = 0; r < pf_rows && pf_row < MR; r++, pf_row++) {
-            _mm_prefetch((const char *)(c + pf_row * ldc), _MM_HINT_ET0);
-            _mm_prefetch((const char *)(c + pf_row * ldc + 16), _MM_HINT_ET0);
-        }
+    for (int64_t g = 0; g < kc / KG; g++) {
         _tile_loadd(4, a, rsa);
         _tile_loadd(5, a16, rsa);
         _tile_loadd(6, b, NR * 4);
