@@ -57,6 +57,9 @@ typedef struct gk_config {
     const gk_real_kernel_t *sgemm, *dgemm;
     const gk_real_kernel_t *cgemm, *zgemm; /* native complex kernels; NULL: 1m on sgemm / dgemm */
     const gk_int8_kernel_t *int8;
+    /* Optional: the int8 kernel for a K just past one of int8's k groups (gk_int8_kernel_for), narrower groups
+     * where int8's would pack A and multiply a second group of mostly zero padding (AMX); NULL: int8 always */
+    const gk_int8_kernel_t *int8_short_k;
     gk_blocks_t sgemm_blocks, dgemm_blocks, cgemm_blocks, zgemm_blocks;
     gk_int8_blocks_t int8_blocks;
     gk_small_t small;

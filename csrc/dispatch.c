@@ -380,8 +380,9 @@ gemmkit_status_t gemmkit_kernel_info(const char *op, gemmkit_kernel_info_t *info
     else if (strcmp(op, "dgemm") == 0) { k = c->dgemm; b = &c->dgemm_blocks; }
     else if (strcmp(op, "cgemm") == 0) { k = c->cgemm ? c->cgemm : c->sgemm; b = &c->cgemm_blocks; }
     else if (strcmp(op, "zgemm") == 0) { k = c->zgemm ? c->zgemm : c->dgemm; b = &c->zgemm_blocks; }
-    else if (strcmp(op, "int8") == 0) {
-        const gk_int8_kernel_t *q = c->int8;
+    else if (strcmp(op, "int8") == 0 || strcmp(op, "int8_short_k") == 0) {
+        const gk_int8_kernel_t *q = op[4] ? c->int8_short_k : c->int8;
+        if (q == NULL) return gemmkit_invalid_arguments; /* no short-K kernel on this path */
         info->kernel = q->name;
         info->mr = q->mr; info->nr = q->nr; info->k_group = q->kgroup; info->elem = q->elem_size;
         info->mc = c->int8_blocks.mc; info->kc = q->k_chunk; info->nc = c->int8_blocks.nc;

@@ -529,7 +529,7 @@ static gemmkit_status_t per_token(char transa, char transb, char layout_c, int o
     }
     if (packed != NULL) {
         p.cfg = gk_config(); /* the weight is checked against, and run by, this configuration's kernel */
-        if (!c_rows || !gk_int8_packed_weight_view(p.cfg->int8, packed, packed_bytes, N, K, &p.packed_b,
+        if (!c_rows || !gk_int8_packed_weight_view(gk_int8_kernel_for(p.cfg, K), packed, packed_bytes, N, K, &p.packed_b,
                                                    &p.packed_colsum))
             return gemmkit_invalid_arguments;
         p.stride_b = 0;

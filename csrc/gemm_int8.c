@@ -261,11 +261,16 @@ static gemmkit_status_t int8_loops(int8_job_t *job, int threads) {
     return gk_loops_run(&L);
 }
 
+const gk_int8_kernel_t *gk_int8_kernel_for(const gk_config_t *cfg, int64_t K) {
+    const gk_int8_kernel_t *k = cfg->int8;
+    return cfg->int8_short_k && K > k->kgroup && 2 * K <= 3 * k->kgroup ? cfg->int8_short_k : k;
+}
+
 /* The job for matrix b of the problem (pointers moved by the batch strides). */
 static void int8_job_init(int8_job_t *job, const gk_int8_problem_t *p, int64_t b) {
     const gk_config_t *cfg = p->cfg ? p->cfg : gk_config();
     memset(job, 0, sizeof(*job));
-    job->kern = cfg->int8;
+    job->kern = gk_int8_kernel_for(cfg, p->K);
     job->blocks = &cfg->int8_blocks;
     job->transa = p->transa; job->transb = p->transb; job->flip_a = p->flip_a;
     job->M = p->M; job->N = p->N; job->K = p->K;
@@ -334,24 +339,24 @@ static int64_t packed_layout(const gk_int8_kernel_t *kern, int64_t N, int64_t K,
 
 int64_t gk_int8_packed_weight_size(int64_t N, int64_t K) {
     int64_t kp, off;
-    return packed_layout(gk_config()->int8, N, K, &kp, &off);
+    return packed_layout(gk_int8_kernel_for(gk_config(), K), N, K, &kp, &off);
 }
 
 gemmkit_status_t gk_int8_pack_weight(int transb, int64_t N, int64_t K, const int8_t *B, int64_t ldb, void *dst,
                                      int64_t bytes) {
     const gk_config_t *cfg = gk_config();
+    const gk_int8_kernel_t *kern = gk_int8_kernel_for(cfg, K);
     int64_t kp, off;
-    const int64_t need = packed_layout(cfg->int8, N, K, &kp, &off);
+    const int64_t need = packed_layout(kern, N, K, &kp, &off);
     if (need == 0 || bytes < need || dst == NULL || B == NULL) return gemmkit_invalid_arguments;
     uint8_t *base = (uint8_t *)dst;
     memset(base, 0, (size_t)off); /* header and column sums; the packers write every byte of the panels */
     const int32_t arch = (int32_t)cfg->path;
-    packed_header_t h = {GK_INT8_PACKED_MAGIC, cfg->int8, N, K, kp, need, cfg->int8->nr, cfg->int8->kgroup,
-                         cfg->int8->elem_size, arch};
+    packed_header_t h = {GK_INT8_PACKED_MAGIC, kern, N, K, kp, need, kern->nr, kern->kgroup, kern->elem_size, arch};
     memcpy(base, &h, sizeof h);
     int8_job_t job;
     memset(&job, 0, sizeof(job));
-    job.kern = cfg->int8;
+    job.kern = kern;
     job.transb = transb;
     job.ldb = ldb;
     pack_b_block(&job, B, K, N, base + off, (int32_t *)(base + gk_align64(sizeof(packed_header_t))));

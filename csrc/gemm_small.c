@@ -615,7 +615,7 @@ int gk_int8_b_in_place_beats_packed(int transb, int64_t M, int64_t K) {
     const gk_config_t *cfg = gk_config();
     int8_job_t job;
     memset(&job, 0, sizeof(job));
-    job.kern = cfg->int8;
+    job.kern = gk_int8_kernel_for(cfg, K);
     job.blocks = &cfg->int8_blocks;
     job.transb = transb;
     job.M = M;

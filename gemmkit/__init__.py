@@ -276,6 +276,9 @@ def show_config(print_out=True):
                   f"NC={s['NC']}")
         print(f"  int8 kernel  : {q['kernel']}  MR={q['MR']} NR={q['NR']} k_group={q['k_group']} "
               f"MC={q['MC']} K_chunk={q['K_chunk']} NC={q['NC']} KB={q['KB']}")
+        if q["short_k_kernel"]:
+            g = q["k_group"]
+            print(f"  int8 short K : {q['short_k_kernel']} for {g} < K <= {3 * g // 2} (the second group mostly padding)")
         b = info["bf16"]
         if b["k_group"] == 2:
             print(f"  bf16 kernel  : {b['kernel']}  MR={b['MR']} NR={b['NR']} MC={b['MC']} KC={b['KC']} (k pairs) "

@@ -1454,6 +1454,8 @@ def kernel_info():
                        "KC": k.kc, "NC": k.nc}
         else:
             out[op] = {"kernel": k.kernel.decode(), "MR": k.mr, "NR": k.nr, "MC": k.mc, "KC": k.kc, "NC": k.nc}
+    # a K just past one of the int8 kernel's groups (to 1.5 groups) runs on this one (None: the int8 kernel)
+    out["int8"]["short_k_kernel"] = (k.kernel.decode() if gemmkit_kernel_info(b"int8_short_k", &k) == 0 else None)
     cdef int max_m = 0, max_n = 0, pf = 0
     gemmkit_gemv_info(&max_m, &max_n, &pf)
     out["gemv"] = {"max_M": max_m, "max_N": max_n, "prefetch_bytes": pf}

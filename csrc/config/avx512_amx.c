@@ -7,6 +7,8 @@ const gk_config_t gk_config_avx512_amx = {
     GK_CONFIG_AVX512_BASE, .path = GK_PATH_avx512_amx,
     .needs = GEMMKIT_CPU_AVX512 | GEMMKIT_CPU_AVX512_VNNI | GEMMKIT_CPU_AMX_INT8,
     .int8 = &gk_int8_kernel_amx,
+    /* K just past one 64-byte group: VNNI's 4-byte groups, where AMX would pack A for a second group mostly empty */
+    .int8_short_k = &gk_int8_kernel_avx512_vnni,
     /* bfloat16 on 32 x 32 tiles of tdpbf16ps: deep k blocks (2,048 pairs) and wide B blocks (4,096 columns), since
      * at the tiles' rate each pass of C per k block, and each packing of A's rows again per B block, costs more than
      * the micro-panels read from L2 and L3 rather than L1; an A block of 128 rows */

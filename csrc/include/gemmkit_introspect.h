@@ -32,7 +32,8 @@ GEMMKIT_API void gemmkit_gemv_info(int *max_m, int *max_n, int *prefetch_bytes);
 GEMMKIT_API void gemmkit_cpu_identity(uint32_t *vendor, uint32_t *family, uint32_t *model);
 /* CPU feature names and their GEMMKIT_CPU_* bits, i = 0 .. (NULL name past the end). */
 GEMMKIT_API const char *gemmkit_cpu_feature_name(int i, uint32_t *bit);
-/* What the configuration in use runs for one operation ("sgemm", "dgemm", "cgemm", "zgemm", "int8"):
+/* What the configuration in use runs for one operation ("sgemm", "dgemm", "cgemm", "zgemm", "int8", "bf16", and
+ * "int8_short_k": the int8 kernel for a K just past one of int8's k groups, gemmkit_invalid_arguments where none):
  * kernel name, micro-tile, cache blocks (int8: kc = k per exact chunk, kb = k block in L1, k_group =
  * k values interleaved per packed group, elem = bytes per packed element), the tuning target. */
 typedef struct {

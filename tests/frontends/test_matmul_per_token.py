@@ -422,8 +422,9 @@ def test_core_checks_buffers():
 
 @pytest.mark.parametrize("transpose_b", [False, True])
 def test_pack_weight_matches_model(arch, nthreads, transpose_b, rng):
+    # k 80: just past one 64-byte group (AMX's short-K kernel, gk_int8_kernel_for: packed and read by one rule)
     for batch, m, n, k in [(None, 1, 33, 17), (None, 7, 70, 300), (None, 130, 100, 64), (3, 20, 50, 40),
-                           (None, 3, 9, 16384)]:
+                           (None, 3, 9, 16384), (None, 40, 45, 80)]:
         x, w, deq, pts, bias = random_case(rng, m, n, k, batch, shared_weight=True)
         ws = np.ascontiguousarray(w.T) if transpose_b else w
         packed = quant.pack_weight(ws, transpose_b=transpose_b)
@@ -435,6 +436,20 @@ def test_pack_weight_matches_model(arch, nthreads, transpose_b, rng):
         if out is not None:  # columns contiguous: computed into a temporary, copied in
             quant.matmul_per_token(x, packed, deq, pts, out=out)
             assert_same_bits(out, model(x, ws, deq, pts, "float32", transpose_b=transpose_b))
+
+
+def test_packed_weight_is_read_on_its_path_at_every_k(arch, rng):
+    """The core takes the panels it packed at K around a k group's edge (gk_int8_kernel_for picks the kernel for
+    K when packing and when reading; matmul_per_token would fall back to the weight without a word)."""
+    m, n = 40, 45
+    with gemmkit.use_arch(arch):
+        for k in (63, 64, 65, 80, 96, 97, 128):
+            x, w, deq, pts, _ = random_case(rng, m, n, k)
+            packed = quant.pack_weight(w)
+            c = np.full((m, n), np.nan, np.float32)
+            _core.gemm_s8s8_per_token_packed("N", "float32", 1, m, n, k, x, k, 0, packed.data, deq, pts, 0, None, c,
+                                             n, 0)
+            assert_same_bits(c, model(x, w, deq, pts, "float32"))
 
 
 def test_pack_weight_long_k_and_other_path(rng):
