@@ -9,18 +9,38 @@
 
 /* ---- the parameters a tuning may set ------------------------------------------------------------ */
 
-/* the blocks, int8's, the small-problem thresholds (csrc/small_params.h: P_SMALL_<field>), the threading one */
+/* The parameters, one list each, from which the enum, the names, the ranges and get / set below all come:
+ * the block types' MC, KC and NC (X(tag, name, blocks field); bf16's KC in k pairs), int8's blocks (X(tag, field,
+ * least, most, multiple)), the small-problem thresholds (csrc/small_params.h: P_SMALL_<field>), the threading one. */
+#define GK_BLOCK_TYPES(X) \
+    X(S, sgemm, sgemm_blocks) X(D, dgemm, dgemm_blocks) X(C, cgemm, cgemm_blocks) X(Z, zgemm, zgemm_blocks) \
+    X(BF16, bf16, bf16_blocks)
+#define GK_INT8_TUNED_PARAMS(X)                                                                      \
+    X(I8_KB, kb, 64, GK_TUNE_KB_MAX, 64)                                                             \
+    X(I8_L2, l2_bytes, 16384, GK_TUNE_BLOCK_BYTES_MAX, 1)                                            \
+    X(I8_L3, l3_bytes, 65536, GK_TUNE_BLOCK_BYTES_MAX, 1)
+
+#define GK_BLOCK_ENUM(t, ...) P_##t##_MC, P_##t##_KC, P_##t##_NC,
+#define GK_INT8_ENUM(t, ...) P_##t,
 #define GK_SMALL_ENUM(f, ...) P_SMALL_##f,
-enum { P_S_MC, P_S_KC, P_S_NC, P_D_MC, P_D_KC, P_D_NC, P_C_MC, P_C_KC, P_C_NC, P_Z_MC, P_Z_KC, P_Z_NC,
-       P_I8_KB, P_I8_L2, P_I8_L3, GK_SMALL_TUNED_PARAMS(GK_SMALL_ENUM) P_THREAD_MACS, N_PARAMS };
+#define GK_COUNT(...) +1
+enum { N_BLOCK_TYPES = 0 GK_BLOCK_TYPES(GK_COUNT), P_BLOCKS_END = 3 * N_BLOCK_TYPES };
+enum { GK_BLOCK_TYPES(GK_BLOCK_ENUM) GK_INT8_TUNED_PARAMS(GK_INT8_ENUM) GK_SMALL_TUNED_PARAMS(GK_SMALL_ENUM)
+       P_THREAD_MACS, N_PARAMS };
+#undef GK_COUNT
+#undef GK_BLOCK_ENUM
+#undef GK_INT8_ENUM
 #undef GK_SMALL_ENUM
 
+#define GK_BLOCK_NAME(t, name, ...) #name ".mc", #name ".kc", #name ".nc",
+#define GK_INT8_NAME(t, field, ...) "int8." #field,
 #define GK_SMALL_NAME(f, ...) "small." #f,
 static const char *const param_names[N_PARAMS] = {
-    "sgemm.mc", "sgemm.kc", "sgemm.nc", "dgemm.mc", "dgemm.kc", "dgemm.nc",
-    "cgemm.mc", "cgemm.kc", "cgemm.nc", "zgemm.mc", "zgemm.kc", "zgemm.nc",
-    "int8.kb", "int8.l2_bytes", "int8.l3_bytes", GK_SMALL_TUNED_PARAMS(GK_SMALL_NAME) "threads.min_macs",
+    GK_BLOCK_TYPES(GK_BLOCK_NAME) GK_INT8_TUNED_PARAMS(GK_INT8_NAME) GK_SMALL_TUNED_PARAMS(GK_SMALL_NAME)
+    "threads.min_macs",
 };
+#undef GK_BLOCK_NAME
+#undef GK_INT8_NAME
 #undef GK_SMALL_NAME
 
 /* where a value of the configuration in use comes from */
@@ -56,26 +76,34 @@ typedef struct {
     unsigned char source[N_PARAMS];
 } effective_t;
 
-/* The kernel and blocks of type t (0 s, 1 d, 2 c, 3 z) of a configuration; complex_native set for a
- * native complex kernel (else complex runs on the real one by 1m, with the real kernel's blocking). */
+/* The kernel and blocks of block type t (GK_BLOCK_TYPES' order: s, d, c, z, bf16) of a configuration; complex runs
+ * on the real kernel by 1m (with its blocking) where there is no native complex one, bfloat16 on its pair kernel
+ * (NULL where the path has none: its blocks are not used). */
 static const gk_real_kernel_t *type_kernel(const gk_config_t *c, int t) {
     switch (t) {
     case 0: return c->sgemm;
     case 1: return c->dgemm;
     case 2: return c->cgemm ? c->cgemm : c->sgemm;
-    default: return c->zgemm ? c->zgemm : c->dgemm;
+    case 3: return c->zgemm ? c->zgemm : c->dgemm;
+    default: return gk_bf16_kernel(c);
     }
 }
 static gk_blocks_t *type_blocks(gk_config_t *c, int t) {
-    return t == 0 ? &c->sgemm_blocks : t == 1 ? &c->dgemm_blocks : t == 2 ? &c->cgemm_blocks : &c->zgemm_blocks;
+#define GK_BLOCK_FIELD(tag, name, field) &c->field,
+    gk_blocks_t *const b[N_BLOCK_TYPES] = {GK_BLOCK_TYPES(GK_BLOCK_FIELD)};
+#undef GK_BLOCK_FIELD
+    return b[t];
 }
 
 /* Whether the packed blocks of mc x kc (A) and kc x nc (B), each last block up to a quarter longer
- * (gk_loops_block_max), stay in the workspace limits (GK_TUNE_BLOCK_BYTES_MAX each). */
-static int blocks_fit(const gk_real_kernel_t *k, const gk_blocks_t *b) {
-    const double es = k->elem, kdiv = k->complex_native ? 2.0 : 1.0;
-    return (double)b->mc * 1.25 * (double)b->kc * es <= (double)GK_TUNE_BLOCK_BYTES_MAX &&
-           (double)b->nc * 1.25 * (double)b->kc * es / kdiv <= (double)GK_TUNE_BLOCK_BYTES_MAX;
+ * (gk_loops_block_max), stay in the workspace limits: GK_TUNE_BLOCK_BYTES_MAX each, or the path table's own blocks
+ * where those are larger (bfloat16's wide B blocks on AMX). */
+static int blocks_fit(const gk_real_kernel_t *k, const gk_blocks_t *b, const gk_blocks_t *table) {
+    const double es = k->elem, kdiv = k->complex_native ? 2.0 : 1.0, most = (double)GK_TUNE_BLOCK_BYTES_MAX;
+    const double a_most = GK_MAX(most, (double)table->mc * 1.25 * (double)table->kc * es);
+    const double b_most = GK_MAX(most, (double)table->nc * 1.25 * (double)table->kc * es / kdiv);
+    return (double)b->mc * 1.25 * (double)b->kc * es <= a_most &&
+           (double)b->nc * 1.25 * (double)b->kc * es / kdiv <= b_most;
 }
 
 static int is_integer(double v) { return v == v && v >= -9.0e15 && v <= 9.0e15 && v == (double)(int64_t)v; }
@@ -83,7 +111,7 @@ static int is_integer(double v) { return v == v && v >= -9.0e15 && v <= 9.0e15 &
 /* Whether `value` is acceptable for parameter p of configuration c (its kernels' MR / NR). */
 static int valid_value(const gk_config_t *c, int p, double v) {
     if (!(v == v) || v < 0 || v > 1.0e15) return 0; /* NaN, negative, absurd */
-    if (p <= P_Z_NC) {
+    if (p < P_BLOCKS_END) {
         const gk_real_kernel_t *k = type_kernel(c, p / 3);
         if (!k || !is_integer(v)) return 0;
         const int64_t x = (int64_t)v;
@@ -94,9 +122,10 @@ static int valid_value(const gk_config_t *c, int p, double v) {
         }
     }
     switch (p) {
-    case P_I8_KB: return is_integer(v) && v >= 64 && v <= GK_TUNE_KB_MAX && (int64_t)v % 64 == 0;
-    case P_I8_L2: return is_integer(v) && v >= 16384 && v <= (double)GK_TUNE_BLOCK_BYTES_MAX;
-    case P_I8_L3: return is_integer(v) && v >= 65536 && v <= (double)GK_TUNE_BLOCK_BYTES_MAX;
+#define GK_INT8_VALID(t, field, least, most, multiple)                                               \
+    case P_##t: return is_integer(v) && v >= (least) && v <= (double)(most) && (int64_t)v % (multiple) == 0;
+    GK_INT8_TUNED_PARAMS(GK_INT8_VALID)
+#undef GK_INT8_VALID
 #define GK_SMALL_VALID(f, T, most, integer, multiple)                                                 \
     case P_SMALL_##f:                                                                                  \
         return (!(integer) || is_integer(v)) && v <= (double)(most) && ((multiple) <= 1 || (int64_t)v % (multiple) == 0);
@@ -110,14 +139,14 @@ static int valid_value(const gk_config_t *c, int p, double v) {
 /* Reads / writes parameter p of a configuration being built. */
 static double get_param(const effective_t *e, int p) {
     const gk_config_t *c = &e->cfg;
-    if (p <= P_Z_NC) {
+    if (p < P_BLOCKS_END) {
         const gk_blocks_t *b = type_blocks((gk_config_t *)c, p / 3);
         return (double)(p % 3 == 0 ? b->mc : p % 3 == 1 ? b->kc : b->nc);
     }
     switch (p) {
-    case P_I8_KB: return (double)c->int8_blocks.kb;
-    case P_I8_L2: return (double)c->int8_blocks.l2_bytes;
-    case P_I8_L3: return (double)c->int8_blocks.l3_bytes;
+#define GK_INT8_GET(t, field, ...) case P_##t: return (double)c->int8_blocks.field;
+    GK_INT8_TUNED_PARAMS(GK_INT8_GET)
+#undef GK_INT8_GET
 #define GK_SMALL_GET(f, ...) case P_SMALL_##f: return (double)c->small.f;
     GK_SMALL_TUNED_PARAMS(GK_SMALL_GET)
 #undef GK_SMALL_GET
@@ -126,7 +155,7 @@ static double get_param(const effective_t *e, int p) {
 }
 static void set_param(effective_t *e, int p, double v) {
     gk_config_t *c = &e->cfg;
-    if (p <= P_Z_NC) {
+    if (p < P_BLOCKS_END) {
         gk_blocks_t *b = type_blocks(c, p / 3);
         if (p % 3 == 0) b->mc = (int64_t)v;
         else if (p % 3 == 1) b->kc = (int64_t)v;
@@ -134,9 +163,9 @@ static void set_param(effective_t *e, int p, double v) {
         return;
     }
     switch (p) {
-    case P_I8_KB: c->int8_blocks.kb = (int64_t)v; break;
-    case P_I8_L2: c->int8_blocks.l2_bytes = (int64_t)v; break;
-    case P_I8_L3: c->int8_blocks.l3_bytes = (int64_t)v; break;
+#define GK_INT8_SET(t, field, ...) case P_##t: c->int8_blocks.field = (int64_t)v; break;
+    GK_INT8_TUNED_PARAMS(GK_INT8_SET)
+#undef GK_INT8_SET
 #define GK_SMALL_SET(f, T, ...) case P_SMALL_##f: c->small.f = (T)v; break;
     GK_SMALL_TUNED_PARAMS(GK_SMALL_SET)
 #undef GK_SMALL_SET
@@ -148,10 +177,11 @@ static void set_param(effective_t *e, int p, double v) {
  * limit); the sources of what it set. */
 static void apply_model(effective_t *e, const gk_cache_info_t *ci) {
     gk_config_t *c = &e->cfg;
-    for (int t = 0; t < 4; t++) {
+    for (int t = 0; t < 4; t++) { /* the real types (bfloat16's pair kernels keep their table's blocks) */
         const gk_real_kernel_t *k = type_kernel(c, t);
         gk_blocks_t b = *type_blocks(c, t);
-        if (k && gk_model_blocks(ci, k->mr, k->nr, k->elem, k->complex_native, &b) && blocks_fit(k, &b)) {
+        const gk_blocks_t none = {0, 0, 0}; /* the model's blocks within the tuning limits themselves */
+        if (k && gk_model_blocks(ci, k->mr, k->nr, k->elem, k->complex_native, &b) && blocks_fit(k, &b, &none)) {
             *type_blocks(c, t) = b;
             e->source[3 * t] = e->source[3 * t + 1] = SRC_MODEL;
             if (ci->l3.size > 0) e->source[3 * t + 2] = SRC_MODEL;
@@ -203,7 +233,7 @@ static effective_t *build(const gk_config_t *base) {
     const int s = (int)base->path;
     if (s >= 0) {
         /* a type's MC, KC, NC together (the packed blocks they make must fit), then the others */
-        for (int t = 0; t < 4; t++) {
+        for (int t = 0; t < N_BLOCK_TYPES; t++) {
             const gk_blocks_t before = *type_blocks(&e->cfg, t);
             int any = 0;
             for (int p = 3 * t; p < 3 * t + 3; p++) {
@@ -212,14 +242,14 @@ static effective_t *build(const gk_config_t *base) {
                 any = 1;
             }
             if (!any) continue;
-            if (!blocks_fit(type_kernel(&e->cfg, t), type_blocks(&e->cfg, t))) {
+            if (!blocks_fit(type_kernel(&e->cfg, t), type_blocks(&e->cfg, t), type_blocks((gk_config_t *)base, t))) {
                 *type_blocks(&e->cfg, t) = before; /* never past the workspace limits, whatever the mix */
                 continue;
             }
             for (int p = 3 * t; p < 3 * t + 3; p++)
                 if (ov_set[s][p]) e->source[p] = SRC_TUNED;
         }
-        for (int p = P_Z_NC + 1; p < N_PARAMS; p++) {
+        for (int p = P_BLOCKS_END; p < N_PARAMS; p++) {
             if (!ov_set[s][p] || !valid_value(&e->cfg, p, ov_value[s][p])) continue;
             set_param(e, p, ov_value[s][p]);
             e->source[p] = SRC_TUNED;
@@ -282,10 +312,12 @@ gemmkit_status_t gk_tuning_set(const gk_config_t *base, const char *arch, const 
     if (s < 0 || p < 0) return gemmkit_invalid_arguments;
     if (!base) return gemmkit_unimplemented; /* a path this CPU / build cannot run: nothing to check against */
     if (!valid_value(base, p, value)) return gemmkit_invalid_arguments;
-    if (p <= P_Z_NC) { /* the block it makes with the other two (overridden or not) must fit */
+    if (p < P_BLOCKS_END) { /* the block it makes with the other two (overridden or not) must fit */
         effective_t probe = effective_copy(gk_effective_config(base));
         set_param(&probe, p, value);
-        if (!blocks_fit(type_kernel(base, p / 3), type_blocks(&probe.cfg, p / 3))) return gemmkit_invalid_arguments;
+        const int t = p / 3;
+        if (!blocks_fit(type_kernel(base, t), type_blocks(&probe.cfg, t), type_blocks((gk_config_t *)base, t)))
+            return gemmkit_invalid_arguments;
     }
     ov_value[s][p] = value;
     ov_set[s][p] = 1;

@@ -211,7 +211,7 @@ def clean_tuning():
     ("small.gemv_pf_bytes", 100), ("small.tiny_max_macs", 1e12), ("small.dot_max_m", 2.5), ("threads.min_macs", 0),
     ("small.direct_max_row_panels", 9), ("small.direct_max_row_panels", 1.5), ("small.b_group_panels", 65),
     ("small.b_group_panels", 2.5), ("small.b_group_panels", -1),
-    ("small.ta_strips_min_walk", -1), ("small.ta_strips_min_walk", 1e300), ("nonsense", 1), ("sgemm.kc", "512"), ("sgemm.kc", None), ("sgemm.kc", True), ("sgemm.kc", 10 ** 400),
+    ("bf16.mc", 13), ("bf16.kc", 7), ("bf16.nc", 1 << 40), ("small.ta_strips_min_walk", -1), ("small.ta_strips_min_walk", 1e300), ("nonsense", 1), ("sgemm.kc", "512"), ("sgemm.kc", None), ("sgemm.kc", True), ("sgemm.kc", 10 ** 400),
 ])
 def test_override_rejected(clean_tuning, name, value):
     before = _core.params()
@@ -430,6 +430,34 @@ def test_few_rows_in_groups_take_rows_by_bytes(clean_tuning, arch, nthreads, dty
                 got = gemmkit.gemm(a, b, c.copy(), alpha=1.5, beta=-0.5)
                 scale = np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64) + np.abs(c)
                 assert np.all(np.abs(got - ref) <= tol * (scale + 1)), (arch, m)
+        finally:
+            gemmkit.set_num_threads(0)
+
+
+def test_bf16_results_under_tuned_blocks(clean_tuning, arch, nthreads):
+    """bfloat16 pair kernels under small blocks (bf16.mc / kc / nc: several blocks of each, a k block that is not a
+    whole number of the kernel's k groups); paths without a pair kernel refuse them."""
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    with gemmkit.use_arch(arch):
+        k = _core.kernel_info()["bf16"]
+    tuned = {"bf16.mc": 2 * k["MR"], "bf16.kc": 24, "bf16.nc": 3 * k["NR"]}
+    if k["k_group"] != 2:  # widened to float32: no bfloat16 blocks on this path
+        assert all(_core.tuning_set(arch, name, v) is not None for name, v in tuned.items())
+        return
+    for name, v in tuned.items():
+        assert _core.tuning_set(arch, name, v) is None, (name, v)
+    rng = np.random.default_rng(5)
+    with gemmkit.use_arch(arch):
+        assert _core.kernel_info()["bf16"]["KC"] == 24
+        gemmkit.set_num_threads(nthreads)
+        try:
+            for m, n, kk in [(100, 131, 197), (3 * k["MR"] + 1, 7 * k["NR"] - 3, 64), (200, 40, 301)]:
+                a = rng.standard_normal((m, kk)).astype(ml_dtypes.bfloat16)
+                b = rng.standard_normal((kk, n)).astype(ml_dtypes.bfloat16)
+                a64, b64 = a.astype(np.float64), b.astype(np.float64)
+                ref, scale = a64 @ b64, np.abs(a64) @ np.abs(b64)
+                got = gemmkit.matmul(a, b)
+                assert np.all(np.abs(got - ref) <= 1e-5 * kk * (scale + 1)), (arch, m, n, kk)
         finally:
             gemmkit.set_num_threads(0)
 
