@@ -120,7 +120,7 @@ class _Tuner:
         if np.dtype(dtype).kind == "c":
             a = a + 1j * self.rng.standard_normal((m, k)).astype(dtype)
             b = b + 1j * self.rng.standard_normal((k, n)).astype(dtype)
-        return a, b, np.empty((m, n), dtype)
+        return a, b, np.empty((m, n), np.float32 if np.dtype(dtype).name == "bfloat16" else dtype)
 
     def blocks(self, op, dtype, size):
         """MC, KC, NC of `op` among the model's, the hand / table values and scalings of the model's KC
@@ -165,6 +165,17 @@ def _steps(quick):
 
     def blocks(op, dtype):
         return lambda t: t.blocks(op, dtype, size if op in ("sgemm", "dgemm") else size // 2)
+
+    def bf16_blocks(t):  # the pair kernel's (KC in k pairs; bfloat16 A and B, a float32 C), where the path has one
+        if _core.kernel_info()["bf16"]["k_group"] != 2:
+            t.notes.append("bf16 blocks: no bfloat16 unit on this path, not measured")
+            return None, {}
+        try:
+            import ml_dtypes
+        except ImportError:
+            t.notes.append("bf16 blocks: ml_dtypes is not installed, not measured")
+            return None, {}
+        return t.blocks("bf16", ml_dtypes.bfloat16, size)
 
     def tiny(t):
         n = 24 if quick else 32
@@ -250,11 +261,11 @@ def _steps(quick):
 
     steps = [("sgemm blocks", blocks("sgemm", np.float32)), ("dgemm blocks", blocks("dgemm", np.float64)),
              ("cgemm blocks", blocks("cgemm", np.complex64)), ("zgemm blocks", blocks("zgemm", np.complex128)),
-             ("tiny threshold", tiny), ("GEMV prefetch", gemv_pf), ("GEMV rows", gemv_m), ("few rows x B^T", dot_m),
-             ("few rows x B in place", row_panels), ("few rows x B in groups", b_groups), ("A^T in strips", ta_strips),
+             ("bf16 blocks", bf16_blocks), ("tiny threshold", tiny), ("GEMV prefetch", gemv_pf), ("GEMV rows", gemv_m),
+             ("few rows x B^T", dot_m), ("few rows x B in place", row_panels), ("few rows x B in groups", b_groups), ("A^T in strips", ta_strips),
              ("thread split", threads)]
     if not quick:
-        steps[5:5] = [("tiny direct threshold", tiny_direct), ("tiny complex threshold", tiny_complex),
+        steps[6:6] = [("tiny direct threshold", tiny_direct), ("tiny complex threshold", tiny_complex),
                       ("plain B in place", direct_b), ("plain products unpacked", plain)]
     return steps
 
