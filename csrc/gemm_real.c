@@ -196,10 +196,9 @@ static void real_macro(void *ctx, gk_loop_thread_t *t, int64_t ic, int64_t jc, i
 /* Where the configuration packs B in groups (small.b_group_panels, csrc/blocking_model.c) and each thread's rows are
  * one block it packs B for alone, B is never a block: the macro-kernel packs the group just before its row panels
  * (gk_loops_t.b_group), reading B's rows in pieces of group * NR elements (the model's: 1 KiB) into a buffer the
- * stores find in L2. The k block is then at most GK_B_GROUP_KC, and the A block keeps its bytes (MC x KC) under the
+ * stores find in L2. The k block is then at most small.b_group_kc, and the A block keeps its bytes (MC x KC) under the
  * shorter k block, so its rows double where KC is 512 (see docs/decisions.md, GK_B_GROUP_KC). Returns the group (0:
  * B's block packed whole). */
-#define GK_B_GROUP_KC 256
 /* A pair kernel against few columns of B (up to this many panels): k blocks up to this many pairs, which keeps B's
  * panels (4 x 32 columns x 2048 pairs x 4 bytes) within half of L2 */
 #define GK_BF16_FEW_COLS_PANELS 4
@@ -212,7 +211,8 @@ static int few_rows_blocks(const gk_real_problem_t *p, int threads, int64_t *mc,
     const int64_t wide = GK_MIN(GK_MAX(*nc, (int64_t)(32 << 10) / es / nr * nr), n_cols);
     const int64_t mr = p->kern->mr, rows = ((p->M + tm - 1) / tm + mr - 1) / mr * mr; /* a thread's, at most */
     /* the A block's budget is bytes, MC x KC: the group's shorter k block holds more rows */
-    const int64_t group_kc = GK_MIN(*kc, (int64_t)GK_B_GROUP_KC), group_mc = GK_MAX(mr, *mc * *kc / group_kc / mr * mr);
+    const int64_t most_kc = p->small->b_group_kc > 0 ? p->small->b_group_kc : *kc; /* 0: the block's own */
+    const int64_t group_kc = GK_MIN(*kc, most_kc), group_mc = GK_MAX(mr, *mc * *kc / group_kc / mr * mr);
     if (p->small->b_group_panels > 0 && !(tm > 1 && tn == 1) && rows <= gk_loops_block_max(group_mc, (int)mr)) {
         *nc = GK_MAX(*nc, wide);
         *kc = group_kc;
@@ -381,11 +381,12 @@ gemmkit_status_t gk_real_gemm_batch(const gk_real_problem_t *p, int64_t batch, i
     if (batch == 1) return gk_real_gemm(p);
     const double bytes = (double)batch * (double)es *
                          ((double)p->M * (double)p->K + (double)p->K * (double)p->N + (double)p->M * (double)p->N);
-    /* streamed only where C's rows are 4 lines or more (with shorter rows the fence after each product's non-temporal
-     * stores costs more than it saves) and only past 32 k steps: a shorter k loop does not carry each block's fixed
-     * cost (a slice of the next product fetched, six rows stored past the caches) (see docs/decisions.md, b.stream) */
+    /* streamed only where C's rows are long enough and k deep enough (small.tiny_stream_min_row_bytes, _min_k: 4
+     * lines, 32 steps): the fence after each product's non-temporal stores, and each block's fixed cost (a slice of
+     * the next product fetched, six rows stored past the caches), need that much to pay (see docs/decisions.md,
+     * b.stream) */
     b.stream = b.tiny && p->small->tiny_stream_min_bytes > 0 && bytes > p->small->tiny_stream_min_bytes &&
-               b.c_row_bytes >= 256 && p->K > 32;
+               b.c_row_bytes >= p->small->tiny_stream_min_row_bytes && p->K > p->small->tiny_stream_min_k;
     /* A product worth several threads gets them all, one product after the other; smaller ones go
      * whole to the threads, as many threads as the batch's total work is worth. */
     const double total = (double)p->M * (double)p->N * (double)p->K * (double)batch;

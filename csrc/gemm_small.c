@@ -10,21 +10,19 @@
  *    the sums); a transposed B row by row as dot products (gemv_dots), or, up to small.dot_max_m rows,
  *    by the kernel's own dot path where it has one (the AVX-512 and AVX2 kernels);
  *  - few columns (N <= small.gemv_max_n): the same on C^T = op(B)^T op(A)^T, S = A: a plain A by dot
- *    products, a transposed A row after row; C^T is written through its strides. Up to GK_DOT_MAX_N columns the
+ *    products, a transposed A row after row; C^T is written through its strides. Up to small.dot_max_n columns the
  *    kernel's dot path (a plain A) or `cols` loops (a transposed A) take them first, where it has them.
  * The vectors x (rows of op(A), or columns of op(B)) are read in place when contiguous in k, else copied
  * (m * k values, small next to S). */
 /* The kernel's dot path (where it has one) for sums of GK_DOT_MIN_K terms or more (shorter ones go to the plain loops
  * or, on few columns, to the dot path's short sums: below): few rows of C against a transposed B, and few columns (N
- * <= GK_DOT_MAX_N) against a plain A, there over A's rows, every column at once; few columns against a transposed A
+ * <= small.dot_max_n) against a plain A, there over A's rows, every column at once; few columns against a transposed A
  * by the kernel's `cols` loops (sums along A's rows, C written through a tile) for as many terms. Sums of 16 terms
  * already gain by the dot path (see docs/decisions.md, GK_DOT_MIN_K). */
-#define GK_DOT_MAX_N 4
 #define GK_DOT_MIN_K 16
-/* Few rows x B^T: 12 rows or more go to the plain loops (B^T transposed by the packer first) below 48 terms, where
- * the dot path's per-sum reductions outweigh its few multiply-adds; fewer rows, and longer sums, keep the dot path
- * (see docs/decisions.md, GK_DOT_ROWS_PLAIN_MIN_M). */
-#define GK_DOT_ROWS_PLAIN_MIN_M 12
+/* Few rows x B^T: small.dot_rows_plain_min_m rows (12) or more go to the plain loops (B^T transposed by the packer
+ * first) below 48 terms, where the dot path's per-sum reductions outweigh its few multiply-adds; fewer rows, and
+ * longer sums, keep the dot path (see docs/decisions.md, GK_DOT_ROWS_PLAIN_MIN_M). */
 #define GK_DOT_ROWS_MIN_K 48
 /* K block of a broadcast x (x_cs == 0): the values gathered once and reused for every block. */
 #define GK_GEMV_BROADCAST_KB ((int64_t)1 << 16)
@@ -106,7 +104,7 @@ static void cols_task(void *ctx, int tid, int nthreads) {
  * cols_loops_fit). */
 static int cols_loops_fit(const gk_real_problem_t *p) {
     const gk_real_kernel_t *kern = p->kern;
-    return p->transa && kern->cols && p->N <= GK_DOT_MAX_N && p->M > p->N && p->K >= GK_DOT_MIN_K &&
+    return p->transa && kern->cols && p->N <= p->small->dot_max_n && p->M > p->N && p->K >= GK_DOT_MIN_K &&
            (p->N > 1 || p->M <= kern->cols_rows);
 }
 
@@ -150,11 +148,11 @@ int gk_real_gemv(const gk_real_problem_t *p, gemmkit_status_t *st) {
      * columns stay, and the AVX-512 dot path keeps them (see docs/decisions.md, gemv_cols) */
     const int gemv_cols = gemv_cols_spread ||
                           (N == 1 && kern->gemv_rows && !kern->dot_few_cols && K >= GK_DOT_MIN_K);
-    if (!p->transa && kern->dot && N <= GK_DOT_MAX_N && M > N && (K >= GK_DOT_MIN_K || short_k) && !gemv_cols) {
+    if (!p->transa && kern->dot && N <= sm->dot_max_n && M > N && (K >= GK_DOT_MIN_K || short_k) && !gemv_cols) {
         job.dot = kern->dot; /* few columns: dot products of A's rows, in place, with op(B)'s columns */
         job.split_m = 1;
     } else if (p->transb && kern->dot && M <= sm->dot_max_m && !gemv_spread &&
-               (!kern->plain || K >= (M >= GK_DOT_ROWS_PLAIN_MIN_M ? GK_DOT_ROWS_MIN_K : GK_DOT_MIN_K))) {
+               (!kern->plain || K >= (M >= sm->dot_rows_plain_min_m ? GK_DOT_ROWS_MIN_K : GK_DOT_MIN_K))) {
         job.dot = kern->dot;
         job.dots = 1;
     } else if (M <= sm->gemv_max_m && kern->gemv_rows) {

@@ -32,8 +32,20 @@
      * pages, per plain_group_cols columns of C) is longer (at most 1 TiB: never) */                 \
     X(ta_strips_min_walk, double, 1099511627776.0, 0, 1)                                             \
     /* few rows packed: B packed this many NR panels at a time by the macro-kernel into a reused buffer, in k \
-     * blocks of at most GK_B_GROUP_KC (0: B's whole block first) */                                 \
-    X(b_group_panels, int, GK_TUNE_B_GROUP_MAX, 1, 1)
+     * blocks of at most b_group_kc (0: B's whole block first) */                                   \
+    X(b_group_panels, int, GK_TUNE_B_GROUP_MAX, 1, 1)                                                \
+    /* ... and their k block at most this (0: the block's own; the A block keeps its bytes under it) */\
+    X(b_group_kc, int, 4096, 1, 8)                                                                   \
+    /* few columns: the kernel's dot path (a plain A) and `cols` loops (a transposed A) up to this N (their column \
+     * blocks take at most 4) */                                                                     \
+    X(dot_max_n, int, 4, 1, 1)                                                                       \
+    /* few rows x B^T from this M on: the plain loops below GK_DOT_ROWS_MIN_K terms, not the dot path */ \
+    X(dot_rows_plain_min_m, int, 32, 1, 1)                                                           \
+    /* a batch of tiny products streamed (tiny_stream_min_bytes) only where C's rows are this many bytes or more \
+     * (shorter: the fence after each product's non-temporal stores costs more than it saves) ... */ \
+    X(tiny_stream_min_row_bytes, int, 1 << 20, 1, 1)                                                 \
+    /* ... and only past this many k steps (a shorter k loop does not carry a streamed block's fixed cost) */ \
+    X(tiny_stream_min_k, int, 1 << 16, 1, 1)
 
 /* X(field, C type): set by each path's table only */
 #define GK_SMALL_FIXED_PARAMS(X)                                                                     \

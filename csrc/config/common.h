@@ -46,7 +46,8 @@
      .skinny_kc = 16, .dot_max_m = 16, .gemv_max_m = 2, .gemv_max_n = 2, .gemv_pf_bytes = (GEMV_PF),  \
      .int8_kmajor_over_packed_max_m = 4, .tiny_max_macs = (TINY), .tiny_direct_max_macs = (TINY_DIRECT), \
      .tiny_complex_max_macs = (TINY_COMPLEX), .tiny_stream_min_bytes = (TINY_STREAM),                   \
-     .plain_max_macs = (PLAIN), .ta_strips_min_walk = GK_TA_STRIPS_MIN_WALK}
+     .plain_max_macs = (PLAIN), .ta_strips_min_walk = GK_TA_STRIPS_MIN_WALK, .b_group_kc = 256, .dot_max_n = 4,  \
+     .dot_rows_plain_min_m = 12, .tiny_stream_min_row_bytes = 256, .tiny_stream_min_k = 32}
 #define GK_SMALL_TUNED(DIRECT_B, TINY, TINY_DIRECT, TINY_COMPLEX, GEMV_PF, TINY_STREAM)              \
     GK_SMALL_TUNED_FULL(DIRECT_B, TINY, TINY_DIRECT, TINY_COMPLEX, GEMV_PF, TINY_STREAM, GK_PLAIN_MAX_MACS,     \
                         GK_DIRECT_MAX_ROW_PANELS)
