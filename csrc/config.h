@@ -76,6 +76,13 @@ typedef struct gk_config {
     const gk_bool_kernels_t *bool_kernels; /* the bool product's; NULL: the portable ones */
 } gk_config_t;
 
+/* The int8 kernel of cfg for products of depth K: int8, or int8_short_k where K lies in (g, 3 g / 2] of int8's k
+ * group g (packed weights are made and read by the same rule). */
+static inline const gk_int8_kernel_t *gk_int8_kernel_for(const gk_config_t *cfg, int64_t K) {
+    const gk_int8_kernel_t *k = cfg->int8;
+    return cfg->int8_short_k && K > k->kgroup && 2 * K <= 3 * k->kgroup ? cfg->int8_short_k : k;
+}
+
 extern const gk_config_t gk_config_generic;
 #if GEMMKIT_X86
 extern const gk_config_t gk_config_avx2, gk_config_avx512, gk_config_avx512_vnni;

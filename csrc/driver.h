@@ -270,9 +270,6 @@ extern const gk_wrap_kernels_t gk_wrap_kernels_generic;
 extern const gk_wrap_kernels_t gk_wrap_kernels_avx2;
 #endif
 
-/* The int8 kernel of cfg for products of depth K: int8, or int8_short_k where K lies in (g, 3 g / 2] of int8's k
- * group g (packed weights are made and read by the same rule). */
-const gk_int8_kernel_t *gk_int8_kernel_for(const gk_config_t *cfg, int64_t K);
 /* Prepacked int8 weights: op(B) (K x N) packed once into the NR-column panels (and column sums) of the
  * int8 kernel in use, for repeated products with one weight. Size in bytes of the packed form, 0 when
  * K is beyond one exact chunk (such weights are not packed). */

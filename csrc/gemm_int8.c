@@ -261,11 +261,6 @@ static gemmkit_status_t int8_loops(int8_job_t *job, int threads) {
     return gk_loops_run(&L);
 }
 
-const gk_int8_kernel_t *gk_int8_kernel_for(const gk_config_t *cfg, int64_t K) {
-    const gk_int8_kernel_t *k = cfg->int8;
-    return cfg->int8_short_k && K > k->kgroup && 2 * K <= 3 * k->kgroup ? cfg->int8_short_k : k;
-}
-
 /* The job for matrix b of the problem (pointers moved by the batch strides). */
 static void int8_job_init(int8_job_t *job, const gk_int8_problem_t *p, int64_t b) {
     const gk_config_t *cfg = p->cfg ? p->cfg : gk_config();

@@ -77,15 +77,16 @@ typedef struct {
 } effective_t;
 
 /* The kernel and blocks of block type t (GK_BLOCK_TYPES' order: s, d, c, z, bf16) of a configuration; complex runs
- * on the real kernel by 1m (with its blocking) where there is no native complex one, bfloat16 on its pair kernel
- * (NULL where the path has none: its blocks are not used). */
+ * on the real kernel by 1m (with its blocking) where there is no native complex one; bfloat16's blocks are the path's
+ * pair kernel's (NULL where it has none), which runs where the CPU has its feature (gk_bf16_kernel, dispatch.c, above
+ * this file: not called from here). */
 static const gk_real_kernel_t *type_kernel(const gk_config_t *c, int t) {
     switch (t) {
     case 0: return c->sgemm;
     case 1: return c->dgemm;
     case 2: return c->cgemm ? c->cgemm : c->sgemm;
     case 3: return c->zgemm ? c->zgemm : c->dgemm;
-    default: return gk_bf16_kernel(c);
+    default: return c->bf16;
     }
 }
 static gk_blocks_t *type_blocks(gk_config_t *c, int t) {
