@@ -64,15 +64,15 @@ static void pack_a_bf16_pairs_block(const gk_real_problem_t *p, int64_t i0, int6
     const uint16_t *A = (const uint16_t *)p->A + (p->transa ? 2 * k0 * p->lda + i0 : i0 * p->lda + 2 * k0);
     const gk_real_kernel_t *k = p->kern;
     const int64_t kvals = p->k_values - 2 * k0;
-    /* the kernel's own packers where it has them (one pair per group; plain rows for a_rows), else the portable ones */
-    const gk_bf16_moves_t *mv = k->moves;
-    int (*const panels)(const uint16_t *, int64_t, int64_t, int, int64_t, int64_t, uint32_t *) =
-        mv && !k->a_rows && k->k_pair_group <= 1 ? (p->transa ? mv->pairs_kmajor : mv->pairs_kcontig) : NULL;
-    const int sub = mv && k->a_rows && !p->transa ? mv->rows_kcontig(A, p->lda, mc, k->mr, kc, kvals, (uint32_t *)dst)
-                    : k->a_rows ? gk_pack_a_bf16_rows(p->transa, A, p->lda, mc, kc, kvals, k->mr, (uint32_t *)dst)
-                    : panels    ? panels(A, p->lda, mc, k->mr, kc, kvals, (uint32_t *)dst)
-                                : gk_pack_a_bf16_pairs(p->transa, A, p->lda, mc, kc, kvals, k->mr, k->k_pair_group,
-                                                       (uint32_t *)dst);
+    const gk_bf16_moves_t *mv = k->moves; /* the kernel's own packers where it has them, else the portable ones */
+    int sub;
+    if (k->a_rows)
+        sub = mv && !p->transa ? mv->rows_kcontig(A, p->lda, mc, k->mr, kc, kvals, (uint32_t *)dst)
+                               : gk_pack_a_bf16_rows(p->transa, A, p->lda, mc, kc, kvals, k->mr, (uint32_t *)dst);
+    else if (mv && k->k_pair_group <= 1)
+        sub = (p->transa ? mv->pairs_kmajor : mv->pairs_kcontig)(A, p->lda, mc, k->mr, kc, kvals, (uint32_t *)dst);
+    else
+        sub = gk_pack_a_bf16_pairs(p->transa, A, p->lda, mc, kc, kvals, k->mr, k->k_pair_group, (uint32_t *)dst);
     if (sub) GK_STORE_RELAXED(p->subnormal_seen, 1);
 }
 static void pack_b_bf16_pairs_block(const gk_real_problem_t *p, int64_t k0, int64_t j0, int64_t kc, int64_t nc,
@@ -80,11 +80,12 @@ static void pack_b_bf16_pairs_block(const gk_real_problem_t *p, int64_t k0, int6
     const uint16_t *B = (const uint16_t *)p->B + (p->transb ? j0 * p->ldb + 2 * k0 : 2 * k0 * p->ldb + j0);
     const gk_real_kernel_t *k = p->kern;
     const int64_t kvals = p->k_values - 2 * k0;
-    int (*const panels)(const uint16_t *, int64_t, int64_t, int, int64_t, int64_t, uint32_t *) =
-        k->moves && k->b_pair_group <= 1 ? (p->transb ? k->moves->pairs_kcontig : k->moves->pairs_kmajor) : NULL;
-    const int sub = panels ? panels(B, p->ldb, nc, k->nr, kc, kvals, (uint32_t *)dst)
-                           : gk_pack_b_bf16_pairs(p->transb, B, p->ldb, kc, kvals, nc, k->nr, k->b_pair_group,
-                                                  (uint32_t *)dst);
+    const gk_bf16_moves_t *mv = k->moves;
+    const int sub = mv && k->b_pair_group <= 1
+                        ? (p->transb ? mv->pairs_kcontig : mv->pairs_kmajor)(B, p->ldb, nc, k->nr, kc, kvals,
+                                                                             (uint32_t *)dst)
+                        : gk_pack_b_bf16_pairs(p->transb, B, p->ldb, kc, kvals, nc, k->nr, k->b_pair_group,
+                                               (uint32_t *)dst);
     if (sub) GK_STORE_RELAXED(p->subnormal_seen, 1);
 }
 const gk_real_type_t gk_type_bf16gemm_pairs = {"bf16gemm", 0, pack_a_bf16_pairs_block, pack_b_bf16_pairs_block,

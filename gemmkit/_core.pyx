@@ -616,18 +616,11 @@ cdef object _gemm(str fn, int ab_num, int c_num, transa, transb, M_, N_, K_, alp
     cdef char *pa = NULL
     cdef char *pb = NULL
     cdef char *pc = NULL
-    if (ab_num != BFLOAT16 and c_num != BFLOAT16  # NumPy arrays of the plain types: no buffer protocol round trip
-            and _ndarray_abc(A, B, C, ab_num, ab_num, c_num, ta, tb, M, N, K, lda, ldb, ldc, reads_ab, &pa, &pb, &pc)):
+    # NumPy arrays: no buffer protocol round trip (bfloat16 ones once ml_dtypes' type number is known)
+    cdef int qa = _bfloat16_num if ab_num == BFLOAT16 else ab_num, qc = _bfloat16_num if c_num == BFLOAT16 else c_num
+    if qa != -1 and _ndarray_abc(A, B, C, qa, qa, qc, ta, tb, M, N, K, lda, ldb, ldc, reads_ab, &pa, &pb, &pc):
         with nogil:
-            st = gemm_nogil(ab_num, c_num, ta, tb, M, N, K, al, pa, lda, 0, pb, ldb, 0, be, pc, ldc, 0, 1)
-        raise_status(st, fn)
-        return C
-    cdef int bf_c = _bfloat16_num if c_num == BFLOAT16 else c_num
-    if (ab_num == BFLOAT16 and _bfloat16_num != -1  # bfloat16 NumPy arrays once their number is known: the same
-            and _ndarray_abc(A, B, C, _bfloat16_num, _bfloat16_num, bf_c, ta, tb, M, N, K, lda, ldb, ldc, reads_ab,
-                             &pa, &pb, &pc)):
-        with nogil:
-            st = gemm_nogil(_bfloat16_num, bf_c, ta, tb, M, N, K, al, pa, lda, 0, pb, ldb, 0, be, pc, ldc, 0, 1)
+            st = gemm_nogil(qa, qc, ta, tb, M, N, K, al, pa, lda, 0, pb, ldb, 0, be, pc, ldc, 0, 1)
         raise_status(st, fn)
         return C
     C_bits = C

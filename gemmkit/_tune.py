@@ -262,8 +262,8 @@ def _steps(quick):
     steps = [("sgemm blocks", blocks("sgemm", np.float32)), ("dgemm blocks", blocks("dgemm", np.float64)),
              ("cgemm blocks", blocks("cgemm", np.complex64)), ("zgemm blocks", blocks("zgemm", np.complex128)),
              ("bf16 blocks", bf16_blocks), ("tiny threshold", tiny), ("GEMV prefetch", gemv_pf), ("GEMV rows", gemv_m),
-             ("few rows x B^T", dot_m), ("few rows x B in place", row_panels), ("few rows x B in groups", b_groups), ("A^T in strips", ta_strips),
-             ("thread split", threads)]
+             ("few rows x B^T", dot_m), ("few rows x B in place", row_panels), ("few rows x B in groups", b_groups),
+             ("A^T in strips", ta_strips), ("thread split", threads)]
     if not quick:
         steps[6:6] = [("tiny direct threshold", tiny_direct), ("tiny complex threshold", tiny_complex),
                       ("plain B in place", direct_b), ("plain products unpacked", plain)]
