@@ -86,7 +86,7 @@ static inline const gk_int8_kernel_t *gk_int8_kernel_for(const gk_config_t *cfg,
 extern const gk_config_t gk_config_generic;
 #if GEMMKIT_X86
 extern const gk_config_t gk_config_avx2, gk_config_avx512, gk_config_avx512_vnni;
-extern const gk_config_t gk_config_zen2, gk_config_zen4;   /* tuned: selected by cpu_match */
+extern const gk_config_t gk_config_zen2, gk_config_zen4, gk_config_xeon_amx; /* tuned: selected by cpu_match */
 #if defined(GEMMKIT_HAVE_AVX_VNNI)
 extern const gk_config_t gk_config_avx_vnni;
 #endif

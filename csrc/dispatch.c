@@ -165,6 +165,7 @@ static const gk_config_t *const registry[] = {
 #if defined(GEMMKIT_HAVE_AMX)
     &gk_config_avx512_amx,
 #endif
+    &gk_config_xeon_amx,
     &gk_config_avx512_vnni,
     &gk_config_avx512,
 #if defined(GEMMKIT_HAVE_AVX_VNNI)

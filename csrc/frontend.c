@@ -200,6 +200,10 @@ static gemmkit_status_t gemm_half_batch(const gk_real_type_t *type, const gk_rea
     gk_real_problem_t p = real_problem(type, cfg->sgemm, &cfg->sgemm_blocks, transa, transb, M, N, K, A, lda, B,
                                        ldb, C, ldc);
     const gk_real_kernel_t *pk = pair_type ? gk_bf16_kernel(cfg) : NULL;
+    /* x W^T with few rows on the pair kernel: the big operand's rows read by it or packed in pairs, never widened */
+    const int few_rows_wt = !is_notrans(transb) && M <= GK_BF16_SWAP_MAX_M;
+    const int64_t wm = cfg->small.bf16_widen_min_m, wn = cfg->small.bf16_widen_min_n;
+    if (wm > 0 && wn > 0 && M > wm && N > wn && !few_rows_wt) pk = NULL; /* the float kernel's rate is the higher */
     int subnormal_seen = 0;
     /* tiny products stay widened: the float kernel's tiny path takes them whole (gk_real_tiny), but for one tile of
      * a pair kernel that reads A as rows (its product outside the loops is the faster) */
@@ -208,8 +212,7 @@ static gemmkit_status_t gemm_half_batch(const gk_real_type_t *type, const gk_rea
         const int64_t kg = GK_PAIR_K_MULTIPLE(pk), kp = ((K + 1) / 2 + kg - 1) / kg * kg;
         /* few rows against a transposed B (x W^T): C^T = op(B)^T op(A)^T, the big operand's rows read by the kernel
          * as they lie (gk_real_kernel_t.a_rows) and never packed whole for a handful of rows */
-        const int swap = pk->a_rows && pair_type->c_transposed && !is_notrans(transb) &&
-                         M > cfg->small.gemv_max_m && M <= GK_BF16_SWAP_MAX_M;
+        const int swap = pk->a_rows && pair_type->c_transposed && few_rows_wt && M > cfg->small.gemv_max_m;
         if (swap) {
             p = real_problem(pair_type->c_transposed, pk, &cfg->bf16_blocks, 'N', is_notrans(transa) ? 'T' : 'N', N,
                              M, kp, B, ldb, A, lda, C, ldc);

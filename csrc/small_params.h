@@ -45,7 +45,12 @@
      * (shorter: the fence after each product's non-temporal stores costs more than it saves) ... */ \
     X(tiny_stream_min_row_bytes, int, 1 << 20, 1, 1)                                                 \
     /* ... and only past this many k steps (a shorter k loop does not carry a streamed block's fixed cost) */ \
-    X(tiny_stream_min_k, int, 1 << 16, 1, 1)
+    X(tiny_stream_min_k, int, 1 << 16, 1, 1)                                                         \
+    /* bfloat16 products with more rows than this and more columns than bf16_widen_min_n widened onto the float \
+     * kernel rather than the pair kernel, but x W^T up to GK_BF16_SWAP_MAX_M rows (0: never; for a CPU whose pair \
+     * instruction has a lower rate than its float FMA) */                                           \
+    X(bf16_widen_min_m, int, 1 << 20, 1, 1)                                                          \
+    X(bf16_widen_min_n, int, 1 << 20, 1, 1)
 
 /* X(field, C type): set by each path's table only */
 #define GK_SMALL_FIXED_PARAMS(X)                                                                     \

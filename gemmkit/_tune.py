@@ -166,16 +166,34 @@ def _steps(quick):
     def blocks(op, dtype):
         return lambda t: t.blocks(op, dtype, size if op in ("sgemm", "dgemm") else size // 2)
 
-    def bf16_blocks(t):  # the pair kernel's (KC in k pairs; bfloat16 A and B, a float32 C), where the path has one
+    def bf16_type(t, step):  # bfloat16's NumPy type where the path has a pair kernel and ml_dtypes is there, else None
         if _core.kernel_info()["bf16"]["k_group"] != 2:
-            t.notes.append("bf16 blocks: no bfloat16 unit on this path, not measured")
-            return None, {}
+            t.notes.append(f"{step}: no bfloat16 unit on this path, not measured")
+            return None
         try:
             import ml_dtypes
         except ImportError:
-            t.notes.append("bf16 blocks: ml_dtypes is not installed, not measured")
+            t.notes.append(f"{step}: ml_dtypes is not installed, not measured")
+            return None
+        return ml_dtypes.bfloat16
+
+    def bf16_blocks(t):  # the pair kernel's (KC in k pairs; bfloat16 A and B, a float32 C)
+        bf16 = bf16_type(t, "bf16 blocks")
+        return (None, {}) if bf16 is None else t.blocks("bf16", bf16, size)
+
+    def bf16_widen(t):  # a square product on the pair kernel (limits 0) or widened onto the float kernel
+        bf16 = bf16_type(t, "bf16 widening")
+        if bf16 is None:
             return None, {}
-        return t.blocks("bf16", ml_dtypes.bfloat16, size)
+        a, b, c = t.operands(bf16, 256, 256, 256)
+        names = ("small.bf16_widen_min_m", "small.bf16_widen_min_n")
+        cands = [{n: t.base[n] for n in names}]
+        for m, n in ((0, 0), (16, 32)):
+            if (m, n) != tuple(t.base[x] for x in names):
+                cands.append(dict(zip(names, (m, n))))
+        win, med = t.compare(cands, lambda: matmul(a, b, out=c))
+        t.winners.update(win)
+        return win, med
 
     def tiny(t):
         n = 24 if quick else 32
@@ -261,11 +279,11 @@ def _steps(quick):
 
     steps = [("sgemm blocks", blocks("sgemm", np.float32)), ("dgemm blocks", blocks("dgemm", np.float64)),
              ("cgemm blocks", blocks("cgemm", np.complex64)), ("zgemm blocks", blocks("zgemm", np.complex128)),
-             ("bf16 blocks", bf16_blocks), ("tiny threshold", tiny), ("GEMV prefetch", gemv_pf), ("GEMV rows", gemv_m),
+             ("bf16 blocks", bf16_blocks), ("bf16 widening", bf16_widen), ("tiny threshold", tiny), ("GEMV prefetch", gemv_pf), ("GEMV rows", gemv_m),
              ("few rows x B^T", dot_m), ("few rows x B in place", row_panels), ("few rows x B in groups", b_groups),
              ("A^T in strips", ta_strips), ("thread split", threads)]
     if not quick:
-        steps[6:6] = [("tiny direct threshold", tiny_direct), ("tiny complex threshold", tiny_complex),
+        steps[7:7] = [("tiny direct threshold", tiny_direct), ("tiny complex threshold", tiny_complex),
                       ("plain B in place", direct_b), ("plain products unpacked", plain)]
     return steps
 

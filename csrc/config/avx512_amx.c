@@ -13,12 +13,8 @@ const gk_config_t gk_config_avx512_amx = {
      * at the tiles' rate each pass of C per k block, and each packing of A's rows again per B block, costs more than
      * the micro-panels read from L2 and L3 rather than L1; an A block of 128 rows */
     .bf16 = &gk_bf16_kernel_amx, .bf16_needs = GEMMKIT_CPU_AMX_BF16, .bf16_blocks = {.mc = 128, .kc = 2048, .nc = 4096},
-    /* The float kernels on the k loop with A's values as broadcast operands of the FMAs (26 loads and 26 uops a k
-     * step where the vbroadcast loop has 14 loads and 38 uops): these cores have three load ports. Cores with two
-     * (Skylake-SP to Ice Lake-SP) and the Zen cores keep the vbroadcast loop (see docs/decisions.md, avx512_amx:
-     * embed). */
-    .sgemm = &gk_sgemm_kernel_avx512_embed, .dgemm = &gk_dgemm_kernel_avx512_embed,
-    .cgemm = &gk_cgemm_kernel_avx512_embed, .zgemm = &gk_zgemm_kernel_avx512_embed,
+    /* the float kernels' broadcast-operand k loop: these cores have three load ports */
+    GK_AVX512_EMBED_FLOAT_KERNELS,
     .int8_blocks = {.mc = 256, .nc = 4096, .kb = 1024, .l2_bytes = 512 << 10, .l3_bytes = 4 << 20,
                     .dot_max_m = 16, .kmajor_max_m = 16},
 };

@@ -47,7 +47,8 @@
      .int8_kmajor_over_packed_max_m = 4, .tiny_max_macs = (TINY), .tiny_direct_max_macs = (TINY_DIRECT), \
      .tiny_complex_max_macs = (TINY_COMPLEX), .tiny_stream_min_bytes = (TINY_STREAM),                   \
      .plain_max_macs = (PLAIN), .ta_strips_min_walk = GK_TA_STRIPS_MIN_WALK, .b_group_kc = 256, .dot_max_n = 4,  \
-     .dot_rows_plain_min_m = 12, .tiny_stream_min_row_bytes = 256, .tiny_stream_min_k = 32}
+     .dot_rows_plain_min_m = 12, .tiny_stream_min_row_bytes = 256, .tiny_stream_min_k = 32, \
+     .bf16_widen_min_m = 0, .bf16_widen_min_n = 0}
 #define GK_SMALL_TUNED(DIRECT_B, TINY, TINY_DIRECT, TINY_COMPLEX, GEMV_PF, TINY_STREAM)              \
     GK_SMALL_TUNED_FULL(DIRECT_B, TINY, TINY_DIRECT, TINY_COMPLEX, GEMV_PF, TINY_STREAM, GK_PLAIN_MAX_MACS,     \
                         GK_DIRECT_MAX_ROW_PANELS)
@@ -112,6 +113,14 @@
     .cgemm_blocks = GK_CGEMM_AVX512_BLOCKS, .zgemm_blocks = GK_ZGEMM_AVX512_BLOCKS,                  \
     .quant = &gk_quant_kernel_avx512
 
+/* The float kernels on the k loop with A's values as broadcast operands of the FMAs (26 loads and 26 uops a k step
+ * where the vbroadcast loop has 14 loads and 38 uops), for the Xeon cores with three load ports (Sapphire Rapids and
+ * later: configs avx512_amx, xeon_amx); cores with two (Skylake-SP to Ice Lake-SP) and the Zen cores keep the
+ * vbroadcast loop (see docs/decisions.md, avx512_amx: embed). */
+#define GK_AVX512_EMBED_FLOAT_KERNELS                                                                \
+    .sgemm = &gk_sgemm_kernel_avx512_embed, .dgemm = &gk_dgemm_kernel_avx512_embed,                  \
+    .cgemm = &gk_cgemm_kernel_avx512_embed, .zgemm = &gk_zgemm_kernel_avx512_embed
+
 /* The AVX512_BF16 pair kernel (12 x 32 vdpbf16ps) for the AVX-512 paths on CPUs that have it (Cooper Lake, Sapphire
  * Rapids and later, Zen 4 / 5): the sgemm blocks' bytes (a k pair is 4 bytes, as a float), kc in pairs. */
 #if defined(GEMMKIT_HAVE_AVX512_BF16)
@@ -121,6 +130,12 @@
 #else
 #define GK_BF16_AVX512_KERNEL .bf16 = NULL
 #endif
+/* The AVX-512 VNNI path's kernels and int8 blocks, shared by its configurations avx512_vnni and xeon_amx */
+#define GK_AVX512_VNNI_KERNELS                                                                       \
+    .path = GK_PATH_avx512_vnni, .needs = GEMMKIT_CPU_AVX512 | GEMMKIT_CPU_AVX512_VNNI,              \
+    .int8 = &gk_int8_kernel_avx512_vnni, GK_BF16_AVX512_KERNEL,                                      \
+    .int8_blocks = {.mc = 240, .nc = 4096, .kb = 512, .l2_bytes = 384 << 10, .l3_bytes = 4 << 20,    \
+                    .dot_max_m = 16, .kmajor_max_m = 16}
 
 /* The path bases (used inside `#if GEMMKIT_X86`). AVX2: the 256-bit kernels, real and native complex,
  * the int16-widening int8 kernel and the AVX2 per-token quantization (configs avx2, zen2, avx_vnni). */

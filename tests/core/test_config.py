@@ -416,7 +416,13 @@ SELECTION = [
     (("AMD", 0x17, 0x18, AVX2), ("avx2", "any")),                  # Zen 1 Raven Ridge
     (("AMD", 0x17, 0x48, AVX2), ("avx2", "any")),
     (("AMD", 0x17, 0x31, []), ("generic", "any")),                 # no AVX2 (an emulator): portable
-    (("Intel", 0x6, 0x8f, AVX512_VNNI), ("avx512_vnni", "any")),   # Sapphire Rapids: family 6 is not AMD's
+    (("Intel", 0x6, 0x8f, AVX512_VNNI), ("avx512_vnni", "xeon_amx")),  # Sapphire Rapids, AMX not granted
+    (("Intel", 0x6, 0xcf, AVX512_VNNI), ("avx512_vnni", "xeon_amx")),  # Emerald Rapids, likewise
+    (("Intel", 0x6, 0xad, AVX512_VNNI), ("avx512_vnni", "xeon_amx")),  # Granite Rapids
+    (("Intel", 0x6, 0xae, AVX512_VNNI), ("avx512_vnni", "xeon_amx")),  # Granite Rapids-D
+    (("Intel", 0x6, 0x6a, AVX512_VNNI), ("avx512_vnni", "any")),   # Ice Lake-SP: two load ports, no AVX512_BF16
+    (("Intel", 0x6, 0xa7, AVX512_VNNI), ("avx512_vnni", "any")),   # Rocket Lake
+    (("AMD", 0x19, 0x8f, AVX512_VNNI), ("avx512_vnni", "any")),    # the model number alone is not Intel's
     (("Intel", 0x6, 0xcf, AMX), ("avx512_amx", "any")),            # Emerald Rapids, AMX permitted
     (("Intel", 0x19, 0x11, AVX512_VNNI), ("avx512_vnni", "any")),  # the vendor counts, not only the numbers
     (("Intel", 0x17, 0x31, AVX2), ("avx2", "any")),

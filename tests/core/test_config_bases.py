@@ -16,6 +16,8 @@ BASES = {
     ("avx_vnni", "any"): (("avx2", "any"), {"arch", "needs", "int8", "int8_blocks"}),
     ("avx512_vnni", "any"): (("avx512", "any"), {"arch", "needs", "int8", "int8_blocks", *BF16}),
     ("avx512_vnni", "zen4"): (("avx512_vnni", "any"), {"uarch", "cpu_match", "int8_blocks", SMALL}),
+    ("avx512_vnni", "xeon_amx"): (("avx512_vnni", "any"), {"uarch", "cpu_match", "sgemm", "dgemm", "cgemm", "zgemm",
+                                                            SMALL}),
     ("avx512_amx", "any"): (("avx512_vnni", "any"), {"arch", "needs", "int8", "int8_blocks", "sgemm", "dgemm",
                                                       "cgemm", "zgemm", *BF16}),
     ("dotprod", "any"): (("neon", "any"), {"arch", "needs", "int8", "int8_blocks"}),

@@ -62,16 +62,18 @@ def run_case(fn, rng, ta, tb, M, N, K, alpha, beta, *, pad=(0, 0, 0), c_nan=Fals
 
 # The tiny path's two limits: products within them run widened whole on the float tiny kernel, not on a pair kernel
 TINY_LIMITS = ("small.tiny_max_macs", "small.tiny_direct_max_macs")
+# Past these a CPU whose pair instruction is slower than its float FMA widens bfloat16 onto the float kernel (0: never)
+WIDEN_LIMITS = ("small.bf16_widen_min_m", "small.bf16_widen_min_n")
 # Fewer rows or columns take the 16-bit GEMV path (the big operand read in place), not a pair kernel
 GEMV_MAX_M, GEMV_MAX_N = 16, 2
 
 
 @contextlib.contextmanager
-def no_tiny_path(set_param, arch):
-    """Products of every size on the packed driver (a pair kernel where the path has one): the tiny limits set to 0
-    through `set_param(arch, name, value)` (the tuning overrides), restored after."""
-    for name in TINY_LIMITS:
-        assert set_param(arch, name, 0.0) is None, name
+def on_pair_kernel(set_param, arch):
+    """Products of every size on the packed driver's pair kernel where the path has one: the tiny limits and the
+    widening limits set to 0 through `set_param(arch, name, value)` (the tuning overrides), restored after."""
+    for name in TINY_LIMITS + WIDEN_LIMITS:
+        assert set_param(arch, name, 0) is None, name
     try:
         yield
     finally:
@@ -176,18 +178,18 @@ def test_pair_kernel_on_the_generic_path():
 @pytest.mark.parametrize("tiny", [False, True], ids=["packed", "tiny_widened"])
 def test_tile_and_pair_edges(arch, nthreads, rng, tiny):
     """The pair kernel's edges on the packed driver (tiny path off), and the same shapes with the tiny path on."""
-    with kernel_path(arch, nthreads), (contextlib.nullcontext() if tiny else no_tiny_path(_core.tuning_set, arch)):
+    with kernel_path(arch, nthreads), (contextlib.nullcontext() if tiny else on_pair_kernel(_core.tuning_set, arch)):
         check_tile_edges(native_bf16bf16f32, _bf16_kernel(), rng)
 
 
 def test_subnormal_inputs_are_honoured(arch, rng):
     for threads in (1, 2):
-        with kernel_path(arch, threads), no_tiny_path(_core.tuning_set, arch):
+        with kernel_path(arch, threads), on_pair_kernel(_core.tuning_set, arch):
             check_subnormals(native_bf16bf16f32, rng, _bf16_kernel()["KC"])
 
 
 def test_nan_and_inf_propagate(arch, rng):
-    with kernel_path(arch, 1), no_tiny_path(_core.tuning_set, arch):
+    with kernel_path(arch, 1), on_pair_kernel(_core.tuning_set, arch):
         check_nan_inf(native_bf16bf16f32, rng)
 
 
@@ -202,6 +204,36 @@ def test_bf16_batches_on_pair_kernels(arch, rng):
     assert got.dtype == np.float32 and np.all(np.abs(got - want) <= bound)
 
 
+# (M, N, transb) under widening limits of 40 rows and 40 columns: widened onto the float kernel (True) or not
+WIDEN_CASES = [(50, 60, "N", True), (150, 60, "T", True), (41, 41, "N", True), (40, 60, "N", False),
+               (50, 40, "N", False), (50, 60, "T", False), (128, 60, "T", False)]
+
+
+def test_bf16_widened_past_the_widening_limits(arch, rng):
+    """small.bf16_widen_min_m / n: products of more rows and columns widened onto the float kernel (the same bits as
+    sgemm on the widened operands), the others and x W^T up to 128 rows on the pair kernel (other bits, where a path's
+    pair kernel sums in another order than its float kernel)."""
+    K = 70
+
+    def both(M, N, tb):
+        a = rng.standard_normal((M, K)).astype(BF16)
+        b = rng.standard_normal((K, N) if tb == "N" else (N, K)).astype(BF16)
+        got, ref = np.zeros((M, N), np.float32), np.zeros((M, N), np.float32)
+        ldb = N if tb == "N" else K
+        _core.gemm_bf16bf16f32("N", tb, M, N, K, 1.0, a, K, b, ldb, 0.0, got, N)
+        _core.sgemm("N", tb, M, N, K, 1.0, a.astype(np.float32), K, b.astype(np.float32), ldb, 0.0, ref, N)
+        return np.array_equal(got, ref)
+
+    with kernel_path(arch, 1), on_pair_kernel(_core.tuning_set, arch):
+        if _bf16_kernel()["k_group"] != 2:
+            pytest.skip(f"{arch} widens every bfloat16 product on this CPU")
+        pair_bits_differ = not both(50, 60, "N")  # limits 0: every product on the pair kernel
+        for name in WIDEN_LIMITS:
+            assert _core.tuning_set(arch, name, 40) is None, name
+        for M, N, tb, widened in WIDEN_CASES:
+            same = both(M, N, tb)
+            assert same if widened else (same != pair_bits_differ), (arch, M, N, tb, widened)
+
 # x @ W^T with few rows of x: a pair kernel that reads A as rows computes it as W x^T (C transposed), W's rows read in
 # place against one panel of x (up to the kernel's NR rows, K a whole number of the kernel's pair groups), packed as
 # rows past that; both with all of k in one block. Rows past GEMV_MAX_M up to and past the swap's limit (128).
@@ -214,7 +246,7 @@ def test_few_rows_against_a_transposed_b(arch, nthreads, rng):
     padded operands and C (the padding never read or written)."""
     scal = [(1.0, 0.0), (1.0, 1.0), (-0.5, 2.25), (2.0, 0.0)]
     ks = [64, 96, 33, 63, 2]
-    with kernel_path(arch, nthreads), no_tiny_path(_core.tuning_set, arch):
+    with kernel_path(arch, nthreads), on_pair_kernel(_core.tuning_set, arch):
         for i, M in enumerate(FEW_ROWS_M):
             for j, N in enumerate((5, 33, 100)):
                 alpha, beta = scal[(i + j) % 4]
@@ -228,7 +260,7 @@ def test_few_rows_subnormals_in_either_operand(arch, rng):
     products, on the transposed-C path: honoured as on every path."""
     tiny, big = 2.0 ** -130, 2.0 ** 120  # products near 2^-10 against sums near 1: a flushed one is seen
     for threads in (1, 2):
-        with kernel_path(arch, threads), no_tiny_path(_core.tuning_set, arch):
+        with kernel_path(arch, threads), on_pair_kernel(_core.tuning_set, arch):
             # W's subnormals in whole panels of its rows only (an edge panel is packed, and its packer would see them)
             for M, N, K, where in [(5, 64, 64, "w"), (32, 96, 128, "w_last"), (20, 33, 64, "x"), (100, 40, 96, "w")]:
                 x, w = rng.standard_normal((M, K)), rng.standard_normal((N, K))
@@ -244,7 +276,7 @@ def test_few_rows_subnormals_in_either_operand(arch, rng):
 def test_few_rows_bfloat16_c_and_batches(arch, rng):
     """bf16gemm (bfloat16 C, rounded once) and stacks of x against one W^T (the batch strides swapped with the
     operands) on the transposed-C path, against float64."""
-    with kernel_path(arch, 2), no_tiny_path(_core.tuning_set, arch):
+    with kernel_path(arch, 2), on_pair_kernel(_core.tuning_set, arch):
         for M, N, K in [(7, 50, 64), (40, 33, 70)]:
             x, w = rng.standard_normal((M, K)).astype(BF16), rng.standard_normal((N, K)).astype(BF16)
             C = np.full((M, N), np.nan, BF16)

@@ -26,8 +26,10 @@ import test_quantized_add as tqa  # noqa: E402
 from _support import _edge_sizes, normal_values  # noqa: E402
 
 # (path, GEMMKIT_UARCH) -> what the emulated dispatcher must then run: every test's (`emu`, and `emu_int8` for
-# the int8 tests), avx512_amx for its float kernels too (the broadcast-operand k loop).
-PATHS = [("avx512", None), ("avx512_vnni", None), ("avx512_vnni", "zen4"), ("avx_vnni", None), ("avx512_amx", None)]
+# the int8 tests), avx512_amx for its float kernels too (the broadcast-operand k loop). avx512_vnni's untuned config
+# by name ("any"): on this Sapphire Rapids the path's own choice is xeon_amx, which is that config with avx512_amx's
+# float kernels and bfloat16 widened past a few rows (test_avx512_vnni_on_this_cpu_is_xeon_amx).
+PATHS = [("avx512", None), ("avx512_vnni", "any"), ("avx512_vnni", "zen4"), ("avx_vnni", None), ("avx512_amx", None)]
 INT8_KERNEL = {"avx512": "avx512bw", "avx512_vnni": "avx512_vnni", "avx_vnni": "avx_vnni", "avx512_amx": "amx"}
 
 
@@ -408,10 +410,11 @@ def _tuning_set(emu):
 
 @pytest.fixture
 def emu_bf16_packed(emu_bf16, monkeypatch):
-    """As emu_bf16, the emulated copy's tiny path off (every size on the pair kernel), its overrides cleared after."""
+    """As emu_bf16, the emulated copy's tiny path and widening off (every size on the pair kernel), its overrides
+    cleared after."""
     monkeypatch.setattr(tbf._core, "tuning_clear", lambda: emu_bf16.call_i("gemmkit_tuning_clear", ret="void"))
     monkeypatch.setattr(tbf._tuning_file, "load", lambda warn=False: emu_bf16.set_arch(emu_bf16.get_arch()))
-    with tbf.no_tiny_path(_tuning_set(emu_bf16), emu_bf16.get_arch()):
+    with tbf.on_pair_kernel(_tuning_set(emu_bf16), emu_bf16.get_arch()):
         yield emu_bf16
 
 
@@ -549,6 +552,12 @@ def test_emulated_equals_native_where_the_host_has_the_path(emu, op):
 
 
 # ---- the lane itself ------------------------------------------------------------------------------------
+
+def test_avx512_vnni_on_this_cpu_is_xeon_amx(emulator):
+    emulator.set_arch("avx512_vnni", None)
+    assert emulator.kernel_info("int8")["uarch"] == "xeon_amx"
+    assert emulator.kernel_info("sgemm")["kernel"].endswith("_embed")
+
 
 def test_lane_runs_emulated_not_native(emulator):
     """The emulated copy sees the emulated CPU's features (all four x86 feature bits, amx_int8 and the bfloat16

@@ -212,6 +212,7 @@ def clean_tuning():
     ("small.direct_max_row_panels", 9), ("small.direct_max_row_panels", 1.5), ("small.b_group_panels", 65),
     ("small.b_group_panels", 2.5), ("small.b_group_panels", -1), ("small.b_group_kc", 100), ("small.dot_max_n", 5),
     ("small.dot_rows_plain_min_m", 33), ("small.tiny_stream_min_k", 1.5),
+    ("small.bf16_widen_min_m", 2.5), ("small.bf16_widen_min_n", -1),
     ("bf16.mc", 13), ("bf16.kc", 7), ("bf16.nc", 1 << 40), ("small.ta_strips_min_walk", -1), ("small.ta_strips_min_walk", 1e300), ("nonsense", 1), ("sgemm.kc", "512"), ("sgemm.kc", None), ("sgemm.kc", True), ("sgemm.kc", 10 ** 400),
 ])
 def test_override_rejected(clean_tuning, name, value):
@@ -377,7 +378,8 @@ def _odd_tuning(arch):
                    "small.direct_b_max_macs": 16.0 ** 3, "small.direct_max_row_panels": 8,
                    "small.ta_strips_min_walk": 4096.0, "small.b_group_panels": 3, "small.b_group_kc": 64,
                    "small.dot_max_n": 2, "small.dot_rows_plain_min_m": 2, "small.tiny_stream_min_row_bytes": 0,
-                   "small.tiny_stream_min_k": 0, "threads.min_macs": 4096})
+                   "small.tiny_stream_min_k": 0, "small.bf16_widen_min_m": 3, "small.bf16_widen_min_n": 5,
+                   "threads.min_macs": 4096})
     return params
 
 
