@@ -113,10 +113,9 @@
     .cgemm_blocks = GK_CGEMM_AVX512_BLOCKS, .zgemm_blocks = GK_ZGEMM_AVX512_BLOCKS,                  \
     .quant = &gk_quant_kernel_avx512
 
-/* The float kernels on the k loop with A's values as broadcast operands of the FMAs (26 loads and 26 uops a k step
- * where the vbroadcast loop has 14 loads and 38 uops), for the Xeon cores with three load ports (Sapphire Rapids and
- * later: configs avx512_amx, xeon_amx); cores with two (Skylake-SP to Ice Lake-SP) and the Zen cores keep the
- * vbroadcast loop (see docs/decisions.md, avx512_amx: embed). */
+/* The float kernels on the k loop with A's values as broadcast operands of the FMAs (more loads, fewer uops than the
+ * vbroadcast loop), for the Xeon cores with three load ports (configs avx512_amx, xeon_amx); cores with two and the
+ * Zen cores keep the vbroadcast loop (see docs/decisions.md, avx512_amx: embed). */
 #define GK_AVX512_EMBED_FLOAT_KERNELS                                                                \
     .sgemm = &gk_sgemm_kernel_avx512_embed, .dgemm = &gk_dgemm_kernel_avx512_embed,                  \
     .cgemm = &gk_cgemm_kernel_avx512_embed, .zgemm = &gk_zgemm_kernel_avx512_embed

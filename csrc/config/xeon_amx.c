@@ -13,7 +13,7 @@ const gk_config_t gk_config_xeon_amx = {
     GK_CONFIG_AVX512_BASE, GK_AVX512_VNNI_KERNELS, .uarch = "xeon_amx", .cpu_match = is_xeon_amx,
     /* the float kernels' broadcast-operand k loop, as on the avx512_amx path: the same cores */
     GK_AVX512_EMBED_FLOAT_KERNELS,
-    /* vdpbf16ps has half the float FMA's rate in flops on these cores: bfloat16 products of more than 16 rows and 32
+    /* vdpbf16ps does fewer flops a cycle than the float FMA on these cores: bfloat16 products past a few rows and
      * columns are widened onto the float kernel; fewer stay on the pair kernel, which reads half the bytes (see
      * docs/decisions.md, xeon_amx: small.bf16_widen_min_m / n) */
     .small.bf16_widen_min_m = 16, .small.bf16_widen_min_n = 32,
