@@ -1,5 +1,5 @@
-/* Configuration of the AVX-512 VNNI path on the Xeon cores with AMX (Sapphire Rapids, Emerald Rapids, Granite
- * Rapids) where the tiles are not in use (an OS that does not grant their state, or GEMMKIT_ARCH=avx512_vnni). */
+/* Configuration of the AVX-512 VNNI path on the Intel cores with AMX (family 6, models 8Fh, CFh, ADh, AEh) where the
+ * tiles are not in use (an OS that does not grant their state, or GEMMKIT_ARCH=avx512_vnni). */
 #include "common.h"
 #if GEMMKIT_X86
 
